@@ -1,0 +1,34 @@
+// Lint: no floating promises anywhere; workflow code may not import Node builtins or activities'
+// implementations (only their types), because it must stay deterministic.
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', '.venv/**', 'bin/**', '*.config.*'] },
+  {
+    files: ['src/**/*.ts', 'test/**/*.ts', 'scripts/**/*.ts'],
+    extends: [tseslint.configs.base],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+    },
+  },
+  {
+    files: ['src/workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['fs', 'path', 'os', 'crypto', 'http', 'https', 'net', 'child_process', 'worker_threads', 'stream', 'url', 'util', 'events', 'timers'].map(
+            (name) => ({ name, message: 'Workflow code must not use Node builtins.' }),
+          ),
+          patterns: [
+            { group: ['node:*'], message: 'Workflow code must not use Node builtins.' },
+            { group: ['**/activities/*', '!**/activities/contracts'], message: 'Import activity types only (../activities/contracts).', allowTypeImports: true },
+            { group: ['zod', '@temporalio/worker', '@temporalio/client', '@temporalio/activity'], message: 'Not in workflow code.' },
+          ],
+        },
+      ],
+      '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'inline-type-imports' }],
+    },
+  },
+);

@@ -1,0 +1,160 @@
+// Inputs and outputs of every activity. Types only, so the workflow can import them freely.
+// Nothing here carries page bodies: activities exchange artifact ids (claim check).
+import type {
+  ArtifactKind,
+  Clarification,
+  Confidence,
+  Finding,
+  ResearchEvent,
+  ResearchPlan,
+  ResearchSettings,
+  ResearchSnapshot,
+} from '../workflows/types';
+
+export interface ModelUsage {
+  role: string;
+  model: string;
+  input_tokens: number;
+  output_tokens: number;
+}
+
+export interface DecomposeQueryInput {
+  researchId: string;
+  query: string;
+  clarifications: Clarification[];
+  feedback: string[];
+  previousPlan?: ResearchPlan;
+}
+export interface DecomposeQueryOutput {
+  plan: ResearchPlan;
+  usage: ModelUsage;
+}
+
+export interface WebSearchInput {
+  query: string;
+  provider: ResearchSettings['search_provider'];
+  maxResults: number;
+}
+export interface SearchHit {
+  url: string;
+  /** Lower-cased host, no fragment, no tracking parameters: the key used to deduplicate. */
+  normalized_url: string;
+  title: string;
+  snippet: string;
+  provider: string;
+  published_date?: string;
+  score?: number;
+}
+export interface WebSearchOutput {
+  hits: SearchHit[];
+}
+
+export interface FetchUrlInput {
+  url: string;
+}
+export interface FetchUrlOutput {
+  file_id: string;
+  kind: ArtifactKind;
+  content_type: string;
+  final_url: string;
+  status: number;
+  size: number;
+  fetched_at: string;
+}
+
+export interface ParseContentInput {
+  file_id: string;
+  content_type: string;
+  url: string;
+}
+export interface ParseContentOutput {
+  text_file_id: string;
+  title: string;
+  snippet: string;
+  chars: number;
+  sections: number;
+}
+
+export interface SourceForAnalysis {
+  id: string;
+  title: string;
+  url: string;
+  text_file_id: string;
+}
+export interface AnalyzeSourcesInput {
+  query: string;
+  research_brief: string;
+  outline: string[];
+  iteration: number;
+  max_iterations: number;
+  sources: SourceForAnalysis[];
+  known_findings: string[];
+  max_source_chars: number;
+}
+export interface AnalyzedFinding {
+  content: string;
+  confidence: Confidence;
+  source_ids: string[];
+}
+export interface AnalyzedGap {
+  description: string;
+  suggested_queries: string[];
+  priority: number;
+}
+export interface AnalyzeSourcesOutput {
+  findings: AnalyzedFinding[];
+  gaps: AnalyzedGap[];
+  usage: ModelUsage;
+}
+
+export interface SourceRef {
+  id: string;
+  title: string;
+  url: string;
+}
+export interface UpdateReportInput {
+  query: string;
+  outline: string[];
+  report_markdown: string;
+  findings: Finding[];
+  sources: SourceRef[];
+  max_update_chars: number;
+}
+export interface UpdateReportOutput {
+  new_report_markdown: string;
+  sections_patched: string[];
+  added_chars: number;
+  usage: ModelUsage;
+}
+
+export interface FetchedSourceRef extends SourceRef {
+  retrieved_at?: string;
+  file_id?: string;
+}
+export interface VerifyCitationsInput {
+  report_markdown: string;
+  fetched: FetchedSourceRef[];
+  failed_sources: number;
+}
+export interface VerifyCitationsOutput {
+  report_markdown: string;
+  removed_citations: string[];
+  cited_sources: string[];
+}
+
+export interface PersistSessionInput {
+  snapshot: ResearchSnapshot;
+  events: ResearchEvent[];
+}
+
+export interface ResearchActivities {
+  decomposeQuery(input: DecomposeQueryInput): Promise<DecomposeQueryOutput>;
+  webSearch(input: WebSearchInput): Promise<WebSearchOutput>;
+  fetchUrl(input: FetchUrlInput): Promise<FetchUrlOutput>;
+  parseContent(input: ParseContentInput): Promise<ParseContentOutput>;
+  analyzeSources(input: AnalyzeSourcesInput): Promise<AnalyzeSourcesOutput>;
+  updateReport(input: UpdateReportInput): Promise<UpdateReportOutput>;
+  verifyCitations(input: VerifyCitationsInput): Promise<VerifyCitationsOutput>;
+  persistSession(input: PersistSessionInput): Promise<void>;
+  researchSettingsSchema(): Promise<Record<string, unknown>>;
+}

@@ -1,0 +1,76 @@
+// Model activities: planning, analysis and report patches. No search or fetch ability here.
+import { analyzerPrompt, ANALYZER_SYSTEM } from '../prompts/analyzer';
+import { PLANNER_SYSTEM, plannerPrompt } from '../prompts/planner';
+import { WRITER_SYSTEM, writerPrompt } from '../prompts/writer';
+import type { ModelProvider } from '../providers/model/types';
+import { applyPatches } from '../report/markdown';
+import type { ArtifactStore } from '../stores/artifacts';
+import type {
+  AnalyzeSourcesInput,
+  AnalyzeSourcesOutput,
+  DecomposeQueryInput,
+  DecomposeQueryOutput,
+  ModelUsage,
+  UpdateReportInput,
+  UpdateReportOutput,
+} from './contracts';
+import { toFailure } from './errors';
+import { withHeartbeat } from './heartbeat';
+import { analysisSchema, planSchema, reportPatchSchema } from './schemas';
+
+export interface ModelDeps {
+  model: () => ModelProvider;
+  artifacts: ArtifactStore;
+  credentialHint: string;
+}
+
+export function createModelActivities(deps: ModelDeps) {
+  async function call<T>(role: string, name: string, system: string, prompt: string, schema: import('zod').ZodType<T>) {
+    try {
+      const model = deps.model();
+      const res = await withHeartbeat((signal) => model.generateObject({ role, name, system, prompt, schema, signal }));
+      const usage: ModelUsage = { role, model: res.model, input_tokens: res.input_tokens, output_tokens: res.output_tokens };
+      return { object: res.object, usage };
+    } catch (err) {
+      throw toFailure(err, `${role} model call`, deps.credentialHint);
+    }
+  }
+
+  return {
+    async decomposeQuery(input: DecomposeQueryInput): Promise<DecomposeQueryOutput> {
+      const { object, usage } = await call('planner', 'research_plan', PLANNER_SYSTEM, plannerPrompt(input), planSchema);
+      const plan = {
+        ...object,
+        expanded_queries: dedupeBy(object.expanded_queries, (q) => q.query.toLowerCase().trim()),
+        outline: dedupeBy(object.outline.map((t) => t.trim()), (t) => t.toLowerCase()).filter((t) => !/^(sources|notes)$/i.test(t)),
+      };
+      if (plan.outline.length === 0) plan.outline = ['Findings'];
+      return { plan, usage };
+    },
+
+    async analyzeSources(input: AnalyzeSourcesInput): Promise<AnalyzeSourcesOutput> {
+      const sources = await Promise.all(
+        input.sources.map(async (s) => ({ ...s, text: (await deps.artifacts.getText(s.text_file_id)).slice(0, input.max_source_chars) })),
+      );
+      const prompt = analyzerPrompt({ ...input, sources });
+      const { object, usage } = await call('analyzer', 'source_analysis', ANALYZER_SYSTEM, prompt, analysisSchema);
+      return { findings: object.findings, gaps: object.gaps, usage };
+    },
+
+    async updateReport(input: UpdateReportInput): Promise<UpdateReportOutput> {
+      const { object, usage } = await call('writer', 'report_patch', WRITER_SYSTEM, writerPrompt(input), reportPatchSchema);
+      const result = applyPatches(input.report_markdown, input.outline, object.patches, input.max_update_chars);
+      return { new_report_markdown: result.markdown, sections_patched: result.sections_patched, added_chars: result.added_chars, usage };
+    },
+  };
+}
+
+function dedupeBy<T>(items: T[], key: (item: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const k = key(item);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}

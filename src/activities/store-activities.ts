@@ -1,0 +1,22 @@
+import { settingsJsonSchema } from '../config/schema';
+import { verifyReportCitations } from '../report/markdown';
+import type { SessionStore } from '../stores/sessions';
+import type { PersistSessionInput, VerifyCitationsInput, VerifyCitationsOutput } from './contracts';
+
+export function createStoreActivities(sessions: () => SessionStore) {
+  return {
+    async verifyCitations(input: VerifyCitationsInput): Promise<VerifyCitationsOutput> {
+      const result = verifyReportCitations(input.report_markdown, input.fetched, input.failed_sources);
+      return { report_markdown: result.markdown, removed_citations: result.removed, cited_sources: result.cited };
+    },
+
+    /** Idempotent: replaces the snapshot by research_id and upserts events by seq. */
+    async persistSession(input: PersistSessionInput): Promise<void> {
+      sessions().save(input.snapshot, input.events);
+    },
+
+    async researchSettingsSchema(): Promise<Record<string, unknown>> {
+      return settingsJsonSchema();
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import type { ResearchEvent, ResearchPlan, ResearchSnapshot } from '../workflows/types';
+
+export function formatPlan(plan: ResearchPlan): string {
+  const lines = ['Research plan', '', `Brief: ${plan.research_brief}`, '', 'Search queries:'];
+  for (const q of [...plan.expanded_queries].sort((a, b) => a.priority - b.priority)) {
+    lines.push(`  ${q.priority}. ${q.query}${q.rationale ? `  — ${q.rationale}` : ''}`);
+  }
+  lines.push('', 'Report outline:', ...plan.outline.map((s, i) => `  ${i + 1}. ${s}`));
+  if (plan.assumptions.length) lines.push('', 'Assumptions:', ...plan.assumptions.map((a) => `  - ${a}`));
+  if (plan.clarifying_questions.length) lines.push('', 'Clarifying questions:', ...plan.clarifying_questions.map((q, i) => `  ${i + 1}. ${q}`));
+  return lines.join('\n');
+}
+
+export function progressLine(s: ResearchSnapshot, width = 24): string {
+  const fetched = s.sources.filter((x) => x.status === 'fetched').length;
+  const failed = s.sources.filter((x) => x.status === 'failed').length;
+  const planned = Math.max(s.sources.length, 1);
+  const done = Math.round(((fetched + failed) / planned) * width);
+  const bar = `[${'#'.repeat(done)}${'-'.repeat(Math.max(0, width - done))}]`;
+  return `${s.status.padEnd(11)} ${s.phase.padEnd(15)} iteration ${s.iteration}/${s.settings.max_iterations} ${bar} ${fetched}/${s.sources.length} sources${failed ? ` (${failed} failed)` : ''}, report ${s.report_markdown.length} chars`;
+}
+
+export function formatStatus(s: ResearchSnapshot): string {
+  const u = s.usage;
+  const tokens = Object.entries(u.tokens_by_role)
+    .map(([role, t]) => `${role} ${t.input_tokens}+${t.output_tokens}`)
+    .join(', ');
+  return [
+    `research ${s.research_id}: ${s.status}${s.reason ? ` (${s.reason})` : ''}`,
+    `question: ${s.initial_query}`,
+    `phase: ${s.phase}, iteration ${s.iteration}/${s.settings.max_iterations}`,
+    `sources: ${s.sources.filter((x) => x.status === 'fetched').length} fetched, ${s.sources.filter((x) => x.status === 'failed').length} failed, ${s.sources.length} found`,
+    `findings: ${s.findings.length}, open gaps: ${s.gaps.filter((g) => !g.addressed).length}`,
+    `usage: ${u.model_calls} model calls (${tokens || 'no tokens'}), ${u.search_calls} searches, ${u.fetch_calls} fetches`,
+    `report: ${s.report_markdown.length} characters`,
+    ...(s.errors.length ? [`errors: ${s.errors.length} (last: ${s.errors[s.errors.length - 1].message})`] : []),
+  ].join('\n');
+}
+
+export function formatEvent(e: ResearchEvent): string {
+  const time = e.time.slice(11, 19);
+  const d = e.data as Record<string, unknown>;
+  switch (e.type) {
+    case 'Status':
+      return `${time} #${e.seq} ${String(d.level).toUpperCase()} ${d.message}`;
+    case 'ToolCall':
+      return `${time} #${e.seq} → ${d.tool} ${JSON.stringify(d.args)}`;
+    case 'ToolCallResult':
+      return `${time} #${e.seq} ← ${d.tool} ${d.ok ? 'ok' : `failed: ${d.error}`}`;
+    default:
+      return `${time} #${e.seq} ${e.type} ${JSON.stringify(d).slice(0, 160)}`;
+  }
+}

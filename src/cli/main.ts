@@ -1,0 +1,330 @@
+// deep-research: the command line. Every command prints one clear line on error and exits non-zero;
+// --json prints one JSON object.
+import { Command, Option } from 'commander';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { ResearchClient } from '../client/research-client';
+import { loadConfig } from '../config/load';
+import type { AppConfig } from '../config/schema';
+import { SqliteSessionStore } from '../stores/sessions';
+import { ensureTemporalBinary } from '../temporal/binary';
+import { readDevServer, stopDevServer } from '../temporal/dev-server';
+import { runWorker } from '../worker/main';
+import { TERMINAL_STATUSES, type ResearchSnapshot } from '../workflows/types';
+import { formatEvent, formatPlan, formatStatus, progressLine } from './format';
+import { connect, ensureServer, ensureWorker, recordWorkerPid, usesEmbeddedServer } from './runtime';
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Common {
+  json?: boolean;
+}
+
+function out(json: boolean | undefined, value: unknown, text: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+}
+
+async function withClient<T>(opts: { startRuntime?: boolean }, fn: (client: ResearchClient, config: AppConfig) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const client = await connect(config, { startServer: !!opts.startRuntime, log });
+  if (opts.startRuntime) ensureWorker(config, log);
+  try {
+    return await fn(client, config);
+  } finally {
+    client.close();
+    await client.connection.close();
+  }
+}
+
+function parseSettings(json?: string, pairs: string[] = []): Record<string, unknown> {
+  let settings: Record<string, unknown> = {};
+  if (json) {
+    try {
+      settings = JSON.parse(json.startsWith('@') ? readFileSync(json.slice(1), 'utf8') : json) as Record<string, unknown>;
+    } catch (err) {
+      throw new Error(`--settings is not valid JSON: ${(err as Error).message}`);
+    }
+  }
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq < 1) throw new Error(`--set expects key=value, got "${pair}"`);
+    const raw = pair.slice(eq + 1);
+    let value: unknown = raw;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      // a bare string
+    }
+    settings[pair.slice(0, eq)] = value;
+  }
+  return settings;
+}
+
+async function waitForPlan(client: ResearchClient, id: string): Promise<ResearchSnapshot> {
+  for (;;) {
+    const s = await client.state(id);
+    if (s.status !== 'planning' || TERMINAL_STATUSES.includes(s.status)) return s;
+    await sleep(500);
+  }
+}
+
+async function followProgress(client: ResearchClient, id: string, json?: boolean): Promise<ResearchSnapshot> {
+  let last = '';
+  const tty = process.stderr.isTTY && !json;
+  for (;;) {
+    const s = await client.state(id);
+    const line = progressLine(s);
+    if (line !== last) {
+      if (tty) process.stderr.write(`\r\x1b[2K${line}`);
+      else if (!json) log(line);
+      last = line;
+    }
+    if (TERMINAL_STATUSES.includes(s.status) || s.status === 'awaiting_approval' || s.status === 'awaiting_clarification') {
+      if (tty) process.stderr.write('\n');
+      return s;
+    }
+    await sleep(1000);
+  }
+}
+
+async function askApproval(client: ResearchClient, id: string, s: ResearchSnapshot): Promise<'approved' | 'detached' | 'rejected'> {
+  if (!process.stdin.isTTY) {
+    log(`waiting for approval: run "deep-research approve ${id}" (or reject / revise) from any machine`);
+    return 'detached';
+  }
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    let state = s;
+    for (;;) {
+      if (state.status === 'awaiting_clarification' && state.plan) {
+        const answers: string[] = [];
+        for (const q of state.plan.clarifying_questions) answers.push(await rl.question(`${q}\n> `));
+        await client.answer(id, answers);
+      } else {
+        const answer = (await rl.question('Approve this plan? [y]es, [n]o, [r]evise, [d]etach: ')).trim().toLowerCase();
+        if (answer.startsWith('y')) {
+          await client.approve(id);
+          return 'approved';
+        }
+        if (answer.startsWith('n')) {
+          await client.reject(id, (await rl.question('Reason (optional): ')).trim() || undefined);
+          return 'rejected';
+        }
+        if (answer.startsWith('d')) return 'detached';
+        if (!answer.startsWith('r')) continue;
+        await client.revise(id, await rl.question('What should change?\n> '));
+      }
+      state = await waitForPlan(client, id);
+      if (state.plan) log(`\n${formatPlan(state.plan)}\n`);
+      if (TERMINAL_STATUSES.includes(state.status)) return 'rejected';
+    }
+  } finally {
+    rl.close();
+  }
+}
+
+export function buildProgram(): Command {
+  const program = new Command('deep-research')
+    .description('Durable deep research on Temporal: plan, approve from anywhere, research, report.')
+    .showHelpAfterError(false);
+
+  const startOptions = (cmd: Command) =>
+    cmd
+      .option('-y, --yes', 'approve the plan without asking (unattended)')
+      .option('--id <researchId>', 'choose the research id')
+      .option('--settings <json>', 'per-session settings as JSON, or @file.json')
+      .option('--set <key=value...>', 'one setting, e.g. --set max_sources=10')
+      .option('--json', 'print one JSON object');
+
+  startOptions(program.command('research').argument('<question>').description('plan, approve at the terminal, research and follow progress')).action(
+    async (question: string, o: Common & { yes?: boolean; id?: string; settings?: string; set?: string[] }) => {
+      await withClient({ startRuntime: true }, async (client) => {
+        const started = await client.start({ query: question, researchId: o.id, settings: parseSettings(o.settings, o.set), autoApprove: o.yes });
+        log(`research ${started.researchId} started; Ctrl-C detaches, the research goes on`);
+        process.once('SIGINT', () => {
+          log(`\ndetached: follow with "deep-research watch ${started.researchId}"`);
+          process.exit(130);
+        });
+        let s = await waitForPlan(client, started.researchId);
+        if (s.plan && !o.json) log(`\n${formatPlan(s.plan)}\n`);
+        if (s.status === 'awaiting_approval' || s.status === 'awaiting_clarification') {
+          const decision = await askApproval(client, started.researchId, s);
+          if (decision !== 'approved') {
+            s = await client.state(started.researchId);
+            out(o.json, { researchId: started.researchId, status: s.status }, `research ${started.researchId}: ${s.status}`);
+            return;
+          }
+        }
+        s = await followProgress(client, started.researchId, o.json);
+        const hint = `deep-research report ${started.researchId} --out report.md`;
+        out(o.json, { researchId: started.researchId, status: s.status, report_chars: s.report_markdown.length }, `research ${started.researchId}: ${s.status}. Report: ${hint}`);
+      });
+    },
+  );
+
+  startOptions(program.command('start').argument('<question>').description('start a research session and return at once')).action(
+    async (question: string, o: Common & { yes?: boolean; id?: string; settings?: string; set?: string[] }) => {
+      await withClient({ startRuntime: true }, async (client) => {
+        const started = await client.start({ query: question, researchId: o.id, settings: parseSettings(o.settings, o.set), autoApprove: o.yes });
+        out(o.json, started, `research ${started.researchId} started (${started.status})`);
+      });
+    },
+  );
+
+  program
+    .command('approve')
+    .argument('<researchId>')
+    .option('--plan <file>', 'an edited plan (JSON) to approve instead')
+    .option('--json')
+    .action(async (id: string, o: Common & { plan?: string }) => {
+      const plan = o.plan ? (JSON.parse(readFileSync(o.plan, 'utf8')) as Record<string, unknown>) : undefined;
+      await withClient({}, async (c) => out(o.json, { researchId: id, ...(await c.approve(id, plan)) }, `research ${id}: approved`));
+    });
+  program
+    .command('reject')
+    .argument('<researchId>')
+    .option('--reason <text>')
+    .option('--json')
+    .action(async (id: string, o: Common & { reason?: string }) => {
+      await withClient({}, async (c) => out(o.json, { researchId: id, ...(await c.reject(id, o.reason)) }, `research ${id}: rejected`));
+    });
+  program
+    .command('answer')
+    .argument('<researchId>')
+    .argument('<answers...>', 'one answer per clarifying question, in order')
+    .option('--json')
+    .action(async (id: string, answers: string[], o: Common) => {
+      await withClient({}, async (c) => out(o.json, { researchId: id, ...(await c.answer(id, answers)) }, `research ${id}: answers sent`));
+    });
+  program
+    .command('revise')
+    .argument('<researchId>')
+    .argument('<feedback>')
+    .option('--json')
+    .action(async (id: string, feedback: string, o: Common) => {
+      await withClient({}, async (c) => out(o.json, { researchId: id, ...(await c.revise(id, feedback)) }, `research ${id}: revising the plan`));
+    });
+  program
+    .command('cancel')
+    .argument('<researchId>')
+    .option('--reason <text>')
+    .option('--json')
+    .action(async (id: string, o: Common & { reason?: string }) => {
+      await withClient({}, async (c) => out(o.json, { researchId: id, ...(await c.cancel(id, o.reason)) }, `research ${id}: cancelling`));
+    });
+  program
+    .command('status')
+    .argument('<researchId>')
+    .option('--json')
+    .action(async (id: string, o: Common) => {
+      await withClient({}, async (c) => {
+        const s = await c.state(id);
+        out(o.json, s, formatStatus(s));
+      });
+    });
+  program
+    .command('watch')
+    .argument('<researchId>')
+    .option('--after <seq>', 'start after this event', '0')
+    .action(async (id: string, o: { after: string }) => {
+      await withClient({}, async (c) => {
+        let after = Number(o.after);
+        for (;;) {
+          for (const e of await c.events(id, after)) {
+            process.stdout.write(`${formatEvent(e)}\n`);
+            after = e.seq;
+          }
+          const s = await c.state(id);
+          if (TERMINAL_STATUSES.includes(s.status)) {
+            for (const e of await c.events(id, after)) process.stdout.write(`${formatEvent(e)}\n`);
+            return;
+          }
+          await sleep(1000);
+        }
+      });
+    });
+  program
+    .command('report')
+    .argument('<researchId>')
+    .option('--out <file>', 'write the report to a file')
+    .action(async (id: string, o: { out?: string }) => {
+      await withClient({}, async (c) => {
+        const md = await c.report(id);
+        if (o.out) {
+          writeFileSync(o.out, md);
+          log(`wrote ${md.length} characters to ${o.out}`);
+        } else process.stdout.write(md);
+      });
+    });
+  program
+    .command('list')
+    .option('--limit <n>', 'sessions per page', '20')
+    .option('--cursor <cursor>', 'the next_cursor of the previous page')
+    .option('--status <status>')
+    .option('--json')
+    .action((o: Common & { limit: string; cursor?: string; status?: string }) => listSessions(loadConfig(), o));
+  program
+    .command('metadata')
+    .description('the settings schema and session collection (researchMetadata workflow)')
+    .action(async () => withClient({ startRuntime: true }, async (c) => out(true, await c.metadata(), '')));
+  program
+    .command('worker')
+    .description('run a worker in the foreground (for unattended runs and scale-out)')
+    .action(async () => {
+      const config = loadConfig();
+      if (usesEmbeddedServer()) await ensureServer(config, log);
+      recordWorkerPid(config);
+      await runWorker(log);
+    });
+
+  const server = program.command('server').description('the local Temporal dev server');
+  server.command('start').action(async () => {
+    const config = loadConfig();
+    await ensureServer(config, log);
+    log(`Temporal is up at ${config.temporal.address}`);
+  });
+  server.command('stop').action(async () => {
+    const config = loadConfig();
+    log((await stopDevServer(config.data_dir)) ? 'stopped the local Temporal server' : 'no local Temporal server was running');
+  });
+  server
+    .command('status')
+    .option('--json')
+    .action((o: Common) => {
+      const config = loadConfig();
+      const info = readDevServer(config.data_dir);
+      out(o.json, { running: !!info, ...info }, info ? `running (pid ${info.pid}) at ${info.address}` : 'not running');
+    });
+  server.command('install').description('install the Temporal CLI into the project venv if missing').action(() => {
+    const config = loadConfig();
+    log(`temporal CLI: ${ensureTemporalBinary(config.temporal.cli_version, log)}`);
+  });
+  return program;
+}
+
+async function listSessions(config: AppConfig, o: Common & { limit: string; cursor?: string; status?: string }): Promise<void> {
+  const store = new SqliteSessionStore(path.join(config.data_dir, 'sessions.db'), config.research.collections.research_collection);
+  try {
+    const page = store.list({ limit: Number(o.limit), cursor: o.cursor, status: o.status });
+    const text = page.sessions.length
+      ? page.sessions.map((s) => `${s.research_id}  ${s.status.padEnd(22)} ${s.created_at}  ${s.initial_query.slice(0, 60)}`).join('\n') +
+        (page.next_cursor ? `\nmore: --cursor ${page.next_cursor}` : '')
+      : 'no research sessions yet';
+    out(o.json, page, text);
+  } finally {
+    store.close();
+  }
+}
+
+export async function main(argv = process.argv): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (err) {
+    log(`deep-research: ${(err as Error).message}`);
+    process.exitCode = 1;
+  }
+}
+
+if (require.main === module) void main();

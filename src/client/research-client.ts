@@ -1,0 +1,207 @@
+// The typed client every front end uses (CLI now, web UI later). Errors come back as one clear
+// sentence: unknown research id, wrong state for an operation, invalid input.
+import {
+  Client,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type Connection,
+} from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { ConfigError, resolveSettings } from '../config/load';
+import type { AppConfig } from '../config/schema';
+import { SqliteSessionStore, type SessionPage } from '../stores/sessions';
+import {
+  answerClarificationsUpdate,
+  approveUpdate,
+  cancelUpdate,
+  eventsQuery,
+  rejectUpdate,
+  reportQuery,
+  revisePlanUpdate,
+  SEARCH_ATTRIBUTES,
+  stateQuery,
+  workflowIdFor,
+  WORKFLOW_TYPE,
+  METADATA_WORKFLOW_TYPE,
+  type Accepted,
+  type ApproveArgs,
+} from '../workflows/messages';
+import type { ResearchEvent, ResearchInput, ResearchPlan, ResearchSnapshot } from '../workflows/types';
+import type { ResearchMetadata } from '../workflows/metadata';
+
+export const MAX_QUERY_CHARS = 4_000;
+
+export class ResearchError extends Error {
+  override name = 'ResearchError';
+}
+
+export interface StartOptions {
+  query: string;
+  settings?: Record<string, unknown>;
+  researchId?: string;
+  autoApprove?: boolean;
+}
+
+export class ResearchClient {
+  readonly client: Client;
+  private store: SqliteSessionStore | undefined;
+
+  constructor(
+    readonly connection: Connection,
+    readonly config: AppConfig,
+    private readonly searchAttributes = false,
+  ) {
+    this.client = new Client({ connection, namespace: config.temporal.namespace });
+  }
+
+  async start(opts: StartOptions): Promise<{ researchId: string; workflowId: string; status: string }> {
+    const query = validateQuery(opts.query);
+    const overrides = { ...(opts.settings ?? {}), ...(opts.autoApprove ? { auto_approve: true } : {}) };
+    const settings = resolveSettings(this.config.research.settings, overrides);
+    const researchId = opts.researchId ?? randomUUID().slice(0, 8);
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(researchId)) throw new ResearchError('a research id may use letters, digits, "-", "_" and "." (at most 64)');
+    const input: ResearchInput = { researchId, query, settings };
+    const workflowId = workflowIdFor(researchId);
+    try {
+      await this.client.workflow.start(WORKFLOW_TYPE, {
+        taskQueue: this.config.temporal.task_queue,
+        workflowId,
+        args: [input],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        ...(this.searchAttributes
+          ? { searchAttributes: { [SEARCH_ATTRIBUTES.status]: ['planning'], [SEARCH_ATTRIBUTES.createdAt]: [new Date()] } }
+          : {}),
+      });
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) throw new ResearchError(`research ${researchId} already exists`);
+      throw err;
+    }
+    return { researchId, workflowId, status: 'planning' };
+  }
+
+  approve(id: string, plan?: Partial<ResearchPlan>): Promise<Accepted> {
+    const args: ApproveArgs = plan ? { plan } : {};
+    return this.update(id, () => this.handle(id).executeUpdate(approveUpdate, { args: [args] }));
+  }
+
+  reject(id: string, reason?: string): Promise<Accepted> {
+    return this.update(id, () => this.handle(id).executeUpdate(rejectUpdate, { args: [{ reason }] }));
+  }
+
+  answer(id: string, answers: string[] | Record<string, string>): Promise<Accepted> {
+    return this.update(id, () => this.handle(id).executeUpdate(answerClarificationsUpdate, { args: [{ answers }] }));
+  }
+
+  revise(id: string, feedback: string): Promise<Accepted> {
+    return this.update(id, () => this.handle(id).executeUpdate(revisePlanUpdate, { args: [{ feedback }] }));
+  }
+
+  cancel(id: string, reason?: string): Promise<Accepted> {
+    return this.update(id, () => this.handle(id).executeUpdate(cancelUpdate, { args: [{ reason }] }));
+  }
+
+  /** The live state from the workflow, or the persisted snapshot once Temporal no longer has it. */
+  async state(id: string): Promise<ResearchSnapshot> {
+    try {
+      return await this.handle(id).query(stateQuery);
+    } catch (err) {
+      const stored = this.sessions().get(id);
+      if (stored && isGone(err)) return stored;
+      throw this.explain(id, err);
+    }
+  }
+
+  async report(id: string): Promise<string> {
+    try {
+      return await this.handle(id).query(reportQuery);
+    } catch (err) {
+      const stored = this.sessions().get(id);
+      if (stored && isGone(err)) return stored.report_markdown;
+      throw this.explain(id, err);
+    }
+  }
+
+  /** Events after `afterSeq`; older ones than the workflow keeps in state come from the session store. */
+  async events(id: string, afterSeq = 0): Promise<ResearchEvent[]> {
+    let live: ResearchEvent[] = [];
+    try {
+      live = await this.handle(id).query(eventsQuery, { afterSeq });
+    } catch (err) {
+      if (!isGone(err) || !this.sessions().get(id)) throw this.explain(id, err);
+      return this.sessions().events(id, afterSeq);
+    }
+    const first = live[0]?.seq;
+    if (first !== undefined && first > afterSeq + 1) {
+      const archived = this.sessions().events(id, afterSeq).filter((e) => e.seq < first);
+      return [...archived, ...live];
+    }
+    return live;
+  }
+
+  list(options?: { limit?: number; cursor?: string; status?: string }): SessionPage {
+    return this.sessions().list(options);
+  }
+
+  async waitForResult(id: string): Promise<unknown> {
+    return this.handle(id).result();
+  }
+
+  async metadata(): Promise<ResearchMetadata> {
+    return this.client.workflow.execute(METADATA_WORKFLOW_TYPE, {
+      taskQueue: this.config.temporal.task_queue,
+      workflowId: `research-metadata-${randomUUID()}`,
+      args: [this.config.research.collections.research_collection],
+    });
+  }
+
+  handle(id: string) {
+    return this.client.workflow.getHandle(workflowIdFor(id));
+  }
+
+  close(): void {
+    this.store?.close();
+  }
+
+  private sessions(): SqliteSessionStore {
+    return (this.store ??= new SqliteSessionStore(
+      path.join(this.config.data_dir, 'sessions.db'),
+      this.config.research.collections.research_collection,
+    ));
+  }
+
+  private async update(id: string, run: () => Promise<Accepted>): Promise<Accepted> {
+    try {
+      return await run();
+    } catch (err) {
+      throw this.explain(id, err);
+    }
+  }
+
+  private explain(id: string, err: unknown): Error {
+    if (isGone(err)) return new ResearchError(`unknown research id ${id}`);
+    if (err instanceof WorkflowUpdateFailedError) {
+      const cause = err.cause as Error | undefined;
+      return new ResearchError(cause?.message ?? err.message);
+    }
+    const message = (err as Error)?.message ?? String(err);
+    if (/workflow execution already completed/i.test(message)) return new ResearchError(`research ${id} has already finished`);
+    return err instanceof Error ? err : new Error(message);
+  }
+}
+
+export function validateQuery(query: unknown): string {
+  if (typeof query !== 'string' || !query.trim()) throw new ResearchError('the research question is empty');
+  const trimmed = query.trim();
+  if (trimmed.length > MAX_QUERY_CHARS) {
+    throw new ResearchError(`the research question is ${trimmed.length} characters long; the limit is ${MAX_QUERY_CHARS}`);
+  }
+  return trimmed;
+}
+
+function isGone(err: unknown): boolean {
+  return err instanceof WorkflowNotFoundError || (err as { name?: string })?.name === 'WorkflowNotFoundError';
+}
+
+export { ConfigError };

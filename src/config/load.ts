@@ -1,0 +1,65 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import type { ResearchSettings } from '../workflows/types';
+import { configSchema, researchSettingsSchema, type AppConfig } from './schema';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
+
+/** Loads configs/config.json (or DEEP_RESEARCH_CONFIG), applies environment overrides, validates. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const file = env.DEEP_RESEARCH_CONFIG ?? path.join(PROJECT_ROOT, 'configs', 'config.json');
+  if (!existsSync(file)) throw new ConfigError(`config file not found: ${file}`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`config file ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) throw new ConfigError(`invalid config ${file}: ${describeIssues(parsed.error)}`);
+  const config = parsed.data;
+  if (env.OPENAI_BASE_URL) config.model.base_url = env.OPENAI_BASE_URL;
+  if (env.OPENAI_MODEL) config.model.model = env.OPENAI_MODEL;
+  if (env.SEARXNG_URL) config.search.searxng_url = env.SEARXNG_URL;
+  if (env.LOCAL_DOCS_DIR) config.search.local_path = env.LOCAL_DOCS_DIR;
+  if (env.TEMPORAL_ADDRESS) config.temporal.address = env.TEMPORAL_ADDRESS;
+  if (env.TEMPORAL_NAMESPACE) config.temporal.namespace = env.TEMPORAL_NAMESPACE;
+  if (env.DEEP_RESEARCH_TASK_QUEUE) config.temporal.task_queue = env.DEEP_RESEARCH_TASK_QUEUE;
+  if (env.DEEP_RESEARCH_DATA_DIR) config.data_dir = env.DEEP_RESEARCH_DATA_DIR;
+  if (env.SEARCH_PROVIDER) {
+    config.research.settings = resolveSettings(config.research.settings, { search_provider: env.SEARCH_PROVIDER });
+  }
+  config.data_dir = expandHome(config.data_dir);
+  if (config.search.local_path) config.search.local_path = expandHome(config.search.local_path);
+  return config;
+}
+
+/** Session settings: installation defaults plus validated per-session overrides. */
+export function resolveSettings(defaults: ResearchSettings, overrides: unknown = {}): ResearchSettings {
+  if (overrides === null || typeof overrides !== 'object' || Array.isArray(overrides)) {
+    throw new ConfigError('settings must be a JSON object');
+  }
+  const parsed = researchSettingsSchema.safeParse({ ...defaults, ...overrides });
+  if (!parsed.success) throw new ConfigError(`invalid settings: ${describeIssues(parsed.error)}`);
+  return parsed.data;
+}
+
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const key = issue.path.join('.') || '(root)';
+      if (issue.code === 'unrecognized_keys') return `unknown key ${issue.keys.map((k) => `"${[...issue.path, k].join('.')}"`).join(', ')}`;
+      return `"${key}": ${issue.message}`;
+    })
+    .join('; ');
+}
+
+export function expandHome(p: string): string {
+  return p === '~' || p.startsWith('~/') ? path.join(homedir(), p.slice(1)) : path.resolve(p);
+}

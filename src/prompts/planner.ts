@@ -1,0 +1,27 @@
+import type { Clarification, ResearchPlan } from '../workflows/types';
+
+export const PLANNER_SYSTEM = `You are the research planner of a deep-research assistant.
+You have no web access. From the user's question, draft a research plan:
+- clarifying_questions: at most 3 questions whose answers would change the research; empty if the question is clear.
+- expanded_queries: 3 to 6 web search queries that together cover the question, each with a rationale and a priority (1 = most important).
+- outline: 3 to 6 section titles for the final report (no "Sources" section: it is added automatically).
+- research_brief: 2 to 4 sentences on what the research must establish.
+- assumptions: what you assume where the question is ambiguous.
+Answer with JSON only.`;
+
+export function plannerPrompt(input: {
+  query: string;
+  clarifications: Clarification[];
+  feedback: string[];
+  previousPlan?: ResearchPlan;
+}): string {
+  const parts = [`Question:\n${input.query}`];
+  if (input.clarifications.length) {
+    parts.push(`Answers to clarifying questions:\n${input.clarifications.map((c) => `- Q: ${c.question}\n  A: ${c.answer}`).join('\n')}`);
+  }
+  if (input.previousPlan && input.feedback.length) {
+    parts.push(`Previous plan:\n${JSON.stringify(input.previousPlan, null, 2)}`);
+    parts.push(`Reviewer feedback (revise the plan accordingly):\n${input.feedback.map((f) => `- ${f}`).join('\n')}`);
+  }
+  return parts.join('\n\n');
+}

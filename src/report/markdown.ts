@@ -1,0 +1,172 @@
+// The living report: a markdown document whose `##` sections follow the agreed outline. Patches
+// append to sections; the result is always well-formed markdown within the size budget.
+
+const PLACEHOLDER = '_Research in progress._';
+const GENERATED_SECTIONS = ['Sources', 'Notes'];
+
+interface Section {
+  title: string;
+  body: string;
+}
+
+interface ParsedReport {
+  head: string;
+  sections: Section[];
+}
+
+export interface Patch {
+  section: string;
+  markdown: string;
+}
+
+export interface PatchResult {
+  markdown: string;
+  sections_patched: string[];
+  added_chars: number;
+}
+
+export function parseReport(markdown: string): ParsedReport {
+  const lines = markdown.split('\n');
+  const head: string[] = [];
+  const sections: Section[] = [];
+  let inFence = false;
+  for (const line of lines) {
+    if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
+    const heading = !inFence && /^##\s+(.+?)\s*#*\s*$/.exec(line);
+    if (heading) sections.push({ title: heading[1], body: '' });
+    else if (sections.length) sections[sections.length - 1].body += `${line}\n`;
+    else head.push(line);
+  }
+  return { head: head.join('\n').trimEnd(), sections: sections.map((s) => ({ ...s, body: s.body.trim() })) };
+}
+
+export function renderReport(report: ParsedReport): string {
+  const parts = [report.head.trim()];
+  for (const s of report.sections) parts.push(`## ${s.title}\n\n${s.body.trim() || PLACEHOLDER}`);
+  return `${parts.filter(Boolean).join('\n\n')}\n`;
+}
+
+/** Applies model patches: outline sections kept, headings demoted, fences closed, size bounded. */
+export function applyPatches(markdown: string, outline: string[], patches: Patch[], maxChars: number): PatchResult {
+  const report = parseReport(markdown);
+  for (const title of outline) {
+    if (!report.sections.some((s) => sameTitle(s.title, title))) report.sections.push({ title, body: '' });
+  }
+  let budget = maxChars;
+  const patched: string[] = [];
+  for (const patch of patches) {
+    if (budget <= 0) break;
+    let text = sanitizeMarkdown(patch.markdown);
+    if (!text) continue;
+    if (text.length > budget) text = truncateAtBoundary(text, budget);
+    if (!text) break;
+    const target =
+      report.sections.find((s) => sameTitle(s.title, patch.section) && !isGenerated(s.title)) ??
+      report.sections.filter((s) => !isGenerated(s.title)).slice(-1)[0];
+    if (!target) break;
+    const body = target.body.replace(PLACEHOLDER, '').trim();
+    target.body = body ? `${body}\n\n${text}` : text;
+    budget -= text.length;
+    if (!patched.includes(target.title)) patched.push(target.title);
+  }
+  return { markdown: renderReport(report), sections_patched: patched, added_chars: maxChars - budget };
+}
+
+export function sanitizeMarkdown(text: string): string {
+  let out = text
+    .replace(/<think>[\s\S]*?<\/think>/gi, '')
+    .replace(/^\s*#{1,6}\s+(.+)$/gm, '**$1**')
+    .trim();
+  const fences = out.match(/^\s*(```|~~~)/gm)?.length ?? 0;
+  if (fences % 2 === 1) out += '\n```';
+  return out;
+}
+
+function truncateAtBoundary(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, Math.max(0, max - 1));
+  const sentence = Math.max(cut.lastIndexOf('. '), cut.lastIndexOf('.\n'));
+  const end = sentence > max * 0.5 ? sentence + 1 : cut.lastIndexOf(' ') > 0 ? cut.lastIndexOf(' ') : cut.length;
+  const result = cut.slice(0, end).trimEnd();
+  return sanitizeMarkdown(sentence > max * 0.5 ? result : `${result}…`);
+}
+
+function sameTitle(a: string, b: string): boolean {
+  const norm = (t: string) => t.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  return norm(a) === norm(b);
+}
+
+function isGenerated(title: string): boolean {
+  return GENERATED_SECTIONS.some((g) => sameTitle(g, title));
+}
+
+export interface CitableSource {
+  id: string;
+  title: string;
+  url: string;
+  retrieved_at?: string;
+  file_id?: string;
+}
+
+export interface VerifiedReport {
+  markdown: string;
+  removed: string[];
+  cited: string[];
+}
+
+const CITATION_GROUP = /\[((?:S\d+)(?:\s*[,;]\s*S\d+)*)\]/g;
+
+/**
+ * Keeps only citations of fetched sources, then rebuilds the generated Sources and Notes sections.
+ * Running it twice gives the same report.
+ */
+export function verifyReportCitations(markdown: string, fetched: CitableSource[], failedSources: number): VerifiedReport {
+  const known = new Map(fetched.map((s) => [s.id, s]));
+  const report = parseReport(markdown);
+  report.sections = report.sections.filter((s) => !isGenerated(s.title));
+  const removed = new Set<string>();
+  const cited = new Set<string>();
+  const fix = (text: string) =>
+    text
+      .replace(CITATION_GROUP, (_m, group: string) => {
+        const ids = group.split(/\s*[,;]\s*/);
+        const kept = ids.filter((id) => known.has(id));
+        ids.filter((id) => !known.has(id)).forEach((id) => removed.add(id));
+        kept.forEach((id) => cited.add(id));
+        return kept.length ? `[${kept.join(', ')}]` : '';
+      })
+      .replace(/[ \t]+([.,;:])/g, '$1');
+  report.head = fix(report.head);
+  for (const s of report.sections) s.body = fix(s.body);
+  const citedSources = [...cited].map((id) => known.get(id) as CitableSource).sort((a, b) => idNumber(a.id) - idNumber(b.id));
+  report.sections.push({
+    title: 'Sources',
+    body: citedSources.length
+      ? citedSources
+          .map((s) => `- [${s.id}] ${escapeInline(s.title || s.url)} — <${s.url}>${s.retrieved_at ? ` (fetched ${s.retrieved_at}` : ' ('}${s.file_id ? `, snapshot ${s.file_id.slice(0, 12)}` : ''})`)
+          .join('\n')
+      : '_No source is cited._',
+  });
+  const notes: string[] = [];
+  if (removed.size) {
+    notes.push(`> **Warning:** removed citations of sources that were never fetched: ${[...removed].sort((a, b) => idNumber(a) - idNumber(b)).join(', ')}.`);
+  }
+  if (failedSources) notes.push(`- ${failedSources} source(s) could not be fetched or parsed and were left out.`);
+  if (notes.length) report.sections.push({ title: 'Notes', body: notes.join('\n') });
+  return { markdown: renderReport(report), removed: [...removed], cited: citedSources.map((s) => s.id) };
+}
+
+/** Every citation id in a report, in order of first appearance. */
+export function citedIds(markdown: string): string[] {
+  const ids = new Set<string>();
+  for (const m of markdown.matchAll(CITATION_GROUP)) m[1].split(/\s*[,;]\s*/).forEach((id) => ids.add(id));
+  return [...ids];
+}
+
+function idNumber(id: string): number {
+  return Number(id.replace(/\D/g, '')) || 0;
+}
+
+function escapeInline(text: string): string {
+  return text.replace(/[\r\n]+/g, ' ').replace(/([\\`*_[\]])/g, '\\$1');
+}

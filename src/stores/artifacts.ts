@@ -1,0 +1,78 @@
+// Content-addressed artifact store: page bodies, PDFs and parsed text live here, never in history.
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { ArtifactKind } from '../workflows/types';
+
+export interface ArtifactMeta {
+  name: string;
+  kind: ArtifactKind;
+  source_url?: string;
+  content_type?: string;
+}
+
+export interface StoredArtifact extends ArtifactMeta {
+  file_id: string;
+  size: number;
+  created_at: string;
+}
+
+export interface ArtifactStore {
+  put(body: Buffer | string, meta: ArtifactMeta): Promise<StoredArtifact>;
+  get(fileId: string): Promise<Buffer>;
+  getText(fileId: string): Promise<string>;
+  describe(fileId: string): Promise<StoredArtifact | undefined>;
+}
+
+const FILE_ID = /^[a-f0-9]{64}$/;
+
+export class FileArtifactStore implements ArtifactStore {
+  constructor(private readonly root: string) {}
+
+  async put(body: Buffer | string, meta: ArtifactMeta): Promise<StoredArtifact> {
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    const fileId = createHash('sha256').update(bytes).digest('hex');
+    const file = this.pathFor(fileId);
+    const existing = await this.describe(fileId);
+    if (existing) return existing;
+    await mkdir(path.dirname(file), { recursive: true });
+    const stored: StoredArtifact = { ...meta, file_id: fileId, size: bytes.length, created_at: new Date().toISOString() };
+    await writeAtomically(file, bytes);
+    await writeAtomically(`${file}.json`, JSON.stringify(stored));
+    return stored;
+  }
+
+  async get(fileId: string): Promise<Buffer> {
+    try {
+      return await readFile(this.pathFor(fileId));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`artifact ${fileId} not found`);
+      throw err;
+    }
+  }
+
+  async getText(fileId: string): Promise<string> {
+    return (await this.get(fileId)).toString('utf8');
+  }
+
+  async describe(fileId: string): Promise<StoredArtifact | undefined> {
+    const file = this.pathFor(fileId);
+    try {
+      await stat(file);
+      return JSON.parse(await readFile(`${file}.json`, 'utf8')) as StoredArtifact;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private pathFor(fileId: string): string {
+    if (!FILE_ID.test(fileId)) throw new Error(`not an artifact id: ${fileId}`);
+    return path.join(this.root, fileId.slice(0, 2), fileId);
+  }
+}
+
+async function writeAtomically(file: string, data: Buffer | string): Promise<void> {
+  const tmp = `${file}.${randomUUID()}.tmp`;
+  await writeFile(tmp, data);
+  await rename(tmp, file);
+}

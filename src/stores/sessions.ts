@@ -1,0 +1,126 @@
+// Session store: the seed's `research-sessions` collection in a SQLite file. Writes are
+// idempotent (replace by research_id; events keyed by seq), so activities may retry freely.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { ResearchEvent, ResearchSnapshot, ResearchStatus } from '../workflows/types';
+
+export interface SessionSummary {
+  research_id: string;
+  status: ResearchStatus;
+  initial_query: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SessionPage {
+  sessions: SessionSummary[];
+  next_cursor?: string;
+}
+
+export interface SessionStore {
+  save(snapshot: ResearchSnapshot, events: ResearchEvent[]): void;
+  get(researchId: string): ResearchSnapshot | undefined;
+  events(researchId: string, afterSeq?: number, limit?: number): ResearchEvent[];
+  list(options?: { limit?: number; cursor?: string; status?: string }): SessionPage;
+  close(): void;
+}
+
+export class SqliteSessionStore implements SessionStore {
+  private readonly db: Database.Database;
+
+  constructor(file: string, private readonly collection = 'research-sessions') {
+    mkdirSync(path.dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS sessions (
+        collection TEXT NOT NULL,
+        research_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        initial_query TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        snapshot TEXT NOT NULL,
+        PRIMARY KEY (collection, research_id)
+      );
+      CREATE INDEX IF NOT EXISTS sessions_by_created ON sessions (collection, created_at DESC, research_id DESC);
+      CREATE TABLE IF NOT EXISTS session_events (
+        collection TEXT NOT NULL,
+        research_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        event TEXT NOT NULL,
+        PRIMARY KEY (collection, research_id, seq)
+      );
+    `);
+  }
+
+  save(snapshot: ResearchSnapshot, events: ResearchEvent[]): void {
+    const del = this.db.prepare('DELETE FROM sessions WHERE collection = ? AND research_id = ?');
+    const ins = this.db.prepare(
+      'INSERT INTO sessions (collection, research_id, status, initial_query, created_at, updated_at, snapshot) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    const ev = this.db.prepare('INSERT OR REPLACE INTO session_events (collection, research_id, seq, event) VALUES (?, ?, ?, ?)');
+    this.db.transaction(() => {
+      del.run(this.collection, snapshot.research_id);
+      ins.run(
+        this.collection,
+        snapshot.research_id,
+        snapshot.status,
+        snapshot.initial_query,
+        snapshot.created_at,
+        snapshot.updated_at,
+        JSON.stringify(snapshot),
+      );
+      for (const e of events) ev.run(this.collection, snapshot.research_id, e.seq, JSON.stringify(e));
+    })();
+  }
+
+  get(researchId: string): ResearchSnapshot | undefined {
+    const row = this.db
+      .prepare('SELECT snapshot FROM sessions WHERE collection = ? AND research_id = ?')
+      .get(this.collection, researchId) as { snapshot: string } | undefined;
+    return row ? (JSON.parse(row.snapshot) as ResearchSnapshot) : undefined;
+  }
+
+  events(researchId: string, afterSeq = 0, limit = 10_000): ResearchEvent[] {
+    const rows = this.db
+      .prepare('SELECT event FROM session_events WHERE collection = ? AND research_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+      .all(this.collection, researchId, afterSeq, limit) as { event: string }[];
+    return rows.map((r) => JSON.parse(r.event) as ResearchEvent);
+  }
+
+  /** Newest first. The cursor is opaque to callers: "<created_at>|<research_id>" of the last row. */
+  list(options: { limit?: number; cursor?: string; status?: string } = {}): SessionPage {
+    const limit = Math.max(1, Math.min(options.limit ?? 20, 200));
+    const params: unknown[] = [this.collection];
+    let where = 'collection = ?';
+    if (options.status) {
+      where += ' AND status = ?';
+      params.push(options.status);
+    }
+    if (options.cursor) {
+      const decoded = Buffer.from(options.cursor, 'base64url').toString('utf8');
+      const sep = decoded.indexOf('|');
+      if (sep < 0) throw new Error('invalid cursor');
+      where += ' AND (created_at < ? OR (created_at = ? AND research_id < ?))';
+      const created = decoded.slice(0, sep);
+      params.push(created, created, decoded.slice(sep + 1));
+    }
+    const rows = this.db
+      .prepare(
+        `SELECT research_id, status, initial_query, created_at, updated_at FROM sessions WHERE ${where}
+         ORDER BY created_at DESC, research_id DESC LIMIT ?`,
+      )
+      .all(...params, limit + 1) as SessionSummary[];
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    const next = rows.length > limit && last ? Buffer.from(`${last.created_at}|${last.research_id}`).toString('base64url') : undefined;
+    return { sessions: page, next_cursor: next };
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

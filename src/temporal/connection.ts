@@ -1,0 +1,54 @@
+// Connecting to Temporal: the local dev server by default, or any cluster / Temporal Cloud via
+// TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY or TEMPORAL_TLS_CERT + TEMPORAL_TLS_KEY.
+import { Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { readFileSync } from 'node:fs';
+import type { AppConfig } from '../config/schema';
+import { SEARCH_ATTRIBUTES } from '../workflows/messages';
+
+interface ConnectionSettings {
+  address: string;
+  tls?: { clientCertPair: { crt: Buffer; key: Buffer } } | true;
+  apiKey?: string;
+}
+
+export function connectionSettings(config: AppConfig, env: NodeJS.ProcessEnv = process.env): ConnectionSettings {
+  const settings: ConnectionSettings = { address: config.temporal.address };
+  if (env.TEMPORAL_TLS_CERT && env.TEMPORAL_TLS_KEY) {
+    settings.tls = { clientCertPair: { crt: readFileSync(env.TEMPORAL_TLS_CERT), key: readFileSync(env.TEMPORAL_TLS_KEY) } };
+  }
+  if (env.TEMPORAL_API_KEY) {
+    settings.apiKey = env.TEMPORAL_API_KEY;
+    settings.tls ??= true;
+  }
+  return settings;
+}
+
+export async function connectClient(config: AppConfig, env?: NodeJS.ProcessEnv): Promise<Connection> {
+  const s = connectionSettings(config, env);
+  return Connection.connect({ address: s.address, tls: s.tls === true ? {} : s.tls, apiKey: s.apiKey, connectTimeout: '5 seconds' });
+}
+
+export async function connectWorker(config: AppConfig, env?: NodeJS.ProcessEnv): Promise<NativeConnection> {
+  const s = connectionSettings(config, env);
+  return NativeConnection.connect({ address: s.address, tls: s.tls === true ? {} : s.tls, apiKey: s.apiKey });
+}
+
+/**
+ * Registers our search attributes on a cluster that lacks them (the dev server gets them as flags).
+ * Returns false where we may not register them (Temporal Cloud, missing permission).
+ */
+export async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<boolean> {
+  try {
+    const existing = await connection.operatorService.listSearchAttributes({ namespace });
+    const custom = existing.customAttributes ?? {};
+    if (custom[SEARCH_ATTRIBUTES.status] !== undefined && custom[SEARCH_ATTRIBUTES.createdAt] !== undefined) return true;
+    await connection.operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: { [SEARCH_ATTRIBUTES.status]: 2 /* KEYWORD */, [SEARCH_ATTRIBUTES.createdAt]: 6 /* DATETIME */ },
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,134 @@
+// The embedded default: a local `temporal server start-dev` with SQLite persistence in the data
+// directory. It outlives the command that started it; `server stop` ends it.
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { SEARCH_ATTRIBUTES } from '../workflows/messages';
+
+export interface DevServerOptions {
+  binary: string;
+  dataDir: string;
+  address: string;
+  uiPort?: number;
+  namespace?: string;
+  headless?: boolean;
+}
+
+export interface DevServerHandle {
+  pid: number;
+  address: string;
+}
+
+export const SEARCH_ATTRIBUTE_FLAGS = [
+  '--search-attribute',
+  `${SEARCH_ATTRIBUTES.status}=Keyword`,
+  '--search-attribute',
+  `${SEARCH_ATTRIBUTES.createdAt}=Datetime`,
+];
+
+export function devServerArgs(opts: DevServerOptions): string[] {
+  const { host, port } = splitAddress(opts.address);
+  const args = [
+    'server',
+    'start-dev',
+    '--db-filename',
+    path.join(opts.dataDir, 'temporal.db'),
+    '--ip',
+    host,
+    '--port',
+    String(port),
+    '--namespace',
+    opts.namespace ?? 'default',
+    '--log-level',
+    'warn',
+    ...SEARCH_ATTRIBUTE_FLAGS,
+  ];
+  if (opts.headless || !opts.uiPort) args.push('--headless');
+  else args.push('--ui-port', String(opts.uiPort));
+  return args;
+}
+
+/** Starts the dev server detached (it keeps running after this process exits) and waits for it. */
+export async function startDevServer(opts: DevServerOptions, timeoutMs = 60_000): Promise<DevServerHandle> {
+  mkdirSync(opts.dataDir, { recursive: true });
+  const logFd = openSync(path.join(opts.dataDir, 'temporal-server.log'), 'a');
+  const child = spawn(opts.binary, devServerArgs(opts), { detached: true, stdio: ['ignore', logFd, logFd] });
+  closeSync(logFd);
+  child.unref();
+  const pid = child.pid as number;
+  writeFileSync(pidFile(opts.dataDir), JSON.stringify({ pid, address: opts.address }));
+  await waitForPort(opts.address, timeoutMs, () => isAlive(pid));
+  return { pid, address: opts.address };
+}
+
+export function readDevServer(dataDir: string): DevServerHandle | undefined {
+  try {
+    const info = JSON.parse(readFileSync(pidFile(dataDir), 'utf8')) as DevServerHandle;
+    return isAlive(info.pid) ? info : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function stopDevServer(dataDir: string, timeoutMs = 20_000): Promise<boolean> {
+  const info = readDevServer(dataDir);
+  if (!info) {
+    rmSync(pidFile(dataDir), { force: true });
+    return false;
+  }
+  process.kill(info.pid, 'SIGTERM');
+  const deadline = Date.now() + timeoutMs;
+  while (isAlive(info.pid) && Date.now() < deadline) await delay(100);
+  if (isAlive(info.pid)) process.kill(info.pid, 'SIGKILL');
+  rmSync(pidFile(dataDir), { force: true });
+  return true;
+}
+
+export function splitAddress(address: string): { host: string; port: number } {
+  const idx = address.lastIndexOf(':');
+  if (idx < 0) return { host: address, port: 7233 };
+  return { host: address.slice(0, idx).replace(/^\[|\]$/g, ''), port: Number(address.slice(idx + 1)) };
+}
+
+export function portOpen(address: string, timeoutMs = 1_000): Promise<boolean> {
+  const { host, port } = splitAddress(address);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+export async function waitForPort(address: string, timeoutMs: number, alive: () => boolean = () => true): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await portOpen(address)) return;
+    if (!alive()) throw new Error(`the Temporal dev server exited during start-up (see temporal-server.log in the data directory)`);
+    await delay(200);
+  }
+  throw new Error(`the Temporal dev server did not open ${address} within ${Math.round(timeoutMs / 1000)} s`);
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function pidFile(dataDir: string): string {
+  return path.join(dataDir, 'temporal-server.json');
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+

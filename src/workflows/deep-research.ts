@@ -1,0 +1,86 @@
+// deepResearch: one workflow per research session.
+//   draft plan → (clarify) → await approval → research loop → verify citations → persist
+import {
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  sleep,
+  workflowInfo,
+  ContinueAsNew,
+} from '@temporalio/workflow';
+import { registerHandlers } from './handlers';
+import { finish, verifyReport } from './phases/finish';
+import { persistSession } from './phases/persist';
+import { awaitApproval, draftPlan } from './phases/planning';
+import { runResearch } from './phases/research';
+import { errorMessage, ResearchSession } from './session';
+import type { ResearchInput, ResearchResult } from './types';
+
+export async function deepResearch(input: ResearchInput): Promise<ResearchResult> {
+  const s = new ResearchSession(input, workflowInfo().searchAttributes?.ResearchStatus !== undefined);
+  registerHandlers(s);
+  try {
+    if (!input.resume) {
+      s.emit('AgentInput', { role: 'user', query: input.query });
+      await draftPlan(s);
+      const outcome = await awaitApproval(s);
+      if (outcome === 'rejected') return await finish(s, 'rejected');
+      if (outcome === 'expired') return await finish(s, 'expired', `no approval within ${s.settings.approval_timeout_seconds} s`);
+      if (outcome === 'cancelled') return await finish(s, 'cancelled', s.cancelRequested?.reason);
+    }
+    await researchWithinDeadline(s);
+    if (s.timedOut) return await finish(s, 'timed_out', `timeout_seconds (${s.settings.timeout_seconds}) reached`);
+    if (s.cancelRequested) return await finish(s, 'cancelled', s.cancelRequested.reason);
+    return await finish(s, 'completed');
+  } catch (err) {
+    if (err instanceof ContinueAsNew) throw err;
+    if (isCancellation(err)) {
+      // `temporal workflow cancel`: same outcome as the cancel signal, then end as cancelled.
+      await finish(s, 'cancelled', s.cancelRequested?.reason ?? 'cancelled through Temporal');
+      throw err;
+    }
+    const message = errorMessage(err);
+    s.error(`research failed: ${message}`);
+    await finish(s, 'failed', message);
+    throw ApplicationFailure.nonRetryable(`research ${s.id} failed: ${message}`, 'ResearchFailed');
+  }
+}
+
+/**
+ * Runs the research and verification phases in a scope that a cancel request or the overall
+ * timeout can cancel. Cancellation of that inner scope is an outcome, not an error.
+ */
+async function researchWithinDeadline(s: ResearchSession): Promise<void> {
+  const st = s.state;
+  if (st.status !== 'running') {
+    st.deadline_ms = Date.now() + s.settings.timeout_seconds * 1000;
+    s.setStatus('running', 'searching');
+    await persistSession(s);
+  }
+  const research = new CancellationScope();
+  const timer = new CancellationScope();
+  s.researchScope = research;
+  if (s.cancelRequested) research.cancel();
+  timer
+    .run(() => sleep(Math.max(1, (st.deadline_ms as number) - Date.now())))
+    .then(
+      () => {
+        s.timedOut = true;
+        s.warn('overall timeout reached: stopping research');
+        research.cancel();
+      },
+      () => undefined,
+    );
+  try {
+    await research.run(async () => {
+      await runResearch(s);
+      await verifyReport(s);
+    });
+  } catch (err) {
+    const stoppedByUs = (s.timedOut || s.cancelRequested) && isCancellation(err) && !CancellationScope.current().consideredCancelled;
+    if (!stoppedByUs) throw err;
+  } finally {
+    timer.cancel();
+    s.researchScope = undefined;
+  }
+}

@@ -1,0 +1,128 @@
+// Message handlers of `deepResearch`. Registered before the workflow's first await, so a signal
+// that arrives with the start (signal-with-start, or a fast client) is never lost.
+import { setHandler } from '@temporalio/workflow';
+import {
+  answerClarificationsSignal,
+  answerClarificationsUpdate,
+  approveSignal,
+  approveUpdate,
+  cancelSignal,
+  cancelUpdate,
+  eventsQuery,
+  rejectSignal,
+  rejectUpdate,
+  reportQuery,
+  revisePlanSignal,
+  revisePlanUpdate,
+  stateQuery,
+  type AnswerClarificationsArgs,
+  type ApproveArgs,
+  type CancelArgs,
+  type RejectArgs,
+  type RevisePlanArgs,
+} from './messages';
+import type { Decision, ResearchSession } from './session';
+
+const MAX_FEEDBACK_CHARS = 10_000;
+
+export function registerHandlers(s: ResearchSession): void {
+  setHandler(stateQuery, () => s.snapshot());
+  setHandler(reportQuery, () => s.state.report_markdown);
+  setHandler(eventsQuery, (args) => s.state.events.filter((e) => e.seq > (args?.afterSeq ?? 0)));
+
+  const onDecision = (decision: () => Decision, validate: () => void, name: string) => ({
+    signal: () => {
+      try {
+        validate();
+      } catch (err) {
+        s.warn(`ignored ${name} signal: ${(err as Error).message}`);
+        return;
+      }
+      s.inbox.push(decision());
+    },
+    update: () => {
+      s.inbox.push(decision());
+      return { status: s.state.status };
+    },
+  });
+
+  const approve = (args?: ApproveArgs) =>
+    onDecision(() => ({ kind: 'approve', plan: args?.plan as Record<string, unknown> | undefined }), () => validateApprove(s, args), 'approve');
+  setHandler(approveSignal, (args) => approve(args).signal());
+  setHandler(approveUpdate, (args) => approve(args).update(), { validator: (args) => validateApprove(s, args) });
+
+  const reject = (args?: RejectArgs) =>
+    onDecision(() => ({ kind: 'reject', reason: args?.reason }), () => validateReject(s), 'reject');
+  setHandler(rejectSignal, (args) => reject(args).signal());
+  setHandler(rejectUpdate, (args) => reject(args).update(), { validator: (_args) => validateReject(s) });
+
+  const answer = (args: AnswerClarificationsArgs) =>
+    onDecision(() => ({ kind: 'answer', answers: args.answers }), () => validateAnswers(s, args), 'answerClarifications');
+  setHandler(answerClarificationsSignal, (args) => answer(args).signal());
+  setHandler(answerClarificationsUpdate, (args) => answer(args).update(), { validator: (args) => validateAnswers(s, args) });
+
+  const revise = (args: RevisePlanArgs) =>
+    onDecision(() => ({ kind: 'revise', feedback: args.feedback.trim() }), () => validateRevision(s, args), 'revisePlan');
+  setHandler(revisePlanSignal, (args) => revise(args).signal());
+  setHandler(revisePlanUpdate, (args) => revise(args).update(), { validator: (args) => validateRevision(s, args) });
+
+  const cancel = (args?: CancelArgs) => {
+    if (s.isTerminal() || s.cancelRequested) return;
+    s.cancelRequested = { reason: args?.reason };
+    s.warn(`cancel requested${args?.reason ? `: ${args.reason}` : ''}`);
+    s.researchScope?.cancel();
+  };
+  setHandler(cancelSignal, (args) => cancel(args));
+  setHandler(
+    cancelUpdate,
+    (args) => {
+      cancel(args);
+      return { status: s.state.status };
+    },
+    { validator: (_args) => expectNotTerminal(s) },
+  );
+}
+
+function expectStatus(s: ResearchSession, wanted: string[], what: string): void {
+  if (s.cancelRequested) throw new Error(`research ${s.id} is being cancelled, not ${what}`);
+  if (!wanted.includes(s.state.status)) throw new Error(`research ${s.id} is ${s.state.status}, not ${what}`);
+}
+
+function expectNotTerminal(s: ResearchSession): void {
+  if (s.isTerminal()) throw new Error(`research ${s.id} is already ${s.state.status}`);
+}
+
+function validateApprove(s: ResearchSession, args?: ApproveArgs): void {
+  expectStatus(s, ['awaiting_approval'], 'awaiting approval');
+  const queries = args?.plan?.expanded_queries;
+  if (queries === undefined) return;
+  if (!Array.isArray(queries) || queries.length === 0) throw new Error('an edited plan needs at least one expanded query');
+  for (const q of queries) {
+    if (!q || typeof q.query !== 'string' || !q.query.trim()) throw new Error('every expanded query needs a non-empty "query"');
+  }
+  const outline = args?.plan?.outline;
+  if (outline !== undefined && (!Array.isArray(outline) || outline.some((h) => typeof h !== 'string' || !h.trim()))) {
+    throw new Error('an edited outline must be a list of non-empty section titles');
+  }
+}
+
+function validateReject(s: ResearchSession): void {
+  expectStatus(s, ['awaiting_approval', 'awaiting_clarification'], 'awaiting approval');
+}
+
+function validateAnswers(s: ResearchSession, args: AnswerClarificationsArgs): void {
+  expectStatus(s, ['awaiting_clarification'], 'awaiting clarification answers');
+  const answers = args?.answers;
+  const values = Array.isArray(answers) ? answers : answers && typeof answers === 'object' ? Object.values(answers) : [];
+  if (values.length === 0 || values.every((a) => typeof a !== 'string' || !a.trim())) throw new Error('no answers given');
+}
+
+function validateRevision(s: ResearchSession, args: RevisePlanArgs): void {
+  expectStatus(s, ['awaiting_approval'], 'awaiting approval');
+  const feedback = args?.feedback;
+  if (typeof feedback !== 'string' || !feedback.trim()) throw new Error('revision feedback is empty');
+  if (feedback.length > MAX_FEEDBACK_CHARS) throw new Error(`revision feedback is longer than ${MAX_FEEDBACK_CHARS} characters`);
+  if (s.state.plan_revisions >= s.settings.max_plan_revisions) {
+    throw new Error(`research ${s.id} has reached its limit of ${s.settings.max_plan_revisions} plan revisions`);
+  }
+}

@@ -1,0 +1,2 @@
+export { deepResearch } from './deep-research';
+export { researchMetadata } from './metadata';

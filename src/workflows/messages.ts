@@ -1,0 +1,53 @@
+// The public message contract of the `deepResearch` workflow. Clients in any language send the
+// signals by these names; our own clients use the updates to get an immediate, validated answer.
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { ResearchEvent, ResearchPlan, ResearchSnapshot, ResearchStatus } from './types';
+
+export const WORKFLOW_TYPE = 'deepResearch';
+export const METADATA_WORKFLOW_TYPE = 'researchMetadata';
+export const DEFAULT_TASK_QUEUE = 'deep-research';
+export const workflowIdFor = (researchId: string): string => `research-${researchId}`;
+
+export interface ApproveArgs {
+  plan?: Partial<ResearchPlan>;
+}
+export interface RejectArgs {
+  reason?: string;
+}
+export interface AnswerClarificationsArgs {
+  answers: string[] | Record<string, string>;
+}
+export interface RevisePlanArgs {
+  feedback: string;
+}
+export interface CancelArgs {
+  reason?: string;
+}
+export interface EventsArgs {
+  afterSeq?: number;
+}
+export interface Accepted {
+  status: ResearchStatus;
+}
+
+export const approveSignal = defineSignal<[ApproveArgs?]>('approve');
+export const rejectSignal = defineSignal<[RejectArgs?]>('reject');
+export const answerClarificationsSignal = defineSignal<[AnswerClarificationsArgs]>('answerClarifications');
+export const revisePlanSignal = defineSignal<[RevisePlanArgs]>('revisePlan');
+export const cancelSignal = defineSignal<[CancelArgs?]>('cancel');
+
+export const approveUpdate = defineUpdate<Accepted, [ApproveArgs]>('approve');
+export const rejectUpdate = defineUpdate<Accepted, [RejectArgs]>('reject');
+export const answerClarificationsUpdate = defineUpdate<Accepted, [AnswerClarificationsArgs]>('answerClarifications');
+export const revisePlanUpdate = defineUpdate<Accepted, [RevisePlanArgs]>('revisePlan');
+export const cancelUpdate = defineUpdate<Accepted, [CancelArgs]>('cancel');
+
+export const stateQuery = defineQuery<ResearchSnapshot>('state');
+export const reportQuery = defineQuery<string>('report');
+export const eventsQuery = defineQuery<ResearchEvent[], [EventsArgs?]>('events');
+
+/** Custom search attributes registered on the server so sessions can be listed by Temporal too. */
+export const SEARCH_ATTRIBUTES = {
+  status: 'ResearchStatus',
+  createdAt: 'ResearchCreatedAt',
+} as const;

@@ -1,0 +1,118 @@
+// Planning and the human checkpoint. Nothing here can reach the web: only the planner model
+// activity is imported, so search and fetch are structurally impossible before approval.
+import { condition } from '@temporalio/workflow';
+import { model } from '../activities';
+import type { Decision, ResearchSession } from '../session';
+import type { ExpandedQuery, ResearchPlan } from '../types';
+import { persistSession } from './persist';
+
+export type ApprovalOutcome = 'approved' | 'rejected' | 'expired' | 'cancelled';
+
+export async function draftPlan(s: ResearchSession): Promise<void> {
+  s.setStatus('planning', 'planning');
+  const st = s.state;
+  s.emit('AgentInput', { role: 'planner', query: st.initial_query, clarifications: st.clarifications, feedback: st.plan_feedback });
+  const out = await s.tool(
+    'decompose_query',
+    { query: st.initial_query, clarifications: st.clarifications.length, feedback: st.plan_feedback.length },
+    () =>
+      model.decomposeQuery({
+        researchId: st.research_id,
+        query: st.initial_query,
+        clarifications: st.clarifications,
+        feedback: st.plan_feedback,
+        previousPlan: st.plan,
+      }),
+    (r) => ({ expanded_queries: r.plan.expanded_queries.length, clarifying_questions: r.plan.clarifying_questions.length }),
+  );
+  s.addModelUsage(out.usage);
+  st.plan = out.plan;
+  s.emit('AgentOutput', { role: 'planner', plan: out.plan });
+}
+
+/** Clarification rounds, plan revisions and the approval itself, until a decision or expiry. */
+export async function awaitApproval(s: ResearchSession): Promise<ApprovalOutcome> {
+  for (;;) {
+    const plan = s.state.plan as ResearchPlan;
+    if (wantsClarification(s, plan)) {
+      s.setStatus('awaiting_clarification', 'awaiting_clarification');
+      await persistSession(s);
+      const decision = await nextDecision(s);
+      if (typeof decision === 'string') return decision;
+      if (decision.kind === 'reject') return rejected(s, decision.reason);
+      if (decision.kind === 'answer') {
+        recordAnswers(s, plan.clarifying_questions, decision.answers);
+        await draftPlan(s);
+      }
+      continue;
+    }
+    if (s.settings.auto_approve) {
+      s.info('plan approved automatically (auto_approve)');
+      return 'approved';
+    }
+    s.setStatus('awaiting_approval', 'awaiting_approval');
+    await persistSession(s);
+    const decision = await nextDecision(s);
+    if (typeof decision === 'string') return decision;
+    if (decision.kind === 'reject') return rejected(s, decision.reason);
+    if (decision.kind === 'approve') {
+      if (decision.plan) applyEditedPlan(s, decision.plan);
+      s.info('plan approved');
+      return 'approved';
+    }
+    if (decision.kind === 'revise') {
+      s.state.plan_revisions += 1;
+      s.state.plan_feedback.push(decision.feedback);
+      s.info(`revising the plan (revision ${s.state.plan_revisions})`);
+      await draftPlan(s);
+    }
+  }
+}
+
+function wantsClarification(s: ResearchSession, plan: ResearchPlan): boolean {
+  return (
+    s.settings.ask_clarifications &&
+    plan.clarifying_questions.length > 0 &&
+    s.state.clarification_rounds < s.settings.max_clarification_rounds
+  );
+}
+
+async function nextDecision(s: ResearchSession): Promise<Decision | 'expired' | 'cancelled'> {
+  const arrived = await condition(
+    () => s.inbox.length > 0 || s.cancelRequested !== undefined,
+    s.settings.approval_timeout_seconds * 1000,
+  );
+  if (s.cancelRequested) return 'cancelled';
+  if (!arrived) return 'expired';
+  return s.inbox.shift() as Decision;
+}
+
+function rejected(s: ResearchSession, reason?: string): ApprovalOutcome {
+  s.state.reason = reason ?? 'rejected';
+  return 'rejected';
+}
+
+function recordAnswers(s: ResearchSession, questions: string[], answers: string[] | Record<string, string>): void {
+  const list = Array.isArray(answers) ? answers : questions.map((q, i) => answers[q] ?? answers[String(i + 1)] ?? '');
+  questions.forEach((question, i) => {
+    const answer = (list[i] ?? '').trim();
+    if (answer) s.state.clarifications.push({ question, answer });
+  });
+  s.state.clarification_rounds += 1;
+  s.info(`clarifications answered (round ${s.state.clarification_rounds})`);
+}
+
+function applyEditedPlan(s: ResearchSession, edited: Record<string, unknown>): void {
+  const plan = s.state.plan as ResearchPlan;
+  const queries = edited.expanded_queries as Partial<ExpandedQuery>[] | undefined;
+  if (queries) {
+    plan.expanded_queries = queries.map((q, i) => ({
+      query: String(q.query).trim(),
+      rationale: typeof q.rationale === 'string' ? q.rationale : 'edited by the user',
+      priority: typeof q.priority === 'number' ? q.priority : i + 1,
+    }));
+  }
+  if (Array.isArray(edited.outline)) plan.outline = (edited.outline as string[]).map((h) => h.trim());
+  if (typeof edited.research_brief === 'string') plan.research_brief = edited.research_brief;
+  s.emit('AgentOutput', { role: 'user', plan, edited: true });
+}

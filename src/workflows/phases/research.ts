@@ -1,0 +1,252 @@
+// The research loop: search → fetch and parse → analyze → patch the report, batch after batch,
+// iterating on open gaps. All progress lives in `state`, so a continued-as-new run resumes here.
+import { allHandlersFinished, condition, continueAsNew, isCancellation, workflowInfo } from '@temporalio/workflow';
+import type { SearchHit } from '../../activities/contracts';
+import { model, search, web } from '../activities';
+import { errorMessage, type ResearchSession } from '../session';
+import type { Finding, ResearchPlan, Source } from '../types';
+import { persistSession } from './persist';
+import { normalizeUrl } from '../url';
+
+export async function runResearch(s: ResearchSession): Promise<void> {
+  const st = s.state;
+  if (st.iteration === 0) startFirstIteration(s);
+  for (;;) {
+    if (st.pending_queries.length > 0) await searchBatch(s);
+    for (let batch = nextBatch(s); batch.length > 0; batch = nextBatch(s)) {
+      await fetchAndParse(s, batch);
+      const findings = await analyzeBatch(s, batch);
+      if (findings.length > 0) await patchReport(s, findings);
+      await persistSession(s);
+      await continueAsNewIfDue(s);
+    }
+    if (!startNextIteration(s)) return;
+  }
+}
+
+function startFirstIteration(s: ResearchSession): void {
+  const plan = s.state.plan as ResearchPlan;
+  s.state.iteration = 1;
+  s.state.pending_queries = [...plan.expanded_queries].sort((a, b) => a.priority - b.priority).map((q) => q.query);
+  s.state.report_markdown = reportSkeleton(s.state.initial_query, plan.outline);
+  s.info(`iteration 1 of ${s.settings.max_iterations}: ${s.state.pending_queries.length} queries`);
+}
+
+/** Next iteration on unresolved gaps, if any remain and iterations are left. */
+function startNextIteration(s: ResearchSession): boolean {
+  const st = s.state;
+  const open = st.gaps.filter((g) => !g.addressed).sort((a, b) => a.priority - b.priority);
+  if (open.length === 0) {
+    s.info('no open gaps: research complete');
+    return false;
+  }
+  if (st.iteration >= s.settings.max_iterations) {
+    s.info(`${open.length} gaps still open, but all ${s.settings.max_iterations} iterations are used`);
+    return false;
+  }
+  if (st.sources.length >= s.settings.max_sources) {
+    s.info(`${open.length} gaps still open, but the source budget (${s.settings.max_sources}) is used`);
+    return false;
+  }
+  const searched = new Set(st.searched_queries.map(normalizeQuery));
+  const queries: string[] = [];
+  for (const gap of open) {
+    gap.addressed = true;
+    for (const q of gap.suggested_queries) {
+      const key = normalizeQuery(q);
+      if (!searched.has(key) && queries.length < Math.max(2, st.plan?.expanded_queries.length ?? 3)) {
+        searched.add(key);
+        queries.push(q);
+      }
+    }
+  }
+  if (queries.length === 0) {
+    s.info('open gaps suggest no new queries: research complete');
+    return false;
+  }
+  st.iteration += 1;
+  st.pending_queries = queries;
+  s.info(`iteration ${st.iteration} of ${s.settings.max_iterations}: ${queries.length} queries for ${open.length} gaps`);
+  return true;
+}
+
+async function searchBatch(s: ResearchSession): Promise<void> {
+  const st = s.state;
+  s.setPhase('searching');
+  const queries = st.pending_queries;
+  const results = await pool(queries, s.settings.fetch_concurrency, async (query) => {
+    try {
+      const out = await s.tool(
+        'web_search',
+        { query, provider: s.settings.search_provider },
+        () => search.webSearch({ query, provider: s.settings.search_provider, maxResults: s.settings.max_search_results_per_query }),
+        (r) => ({ hits: r.hits.length }),
+      );
+      return { query, hits: out.hits };
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      s.error(`search failed for "${query}": ${errorMessage(err)}`);
+      return { query, hits: [] as SearchHit[] };
+    } finally {
+      st.usage.search_calls += 1;
+    }
+  });
+  const known = new Set(st.sources.map((src) => normalizeUrl(src.url)));
+  let added = 0;
+  for (const { query, hits } of results) {
+    for (const hit of hits.slice(0, s.settings.max_search_results_per_query)) {
+      if (st.sources.length >= s.settings.max_sources) break;
+      if (known.has(hit.normalized_url)) continue;
+      known.add(hit.normalized_url);
+      st.sources.push({
+        id: `S${st.sources.length + 1}`,
+        url: hit.url,
+        title: hit.title,
+        snippet: hit.snippet.slice(0, 300),
+        query,
+        iteration: st.iteration,
+        status: 'pending',
+      });
+      added++;
+    }
+  }
+  st.searched_queries.push(...queries);
+  st.pending_queries = [];
+  s.info(`search: ${added} new sources (${st.sources.length} of at most ${s.settings.max_sources})`);
+}
+
+function nextBatch(s: ResearchSession): Source[] {
+  return s.state.sources.filter((src) => src.status === 'pending').slice(0, s.settings.batch_size);
+}
+
+async function fetchAndParse(s: ResearchSession, batch: Source[]): Promise<void> {
+  s.setPhase('fetching');
+  await pool(batch, s.settings.fetch_concurrency, (source) => fetchOne(s, source));
+  const fetched = s.state.sources.filter((src) => src.status === 'fetched').length;
+  s.info(`fetched ${fetched} of ${s.state.sources.length} sources`);
+}
+
+async function fetchOne(s: ResearchSession, source: Source): Promise<void> {
+  try {
+    s.state.usage.fetch_calls += 1;
+    const raw = await s.tool('fetch_url', { url: source.url, source_id: source.id }, () => web.fetchUrl({ url: source.url }), (r) => ({
+      file_id: r.file_id,
+      status: r.status,
+      content_type: r.content_type,
+      size: r.size,
+    }));
+    Object.assign(source, { file_id: raw.file_id, final_url: raw.final_url, content_type: raw.content_type, retrieved_at: raw.fetched_at });
+    s.state.artifacts.push({ file_id: raw.file_id, name: `${source.id}-raw`, kind: raw.kind, source_url: source.url });
+    const parsed = await s.tool(
+      'parse_content',
+      { file_id: raw.file_id, source_id: source.id },
+      () => web.parseContent({ file_id: raw.file_id, content_type: raw.content_type, url: raw.final_url }),
+      (r) => ({ text_file_id: r.text_file_id, chars: r.chars, title: r.title }),
+    );
+    Object.assign(source, { text_file_id: parsed.text_file_id, chars: parsed.chars, status: 'fetched' });
+    if (parsed.title) source.title = parsed.title;
+    if (parsed.snippet) source.snippet = parsed.snippet;
+    s.state.artifacts.push({ file_id: parsed.text_file_id, name: `${source.id}-text`, kind: 'text', source_url: source.url });
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    source.status = 'failed';
+    source.notes = errorMessage(err);
+    s.error(`source ${source.id} (${source.url}) failed: ${source.notes}`, source.id);
+  }
+}
+
+async function analyzeBatch(s: ResearchSession, batch: Source[]): Promise<Finding[]> {
+  const st = s.state;
+  const fetched = batch.filter((src) => src.status === 'fetched' && src.text_file_id);
+  if (fetched.length === 0) return [];
+  s.setPhase('analyzing');
+  const plan = st.plan as ResearchPlan;
+  const input = {
+    query: st.initial_query,
+    research_brief: plan.research_brief,
+    outline: plan.outline,
+    iteration: st.iteration,
+    max_iterations: s.settings.max_iterations,
+    sources: fetched.map((src) => ({ id: src.id, title: src.title, url: src.url, text_file_id: src.text_file_id as string })),
+    known_findings: st.findings.slice(-30).map((f) => f.content),
+    max_source_chars: s.settings.max_source_chars_for_analysis,
+  };
+  s.emit('AgentInput', { role: 'analyzer', sources: input.sources.map((x) => x.id), iteration: st.iteration });
+  const out = await s.tool('analyze_sources', { sources: input.sources.map((x) => x.id) }, () => model.analyzeSources(input), (r) => ({
+    findings: r.findings.length,
+    gaps: r.gaps.length,
+  }));
+  s.addModelUsage(out.usage);
+  const allowed = new Set(fetched.map((src) => src.id));
+  const findings: Finding[] = out.findings.map((f, i) => ({
+    id: `F${st.findings.length + i + 1}`,
+    content: f.content,
+    confidence: f.confidence,
+    source_ids: f.source_ids.filter((id) => allowed.has(id)),
+    iteration: st.iteration,
+  }));
+  st.findings.push(...findings);
+  for (const gap of out.gaps) st.gaps.push({ ...gap, addressed: false, iteration: st.iteration });
+  s.emit('AgentOutput', { role: 'analyzer', findings: findings.length, gaps: out.gaps.length });
+  return findings;
+}
+
+async function patchReport(s: ResearchSession, findings: Finding[]): Promise<void> {
+  const st = s.state;
+  s.setPhase('updating_report');
+  const cited = new Set(findings.flatMap((f) => f.source_ids));
+  const sources = st.sources.filter((src) => cited.has(src.id)).map((src) => ({ id: src.id, title: src.title, url: src.url }));
+  const callId = `update_report-${st.continued_runs}-${st.findings.length}`;
+  s.emit('ToolCall', { tool: 'update_report', call_id: callId, args: { findings: findings.length } });
+  const out = await model.updateReport({
+    query: st.initial_query,
+    outline: (st.plan as ResearchPlan).outline,
+    report_markdown: st.report_markdown,
+    findings,
+    sources,
+    max_update_chars: s.settings.max_report_update_size,
+  });
+  s.addModelUsage(out.usage);
+  // The live report is in state before anyone can see the tool result that announces it.
+  st.report_markdown = out.new_report_markdown;
+  s.emit('ToolCallResult', {
+    tool: 'update_report',
+    call_id: callId,
+    ok: true,
+    result: { new_report_markdown: out.new_report_markdown, sections_patched: out.sections_patched, added_chars: out.added_chars },
+  });
+}
+
+async function continueAsNewIfDue(s: ResearchSession): Promise<void> {
+  const info = workflowInfo();
+  const limit = s.settings.continue_as_new_after_events;
+  if (!info.continueAsNewSuggested && !(limit > 0 && info.historyLength >= limit)) return;
+  await condition(allHandlersFinished);
+  s.state.continued_runs += 1;
+  s.info(`continuing as new after ${info.historyLength} history events (run ${s.state.continued_runs + 1})`);
+  await persistSession(s);
+  await continueAsNew<(input: typeof s.input) => Promise<unknown>>({ ...s.input, resume: s.state });
+}
+
+export function reportSkeleton(query: string, outline: string[]): string {
+  const sections = outline.map((title) => `## ${title}\n\n_Research in progress._\n`).join('\n');
+  return `# ${query.trim()}\n\n${sections}`;
+}
+
+function normalizeQuery(q: string): string {
+  return q.toLowerCase().replace(/\s+/g, ' ').trim();
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. */
+async function pool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
+  return results;
+}

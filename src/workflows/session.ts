@@ -1,0 +1,194 @@
+// The in-workflow research session: its state, its event log and the inbox of client decisions.
+import {
+  type CancellationScope,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { ModelUsage } from '../activities/contracts';
+import { SEARCH_ATTRIBUTES } from './messages';
+import type {
+  EventType,
+  ResearchEvent,
+  ResearchInput,
+  ResearchPhase,
+  ResearchSnapshot,
+  ResearchState,
+  ResearchStatus,
+} from './types';
+
+export type Decision =
+  | { kind: 'approve'; plan?: Record<string, unknown> }
+  | { kind: 'reject'; reason?: string }
+  | { kind: 'answer'; answers: string[] | Record<string, string> }
+  | { kind: 'revise'; feedback: string };
+
+const MAX_EVENT_TEXT = 2_000;
+
+export class ResearchSession {
+  readonly state: ResearchState;
+  readonly inbox: Decision[] = [];
+  cancelRequested: { reason?: string } | undefined;
+  timedOut = false;
+  /** The scope research activities run in; cancelling it stops the run but not the final persist. */
+  researchScope: CancellationScope | undefined;
+  private toolCallCounter = 0;
+
+  constructor(readonly input: ResearchInput, private readonly searchAttributes: boolean) {
+    this.state = input.resume ?? initialState(input);
+  }
+
+  get id(): string {
+    return this.state.research_id;
+  }
+
+  get settings() {
+    return this.state.settings;
+  }
+
+  isTerminal(): boolean {
+    return ['completed', 'failed', 'cancelled', 'rejected', 'expired', 'timed_out'].includes(this.state.status);
+  }
+
+  setStatus(status: ResearchStatus, phase?: ResearchPhase): void {
+    const changed = status !== this.state.status;
+    this.state.status = status;
+    if (phase) this.state.phase = phase;
+    this.touch();
+    if (changed) {
+      this.info(`status: ${status}`);
+      if (this.searchAttributes) upsertSearchAttributes({ [SEARCH_ATTRIBUTES.status]: [status] });
+    }
+  }
+
+  setPhase(phase: ResearchPhase): void {
+    this.state.phase = phase;
+    this.touch();
+  }
+
+  emit(type: EventType, data: Record<string, unknown>): ResearchEvent {
+    const last = this.state.events[this.state.events.length - 1];
+    const seq = Math.max(last?.seq ?? 0, this.state.persisted_seq) + 1;
+    const event: ResearchEvent = { seq, time: new Date().toISOString(), type, data };
+    this.state.events.push(event);
+    this.trimEvents();
+    return event;
+  }
+
+  info(message: string): void {
+    this.emit('Status', { level: 'info', message });
+  }
+
+  warn(message: string, sourceId?: string): void {
+    this.emit('Status', { level: 'warning', message, ...(sourceId ? { source_id: sourceId } : {}) });
+  }
+
+  error(message: string, sourceId?: string): void {
+    this.state.errors.push({ time: new Date().toISOString(), phase: this.state.phase, message, source_id: sourceId });
+    this.emit('Status', { level: 'error', message, ...(sourceId ? { source_id: sourceId } : {}) });
+  }
+
+  /** Runs one activity call and records it in the event log as a ToolCall/ToolCallResult pair. */
+  async tool<T>(
+    tool: string,
+    args: Record<string, unknown>,
+    run: () => Promise<T>,
+    summarize: (result: T) => Record<string, unknown> = () => ({}),
+  ): Promise<T> {
+    const callId = `${tool}-${this.state.continued_runs}-${++this.toolCallCounter}`;
+    this.emit('ToolCall', { tool, call_id: callId, args: clip(args) });
+    try {
+      const result = await run();
+      this.emit('ToolCallResult', { tool, call_id: callId, ok: true, result: summarize(result) });
+      return result;
+    } catch (err) {
+      this.emit('ToolCallResult', { tool, call_id: callId, ok: false, error: errorMessage(err) });
+      throw err;
+    }
+  }
+
+  addModelUsage(usage: ModelUsage): void {
+    const u = this.state.usage;
+    u.model_calls += 1;
+    const role = (u.tokens_by_role[usage.role] ??= { input_tokens: 0, output_tokens: 0, calls: 0 });
+    role.input_tokens += usage.input_tokens;
+    role.output_tokens += usage.output_tokens;
+    role.calls += 1;
+  }
+
+  snapshot(): ResearchSnapshot {
+    const { events, ...rest } = this.state;
+    const lastSeq = events.length ? events[events.length - 1].seq : this.state.persisted_seq;
+    return { ...rest, last_event_seq: lastSeq };
+  }
+
+  unpersistedEvents(): ResearchEvent[] {
+    return this.state.events.filter((e) => e.seq > this.state.persisted_seq);
+  }
+
+  markPersisted(upToSeq: number): void {
+    this.state.persisted_seq = Math.max(this.state.persisted_seq, upToSeq);
+    this.trimEvents();
+  }
+
+  /** Keeps the in-state log bounded; only events already in the session store are dropped. */
+  private trimEvents(): void {
+    const max = this.settings.max_events_in_state;
+    const events = this.state.events;
+    let drop = 0;
+    while (events.length - drop > max && events[drop].seq <= this.state.persisted_seq) drop++;
+    if (drop > 0) events.splice(0, drop);
+  }
+
+  private touch(): void {
+    this.state.updated_at = new Date().toISOString();
+  }
+}
+
+function initialState(input: ResearchInput): ResearchState {
+  const now = new Date(workflowInfo().startTime).toISOString();
+  return {
+    research_id: input.researchId,
+    status: 'planning',
+    phase: 'planning',
+    initial_query: input.query,
+    settings: input.settings,
+    created_at: now,
+    updated_at: now,
+    clarifications: [],
+    clarification_rounds: 0,
+    plan_revisions: 0,
+    plan_feedback: [],
+    iteration: 0,
+    pending_queries: [],
+    searched_queries: [],
+    sources: [],
+    artifacts: [],
+    findings: [],
+    gaps: [],
+    report_markdown: '',
+    citation_warnings: [],
+    events: [],
+    persisted_seq: 0,
+    usage: { tokens_by_role: {}, model_calls: 0, search_calls: 0, fetch_calls: 0 },
+    errors: [],
+    continued_runs: 0,
+  };
+}
+
+export function errorMessage(err: unknown): string {
+  if (err && typeof err === 'object') {
+    // ActivityFailure wraps the activity's own ApplicationFailure in `cause`.
+    const cause = (err as { cause?: unknown }).cause;
+    if (cause instanceof Error && cause.message) return cause.message;
+    if (err instanceof Error) return err.message;
+  }
+  return String(err);
+}
+
+function clip(args: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(args)) {
+    out[k] = typeof v === 'string' && v.length > MAX_EVENT_TEXT ? `${v.slice(0, MAX_EVENT_TEXT)}…` : v;
+  }
+  return out;
+}

@@ -1,0 +1,214 @@
+// Plain types shared by the workflow, activities and clients. No runtime code: the workflow
+// bundle stays light and clients can import these without pulling in Temporal's workflow runtime.
+
+export type ResearchStatus =
+  | 'planning'
+  | 'awaiting_clarification'
+  | 'awaiting_approval'
+  | 'running'
+  | 'verifying'
+  | 'completed'
+  | 'failed'
+  | 'cancelled'
+  | 'rejected'
+  | 'expired'
+  | 'timed_out';
+
+export const TERMINAL_STATUSES: readonly ResearchStatus[] = [
+  'completed',
+  'failed',
+  'cancelled',
+  'rejected',
+  'expired',
+  'timed_out',
+];
+
+export type ResearchPhase =
+  | 'planning'
+  | 'awaiting_clarification'
+  | 'awaiting_approval'
+  | 'searching'
+  | 'fetching'
+  | 'analyzing'
+  | 'updating_report'
+  | 'verifying'
+  | 'done';
+
+export interface ResearchSettings {
+  max_report_update_size: number;
+  max_search_results_per_query: number;
+  max_sources: number;
+  timeout_seconds: number;
+  max_iterations: number;
+  batch_size: number;
+  fetch_concurrency: number;
+  auto_approve: boolean;
+  ask_clarifications: boolean;
+  max_clarification_rounds: number;
+  max_plan_revisions: number;
+  approval_timeout_seconds: number;
+  search_provider: 'searxng' | 'local';
+  max_source_chars_for_analysis: number;
+  max_events_in_state: number;
+  /** Continue-as-new once history reaches this many events (0: only when Temporal suggests it). */
+  continue_as_new_after_events: number;
+}
+
+export interface ExpandedQuery {
+  query: string;
+  rationale: string;
+  /** 1 is most important. */
+  priority: number;
+}
+
+export interface ResearchPlan {
+  clarifying_questions: string[];
+  expanded_queries: ExpandedQuery[];
+  outline: string[];
+  research_brief: string;
+  assumptions: string[];
+}
+
+export interface Clarification {
+  question: string;
+  answer: string;
+}
+
+export type SourceStatus = 'pending' | 'fetched' | 'failed';
+
+export interface Source {
+  /** Stable citation id, e.g. "S3". */
+  id: string;
+  url: string;
+  title: string;
+  snippet: string;
+  query: string;
+  iteration: number;
+  status: SourceStatus;
+  retrieved_at?: string;
+  final_url?: string;
+  content_type?: string;
+  /** Raw bytes as fetched (artifact store id). */
+  file_id?: string;
+  /** Parsed text (artifact store id). */
+  text_file_id?: string;
+  chars?: number;
+  notes?: string;
+}
+
+export type ArtifactKind = 'html' | 'pdf' | 'text';
+
+export interface ArtifactRef {
+  file_id: string;
+  name: string;
+  kind: ArtifactKind;
+  source_url?: string;
+}
+
+export type Confidence = 'low' | 'medium' | 'high';
+
+export interface Finding {
+  id: string;
+  content: string;
+  confidence: Confidence;
+  source_ids: string[];
+  iteration: number;
+}
+
+export interface Gap {
+  description: string;
+  suggested_queries: string[];
+  priority: number;
+  addressed: boolean;
+  iteration: number;
+}
+
+export interface RoleUsage {
+  input_tokens: number;
+  output_tokens: number;
+  calls: number;
+}
+
+export interface Usage {
+  tokens_by_role: Record<string, RoleUsage>;
+  model_calls: number;
+  search_calls: number;
+  fetch_calls: number;
+}
+
+export type EventType =
+  | 'AgentInput'
+  | 'AgentStream'
+  | 'ToolCall'
+  | 'ToolCallResult'
+  | 'AgentOutput'
+  | 'StopEvent'
+  | 'WorkflowCancelledEvent'
+  | 'Status';
+
+export interface ResearchEvent {
+  seq: number;
+  time: string;
+  type: EventType;
+  data: Record<string, unknown>;
+}
+
+export interface ResearchError {
+  time: string;
+  phase: ResearchPhase;
+  message: string;
+  source_id?: string;
+}
+
+export interface ResearchState {
+  research_id: string;
+  status: ResearchStatus;
+  phase: ResearchPhase;
+  initial_query: string;
+  settings: ResearchSettings;
+  created_at: string;
+  updated_at: string;
+  plan?: ResearchPlan;
+  clarifications: Clarification[];
+  clarification_rounds: number;
+  plan_revisions: number;
+  plan_feedback: string[];
+  iteration: number;
+  /** Queries this iteration still has to search. */
+  pending_queries: string[];
+  searched_queries: string[];
+  sources: Source[];
+  artifacts: ArtifactRef[];
+  findings: Finding[];
+  gaps: Gap[];
+  report_markdown: string;
+  citation_warnings: string[];
+  events: ResearchEvent[];
+  /** Highest event seq already written to the session store. */
+  persisted_seq: number;
+  usage: Usage;
+  errors: ResearchError[];
+  /** Absolute deadline (epoch ms) of the running phase, kept across continue-as-new. */
+  deadline_ms?: number;
+  continued_runs: number;
+  reason?: string;
+}
+
+export interface ResearchInput {
+  researchId: string;
+  query: string;
+  settings: ResearchSettings;
+  /** Present when the workflow continued as new: the whole state to resume from. */
+  resume?: ResearchState;
+}
+
+export interface ResearchResult {
+  research_id: string;
+  status: ResearchStatus;
+  report_markdown: string;
+  sources: number;
+  findings: number;
+}
+
+/** State returned by the `state` query: the snapshot without the event log. */
+export type ResearchSnapshot = Omit<ResearchState, 'events'> & { last_event_seq: number };

@@ -1,0 +1,140 @@
+// The test harness: loopback model, web and search servers plus a configured research environment
+// (data directory, task queue, worker) on a real Temporal server.
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, NativeConnection, Runtime, DefaultLogger, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { ResearchClient } from '../../src/client/research-client';
+import { loadConfig } from '../../src/config/load';
+import type { AppConfig } from '../../src/config/schema';
+import { createResearchWorker, WORKFLOWS_PATH } from '../../src/worker/create-worker';
+import { startModel, type FakeModel, type ModelScript } from './model';
+import { Recorder } from './recorder';
+import { startSearch, type FakeSearch, type SearchOptions } from './searxng';
+import { startWeb, type FakeWeb, type WebOptions } from './web';
+
+export interface HarnessOptions {
+  model?: ModelScript;
+  web?: WebOptions;
+  search?: Omit<SearchOptions, 'webUrl' | 'pageCount'>;
+}
+
+export interface Harness {
+  recorder: Recorder;
+  model: FakeModel;
+  web: FakeWeb;
+  search: FakeSearch;
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
+  const recorder = new Recorder();
+  const model = await startModel(recorder, opts.model);
+  const web = await startWeb(recorder, opts.web);
+  const search = await startSearch(recorder, { webUrl: web.url, pageCount: web.pageCount, ...opts.search });
+  return {
+    recorder,
+    model,
+    web,
+    search,
+    env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'harness-key', OPENAI_MODEL: 'scripted-model', SEARXNG_URL: search.url },
+    close: async () => {
+      await Promise.all([model.close(), web.close(), search.close()]);
+    },
+  };
+}
+
+/** Config for one test: its own data directory and task queue on the given Temporal server. */
+export function testConfig(harness: Harness, address: string, extraEnv: Record<string, string> = {}): { config: AppConfig; env: Record<string, string> } {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'dr-data-'));
+  const env = {
+    ...harness.env,
+    TEMPORAL_ADDRESS: address,
+    DEEP_RESEARCH_DATA_DIR: dataDir,
+    DEEP_RESEARCH_TASK_QUEUE: `test-${randomUUID().slice(0, 8)}`,
+    ...extraEnv,
+  };
+  return { config: loadConfig({ ...env, PATH: process.env.PATH }), env };
+}
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+let runtimeInstalled = false;
+
+/** Worker logs at WARN, so test output shows what matters. Must run before any worker connection. */
+export function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+}
+
+/** The workflow bundle, built once per test file. */
+export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  quietRuntime();
+  return (bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') }));
+}
+
+export interface TestEnvironment {
+  config: AppConfig;
+  env: Record<string, string>;
+  client: ResearchClient;
+  temporal: Client;
+  startWorker(): Promise<void>;
+  stopWorker(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startEnvironment(harness: Harness, address: string, opts: { worker?: boolean; extraEnv?: Record<string, string> } = {}): Promise<TestEnvironment> {
+  quietRuntime();
+  const { config, env } = testConfig(harness, address, opts.extraEnv);
+  const connection = await Connection.connect({ address });
+  const client = new ResearchClient(connection, config, true);
+  let stopWorker = async () => undefined as void;
+  const startWorker = async () => {
+    const nativeConnection = await NativeConnection.connect({ address });
+    const { worker, close } = await createResearchWorker({ config, connection: nativeConnection, env, workflowBundle: await workflowBundle() });
+    const running = worker.run();
+    stopWorker = async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      close();
+      await nativeConnection.close();
+      stopWorker = async () => undefined;
+    };
+  };
+  if (opts.worker !== false) await startWorker();
+  return {
+    config,
+    env,
+    client,
+    temporal: client.client,
+    startWorker,
+    stopWorker: () => stopWorker(),
+    close: async () => {
+      await stopWorker();
+      client.close();
+      await connection.close();
+    },
+  };
+}
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 60_000, everyMs = 200): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value) return value;
+    } catch (err) {
+      lastError = err;
+    }
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error(`timed out waiting for ${what}${lastError ? ` (last error: ${(lastError as Error).message})` : ''}`);
+}
+
+export function writeJson(file: string, value: unknown): void {
+  writeFileSync(file, JSON.stringify(value, null, 2));
+}

@@ -1,0 +1,57 @@
+// A real Temporal dev server for tests: started from the same binary users get, on a free port,
+// with its own SQLite file so a test can restart it and keep every workflow.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { ensureTemporalBinary } from '../../src/temporal/binary';
+import { devServerArgs, waitForPort } from '../../src/temporal/dev-server';
+
+export interface TestServer {
+  address: string;
+  dataDir: string;
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+export async function startTestServer(): Promise<TestServer> {
+  const binary = ensureTemporalBinary();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'dr-temporal-'));
+  const address = `127.0.0.1:${await freePort()}`;
+  let child: ChildProcess | undefined;
+  const launch = async () => {
+    child = spawn(binary, devServerArgs({ binary, dataDir, address, headless: true }), { stdio: 'ignore' });
+    const proc = child;
+    await waitForPort(address, 60_000, () => proc.exitCode === null);
+  };
+  const stop = async () => {
+    const proc = child;
+    if (!proc || proc.exitCode !== null) return;
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+    if (proc.exitCode === null) proc.kill('SIGKILL');
+  };
+  await launch();
+  return {
+    address,
+    dataDir,
+    stop,
+    restart: async () => {
+      await stop();
+      await launch();
+    },
+  };
+}

@@ -1,0 +1,93 @@
+// A small web of real-looking pages: HTML articles with navigation and footers, PDFs, and routes
+// that fail (500, 404, never-ending), served over loopback.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { makePdf } from './pdf';
+import type { Recorder } from './recorder';
+
+export const TOPICS = ['solar power', 'battery storage', 'grid stability', 'heat pumps', 'wind turbines', 'hydrogen', 'nuclear', 'tidal energy'];
+
+export interface WebOptions {
+  pages?: number;
+  /** Delay before every page answers, to keep a fetch batch in flight. */
+  delayMs?: number;
+}
+
+export interface FakeWeb {
+  url: string;
+  pageCount: number;
+  setDelay(ms: number): void;
+  close(): Promise<void>;
+}
+
+export function pageFacts(n: number): string[] {
+  const topic = TOPICS[n % TOPICS.length];
+  return [
+    `Study ${n} reports that ${topic} capacity grew by ${10 + n} percent in the last measured year.`,
+    `Researchers behind article ${n} found that costs for ${topic} fell by ${n % 7 + 3} percent per year.`,
+    `Article ${n} notes that policy support remains the main driver of ${topic} adoption.`,
+  ];
+}
+
+export function pageHtml(n: number): string {
+  const topic = TOPICS[n % TOPICS.length];
+  const facts = pageFacts(n);
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Article ${n}: ${topic} in depth</title></head>
+<body>
+<header><nav><a href="/">Home</a> | <a href="/about">About us</a> | <a href="/subscribe">Subscribe now</a></nav></header>
+<main><article>
+<h1>Article ${n}: ${topic} in depth</h1>
+<p class="byline">By Test Author ${n}</p>
+<h2>Summary</h2>
+<p>${facts[0]} This is a long paragraph that gives the reader context on ${topic}, its history and how it is measured across regions and years.</p>
+<h2>Costs</h2>
+<p>${facts[1]} Analysts compared installations across many countries, and the figures were consistent across the datasets that were studied.</p>
+<h2>Policy</h2>
+<p>${facts[2]} Governments continue to adjust incentives, and the article discusses the trade-offs that come with each design.</p>
+</article></main>
+<footer><p>Cookie notice: this site uses cookies. Copyright Harness Media.</p></footer>
+</body></html>`;
+}
+
+export async function startWeb(recorder: Recorder, opts: WebOptions = {}): Promise<FakeWeb> {
+  const pageCount = opts.pages ?? 40;
+  let delay = opts.delayMs ?? 0;
+  const server: Server = createServer((req, res) => {
+    const entry = recorder.begin('web', req, req.url ?? '/');
+    const finish = (status: number, type: string, body: string | Buffer) => {
+      entry.status = status;
+      res.writeHead(status, { 'content-type': type });
+      res.end(body, () => (entry.end = Date.now()));
+    };
+    res.on('close', () => (entry.end ??= Date.now()));
+    const path = (req.url ?? '/').split('?')[0];
+    const serve = () => {
+      let m: RegExpExecArray | null;
+      if ((m = /^\/page\/(\d+)$/.exec(path)) && Number(m[1]) <= pageCount) return finish(200, 'text/html; charset=utf-8', pageHtml(Number(m[1])));
+      if ((m = /^\/doc\/(\d+)\.pdf$/.exec(path))) {
+        const n = Number(m[1]);
+        return finish(200, 'application/pdf', makePdf(`Report ${n} on ${TOPICS[n % TOPICS.length]}`, [pageFacts(n), [`Appendix of report ${n}.`]]));
+      }
+      if (path === '/fail/500') return finish(500, 'text/plain', 'internal error');
+      if (path === '/fail/404') return finish(404, 'text/html', '<h1>Not found</h1>');
+      if (path === '/binary') return finish(200, 'application/octet-stream', Buffer.alloc(64, 1));
+      if (path === '/hang') return; // never answers
+      finish(404, 'text/html', '<h1>Not found</h1>');
+    };
+    if (delay > 0 && path !== '/hang') setTimeout(serve, delay);
+    else serve();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pageCount,
+    setDelay: (ms) => (delay = ms),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
