@@ -175,6 +175,16 @@ export class ResearchClient {
     try {
       return await run();
     } catch (err) {
+      if (isGone(err)) {
+        // Updates to a closed workflow are answered as "not found": say what really happened.
+        const closed = await this.handle(id)
+          .describe()
+          .catch(() => undefined);
+        if (closed) {
+          const status = this.sessions().get(id)?.status ?? closed.status.name.toLowerCase();
+          throw new ResearchError(`research ${id} has already finished (${status})`);
+        }
+      }
       throw this.explain(id, err);
     }
   }

@@ -1,0 +1,80 @@
+// Stopping a run: the cancel signal/update, Temporal's own cancellation, and the overall timeout.
+// Each keeps what was found: partial report and sources persisted, status recorded.
+import { WorkflowFailedError } from '@temporalio/client';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { SqliteSessionStore } from '../src/stores/sessions';
+import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
+
+describe('cancel and timeout', () => {
+  let harness: Harness;
+  let env: TestEnvironment;
+  let store: SqliteSessionStore;
+
+  beforeAll(async () => {
+    harness = await startHarness({ model: { gapIterations: 3 }, web: { delayMs: 600 } });
+    env = await startEnvironment(harness, inject('temporalAddress'));
+    store = new SqliteSessionStore(path.join(env.config.data_dir, 'sessions.db'));
+  });
+  afterAll(async () => {
+    store?.close();
+    await env?.close();
+    await harness?.close();
+  });
+
+  const settings = { max_sources: 20, batch_size: 2, fetch_concurrency: 2, auto_approve: true };
+
+  async function startAndWaitForFindings(query: string, extra: Record<string, unknown> = {}) {
+    const { researchId } = await env.client.start({ query, settings: { ...settings, ...extra } });
+    await waitFor('a first patched batch', async () => (await env.client.state(researchId)).findings.length > 0);
+    return researchId;
+  }
+
+  function expectPartialPersisted(researchId: string, status: string) {
+    const saved = store.get(researchId);
+    expect(saved?.status).toBe(status);
+    expect(saved?.findings.length).toBeGreaterThan(0);
+    expect(saved?.report_markdown).toMatch(/\[S\d+\]/);
+    expect(saved?.sources.some((s) => s.status === 'fetched' && s.text_file_id)).toBe(true);
+    expect(saved?.sources.some((s) => s.status === 'pending')).toBe(true);
+    const events = store.events(researchId);
+    expect(events.at(-1)?.type).toBe('StopEvent');
+    return { saved: saved!, events };
+  }
+
+  it('cancel (update) stops the run mid-batch and keeps the partial report and sources', async () => {
+    const researchId = await startAndWaitForFindings('Cancel me: solar power');
+    await env.client.cancel(researchId, 'seen enough');
+    const result = (await env.client.waitForResult(researchId)) as { status: string };
+    expect(result.status).toBe('cancelled');
+    const { saved, events } = expectPartialPersisted(researchId, 'cancelled');
+    expect(saved.reason).toBe('seen enough');
+    expect(events.some((e) => e.type === 'WorkflowCancelledEvent')).toBe(true);
+    await expect(env.client.cancel(researchId)).rejects.toThrow(/already (finished|cancelled)/);
+  });
+
+  it('`temporal workflow cancel` behaves like the cancel signal and ends the execution as cancelled', async () => {
+    const researchId = await startAndWaitForFindings('Cancel me natively: battery storage');
+    await env.client.handle(researchId).cancel();
+    const err = await env.client.waitForResult(researchId).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    expect((await env.client.handle(researchId).describe()).status.name).toBe('CANCELLED');
+    const { saved } = expectPartialPersisted(researchId, 'cancelled');
+    expect(saved.reason).toBe('cancelled through Temporal');
+  });
+
+  it('ends as timed_out at timeout_seconds with whatever report exists persisted', async () => {
+    harness.web.setDelay(2500);
+    try {
+      const { researchId } = await env.client.start({ query: 'Slow research: grid stability', settings: { ...settings, timeout_seconds: 10 } });
+      const result = (await env.client.waitForResult(researchId)) as { status: string };
+      expect(result.status).toBe('timed_out');
+      const saved = store.get(researchId);
+      expect(saved?.status).toBe('timed_out');
+      expect(saved?.reason).toMatch(/timeout_seconds \(10\) reached/);
+      expect(saved?.report_markdown).toContain('# Slow research: grid stability');
+    } finally {
+      harness.web.setDelay(600);
+    }
+  });
+});

@@ -1,0 +1,45 @@
+// A worker in its own process, as users run it, so a test can kill -9 it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../../src/config/load';
+
+export interface ChildWorker {
+  process: ChildProcess;
+  output(): string;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+export async function startChildWorker(env: Record<string, string>, readyTimeoutMs = 120_000): Promise<ChildWorker> {
+  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(PROJECT_ROOT, 'src', 'worker', 'main.ts')], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker not ready in time:\n${output}`)), readyTimeoutMs);
+    const check = () => {
+      if (output.includes('worker polling')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    process: child,
+    output: () => output,
+    kill: async (signal = 'SIGKILL') => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill(signal);
+      await exited;
+    },
+  };
+}
