@@ -1,0 +1,21 @@
+// Replays histories recorded from real runs (npm run record:histories). A workflow change that
+// would break sessions already running fails here; guard such changes with patched().
+import { Worker } from '@temporalio/worker';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { workflowBundle } from './harness';
+
+const dir = path.join(__dirname, 'histories');
+const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+
+describe('replay of committed histories', () => {
+  it('has recorded histories to replay', () => {
+    expect(files.length).toBeGreaterThanOrEqual(4);
+  });
+
+  it.each(files)('%s replays deterministically', async (file) => {
+    const history = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as unknown;
+    await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history, file);
+  });
+});
