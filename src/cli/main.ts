@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { ResearchClient } from '../client/research-client';
+import { createModel } from '../activities';
 import { loadConfig } from '../config/load';
 import type { AppConfig } from '../config/schema';
 import { SqliteSessionStore } from '../stores/sessions';
@@ -28,8 +29,10 @@ function out(json: boolean | undefined, value: unknown, text: string): void {
 
 async function withClient<T>(opts: { startRuntime?: boolean }, fn: (client: ResearchClient, config: AppConfig) => Promise<T>): Promise<T> {
   const config = loadConfig();
+  // Refuse to start research that could only fail later for want of a model.
+  if (opts.startRuntime) createModel(config, process.env);
   const client = await connect(config, { startServer: !!opts.startRuntime, log });
-  if (opts.startRuntime) ensureWorker(config, log);
+  if (opts.startRuntime) await ensureWorker(client, log);
   try {
     return await fn(client, config);
   } finally {

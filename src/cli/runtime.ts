@@ -47,10 +47,23 @@ export function runningWorkerPid(config: AppConfig): number | undefined {
   }
 }
 
-/** Starts `deep-research worker` in the background unless this machine already runs one. */
-export function ensureWorker(config: AppConfig, log: (line: string) => void): number {
+/** Workers that polled the task queue within the last minute, anywhere. */
+export async function activePollers(client: ResearchClient): Promise<number> {
+  const res = await client.connection.workflowService.describeTaskQueue({
+    namespace: client.config.temporal.namespace,
+    taskQueue: { name: client.config.temporal.task_queue, kind: 1 /* NORMAL */ },
+    taskQueueType: 1 /* WORKFLOW */,
+  });
+  const cutoff = Date.now() - 60_000;
+  return (res.pollers ?? []).filter((p) => Number(p.lastAccessTime?.seconds ?? 0) * 1000 >= cutoff).length;
+}
+
+/** Starts `deep-research worker` in the background unless a worker already serves the task queue. */
+export async function ensureWorker(client: ResearchClient, log: (line: string) => void): Promise<number | undefined> {
+  const config = client.config;
   const existing = runningWorkerPid(config);
   if (existing) return existing;
+  if ((await activePollers(client).catch(() => 0)) > 0) return undefined;
   mkdirSync(config.data_dir, { recursive: true });
   const logFd = openSync(path.join(config.data_dir, 'worker.log'), 'a');
   const child = spawn(process.execPath, [...process.execArgv, process.argv[1], 'worker'], {

@@ -117,8 +117,8 @@ export interface VerifiedReport {
 const CITATION_GROUP = /\[((?:S\d+)(?:\s*[,;]\s*S\d+)*)\]/g;
 
 /**
- * Keeps only citations of fetched sources, then rebuilds the generated Sources and Notes sections.
- * Running it twice gives the same report.
+ * Keeps only citations of fetched sources, then rebuilds the generated Sources and Notes sections
+ * (replacing any earlier ones, so a retried verification never duplicates them).
  */
 export function verifyReportCitations(markdown: string, fetched: CitableSource[], failedSources: number): VerifiedReport {
   const known = new Map(fetched.map((s) => [s.id, s]));
@@ -143,7 +143,10 @@ export function verifyReportCitations(markdown: string, fetched: CitableSource[]
     title: 'Sources',
     body: citedSources.length
       ? citedSources
-          .map((s) => `- [${s.id}] ${escapeInline(s.title || s.url)} — <${s.url}>${s.retrieved_at ? ` (fetched ${s.retrieved_at}` : ' ('}${s.file_id ? `, snapshot ${s.file_id.slice(0, 12)}` : ''})`)
+          .map((s) => {
+            const details = [s.retrieved_at && `fetched ${s.retrieved_at}`, s.file_id && `snapshot ${s.file_id.slice(0, 12)}`].filter(Boolean);
+            return `- [${s.id}] ${escapeInline(s.title || s.url)} — <${s.url}>${details.length ? ` (${details.join(', ')})` : ''}`;
+          })
           .join('\n')
       : '_No source is cited._',
   });

@@ -1,0 +1,91 @@
+// The CLI as users run it: a separate process, one JSON object with --json, one clear line and a
+// non-zero exit on errors.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { PROJECT_ROOT } from '../src/config/load';
+import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+describe('deep-research CLI', () => {
+  let harness: Harness;
+  let env: TestEnvironment;
+
+  beforeAll(async () => {
+    harness = await startHarness();
+    env = await startEnvironment(harness, inject('temporalAddress'));
+  });
+  afterAll(async () => {
+    await env?.close();
+    await harness?.close();
+  });
+
+  const cli = (args: string[], extraEnv: Record<string, string | undefined> = {}): Promise<CliResult> =>
+    new Promise((resolve) => {
+      const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(PROJECT_ROOT, 'src', 'cli', 'main.ts'), ...args], {
+        env: { ...process.env, ...env.env, ...extraEnv },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d));
+      child.stderr.on('data', (d: Buffer) => (stderr += d));
+      child.once('exit', (code) => resolve({ code, stdout, stderr }));
+    });
+
+  it('start --json, status --json, approve, report: a whole session from the command line', async () => {
+    // A worker is already polling this task queue (the harness's), so the CLI must not need its own.
+    const started = await cli(['start', 'CLI research: solar power', '--json', '--set', 'max_sources=4', '--set', 'max_iterations=1']);
+    expect(started.code, started.stderr).toBe(0);
+    const { researchId, status } = JSON.parse(started.stdout) as { researchId: string; status: string };
+    expect(status).toBe('planning');
+
+    await waitFor('awaiting approval', async () => JSON.parse((await cli(['status', researchId, '--json'])).stdout).status === 'awaiting_approval', 60_000, 500);
+    const approved = await cli(['approve', researchId]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout.trim()).toBe(`research ${researchId}: approved`);
+
+    const again = await cli(['approve', researchId]);
+    expect(again.code).toBe(1);
+    expect(again.stderr.trim()).toMatch(new RegExp(`^deep-research: research ${researchId} (is (running|verifying|completed)|has already finished)`));
+    expect(again.stderr.trim().split('\n')).toHaveLength(1);
+
+    await env.client.waitForResult(researchId);
+    const report = await cli(['report', researchId]);
+    expect(report.stdout).toMatch(/^# CLI research: solar power/);
+    expect(report.stdout).toContain('## Sources');
+    const list = JSON.parse((await cli(['list', '--json'])).stdout) as { sessions: { research_id: string }[] };
+    expect(list.sessions.map((s) => s.research_id)).toContain(researchId);
+  });
+
+  it('says which id is unknown', async () => {
+    const res = await cli(['status', 'nope-123']);
+    expect(res.code).toBe(1);
+    expect(res.stderr.trim()).toBe('deep-research: unknown research id nope-123');
+  });
+
+  it('names the variable to set when no model is configured, and starts nothing', async () => {
+    const res = await cli(['start', 'anything'], { OPENAI_BASE_URL: undefined, OPENAI_API_KEY: undefined });
+    expect(res.code).toBe(1);
+    expect(res.stderr.trim()).toBe(
+      'deep-research: no model configured: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local OpenAI-compatible server such as Ollama',
+    );
+  });
+
+  it('says Temporal is unreachable instead of hanging', async () => {
+    const res = await cli(['status', 'x'], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+    expect(res.code).toBe(1);
+    expect(res.stderr.trim()).toMatch(/^deep-research: Temporal is unreachable at 127\.0\.0\.1:1/);
+  });
+
+  it('names the bad key of an invalid setting', async () => {
+    const res = await cli(['start', 'q', '--set', 'max_sorces=3']);
+    expect(res.code).toBe(1);
+    expect(res.stderr.trim()).toBe('deep-research: invalid settings: unknown key "max_sorces"');
+  });
+});
