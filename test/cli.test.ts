@@ -63,6 +63,25 @@ describe('deep-research CLI', () => {
     expect(list.sessions.map((s) => s.research_id)).toContain(researchId);
   });
 
+  it('research --yes --json runs unattended to the end; watch replays the event log', async () => {
+    const res = await cli(['research', 'CLI unattended: heat pumps', '--yes', '--json', '--id', 'cli-yes', '--set', 'max_sources=4', '--set', 'max_iterations=1']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ researchId: 'cli-yes', status: 'completed' });
+    const watch = await cli(['watch', 'cli-yes']);
+    expect(watch.code, watch.stderr).toBe(0);
+    expect(watch.stdout).toMatch(/#1 AgentInput/);
+    expect(watch.stdout).toMatch(/→ fetch_url/);
+    expect(watch.stdout.trim().split('\n').at(-1)).toMatch(/StopEvent/);
+  });
+
+  it('research without a terminal and without --yes leaves the plan waiting and says how to approve', async () => {
+    const res = await cli(['research', 'CLI detached: tidal', '--id', 'cli-wait', '--json']);
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual({ researchId: 'cli-wait', status: 'awaiting_approval' });
+    expect(res.stderr).toContain('run "deep-research approve cli-wait"');
+    await env.client.reject('cli-wait');
+  });
+
   it('says which id is unknown', async () => {
     const res = await cli(['status', 'nope-123']);
     expect(res.code).toBe(1);

@@ -81,6 +81,13 @@ describe('a research session over the harness, end to end', () => {
     expect(s.usage.tokens_by_role.analyzer.calls).toBeGreaterThanOrEqual(2);
     expect(s.usage.search_calls).toBe(s.searched_queries.length);
 
+    // Temporal itself can list sessions by status (custom search attributes).
+    await waitFor('the session listed by ResearchStatus', async () => {
+      const byStatus = [];
+      for await (const wf of env.temporal.workflow.list({ query: `ResearchStatus = "completed" AND WorkflowId = "research-${researchId}"` })) byStatus.push(wf);
+      return byStatus.length === 1;
+    }, 10_000);
+
     // The final snapshot and the whole event log are persisted.
     const persisted = store.get(researchId);
     expect(persisted?.status).toBe('completed');

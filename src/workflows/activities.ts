@@ -5,11 +5,16 @@ import type { ResearchActivities } from '../activities/contracts';
 const NON_RETRYABLE = ['ConfigurationError', 'InvalidRequestError', 'AuthenticationError'];
 
 /** Model calls: slow, metered, heartbeat while waiting for the provider. */
-export const model = proxyActivities<Pick<ResearchActivities, 'decomposeQuery' | 'analyzeSources' | 'updateReport'>>({
+const MODEL_OPTIONS = {
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
-});
+} as const;
+
+/** The only activity planning can reach: no search, fetch or stored-text access before approval. */
+export const planner = proxyActivities<Pick<ResearchActivities, 'decomposeQuery'>>(MODEL_OPTIONS);
+
+export const model = proxyActivities<Pick<ResearchActivities, 'analyzeSources' | 'updateReport'>>(MODEL_OPTIONS);
 
 export const search = proxyActivities<Pick<ResearchActivities, 'webSearch'>>({
   startToCloseTimeout: '1 minute',

@@ -1,7 +1,8 @@
-// Planning and the human checkpoint. Nothing here can reach the web: only the planner model
-// activity is imported, so search and fetch are structurally impossible before approval.
+// Planning and the human checkpoint. Nothing here can reach the web: the only activity this module
+// can call is the planner model, so search, fetch and retrieval are structurally impossible before
+// approval (the research phase is entered only after `awaitApproval` returns 'approved').
 import { condition } from '@temporalio/workflow';
-import { model } from '../activities';
+import { planner } from '../activities';
 import type { Decision, ResearchSession } from '../session';
 import type { ExpandedQuery, ResearchPlan } from '../types';
 import { persistSession } from './persist';
@@ -16,7 +17,7 @@ export async function draftPlan(s: ResearchSession): Promise<void> {
     'decompose_query',
     { query: st.initial_query, clarifications: st.clarifications.length, feedback: st.plan_feedback.length },
     () =>
-      model.decomposeQuery({
+      planner.decomposeQuery({
         researchId: st.research_id,
         query: st.initial_query,
         clarifications: st.clarifications,
