@@ -56,8 +56,14 @@ describe('a research session over the harness, end to end', () => {
     expect(s.sources.length).toBeLessThanOrEqual(20);
     expect(new Set(s.sources.map((x) => x.url.replace(/\?.*$/, ''))).size).toBe(s.sources.length);
     const failed = s.sources.filter((x) => x.status === 'failed');
-    expect(failed.map((x) => x.url).sort()).toEqual([`${harness.web.url}/fail/404`, `${harness.web.url}/fail/500`]);
-    expect(failed.every((x) => x.notes && /HTTP (404|500)/.test(x.notes))).toBe(true);
+    expect(failed.map((x) => x.url).sort()).toEqual([
+      `${harness.web.url}/fail/404`,
+      `${harness.web.url}/fail/500`,
+      `${harness.web.url}/redirect?to=http://169.254.169.254/latest/meta-data/`,
+    ]);
+    expect(failed.find((x) => x.url.endsWith('/fail/404'))?.notes).toMatch(/HTTP 404/);
+    expect(failed.find((x) => x.url.endsWith('/fail/500'))?.notes).toMatch(/HTTP 500/);
+    expect(failed.find((x) => x.url.includes('169.254'))?.notes).toMatch(/refused http:\/\/169\.254\.169\.254: 169\.254\.169\.254 is a linkLocal address/);
     const fetched = s.sources.filter((x) => x.status === 'fetched');
     expect(fetched.length).toBeGreaterThanOrEqual(6);
 
@@ -97,6 +103,22 @@ describe('a research session over the harness, end to end', () => {
     expect(events.at(-1)?.type).toBe('StopEvent');
     expect(store.list().sessions[0].research_id).toBe(researchId);
     store.close();
+  });
+
+  it('a second session on the same question is served from the fetch cache, not the web', async () => {
+    const { researchId } = await env.client.start({
+      query: 'How fast is solar power growing?',
+      settings: { max_sources: 20, max_search_results_per_query: 4, batch_size: 4, max_iterations: 1, auto_approve: true },
+    });
+    await env.client.waitForResult(researchId);
+    const s = await env.client.state(researchId);
+    expect(s.sources.filter((x) => x.status === 'fetched').length).toBeGreaterThan(3);
+    // No successfully fetched document was requested from the web twice across both sessions.
+    const okPaths = harness.recorder.of('web').filter((r) => r.status === 200 && r.path !== '/robots.txt').map((r) => r.path);
+    expect(new Set(okPaths).size).toBe(okPaths.length);
+    const fetchResults = (await env.client.events(researchId)).filter((e) => e.type === 'ToolCallResult' && e.data.tool === 'fetch_url' && e.data.ok);
+    const cached = fetchResults.filter((e) => (e.data.result as { from_cache: boolean }).from_cache);
+    expect(cached.length).toBeGreaterThanOrEqual(fetchResults.length - 1);
   });
 
   it('starting the same research id twice does not start a second run', async () => {

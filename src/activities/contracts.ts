@@ -60,6 +60,8 @@ export interface FetchUrlOutput {
   status: number;
   size: number;
   fetched_at: string;
+  /** Served from the artifact store: fetched within the cache TTL, here or in another session. */
+  from_cache?: boolean;
 }
 
 export interface ParseContentInput {

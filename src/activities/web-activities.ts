@@ -5,7 +5,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AppConfig } from '../config/schema';
 import { kindOf, parseDocument, UnsupportedContentError } from '../parsing';
-import { HttpError } from '../providers/http-error';
+import { FetchRefusedError } from '../fetching/guard';
+import { SafeFetcher, UnsupportedTypeError } from '../fetching/fetcher';
+import type { FetchCache } from '../stores/fetch-cache';
 import { contentTypeForFile } from '../providers/search/local';
 import type { SearchProvider } from '../providers/search/types';
 import type { ArtifactStore } from '../stores/artifacts';
@@ -24,6 +26,8 @@ import { withHeartbeat } from './heartbeat';
 export interface WebDeps {
   config: AppConfig;
   artifacts: ArtifactStore;
+  fetcher: SafeFetcher;
+  cache: FetchCache;
   searchProvider: (name: WebSearchInput['provider']) => SearchProvider;
 }
 
@@ -41,31 +45,6 @@ export function createWebActivities(deps: WebDeps) {
     return { file_id: stored.file_id, kind: stored.kind, content_type: contentType, final_url: url, status: 200, size: stored.size, fetched_at: new Date().toISOString() };
   }
 
-  async function fetchHttp(url: string, signal: AbortSignal): Promise<FetchUrlOutput> {
-    const timeout = AbortSignal.timeout(config.fetch.timeout_seconds * 1000);
-    const res = await fetch(url, {
-      redirect: 'follow',
-      signal: AbortSignal.any([signal, timeout]),
-      headers: { 'user-agent': config.fetch.user_agent, accept: 'text/html,application/xhtml+xml,application/pdf,text/plain;q=0.9,*/*;q=0.5' },
-    });
-    if (!res.ok) {
-      await res.body?.cancel();
-      if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429) {
-        throw ApplicationFailure.nonRetryable(`HTTP ${res.status} for ${url}`, 'HttpClientError');
-      }
-      throw new HttpError(res.status, `HTTP ${res.status} for ${url}`, res.headers);
-    }
-    const contentType = res.headers.get('content-type') ?? '';
-    const kind = kindOf(contentType, res.url);
-    if (!kind) {
-      await res.body?.cancel();
-      throw ApplicationFailure.nonRetryable(`unsupported content type "${contentType}" at ${url}`, 'UnsupportedContent');
-    }
-    const body = await readCapped(res, config.fetch.max_bytes, url);
-    const stored = await artifacts.put(body, { name: url, kind, source_url: url, content_type: contentType });
-    return { file_id: stored.file_id, kind, content_type: contentType, final_url: res.url || url, status: res.status, size: body.length, fetched_at: new Date().toISOString() };
-  }
-
   return {
     async webSearch(input: WebSearchInput): Promise<WebSearchOutput> {
       try {
@@ -81,11 +60,28 @@ export function createWebActivities(deps: WebDeps) {
 
     async fetchUrl({ url }: FetchUrlInput): Promise<FetchUrlOutput> {
       if (/^file:/i.test(url)) return fetchLocalFile(url);
-      if (!/^https?:\/\//i.test(url)) throw ApplicationFailure.nonRetryable(`refused ${url}: only http(s) URLs are fetched`, 'FetchRefused');
-      if (/^https?:\/\/[^/]*@/i.test(url)) throw ApplicationFailure.nonRetryable('refused a URL with credentials in it', 'FetchRefused');
+      const cached = deps.cache.fresh(url, config.fetch.cache_ttl_seconds);
+      if (cached && (await artifacts.describe(cached.file_id))) {
+        const { url: _url, ...rest } = cached;
+        return { ...rest, from_cache: true };
+      }
       try {
-        return await withHeartbeat((signal) => fetchHttp(url, signal), 1_000);
+        const doc = await withHeartbeat((signal) => deps.fetcher.fetch(url, signal), 1_000);
+        const stored = await artifacts.put(doc.body, { name: url, kind: doc.kind, source_url: url, content_type: doc.contentType });
+        const result: FetchUrlOutput = {
+          file_id: stored.file_id,
+          kind: doc.kind,
+          content_type: doc.contentType,
+          final_url: doc.finalUrl,
+          status: doc.status,
+          size: doc.body.length,
+          fetched_at: new Date().toISOString(),
+        };
+        deps.cache.put({ url, ...result });
+        return result;
       } catch (err) {
+        if (err instanceof FetchRefusedError) throw ApplicationFailure.nonRetryable(err.message, 'FetchRefused');
+        if (err instanceof UnsupportedTypeError) throw ApplicationFailure.nonRetryable(err.message, 'UnsupportedContent');
         throw toFailure(err, `fetch ${url}`);
       }
     },
@@ -103,28 +99,4 @@ export function createWebActivities(deps: WebDeps) {
       }
     },
   };
-}
-
-/** Reads a body but stops as soon as it exceeds the cap, instead of after downloading it all. */
-async function readCapped(res: Response, maxBytes: number, url: string): Promise<Buffer> {
-  const declared = Number(res.headers.get('content-length'));
-  if (declared > maxBytes) {
-    await res.body?.cancel();
-    throw ApplicationFailure.nonRetryable(`${url} is ${declared} bytes, over the ${maxBytes}-byte limit`, 'FetchRefused');
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  if (!res.body) return Buffer.alloc(0);
-  const reader = res.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw ApplicationFailure.nonRetryable(`${url} is over the ${maxBytes}-byte limit`, 'FetchRefused');
-    }
-    chunks.push(Buffer.from(value));
-  }
-  return Buffer.concat(chunks);
 }

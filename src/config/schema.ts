@@ -55,6 +55,13 @@ export const configSchema = z
         timeout_seconds: z.number().int().min(1).max(300).default(30),
         max_bytes: z.number().int().min(1024).default(20 * 1024 * 1024),
         user_agent: z.string().min(1).default('deep-research/0.1 (+https://github.com/deep-research/deep-research)'),
+        connect_timeout_seconds: z.number().int().min(1).max(120).default(10),
+        max_redirects: z.number().int().min(0).max(20).default(5),
+        respect_robots: z.boolean().default(true),
+        per_host_concurrency: z.number().int().min(1).max(32).default(2),
+        min_host_gap_ms: z.number().int().min(0).max(60_000).default(0),
+        cache_ttl_seconds: z.number().int().min(0).default(86_400).describe('Serve a URL fetched this recently from the artifact store'),
+        allow_hosts: z.array(z.string().min(1)).default([]).describe('Hosts (host or host:port) exempt from the private-address guard; FETCH_ALLOW_HOSTS adds more'),
       })
       .strict(),
     temporal: z

@@ -31,13 +31,30 @@ export async function parseDocument(bytes: Buffer, contentType: string, url: str
   return { title: firstHeading?.[1]?.trim() ?? '', text: normalizeText(text), sections: (text.match(/^#{1,6}\s/gm) ?? []).length };
 }
 
-function decode(bytes: Buffer, contentType: string): string {
-  const charset = /charset=["']?([\w-]+)/i.exec(contentType)?.[1];
+/** Bytes to text: BOM first, then the Content-Type charset, then a <meta> declaration, else UTF-8. */
+export function decode(bytes: Buffer, contentType: string): string {
+  const bom = sniffBom(bytes);
+  const label = bom ?? /charset=["']?([\w.:-]+)/i.exec(contentType)?.[1] ?? metaCharset(bytes) ?? 'utf-8';
   try {
-    return new TextDecoder(charset ?? 'utf-8').decode(bytes);
+    return new TextDecoder(label).decode(bytes);
   } catch {
     return new TextDecoder('utf-8').decode(bytes);
   }
+}
+
+function sniffBom(bytes: Buffer): string | undefined {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return 'utf-8';
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
+  return undefined;
+}
+
+function metaCharset(bytes: Buffer): string | undefined {
+  const head = bytes.subarray(0, 4096).toString('latin1');
+  return (
+    /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(head)?.[1] ??
+    /<\?xml[^>]+encoding\s*=\s*["']([\w.:-]+)/i.exec(head)?.[1]
+  );
 }
 
 function looksBinary(text: string): boolean {

@@ -2,6 +2,7 @@
 // that fail (500, 404, never-ending), served over loopback.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { makePdf } from './pdf';
 import type { Recorder } from './recorder';
 
@@ -15,8 +16,11 @@ export interface WebOptions {
 
 export interface FakeWeb {
   url: string;
+  host: string;
   pageCount: number;
   setDelay(ms: number): void;
+  setRobots(text: string | undefined): void;
+  bigBytesSent(): number;
   close(): Promise<void>;
 }
 
@@ -53,6 +57,8 @@ export function pageHtml(n: number): string {
 export async function startWeb(recorder: Recorder, opts: WebOptions = {}): Promise<FakeWeb> {
   const pageCount = opts.pages ?? 40;
   let delay = opts.delayMs ?? 0;
+  let robots: string | undefined;
+  let bigBytesSent = 0;
   const server: Server = createServer((req, res) => {
     const entry = recorder.begin('web', req, req.url ?? '/');
     const finish = (status: number, type: string, body: string | Buffer) => {
@@ -73,17 +79,71 @@ export async function startWeb(recorder: Recorder, opts: WebOptions = {}): Promi
       if (path === '/fail/404') return finish(404, 'text/html', '<h1>Not found</h1>');
       if (path === '/binary') return finish(200, 'application/octet-stream', Buffer.alloc(64, 1));
       if (path === '/hang') return; // never answers
+      const query = new URL(req.url ?? '/', 'http://x').searchParams;
+      if (path === '/redirect') {
+        entry.status = 302;
+        res.writeHead(302, { location: query.get('to') ?? '/' });
+        return res.end(() => (entry.end = Date.now()));
+      }
+      if (path === '/loop') {
+        entry.status = 301;
+        res.writeHead(301, { location: '/loop' });
+        return res.end(() => (entry.end = Date.now()));
+      }
+      if (path === '/robots.txt' && robots) return finish(200, 'text/plain', robots);
+      if (path === '/big') {
+        // 50 MB, streamed: a client with a smaller cap must stop reading long before the end.
+        res.writeHead(200, { 'content-type': 'text/html' });
+        let sent = 0;
+        const chunk = Buffer.alloc(64 * 1024, 'a');
+        const pump = () => {
+          while (sent < 50 * 1024 * 1024) {
+            sent += chunk.length;
+            bigBytesSent = sent;
+            if (!res.write(chunk)) return res.once('drain', pump);
+          }
+          res.end();
+        };
+        res.on('close', () => (entry.end = Date.now()));
+        return pump();
+      }
+      if (path === '/drip') {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        const timer = setInterval(() => res.write('<p>.</p>'), 300);
+        res.on('close', () => clearInterval(timer));
+        return;
+      }
+      if (path === '/gzip') {
+        entry.status = 200;
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-encoding': 'gzip' });
+        return res.end(gzipSync(pageHtml(3)), () => (entry.end = Date.now()));
+      }
+      if (path === '/latin1') {
+        entry.status = 200;
+        res.writeHead(200, { 'content-type': 'text/html' });
+        const html = '<html><head><meta charset="iso-8859-1"><title>Caf\u00e9</title></head><body><article><p>' + 'Stra\u00dfe und Caf\u00e9 in M\u00fcnchen. '.repeat(20) + '</p></article></body></html>';
+        return res.end(Buffer.from(html, 'latin1'), () => (entry.end = Date.now()));
+      }
+      if (path === '/limited') {
+        entry.status = 429;
+        res.writeHead(429, { 'retry-after': '2', 'content-type': 'text/plain' });
+        return res.end('slow down', () => (entry.end = Date.now()));
+      }
       finish(404, 'text/html', '<h1>Not found</h1>');
     };
-    if (delay > 0 && path !== '/hang') setTimeout(serve, delay);
+    if (delay > 0 && path.startsWith('/page/')) setTimeout(serve, delay);
+    else if (delay > 0 && path.startsWith('/doc/')) setTimeout(serve, delay);
     else serve();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    host: `127.0.0.1:${port}`,
     pageCount,
     setDelay: (ms) => (delay = ms),
+    setRobots: (text) => (robots = text),
+    bigBytesSent: () => bigBytesSent,
     close: () =>
       new Promise((r) => {
         server.closeAllConnections();

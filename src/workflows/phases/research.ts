@@ -134,6 +134,7 @@ async function fetchOne(s: ResearchSession, source: Source): Promise<void> {
       status: r.status,
       content_type: r.content_type,
       size: r.size,
+      from_cache: r.from_cache ?? false,
     }));
     Object.assign(source, { file_id: raw.file_id, final_url: raw.final_url, content_type: raw.content_type, retrieved_at: raw.fetched_at });
     s.state.artifacts.push({ file_id: raw.file_id, name: `${source.id}-raw`, kind: raw.kind, source_url: source.url });

@@ -1,0 +1,153 @@
+// Fetching like a careful browser: the SSRF guard on every hop, robots.txt, per-host politeness,
+// connect/header/body timeouts, bounded redirects, a body cap enforced while streaming, and a
+// content-type allowlist. Decompression (gzip, deflate, br) is undici's.
+import { Agent, fetch, type Response } from 'undici';
+import { kindOf } from '../parsing';
+import { HttpError } from '../providers/http-error';
+import type { ArtifactKind } from '../workflows/types';
+import { checkUrl, FetchRefusedError, guardedLookup, type Target } from './guard';
+import { HostLimiter } from './host-limiter';
+import { RobotsCache } from './robots';
+
+export const ROBOTS_AGENT = 'deep-research';
+
+export interface FetcherOptions {
+  userAgent: string;
+  timeoutMs: number;
+  connectTimeoutMs: number;
+  maxBytes: number;
+  maxRedirects: number;
+  allow: Set<string>;
+  respectRobots: boolean;
+  perHostConcurrency: number;
+  minHostGapMs: number;
+}
+
+export interface FetchedDocument {
+  finalUrl: string;
+  status: number;
+  contentType: string;
+  kind: ArtifactKind;
+  body: Buffer;
+}
+
+export class UnsupportedTypeError extends Error {
+  override name = 'UnsupportedContent';
+}
+
+export class SafeFetcher {
+  private readonly guarded: Agent;
+  private readonly open: Agent;
+  private readonly robots = new RobotsCache((url) => this.robotsText(url));
+  private readonly limiter: HostLimiter;
+
+  constructor(private readonly opts: FetcherOptions) {
+    const common = { headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs, connectTimeout: opts.connectTimeoutMs };
+    this.guarded = new Agent({ ...common, connect: { lookup: guardedLookup, timeout: opts.connectTimeoutMs } });
+    this.open = new Agent({ ...common, connect: { timeout: opts.connectTimeoutMs } });
+    this.limiter = new HostLimiter(opts.perHostConcurrency, opts.minHostGapMs);
+  }
+
+  async fetch(raw: string, signal: AbortSignal): Promise<FetchedDocument> {
+    const deadline = AbortSignal.any([signal, AbortSignal.timeout(this.opts.timeoutMs)]);
+    let target = checkUrl(raw, this.opts.allow);
+    for (let hop = 0; ; hop++) {
+      const crawlDelayMs = await this.checkRobots(target);
+      const res = await this.limiter.run(target.url.host, crawlDelayMs, () => this.request(target, deadline), deadline);
+      const location = res.headers.get('location');
+      if (res.status >= 300 && res.status < 400 && location) {
+        await res.body?.cancel();
+        if (hop >= this.opts.maxRedirects) throw new FetchRefusedError(`gave up on ${raw} after ${this.opts.maxRedirects} redirects (a redirect loop?)`);
+        target = checkUrl(new URL(location, target.url).href, this.opts.allow);
+        continue;
+      }
+      if (!res.ok) {
+        await res.body?.cancel();
+        throw new HttpError(res.status, `HTTP ${res.status} for ${target.url.href}`, toHeaders(res));
+      }
+      const contentType = res.headers.get('content-type') ?? '';
+      const kind = kindOf(contentType, target.url.pathname);
+      if (!kind) {
+        await res.body?.cancel();
+        throw new UnsupportedTypeError(`unsupported content type "${contentType}" at ${target.url.href}`);
+      }
+      const body = await readCapped(res, this.opts.maxBytes, target.url.href);
+      return { finalUrl: target.url.href, status: res.status, contentType, kind, body };
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.guarded.close(), this.open.close()]);
+  }
+
+  private async request(target: Target, signal: AbortSignal): Promise<Response> {
+    try {
+      return await fetch(target.url, {
+        dispatcher: target.allowed ? this.open : this.guarded,
+        redirect: 'manual',
+        signal,
+        headers: {
+          'user-agent': this.opts.userAgent,
+          accept: 'text/html,application/xhtml+xml,application/pdf,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.5',
+          'accept-encoding': 'gzip, deflate, br',
+        },
+      });
+    } catch (err) {
+      const cause = (err as { cause?: unknown }).cause;
+      if (cause instanceof FetchRefusedError) throw cause;
+      if (cause instanceof Error) throw Object.assign(new Error(`${target.url.origin}: ${cause.message}`), { name: cause.name, code: (cause as { code?: string }).code });
+      throw err;
+    }
+  }
+
+  private async checkRobots(target: Target): Promise<number> {
+    if (!this.opts.respectRobots) return 0;
+    const rules = await this.robots.rules(target.url);
+    if (!rules) return 0;
+    if (rules.isAllowed(target.url.href, ROBOTS_AGENT) === false) {
+      throw new FetchRefusedError(`robots.txt of ${target.url.host} disallows ${target.url.pathname} (set fetch.respect_robots to false to ignore it)`);
+    }
+    const delay = Number(rules.getCrawlDelay(ROBOTS_AGENT) ?? 0);
+    return Number.isFinite(delay) ? Math.min(delay, 30) * 1000 : 0;
+  }
+
+  private async robotsText(robotsUrl: string): Promise<string | undefined> {
+    const target = checkUrl(robotsUrl, this.opts.allow);
+    const res = await this.request(target, AbortSignal.timeout(Math.min(this.opts.timeoutMs, 10_000)));
+    if (res.status !== 200) {
+      await res.body?.cancel();
+      return undefined;
+    }
+    return (await readCapped(res, 512 * 1024, robotsUrl)).toString('utf8');
+  }
+}
+
+/** Reads a body but stops as soon as it exceeds the cap, instead of after downloading it all. */
+export async function readCapped(res: Response, maxBytes: number, url: string): Promise<Buffer> {
+  const declared = Number(res.headers.get('content-length'));
+  if (declared > maxBytes) {
+    await res.body?.cancel();
+    throw new FetchRefusedError(`${url} is ${declared} bytes, over the ${maxBytes}-byte limit`);
+  }
+  if (!res.body) return Buffer.alloc(0);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const reader = res.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw new FetchRefusedError(`${url} is over the ${maxBytes}-byte limit`);
+    }
+    chunks.push(Buffer.from(value));
+  }
+  return Buffer.concat(chunks);
+}
+
+function toHeaders(res: Response): Record<string, string> {
+  const out: Record<string, string> = {};
+  res.headers.forEach((value, key) => (out[key] = value));
+  return out;
+}

@@ -1,0 +1,47 @@
+// Which URL was fetched when, into which artifact: a URL fetched again within the TTL — in this
+// session or another — is served from the artifact store instead of the network.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { ArtifactKind } from '../workflows/types';
+
+export interface CachedFetch {
+  url: string;
+  file_id: string;
+  kind: ArtifactKind;
+  content_type: string;
+  final_url: string;
+  status: number;
+  size: number;
+  fetched_at: string;
+}
+
+export class FetchCache {
+  private readonly db: Database.Database;
+
+  constructor(file: string) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(`CREATE TABLE IF NOT EXISTS fetches (
+      url TEXT PRIMARY KEY, file_id TEXT NOT NULL, kind TEXT NOT NULL, content_type TEXT NOT NULL,
+      final_url TEXT NOT NULL, status INTEGER NOT NULL, size INTEGER NOT NULL, fetched_at TEXT NOT NULL)`);
+  }
+
+  fresh(url: string, ttlSeconds: number, now = Date.now()): CachedFetch | undefined {
+    if (ttlSeconds <= 0) return undefined;
+    const row = this.db.prepare('SELECT * FROM fetches WHERE url = ?').get(url) as CachedFetch | undefined;
+    return row && now - Date.parse(row.fetched_at) <= ttlSeconds * 1000 ? row : undefined;
+  }
+
+  put(entry: CachedFetch): void {
+    this.db
+      .prepare('INSERT OR REPLACE INTO fetches (url, file_id, kind, content_type, final_url, status, size, fetched_at) VALUES (@url, @file_id, @kind, @content_type, @final_url, @status, @size, @fetched_at)')
+      .run(entry);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
