@@ -5,8 +5,11 @@ import { JSDOM, VirtualConsole } from 'jsdom';
 import type { ParsedDocument } from './types';
 
 const MIN_READABLE_CHARS = 200;
+/** More elements than this and a DOM costs seconds to minutes: such pages take the light path. */
+export const MAX_DOM_ELEMENTS = 25_000;
 
 export function parseHtml(html: string, url: string): ParsedDocument {
+  if (countTags(html) > MAX_DOM_ELEMENTS) return parseWithoutDom(html);
   const dom = new JSDOM(html, { url: safeUrl(url), virtualConsole: new VirtualConsole() });
   try {
     const doc = dom.window.document;
@@ -21,6 +24,37 @@ export function parseHtml(html: string, url: string): ParsedDocument {
   } finally {
     dom.window.close();
   }
+}
+
+function countTags(html: string): number {
+  let n = 0;
+  for (let i = html.indexOf('<'); i >= 0 && n <= MAX_DOM_ELEMENTS; i = html.indexOf('<', i + 1)) {
+    const c = html.charCodeAt(i + 1);
+    if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) n++;
+  }
+  return n;
+}
+
+/** Text without building a DOM: drop non-content elements, turn block ends into newlines, strip tags. */
+function parseWithoutDom(html: string): ParsedDocument {
+  const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1] ?? '';
+  const text = html
+    .replace(/<(script|style|noscript|template|svg|nav|footer|header|aside)\b[\s\S]*?<\/\1>/gi, ' ')
+    .replace(/<!--[\s\S]*?-->/g, ' ')
+    .replace(/<\/(p|div|li|h[1-6]|tr|section|article|br)>|<br\s*\/?>/gi, '\n')
+    .replace(/<[^>]*>/g, ' ');
+  return { title: decodeEntities(title).trim(), text: normalizeText(decodeEntities(text)), sections: (html.match(/<h[1-3][\s>]/gi) ?? []).length };
+}
+
+function decodeEntities(text: string): string {
+  const named: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
+    if (e[0] === '#') {
+      const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+      return Number.isFinite(code) && code > 0 && code < 0x110000 ? String.fromCodePoint(code) : m;
+    }
+    return named[e.toLowerCase()] ?? m;
+  });
 }
 
 export function normalizeText(text: string): string {

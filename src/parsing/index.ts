@@ -1,16 +1,18 @@
 import type { ArtifactKind } from '../workflows/types';
 import { normalizeText, parseHtml } from './html';
+import { parseDocx } from './docx';
 import { parsePdf } from './pdf';
-import type { ParsedDocument } from './types';
+import { UnsupportedContentError, type ParsedDocument } from './types';
 
 export type { ParsedDocument } from './types';
 
-export class UnsupportedContentError extends Error {
-  override name = 'UnsupportedContent';
-}
+export { UnsupportedContentError } from './types';
+
+export const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
 export function kindOf(contentType: string, url = ''): ArtifactKind | undefined {
   const type = contentType.split(';')[0].trim().toLowerCase();
+  if (type === DOCX_TYPE || (!type && /\.docx$/i.test(url))) return 'docx';
   if (type === 'application/pdf' || (!type && /\.pdf$/i.test(url))) return 'pdf';
   if (type === 'text/html' || type === 'application/xhtml+xml' || (!type && /\.html?$/i.test(url))) return 'html';
   if (type.startsWith('text/') || type === 'application/json' || type === 'application/xml' || (!type && /\.(md|txt)$/i.test(url))) return 'text';
@@ -23,6 +25,7 @@ export async function parseDocument(bytes: Buffer, contentType: string, url: str
     if (bytes.subarray(0, 1024).indexOf('%PDF-') < 0) throw new UnsupportedContentError('served as PDF but is not a PDF file');
     return parsePdf(bytes);
   }
+  if (kind === 'docx') return parseDocx(bytes, url);
   if (kind === undefined) throw new UnsupportedContentError(`unsupported content type "${contentType}"`);
   const text = decode(bytes, contentType);
   if (looksBinary(text)) throw new UnsupportedContentError(`binary data served as ${contentType}`);

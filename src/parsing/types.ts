@@ -3,3 +3,7 @@ export interface ParsedDocument {
   text: string;
   sections: number;
 }
+
+export class UnsupportedContentError extends Error {
+  override name = 'UnsupportedContent';
+}

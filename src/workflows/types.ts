@@ -96,7 +96,7 @@ export interface Source {
   notes?: string;
 }
 
-export type ArtifactKind = 'html' | 'pdf' | 'text';
+export type ArtifactKind = 'html' | 'pdf' | 'docx' | 'text';
 
 export interface ArtifactRef {
   file_id: string;

@@ -15,6 +15,7 @@ const EXTENSIONS: Record<string, string> = {
   '.html': 'text/html',
   '.htm': 'text/html',
   '.pdf': 'application/pdf',
+  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
 };
 
 interface IndexedDoc {
