@@ -82,6 +82,20 @@ describe('deep-research CLI', () => {
     await env.client.reject('cli-wait');
   });
 
+  it('extract fetches and parses one URL: text, markdown with headings, JSON with metadata; refuses private addresses', async () => {
+    const text = await cli(['extract', `${harness.web.url}/page/4`]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('Study 4 reports that');
+    expect(text.stdout).not.toContain('Cookie notice');
+    const md = await cli(['extract', `${harness.web.url}/page/4`, '--markdown']);
+    expect(md.stdout).toMatch(/^## Costs$/m);
+    const json = JSON.parse((await cli(['extract', `${harness.web.url}/doc/5.pdf`, '--json'])).stdout) as { title: string; sections: number; content_type: string };
+    expect(json).toMatchObject({ title: 'Report 5 on hydrogen', sections: 2, content_type: 'application/pdf' });
+    const refused = await cli(['extract', 'http://169.254.169.254/latest/meta-data/']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim()).toBe('deep-research: refused http://169.254.169.254: 169.254.169.254 is a linkLocal address (allow a host with FETCH_ALLOW_HOSTS)');
+  });
+
   it('says which id is unknown', async () => {
     const res = await cli(['status', 'nope-123']);
     expect(res.code).toBe(1);

@@ -59,6 +59,27 @@ describe('parsing', () => {
     expect(() => checkZip(Buffer.from('PK not really'))).toThrow('not a DOCX file');
   });
 
+  it('keeps metadata and the heading path and offsets of every section, for citations', async () => {
+    const html = `<!doctype html><html lang="de"><head><title>Speicher | Energieblog</title>
+      <link rel="canonical" href="/artikel/speicher"><meta property="og:site_name" content="Energieblog">
+      <meta property="article:published_time" content="2026-03-01T10:00:00Z"></head><body>
+      <nav>Menü Startseite Impressum</nav><article><h1>Speicher</h1><p class="byline">Von Erika Muster</p>
+      <h2>Kosten</h2><p>${'Die Kosten für Batteriespeicher sinken jedes Jahr deutlich. '.repeat(4)}</p>
+      <h3>Im Jahr 2025</h3><p>${'Im Jahr 2025 fielen die Preise um zwanzig Prozent. '.repeat(4)}</p>
+      <h2>Politik</h2><ul><li>Förderung</li><li>Netzentgelte</li></ul><p>${'Die Politik setzt Anreize für Speicher im Netz. '.repeat(4)}</p>
+      </article><footer>Cookies</footer></body></html>`;
+    const doc = await parseDocument(Buffer.from(html), 'text/html; charset=utf-8', 'https://energie.example/x?y=1');
+    expect(doc.meta).toMatchObject({ language: 'de', canonical_url: 'https://energie.example/artikel/speicher', site_name: 'Energieblog', published: '2026-03-01T10:00:00Z' });
+    const md = doc.markdown ?? '';
+    const section = (p: string[]) => doc.outline?.find((s) => s.path.join(' > ') === p.join(' > '));
+    const y2025 = section(['Kosten', 'Im Jahr 2025']);
+    expect(y2025, JSON.stringify(doc.outline)).toBeDefined();
+    expect(md.slice(y2025!.start, y2025!.end)).toContain('fielen die Preise um zwanzig Prozent');
+    expect(md.slice(y2025!.start, y2025!.end)).not.toContain('Politik setzt');
+    expect(md.slice(section(['Politik'])!.start, section(['Politik'])!.end)).toMatch(/- Förderung\n- Netzentgelte/);
+    expect(md).not.toContain('Impressum');
+  });
+
   it('survives malformed, truncated and enormous HTML', async () => {
     const truncated = await parseDocument(Buffer.from('<html><head><title>Cut</title></head><body><article><p>' + 'Words that matter for the reader. '.repeat(20) + '<p>and then it st'), 'text/html', 'http://x/');
     expect(truncated.text).toContain('Words that matter');

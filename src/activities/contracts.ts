@@ -71,6 +71,10 @@ export interface ParseContentInput {
 }
 export interface ParseContentOutput {
   text_file_id: string;
+  /** JSON: title, byline, site, published date, language, canonical URL, and section offsets. */
+  meta_file_id?: string;
+  published?: string;
+  language?: string;
   title: string;
   snippet: string;
   chars: number;

@@ -13,6 +13,7 @@ import { ensureTemporalBinary } from '../temporal/binary';
 import { readDevServer, stopDevServer } from '../temporal/dev-server';
 import { runWorker } from '../worker/main';
 import { TERMINAL_STATUSES, type ResearchSnapshot } from '../workflows/types';
+import { extract } from './extract';
 import { formatEvent, formatPlan, formatStatus, progressLine } from './format';
 import { connect, ensureServer, ensureWorker, recordWorkerPid, usesEmbeddedServer } from './runtime';
 
@@ -268,6 +269,17 @@ export function buildProgram(): Command {
     .option('--status <status>')
     .option('--json')
     .action((o: Common & { limit: string; cursor?: string; status?: string }) => listSessions(loadConfig(), o));
+  program
+    .command('extract')
+    .argument('<url-or-file>')
+    .description('fetch and parse one document as research would (SSRF guard, robots.txt, limits)')
+    .addOption(new Option('--json', 'print the extraction as JSON').conflicts('markdown'))
+    .option('--markdown', 'print markdown for the model (default: plain text)')
+    .action(async (target: string, o: { json?: boolean; markdown?: boolean }) => {
+      const doc = await extract(target, loadConfig());
+      if (o.json) out(true, doc, '');
+      else process.stdout.write(`${o.markdown ? (doc.markdown ?? doc.text) : doc.text}\n`);
+    });
   program
     .command('metadata')
     .description('the settings schema and session collection (researchMetadata workflow)')

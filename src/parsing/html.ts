@@ -2,7 +2,8 @@
 // finds too little.
 import { Readability } from '@mozilla/readability';
 import { JSDOM, VirtualConsole } from 'jsdom';
-import type { ParsedDocument } from './types';
+import { toMarkdown } from './markdown';
+import type { DocumentMeta, ParsedDocument } from './types';
 
 const MIN_READABLE_CHARS = 200;
 /** More elements than this and a DOM costs seconds to minutes: such pages take the light path. */
@@ -14,15 +15,50 @@ export function parseHtml(html: string, url: string): ParsedDocument {
   try {
     const doc = dom.window.document;
     const pageTitle = doc.title?.trim() ?? '';
+    const canonical = doc.querySelector('link[rel="canonical"]')?.getAttribute('href') ?? undefined;
     const article = new Readability(doc.cloneNode(true) as Document).parse();
     const readable = normalizeText(article?.textContent ?? '');
     if (article && readable.length >= MIN_READABLE_CHARS) {
-      return { title: (article.title ?? pageTitle).trim(), text: readable, sections: countHeadings(article.content ?? '') };
+      const { markdown, sections } = toMarkdown(JSDOM.fragment(article.content ?? ''));
+      return {
+        title: (article.title ?? pageTitle).trim(),
+        text: readable,
+        sections: sections.filter((s) => s.path.length).length,
+        markdown,
+        outline: sections,
+        meta: clean({
+          byline: article.byline ?? undefined,
+          site_name: article.siteName ?? undefined,
+          published: article.publishedTime ?? undefined,
+          language: article.lang ?? doc.documentElement.lang ?? undefined,
+          canonical_url: canonical ? absolute(canonical, url) : undefined,
+        }),
+      };
     }
     for (const el of Array.from(doc.querySelectorAll('script, style, noscript, nav, footer, header, aside'))) el.remove();
-    return { title: pageTitle, text: normalizeText(doc.body?.textContent ?? ''), sections: doc.querySelectorAll('h1, h2, h3').length };
+    const { markdown, sections } = toMarkdown(doc.body ?? doc.documentElement);
+    return {
+      title: pageTitle,
+      text: normalizeText(doc.body?.textContent ?? ''),
+      sections: sections.filter((s) => s.path.length).length,
+      markdown,
+      outline: sections,
+      meta: clean({ language: doc.documentElement.lang || undefined, canonical_url: canonical ? absolute(canonical, url) : undefined }),
+    };
   } finally {
     dom.window.close();
+  }
+}
+
+function clean(meta: DocumentMeta): DocumentMeta {
+  return Object.fromEntries(Object.entries(meta).filter(([, v]) => typeof v === 'string' && v.trim())) as DocumentMeta;
+}
+
+function absolute(href: string, base: string): string | undefined {
+  try {
+    return new URL(href, base).href;
+  } catch {
+    return undefined;
   }
 }
 
@@ -64,10 +100,6 @@ export function normalizeText(text: string): string {
     .replace(/ *\n */g, '\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
-}
-
-function countHeadings(html: string): number {
-  return (html.match(/<h[1-6][\s>]/gi) ?? []).length;
 }
 
 function safeUrl(url: string): string {

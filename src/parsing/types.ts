@@ -1,7 +1,24 @@
+import type { DocSection } from './markdown';
+
+export interface DocumentMeta {
+  byline?: string;
+  site_name?: string;
+  published?: string;
+  language?: string;
+  canonical_url?: string;
+}
+
 export interface ParsedDocument {
   title: string;
+  /** Plain text of the main content. */
   text: string;
+  /** Number of sections (headings, or pages for a PDF). */
   sections: number;
+  /** Markdown for the model, where the format has structure (HTML, DOCX). */
+  markdown?: string;
+  /** Heading path and character range in `markdown` of each section. */
+  outline?: DocSection[];
+  meta?: DocumentMeta;
 }
 
 export class UnsupportedContentError extends Error {

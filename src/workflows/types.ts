@@ -92,6 +92,10 @@ export interface Source {
   file_id?: string;
   /** Parsed text (artifact store id). */
   text_file_id?: string;
+  /** Metadata and section offsets of the parsed text (artifact store id). */
+  meta_file_id?: string;
+  published?: string;
+  language?: string;
   chars?: number;
   notes?: string;
 }

@@ -144,7 +144,14 @@ async function fetchOne(s: ResearchSession, source: Source): Promise<void> {
       () => web.parseContent({ file_id: raw.file_id, content_type: raw.content_type, url: raw.final_url }),
       (r) => ({ text_file_id: r.text_file_id, chars: r.chars, title: r.title }),
     );
-    Object.assign(source, { text_file_id: parsed.text_file_id, chars: parsed.chars, status: 'fetched' });
+    Object.assign(source, {
+      text_file_id: parsed.text_file_id,
+      meta_file_id: parsed.meta_file_id,
+      published: parsed.published,
+      language: parsed.language,
+      chars: parsed.chars,
+      status: 'fetched',
+    });
     if (parsed.title) source.title = parsed.title;
     if (parsed.snippet) source.snippet = parsed.snippet;
     s.state.artifacts.push({ file_id: parsed.text_file_id, name: `${source.id}-text`, kind: 'text', source_url: source.url });
