@@ -9,6 +9,7 @@ import type {
   ResearchPlan,
   ResearchSettings,
   ResearchSnapshot,
+  SourceFidelity,
 } from '../workflows/types';
 
 export interface ModelUsage {
@@ -111,6 +112,9 @@ export interface AnalyzeSourcesOutput {
   findings: AnalyzedFinding[];
   gaps: AnalyzedGap[];
   usage: ModelUsage;
+  /** How much of each source the analysis could read within its token budget. */
+  fidelity: Record<string, SourceFidelity>;
+  budget_tokens: number;
 }
 
 export interface SourceRef {
@@ -141,6 +145,9 @@ export interface VerifyCitationsInput {
   report_markdown: string;
   fetched: FetchedSourceRef[];
   failed_sources: number;
+  /** Overall content fidelity of the analysis, for the report's notes. */
+  content_fidelity?: number;
+  open_gaps?: number;
 }
 export interface VerifyCitationsOutput {
   report_markdown: string;

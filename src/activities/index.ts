@@ -53,7 +53,7 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   });
   const cache = new FetchCache(path.join(config.data_dir, 'fetch-cache.db'));
   const activities: ResearchActivities = {
-    ...createModelActivities({ model, artifacts, credentialHint: 'OPENAI_API_KEY' }),
+    ...createModelActivities({ model, modelName: () => config.model.model, artifacts, budget: config.budget, credentialHint: 'OPENAI_API_KEY' }),
     ...createWebActivities({ config, artifacts, fetcher, cache, searchProvider: (name) => (name === 'local' ? local() : searxng()) }),
     ...createStoreActivities(sessionStore),
   };

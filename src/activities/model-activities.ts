@@ -1,4 +1,7 @@
 // Model activities: planning, analysis and report patches. No search or fetch ability here.
+import { allocate, phaseBudget, type BudgetSettings } from '../budget/allocate';
+import { condense } from '../budget/condense';
+import { countTokens } from '../budget/tokens';
 import { analyzerPrompt, ANALYZER_SYSTEM } from '../prompts/analyzer';
 import { PLANNER_SYSTEM, plannerPrompt } from '../prompts/planner';
 import { WRITER_SYSTEM, writerPrompt } from '../prompts/writer';
@@ -20,7 +23,10 @@ import { analysisSchema, planSchema, reportPatchSchema } from './schemas';
 
 export interface ModelDeps {
   model: () => ModelProvider;
+  /** The configured model name, for token counting (no provider needed). */
+  modelName: () => string;
   artifacts: ArtifactStore;
+  budget: BudgetSettings;
   credentialHint: string;
 }
 
@@ -49,12 +55,25 @@ export function createModelActivities(deps: ModelDeps) {
     },
 
     async analyzeSources(input: AnalyzeSourcesInput): Promise<AnalyzeSourcesOutput> {
-      const sources = await Promise.all(
-        input.sources.map(async (s) => ({ ...s, text: (await deps.artifacts.getText(s.text_file_id)).slice(0, input.max_source_chars) })),
+      const modelName = deps.modelName();
+      const texts = await Promise.all(input.sources.map(async (s) => (await deps.artifacts.getText(s.text_file_id)).slice(0, input.max_source_chars)));
+      const budget = phaseBudget(deps.budget, 'analysis');
+      const plan = allocate(
+        input.sources.map((s, i) => ({ id: s.id, tokens: countTokens(texts[i], modelName), relevance: 1 - i / Math.max(1, input.sources.length) })),
+        budget,
+        deps.budget.protected_top_sources,
       );
+      const sources = input.sources
+        .map((s, i) => {
+          const a = plan.allocations[i];
+          const ratio = a.full_tokens ? a.allocated_tokens / a.full_tokens : 1;
+          return { ...s, text: condense(texts[i], a.level, Math.floor(texts[i].length * ratio), s.title) };
+        })
+        .filter((s) => s.text);
       const prompt = analyzerPrompt({ ...input, sources });
       const { object, usage } = await call('analyzer', 'source_analysis', ANALYZER_SYSTEM, prompt, analysisSchema);
-      return { findings: object.findings, gaps: object.gaps, usage };
+      const fidelity = Object.fromEntries(plan.allocations.map((a) => [a.id, { level: a.level, fidelity: a.fidelity, full_tokens: a.full_tokens, allocated_tokens: a.allocated_tokens }]));
+      return { findings: object.findings, gaps: object.gaps, usage, fidelity, budget_tokens: budget };
     },
 
     async updateReport(input: UpdateReportInput): Promise<UpdateReportOutput> {

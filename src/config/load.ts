@@ -26,6 +26,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const config = parsed.data;
   if (env.OPENAI_BASE_URL) config.model.base_url = env.OPENAI_BASE_URL;
   if (env.OPENAI_MODEL) config.model.model = env.OPENAI_MODEL;
+  if (env.MODEL_CONTEXT_TOKENS) {
+    const tokens = Number(env.MODEL_CONTEXT_TOKENS);
+    if (!Number.isInteger(tokens) || tokens < 2_000) throw new ConfigError('MODEL_CONTEXT_TOKENS must be a whole number of at least 2000');
+    config.budget.context_tokens = tokens;
+  }
   if (env.SEARXNG_URL) config.search.searxng_url = env.SEARXNG_URL;
   if (env.LOCAL_DOCS_DIR) config.search.local_path = env.LOCAL_DOCS_DIR;
   if (env.TEMPORAL_ADDRESS) config.temporal.address = env.TEMPORAL_ADDRESS;

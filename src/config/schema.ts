@@ -64,6 +64,26 @@ export const configSchema = z
         allow_hosts: z.array(z.string().min(1)).default([]).describe('Hosts (host or host:port) exempt from the private-address guard; FETCH_ALLOW_HOSTS adds more'),
       })
       .strict(),
+    budget: z
+      .object({
+        context_tokens: z.number().int().min(2_000).default(128_000).describe("The model's context window; overridden by MODEL_CONTEXT_TOKENS"),
+        runtime_overhead_tokens: z.number().int().min(0).default(4_000).describe('Prompts and instructions around the sources'),
+        safety_margin: z.number().min(0).max(0.5).default(0.1),
+        shares: z
+          .object({ planning: z.number().min(0).max(1), analysis: z.number().min(0).max(1), synthesis: z.number().min(0).max(1), refinement: z.number().min(0).max(1) })
+          .strict()
+          .refine((v) => v.planning + v.analysis + v.synthesis + v.refinement <= 1.0001, 'phase shares must add up to at most 1')
+          .default({ planning: 0.1, analysis: 0.4, synthesis: 0.35, refinement: 0.15 }),
+        protected_top_sources: z.number().int().min(0).max(50).default(5).describe('These many top sources never fall below 30% fidelity'),
+      })
+      .strict()
+      .default({
+        context_tokens: 128_000,
+        runtime_overhead_tokens: 4_000,
+        safety_margin: 0.1,
+        shares: { planning: 0.1, analysis: 0.4, synthesis: 0.35, refinement: 0.15 },
+        protected_top_sources: 5,
+      }),
     temporal: z
       .object({
         address: z.string().default('127.0.0.1:7233').describe('Overridden by TEMPORAL_ADDRESS'),

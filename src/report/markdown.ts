@@ -120,7 +120,12 @@ const CITATION_GROUP = /\[((?:S\d+)(?:\s*[,;]\s*S\d+)*)\]/g;
  * Keeps only citations of fetched sources, then rebuilds the generated Sources and Notes sections
  * (replacing any earlier ones, so a retried verification never duplicates them).
  */
-export function verifyReportCitations(markdown: string, fetched: CitableSource[], failedSources: number): VerifiedReport {
+export function verifyReportCitations(
+  markdown: string,
+  fetched: CitableSource[],
+  failedSources: number,
+  extra: { contentFidelity?: number; openGaps?: number } = {},
+): VerifiedReport {
   const known = new Map(fetched.map((s) => [s.id, s]));
   const report = parseReport(markdown);
   report.sections = report.sections.filter((s) => !isGenerated(s.title));
@@ -155,6 +160,10 @@ export function verifyReportCitations(markdown: string, fetched: CitableSource[]
     notes.push(`> **Warning:** removed citations of sources that were never fetched: ${[...removed].sort((a, b) => idNumber(a) - idNumber(b)).join(', ')}.`);
   }
   if (failedSources) notes.push(`- ${failedSources} source(s) could not be fetched or parsed and were left out.`);
+  if (extra.contentFidelity !== undefined && extra.contentFidelity < 1) {
+    notes.push(`- Content fidelity ${Math.round(extra.contentFidelity * 100)}%: some sources were condensed to fit the model's context.`);
+  }
+  if (extra.openGaps) notes.push(`- ${extra.openGaps} open question(s) remain; see the findings' gaps in the session state.`);
   if (notes.length) report.sections.push({ title: 'Notes', body: notes.join('\n') });
   return { markdown: renderReport(report), removed: [...removed], cited: citedSources.map((s) => s.id) };
 }

@@ -192,10 +192,28 @@ export interface ResearchState {
   persisted_seq: number;
   usage: Usage;
   errors: ResearchError[];
+  /** How much of each analysed source fit the analysis budget (the seed's content_fidelity). */
+  content_fidelity?: Record<string, SourceFidelity>;
+  content_allocation_metadata?: ContentAllocation;
   /** Absolute deadline (epoch ms) of the running phase, kept across continue-as-new. */
   deadline_ms?: number;
   continued_runs: number;
   reason?: string;
+}
+
+export interface SourceFidelity {
+  level: string;
+  fidelity: number;
+  full_tokens: number;
+  allocated_tokens: number;
+}
+
+export interface ContentAllocation {
+  analysis_budget_tokens: number;
+  overall_fidelity: number;
+  condensed: string[];
+  /** Sources left out of the analysis; their full text stays in the artifact store under this id. */
+  dropped: { source_id: string; text_file_id: string }[];
 }
 
 export interface ResearchInput {

@@ -14,7 +14,14 @@ export async function verifyReport(s: ResearchSession): Promise<void> {
   const out = await s.tool(
     'verify_citations',
     { fetched: fetched.length },
-    () => store.verifyCitations({ report_markdown: st.report_markdown, fetched, failed_sources: st.sources.filter((x) => x.status === 'failed').length }),
+    () =>
+      store.verifyCitations({
+        report_markdown: st.report_markdown,
+        fetched,
+        failed_sources: st.sources.filter((x) => x.status === 'failed').length,
+        content_fidelity: st.content_allocation_metadata?.overall_fidelity,
+        open_gaps: st.gaps.filter((g) => !g.addressed).length,
+      }),
     (r) => ({ removed_citations: r.removed_citations, cited_sources: r.cited_sources.length }),
   );
   st.report_markdown = out.report_markdown;

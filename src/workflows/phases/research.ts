@@ -4,7 +4,7 @@ import { allHandlersFinished, condition, continueAsNew, isCancellation, workflow
 import type { SearchHit } from '../../activities/contracts';
 import { model, search, web } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
-import type { Finding, ResearchPlan, Source } from '../types';
+import type { Finding, ResearchPlan, Source, SourceFidelity } from '../types';
 import { persistSession } from './persist';
 import { normalizeUrl } from '../url';
 
@@ -185,6 +185,8 @@ async function analyzeBatch(s: ResearchSession, batch: Source[]): Promise<Findin
     gaps: r.gaps.length,
   }));
   s.addModelUsage(out.usage);
+  // Results recorded before token budgets existed carry no fidelity: replay must accept them.
+  if (out.fidelity) recordFidelity(s, out.fidelity, out.budget_tokens);
   const allowed = new Set(fetched.map((src) => src.id));
   const findings: Finding[] = out.findings.map((f, i) => ({
     id: `F${st.findings.length + i + 1}`,
@@ -197,6 +199,25 @@ async function analyzeBatch(s: ResearchSession, batch: Source[]): Promise<Findin
   for (const gap of out.gaps) st.gaps.push({ ...gap, addressed: false, iteration: st.iteration });
   s.emit('AgentOutput', { role: 'analyzer', findings: findings.length, gaps: out.gaps.length });
   return findings;
+}
+
+function recordFidelity(s: ResearchSession, fidelity: Record<string, SourceFidelity>, budget: number): void {
+  const st = s.state;
+  const all = (st.content_fidelity ??= {});
+  Object.assign(all, fidelity);
+  const entries = Object.entries(all);
+  const full = entries.reduce((sum, [, f]) => sum + f.full_tokens, 0);
+  const allocated = entries.reduce((sum, [, f]) => sum + f.allocated_tokens, 0);
+  st.content_allocation_metadata = {
+    analysis_budget_tokens: budget,
+    overall_fidelity: full ? Math.round((allocated / full) * 1000) / 1000 : 1,
+    condensed: entries.filter(([, f]) => f.level !== 'full' && f.level !== 'dropped').map(([id]) => id),
+    dropped: entries
+      .filter(([, f]) => f.level === 'dropped')
+      .map(([id]) => ({ source_id: id, text_file_id: st.sources.find((x) => x.id === id)?.text_file_id ?? '' })),
+  };
+  const degraded = Object.entries(fidelity).filter(([, f]) => f.level !== 'full');
+  if (degraded.length) s.info(`analysis budget ${budget} tokens: ${degraded.map(([id, f]) => `${id} ${f.level}`).join(', ')}`);
 }
 
 async function patchReport(s: ResearchSession, findings: Finding[]): Promise<void> {

@@ -1,0 +1,79 @@
+// Token budgets: sources degrade gracefully, lowest priority first, the top ones never below 30 %,
+// and a run over a small context window records and reports the fidelity it achieved.
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { allocate, phaseBudget, DEFAULT_BUDGET } from '../src/budget/allocate';
+import { condense } from '../src/budget/condense';
+import { countTokens, encodingFor } from '../src/budget/tokens';
+import { startEnvironment, startHarness, type Harness, type TestEnvironment } from './harness';
+
+describe('token budgets', () => {
+  it('counts tokens with the model family encoding', () => {
+    expect(encodingFor('gpt-4o-mini')).toBe('o200k_base');
+    expect(encodingFor('openrouter/meta-llama/llama-3.1-70b')).toBe('cl100k_base');
+    expect(countTokens('Hello world, this is a test.', 'gpt-4o')).toBe(8);
+  });
+
+  it('splits the usable context by phase', () => {
+    const usable = (128_000 - 4_000) * 0.9;
+    expect(phaseBudget(DEFAULT_BUDGET, 'analysis')).toBe(Math.floor(usable * 0.4));
+    expect(phaseBudget(DEFAULT_BUDGET, 'synthesis')).toBe(Math.floor(usable * 0.35));
+  });
+
+  it('keeps everything at full fidelity when it fits', () => {
+    const r = allocate([{ id: 'a', tokens: 100 }, { id: 'b', tokens: 100 }], 1_000);
+    expect(r.allocations.map((a) => a.level)).toEqual(['full', 'full']);
+    expect(r.overall_fidelity).toBe(1);
+  });
+
+  it('degrades lowest priority first, keeps the top 5 at key points or better, drops only the rest', () => {
+    const sources = Array.from({ length: 8 }, (_, i) => ({ id: `S${i + 1}`, tokens: 1_000, relevance: 1 - i / 8 }));
+    const r = allocate(sources, 1_600);
+    const level = Object.fromEntries(r.allocations.map((a) => [a.id, a]));
+    for (const id of ['S1', 'S2', 'S3', 'S4', 'S5']) expect(level[id].fidelity, id).toBeGreaterThanOrEqual(0.3);
+    expect(r.dropped).toEqual(['S6', 'S7', 'S8']);
+    expect(level.S1.fidelity).toBeGreaterThanOrEqual(level.S5.fidelity);
+    expect(r.allocations.reduce((sum, a) => sum + a.allocated_tokens, 0)).toBeLessThanOrEqual(1_600);
+    expect(r.overall_fidelity).toBeLessThan(0.2);
+    // A user boost lifts a source above others.
+    const boosted = allocate(sources.map((s) => (s.id === 'S8' ? { ...s, boost: 1, relevance: 1 } : s)), 1_600);
+    expect(boosted.dropped).not.toContain('S8');
+  });
+
+  it('condenses text by level using the document structure', () => {
+    const text = '## Costs\n\nFirst sentence. Second sentence. Third sentence. Fourth one.\n\n## Policy\n\nPolicy lead. More policy. Even more.';
+    expect(condense(text, 'full', 1000)).toBe(text);
+    expect(condense(text, 'key_points', 1000)).toBe('## Costs\n\n- First sentence.\n\n## Policy\n\n- Policy lead.');
+    expect(condense(text, 'compressed', 1000)).toContain('First sentence. Second sentence.');
+    expect(condense(text, 'compressed', 1000)).not.toContain('Fourth one.');
+    expect(condense(text, 'headline', 1000, 'Energy costs')).toBe('Energy costs — First sentence.');
+    expect(condense(text, 'dropped', 1000)).toBe('');
+    expect(condense(text, 'condensed', 20).length).toBeLessThanOrEqual(20);
+  });
+});
+
+describe('a run over a small context window', () => {
+  let harness: Harness;
+  let env: TestEnvironment;
+  beforeAll(async () => {
+    harness = await startHarness({ model: { gapIterations: 0 } });
+    env = await startEnvironment(harness, inject('temporalAddress'), { extraEnv: { MODEL_CONTEXT_TOKENS: '5000' } });
+  });
+  afterAll(async () => {
+    await env?.close();
+    await harness?.close();
+  });
+
+  it('condenses sources to fit, records fidelity per source and overall, and says so in the report', async () => {
+    const { researchId } = await env.client.start({ query: 'Budget check: solar power', settings: { auto_approve: true, max_sources: 6, max_iterations: 1, batch_size: 3 } });
+    await env.client.waitForResult(researchId);
+    const s = await env.client.state(researchId);
+    expect(s.status).toBe('completed');
+    const fidelity = Object.values(s.content_fidelity ?? {});
+    expect(fidelity.length).toBe(s.sources.filter((x) => x.status === 'fetched').length);
+    expect(fidelity.some((f) => f.level !== 'full')).toBe(true);
+    expect(fidelity.every((f) => f.fidelity >= 0.3)).toBe(true);
+    expect(s.content_allocation_metadata?.analysis_budget_tokens).toBe(Math.floor((5000 - 4000) * 0.9 * 0.4));
+    expect(s.content_allocation_metadata?.overall_fidelity).toBeLessThan(1);
+    expect(s.report_markdown).toMatch(/Content fidelity \d+%/);
+  });
+});
