@@ -1,6 +1,6 @@
 // Records workflow histories from real runs over the harness into test/histories/, for the replay
 // test. Re-record only on purpose: a committed history is a promise to running sessions.
-//   npm run record:histories
+//   npm run record:histories -- v2     (the prefix names the workflow version the files pin)
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,13 +13,14 @@ async function main(): Promise<void> {
   const harness = await startHarness({ model: { gapIterations: 1, clarify: true }, search: { includeFailing: true } });
   const env = await startEnvironment(harness, server.address);
   const out = path.join(__dirname, '..', 'test', 'histories');
+  const prefix = process.argv[2] ? `${process.argv[2]}-` : '';
   const save = async (name: string, researchId: string) => {
     const runs = [];
     for await (const wf of env.temporal.workflow.list({ query: `WorkflowId = "${workflowIdFor(researchId)}"` })) runs.push(wf);
     runs.sort((a, b) => a.startTime.getTime() - b.startTime.getTime());
     for (const [i, wf] of runs.entries()) {
       const history = await env.temporal.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory();
-      const file = path.join(out, runs.length > 1 ? `${name}-run${i + 1}.json` : `${name}.json`);
+      const file = path.join(out, `${prefix}${runs.length > 1 ? `${name}-run${i + 1}` : name}.json`);
       writeFileSync(file, JSON.stringify(JSON.parse(historyToJSON(history)), null, 1));
       console.log(`${file}: ${history.events?.length} events`);
     }

@@ -11,7 +11,8 @@ const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
 
 describe('replay of committed histories', () => {
   it('has recorded histories to replay', () => {
-    expect(files.length).toBeGreaterThanOrEqual(4);
+    expect(files.length).toBeGreaterThanOrEqual(8);
+    expect(files.some((f) => f.startsWith("v1-"))).toBe(true);
   });
 
   it.each(files)('%s replays deterministically', async (file) => {
