@@ -26,7 +26,7 @@ describe('cancel and timeout', () => {
 
   async function startAndWaitForFindings(query: string, extra: Record<string, unknown> = {}) {
     const { researchId } = await env.client.start({ query, settings: { ...settings, ...extra } });
-    await waitFor('a first patched batch', async () => (await env.client.state(researchId)).findings.length > 0);
+    await waitFor('a first patched batch', async () => /\[S\d+\]/.test((await env.client.state(researchId)).report_markdown));
     return researchId;
   }
 

@@ -17,9 +17,10 @@ export function parseHtml(html: string, url: string): ParsedDocument {
     const pageTitle = doc.title?.trim() ?? '';
     const canonical = doc.querySelector('link[rel="canonical"]')?.getAttribute('href') ?? undefined;
     const article = new Readability(doc.cloneNode(true) as Document).parse();
-    const readable = normalizeText(article?.textContent ?? '');
-    if (article && readable.length >= MIN_READABLE_CHARS) {
-      const { markdown, sections } = toMarkdown(JSDOM.fragment(article.content ?? ''));
+    const content = article ? withoutBoilerplate(JSDOM.fragment(article.content ?? '')) : undefined;
+    const readable = dropBoilerplateLines(normalizeText(blockText(content)));
+    if (article && content && readable.length >= MIN_READABLE_CHARS) {
+      const { markdown, sections } = toMarkdown(content);
       return {
         title: (article.title ?? pageTitle).trim(),
         text: readable,
@@ -48,6 +49,55 @@ export function parseHtml(html: string, url: string): ParsedDocument {
   } finally {
     dom.window.close();
   }
+}
+
+// Page furniture Readability tends to keep inside the article container.
+const BOILERPLATE = [
+  'nav', 'aside', 'form', 'button', 'noscript', 'template',
+  '[role="navigation"]', '[role="complementary"]', '[role="contentinfo"]', '[aria-hidden="true"]',
+  '[class*="share" i]', '[class*="social" i]', '[class*="related" i]', '[class*="comment" i]', '[id*="comment" i]',
+  '[class*="newsletter" i]', '[class*="cookie" i]', '[id*="cookie" i]', '[class*="breadcrumb" i]', '[class*="advert" i]',
+  '[class*="sidebar" i]', '[id*="sidebar" i]', '[class*="subscribe" i]', '[class*="tags" i]', '[class*="pagination" i]',
+  '[class*="author" i]', '[class*="widget" i]', '[class*="teaser" i]', '[class*="caption" i]', 'figcaption', '[class*="credit" i]',
+  '[class*="postmeta" i]', '[class*="post-meta" i]', '[class*="entry-meta" i]', '[class*="entry-footer" i]', 'time',
+];
+
+function withoutBoilerplate(root: DocumentFragment): DocumentFragment {
+  const total = root.textContent?.length ?? 0;
+  for (const el of Array.from(root.querySelectorAll(BOILERPLATE.join(',')))) {
+    // Never strip a container that holds much of the article's text.
+    if ((el.textContent?.length ?? 0) < total * 0.3) el.remove();
+  }
+  return root;
+}
+
+const BOILERPLATE_LINE =
+  /^(\d{1,2}[.:/]\d{1,2}([.:/]\d{2,4})?( ?(am|pm|uhr))?|(posted|published|veröffentlicht|erstellt|aktualisiert|updated)\b.*|.*\b(kommentar\w*|comments?|anzeige|advertisement|newsletter|teilen|share|ähnliche beiträge|related posts?|auch interessant|weiterlesen|read more|mehr zum thema|tags?:|schlagwörter|impressum|datenschutz|cookies?)\b.*)$/i;
+
+/** Short lines that are page furniture (dates, "Comments", "Share", "Related posts") go. */
+function dropBoilerplateLines(text: string): string {
+  return text
+    .split('\n')
+    .filter((line) => line.length > 60 || !BOILERPLATE_LINE.test(line.trim()))
+    .join('\n');
+}
+
+/** Text with block boundaries kept as newlines, so line filters see real lines. */
+function blockText(root: Node | undefined): string {
+  if (!root) return '';
+  const parts: string[] = [];
+  const walk = (node: Node) => {
+    if (node.nodeType === 3) parts.push(node.textContent ?? '');
+    else if (node.nodeType === 1 || node.nodeType === 11) {
+      const tag = (node as Element).tagName ?? '';
+      const isBlock = /^(P|DIV|LI|H[1-6]|TR|SECTION|ARTICLE|BLOCKQUOTE|PRE|TABLE|UL|OL|FIGURE|HEADER|FOOTER|DT|DD|BR)$/.test(tag);
+      if (isBlock) parts.push('\n');
+      node.childNodes.forEach(walk);
+      if (isBlock) parts.push('\n');
+    }
+  };
+  walk(root);
+  return parts.join('');
 }
 
 function clean(meta: DocumentMeta): DocumentMeta {
