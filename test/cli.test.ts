@@ -96,6 +96,18 @@ describe('deep-research CLI', () => {
     expect(refused.stderr.trim()).toBe('deep-research: refused http://169.254.169.254: 169.254.169.254 is a linkLocal address (allow a host with FETCH_ALLOW_HOSTS)');
   });
 
+  it('doctor says what is configured and what answers', async () => {
+    const ok = await cli(['doctor', '--json']);
+    const checks = (JSON.parse(ok.stdout) as { checks: { name: string; ok: boolean; detail: string }[] }).checks;
+    expect(checks.find((c) => c.name === 'model')).toMatchObject({ ok: true });
+    expect(checks.find((c) => c.name === 'search: searxng')).toMatchObject({ ok: true });
+    expect(checks.find((c) => c.name === 'temporal server')).toMatchObject({ ok: true });
+    const bad = await cli(['doctor'], { OPENAI_BASE_URL: undefined, OPENAI_API_KEY: undefined, OPENAI_MODEL: undefined, SEARXNG_URL: undefined });
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(/FAIL {2}model {12}gpt-4o-mini at https:\/\/api\.openai\.com\/v1: OPENAI_API_KEY is not set/);
+    expect(bad.stdout).toMatch(/FAIL {2}search: searxng +SEARXNG_URL is not set/);
+  });
+
   it('says which id is unknown', async () => {
     const res = await cli(['status', 'nope-123']);
     expect(res.code).toBe(1);

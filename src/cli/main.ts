@@ -13,6 +13,7 @@ import { ensureTemporalBinary } from '../temporal/binary';
 import { readDevServer, stopDevServer } from '../temporal/dev-server';
 import { runWorker } from '../worker/main';
 import { TERMINAL_STATUSES, type ResearchSnapshot } from '../workflows/types';
+import { doctor } from './doctor';
 import { extract } from './extract';
 import { formatEvent, formatPlan, formatStatus, progressLine } from './format';
 import { connect, ensureServer, ensureWorker, recordWorkerPid, usesEmbeddedServer } from './runtime';
@@ -279,6 +280,15 @@ export function buildProgram(): Command {
       const doc = await extract(target, loadConfig());
       if (o.json) out(true, doc, '');
       else process.stdout.write(`${o.markdown ? (doc.markdown ?? doc.text) : doc.text}\n`);
+    });
+  program
+    .command('doctor')
+    .description('what is configured, what has its keys, what answers')
+    .option('--json')
+    .action(async (o: Common) => {
+      const checks = await doctor(loadConfig());
+      out(o.json, { checks }, checks.map((c) => `${c.ok ? 'ok  ' : 'FAIL'}  ${c.name.padEnd(16)} ${c.detail}`).join('\n'));
+      if (checks.some((c) => !c.ok)) process.exitCode = 1;
     });
   program
     .command('metadata')

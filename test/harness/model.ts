@@ -92,6 +92,7 @@ export async function startModel(recorder: Recorder, script: ModelScript = {}): 
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(JSON.stringify(body), () => (entry.end = Date.now()));
     };
+    if (req.url === '/v1/models' && req.method === 'GET') return send(200, { object: 'list', data: [{ id: 'scripted-model', object: 'model', owned_by: 'harness' }] });
     if (req.url !== '/v1/chat/completions' || req.method !== 'POST') return send(404, { error: { message: 'not found' } });
     if (script.apiKey && req.headers.authorization !== `Bearer ${script.apiKey}`) {
       return send(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
