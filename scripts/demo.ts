@@ -34,13 +34,7 @@ async function main(): Promise<void> {
     console.log(`\n${readFileSync(out, 'utf8')}`);
     console.log(`(SIMULATED run; report at ${out}; data in ${config.data_dir})`);
   } finally {
-    try {
-      const pid = Number(readFileSync(path.join(config.data_dir, `worker-${config.temporal.task_queue}.pid`), 'utf8'));
-      process.kill(pid, 'SIGTERM');
-    } catch {
-      // no worker was started
-    }
-    await run('server', 'stop');
+    await run('server', 'stop'); // also stops the background worker the CLI started
     await harness.close();
   }
 }

@@ -16,7 +16,7 @@ import { TERMINAL_STATUSES, type ResearchSnapshot } from '../workflows/types';
 import { doctor } from './doctor';
 import { extract } from './extract';
 import { formatEvent, formatPlan, formatStatus, progressLine } from './format';
-import { connect, ensureServer, ensureWorker, recordWorkerPid, usesEmbeddedServer } from './runtime';
+import { connect, ensureServer, ensureWorker, recordWorkerPid, runningWorkerPid, usesEmbeddedServer } from './runtime';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -310,8 +310,13 @@ export function buildProgram(): Command {
     await ensureServer(config, log);
     log(`Temporal is up at ${config.temporal.address}`);
   });
-  server.command('stop').action(async () => {
+  server.command('stop').description('stop the local Temporal server and the background worker').action(async () => {
     const config = loadConfig();
+    const worker = runningWorkerPid(config);
+    if (worker) {
+      process.kill(worker, 'SIGTERM');
+      log(`stopped the background worker (pid ${worker})`);
+    }
     log((await stopDevServer(config.data_dir)) ? 'stopped the local Temporal server' : 'no local Temporal server was running');
   });
   server
