@@ -24,7 +24,7 @@ export function parseHtml(html: string, url: string): ParsedDocument {
   }
   const content = article ? withoutBoilerplate(fragment(article.content ?? '')) : undefined;
   const readable = dropBoilerplateLines(normalizeText(blockText(content)));
-  if (article && content && readable.length >= MIN_READABLE_CHARS) {
+  if (article && content && readable.length >= MIN_READABLE_CHARS && !missedMostOfPage(readable, html)) {
     const { markdown, sections } = toMarkdown(content);
     return {
       title: (article.title ?? pageTitle).trim(),
@@ -42,17 +42,30 @@ export function parseHtml(html: string, url: string): ParsedDocument {
     };
   }
   const page = parseHTML(html).document as unknown as Document;
-  for (const el of Array.from(page.querySelectorAll('script, style, noscript, nav, footer, header, aside, template'))) el.remove();
-  const body = page.body ?? page.documentElement;
+  for (const el of Array.from(page.querySelectorAll('script, style, noscript, nav, footer, header, aside, template, form'))) el.remove();
+  const body = withoutBoilerplate((page.body ?? page.documentElement) as Element);
   const { markdown, sections } = toMarkdown(body);
   return {
     title: pageTitle,
-    text: normalizeText(blockText(body)),
+    text: dropBoilerplateLines(normalizeText(blockText(body))),
     sections: sections.filter((x) => x.path.length).length,
     markdown,
     outline: sections,
     meta: clean({ language, canonical_url: canonical ? absolute(canonical, url) : undefined }),
   };
+}
+
+/**
+ * Readability sometimes settles on a small block (a teaser, a caption) of a page whose content is
+ * spread over many containers. When what it kept is short and a small part of the page's visible
+ * text, the cleaned body serves readers better.
+ */
+function missedMostOfPage(readable: string, html: string): boolean {
+  if (readable.length >= 1_500) return false;
+  const page = parseHTML(html).document as unknown as Document;
+  for (const el of Array.from(page.querySelectorAll('script, style, noscript, nav, footer, header, aside, template, form'))) el.remove();
+  const visible = normalizeText(blockText(page.body ?? page.documentElement));
+  return readable.length < visible.length * 0.2;
 }
 
 /** Readability's article HTML as a detached element to walk. */
