@@ -7,8 +7,7 @@ import type { ModelProvider } from '../providers/model/types';
 import { LocalDocumentSearch } from '../providers/search/local';
 import { SearxngSearch } from '../providers/search/searxng';
 import type { SearchProvider } from '../providers/search/types';
-import { SafeFetcher } from '../fetching/fetcher';
-import { parseAllowList } from '../fetching/guard';
+import { fetcherFromConfig } from '../fetching/fetcher';
 import { FileArtifactStore, type ArtifactStore } from '../stores/artifacts';
 import { FetchCache } from '../stores/fetch-cache';
 import { SqliteSessionStore, type SessionStore } from '../stores/sessions';
@@ -40,17 +39,7 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
     if (!config.search.local_path) throw new ConfigError('no local documents folder configured: set LOCAL_DOCS_DIR');
     return new LocalDocumentSearch(config.search.local_path, path.join(config.data_dir, 'local-index.json'));
   });
-  const fetcher = new SafeFetcher({
-    userAgent: config.fetch.user_agent,
-    timeoutMs: config.fetch.timeout_seconds * 1000,
-    connectTimeoutMs: config.fetch.connect_timeout_seconds * 1000,
-    maxBytes: config.fetch.max_bytes,
-    maxRedirects: config.fetch.max_redirects,
-    allow: parseAllowList(config.fetch.allow_hosts, env.FETCH_ALLOW_HOSTS),
-    respectRobots: config.fetch.respect_robots,
-    perHostConcurrency: config.fetch.per_host_concurrency,
-    minHostGapMs: config.fetch.min_host_gap_ms,
-  });
+  const fetcher = fetcherFromConfig(config, env);
   const cache = new FetchCache(path.join(config.data_dir, 'fetch-cache.db'));
   const activities: ResearchActivities = {
     ...createModelActivities({ model, modelName: () => config.model.model, artifacts, budget: config.budget, credentialHint: 'OPENAI_API_KEY' }),

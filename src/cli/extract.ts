@@ -2,8 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppConfig } from '../config/schema';
-import { SafeFetcher } from '../fetching/fetcher';
-import { parseAllowList } from '../fetching/guard';
+import { fetcherFromConfig } from '../fetching/fetcher';
 import { kindOf, parseDocument, type ParsedDocument } from '../parsing';
 import { contentTypeForFile } from '../providers/search/local';
 
@@ -22,17 +21,7 @@ export async function extract(target: string, config: AppConfig, env: NodeJS.Pro
     const doc = await parseDocument(bytes, contentType, `file://${file}`);
     return { ...doc, url: `file://${file}`, final_url: `file://${file}`, content_type: contentType, bytes: bytes.length };
   }
-  const fetcher = new SafeFetcher({
-    userAgent: config.fetch.user_agent,
-    timeoutMs: config.fetch.timeout_seconds * 1000,
-    connectTimeoutMs: config.fetch.connect_timeout_seconds * 1000,
-    maxBytes: config.fetch.max_bytes,
-    maxRedirects: config.fetch.max_redirects,
-    allow: parseAllowList(config.fetch.allow_hosts, env.FETCH_ALLOW_HOSTS),
-    respectRobots: config.fetch.respect_robots,
-    perHostConcurrency: config.fetch.per_host_concurrency,
-    minHostGapMs: config.fetch.min_host_gap_ms,
-  });
+  const fetcher = fetcherFromConfig(config, env);
   try {
     const res = await fetcher.fetch(target, new AbortController().signal);
     const doc = await parseDocument(res.body, res.contentType, res.finalUrl);

@@ -5,7 +5,8 @@ import { Agent, fetch, type Response } from 'undici';
 import { kindOf } from '../parsing';
 import { HttpError } from '../providers/http-error';
 import type { ArtifactKind } from '../workflows/types';
-import { checkUrl, FetchRefusedError, guardedLookup, type Target } from './guard';
+import type { AppConfig } from '../config/schema';
+import { checkUrl, FetchRefusedError, guardedLookup, parseAllowList, type Target } from './guard';
 import { HostLimiter } from './host-limiter';
 import { RobotsCache } from './robots';
 
@@ -29,6 +30,22 @@ export interface FetchedDocument {
   contentType: string;
   kind: ArtifactKind;
   body: Buffer;
+}
+
+/** The fetcher a configuration describes; FETCH_ALLOW_HOSTS adds to `fetch.allow_hosts`. */
+export function fetcherFromConfig(config: AppConfig, env: NodeJS.ProcessEnv = process.env): SafeFetcher {
+  const f = config.fetch;
+  return new SafeFetcher({
+    userAgent: f.user_agent,
+    timeoutMs: f.timeout_seconds * 1000,
+    connectTimeoutMs: f.connect_timeout_seconds * 1000,
+    maxBytes: f.max_bytes,
+    maxRedirects: f.max_redirects,
+    allow: parseAllowList(f.allow_hosts, env.FETCH_ALLOW_HOSTS),
+    respectRobots: f.respect_robots,
+    perHostConcurrency: f.per_host_concurrency,
+    minHostGapMs: f.min_host_gap_ms,
+  });
 }
 
 export class UnsupportedTypeError extends Error {

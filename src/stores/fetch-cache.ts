@@ -3,18 +3,9 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { ArtifactKind } from '../workflows/types';
+import type { FetchUrlOutput } from '../activities/contracts';
 
-export interface CachedFetch {
-  url: string;
-  file_id: string;
-  kind: ArtifactKind;
-  content_type: string;
-  final_url: string;
-  status: number;
-  size: number;
-  fetched_at: string;
-}
+export type CachedFetch = Omit<FetchUrlOutput, 'from_cache'> & { url: string };
 
 export class FetchCache {
   private readonly db: Database.Database;
