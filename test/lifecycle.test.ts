@@ -75,6 +75,29 @@ describe('planning and approval', () => {
     await expect(env.client.approve(researchId)).rejects.toThrow(/already finished|rejected, not awaiting approval/);
   });
 
+  it('still answers status, report and events from the session store once Temporal has dropped the workflow', async () => {
+    const { researchId } = await env.client.start({ query: 'Retention check: geothermal', settings: fast });
+    await untilStatus(researchId, 'awaiting_approval');
+    await env.client.reject(researchId, 'for the retention test');
+    await env.client.waitForResult(researchId);
+    await env.temporal.workflowService.deleteWorkflowExecution({
+      namespace: env.config.temporal.namespace,
+      workflowExecution: { workflowId: `research-${researchId}` },
+    });
+    await waitFor('the workflow gone from Temporal', async () => {
+      try {
+        await env.client.handle(researchId).describe();
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    const s = await env.client.state(researchId);
+    expect(s).toMatchObject({ research_id: researchId, status: 'rejected', reason: 'for the retention test' });
+    expect(await env.client.report(researchId)).toBe(s.report_markdown);
+    expect((await env.client.events(researchId)).at(-1)?.type).toBe('StopEvent');
+  });
+
   it('expires when nobody approves in time, and says so', async () => {
     const { researchId } = await env.client.start({ query: 'Will hydrogen planes fly?', settings: { ...fast, approval_timeout_seconds: 2 } });
     const result = (await env.client.waitForResult(researchId)) as { status: string };
@@ -103,7 +126,7 @@ describe('planning and approval', () => {
     const list = await env.temporal.workflow.list({ query: `TaskQueue = "${env.config.temporal.task_queue}"` });
     let count = 0;
     for await (const _ of list) count++;
-    expect(count).toBe(5);
+    expect(count).toBe(5); // the sixth, deleted for the retention test, is gone
     expect((await env.client.list()).sessions.length).toBe(before);
   });
 });
