@@ -98,7 +98,7 @@ function withoutBoilerplate(root: Element): Element {
 }
 
 const BOILERPLATE_LINE =
-  /^(\d{1,2}[.:/]\d{1,2}([.:/]\d{2,4})?( ?(am|pm|uhr))?|(posted|published|veröffentlicht|erstellt|aktualisiert|updated)\b.*|.*\b(kommentar\w*|comments?|anzeige|advertisement|newsletter|teilen|share|ähnliche beiträge|related posts?|auch interessant|weiterlesen|read more|mehr zum thema|tags?:|schlagwörter|impressum|datenschutz|cookies?)\b.*)$/i;
+  /^(\d{1,2}[.:/]\d{1,2}([.:/]\d{2,4})?( ?(am|pm|uhr))?|(posted|published|veröffentlicht|erstellt|aktualisiert|updated)\b.*|.*\b(kommentar\w*|comments?|anzeige|advertisement|newsletter|teilen|share|ähnliche beiträge|related posts?|auch interessant|weiterlesen|read more|mehr zum thema|tags?:|schlagwörter|impressum|datenschutz|cookies?|shutterstock|getty ?images|istock|beitragsbild|lade weitere|war (der|dieser) artikel|abonnier\w*|subscribe|(foto|bild|photo|image|quelle)s?:|©)\b.*)$/i;
 
 /** Short lines that are page furniture (dates, "Comments", "Share", "Related posts") go. */
 function dropBoilerplateLines(text: string): string {
