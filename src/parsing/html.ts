@@ -10,6 +10,7 @@ import type { DocumentMeta, ParsedDocument } from './types';
 const { parseHTML } = require('linkedom') as { parseHTML: typeof ParseHTML };
 
 const MIN_READABLE_CHARS = 200;
+const NON_CONTENT = 'script, style, noscript, nav, footer, header, aside, template, form';
 /** More elements than this and a DOM costs seconds to minutes: such pages take the light path. */
 export const MAX_DOM_ELEMENTS = 25_000;
 
@@ -25,9 +26,17 @@ export function parseHtml(html: string, url: string): ParsedDocument {
   } catch {
     article = null;
   }
+  // The page body without structural furniture, parsed at most once and only when needed.
+  let body: Element | undefined;
+  const strippedBody = (): Element => {
+    if (body) return body;
+    const page = parseHTML(html).document as unknown as Document;
+    for (const el of Array.from(page.querySelectorAll(NON_CONTENT))) el.remove();
+    return (body = (page.body ?? page.documentElement) as Element);
+  };
   const content = article ? withoutBoilerplate(fragment(article.content ?? '')) : undefined;
   const readable = dropBoilerplateLines(normalizeText(blockText(content)));
-  if (article && content && readable.length >= MIN_READABLE_CHARS && !missedMostOfPage(readable, html)) {
+  if (article && content && readable.length >= MIN_READABLE_CHARS && !missedMostOfPage(readable, strippedBody)) {
     const { markdown, sections } = toMarkdown(content);
     return {
       title: (article.title ?? pageTitle).trim(),
@@ -44,13 +53,11 @@ export function parseHtml(html: string, url: string): ParsedDocument {
       }),
     };
   }
-  const page = parseHTML(html).document as unknown as Document;
-  for (const el of Array.from(page.querySelectorAll('script, style, noscript, nav, footer, header, aside, template, form'))) el.remove();
-  const body = withoutBoilerplate((page.body ?? page.documentElement) as Element);
-  const { markdown, sections } = toMarkdown(body);
+  const cleaned = withoutBoilerplate(strippedBody());
+  const { markdown, sections } = toMarkdown(cleaned);
   return {
     title: pageTitle,
-    text: dropBoilerplateLines(normalizeText(blockText(body))),
+    text: dropBoilerplateLines(normalizeText(blockText(cleaned))),
     sections: sections.filter((x) => x.path.length).length,
     markdown,
     outline: sections,
@@ -63,12 +70,9 @@ export function parseHtml(html: string, url: string): ParsedDocument {
  * spread over many containers. When what it kept is short and a small part of the page's visible
  * text, the cleaned body serves readers better.
  */
-function missedMostOfPage(readable: string, html: string): boolean {
+function missedMostOfPage(readable: string, strippedBody: () => Element): boolean {
   if (readable.length >= 1_500) return false;
-  const page = parseHTML(html).document as unknown as Document;
-  for (const el of Array.from(page.querySelectorAll('script, style, noscript, nav, footer, header, aside, template, form'))) el.remove();
-  const visible = normalizeText(blockText(page.body ?? page.documentElement));
-  return readable.length < visible.length * 0.2;
+  return readable.length < normalizeText(blockText(strippedBody())).length * 0.2;
 }
 
 /** Readability's article HTML as a detached element to walk. */
