@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AppConfig } from '../config/schema';
-import { kindOf, parseDocument, UnsupportedContentError } from '../parsing';
+import { kindOf, parseDocument, UnsupportedContentError, type ParsedDocument } from '../parsing';
 import { FetchRefusedError } from '../fetching/guard';
 import { SafeFetcher, UnsupportedTypeError } from '../fetching/fetcher';
 import type { FetchCache } from '../stores/fetch-cache';
@@ -88,32 +88,33 @@ export function createWebActivities(deps: WebDeps) {
 
     async parseContent(input: ParseContentInput): Promise<ParseContentOutput> {
       const bytes = await artifacts.get(input.file_id);
+      // A document that cannot be parsed will not parse on retry; storage errors below may retry.
+      let parsed: ParsedDocument;
       try {
-        const parsed = await withHeartbeat(() => parseDocument(bytes, input.content_type, input.url));
+        parsed = await withHeartbeat(() => parseDocument(bytes, input.content_type, input.url));
         if (!parsed.text.trim()) throw new UnsupportedContentError('no readable text');
-        // The model reads markdown where the format has structure; offsets in `outline` point into it.
-        const body = parsed.markdown?.trim() ? parsed.markdown : parsed.text;
-        const stored = await artifacts.put(body, { name: `${input.url} (text)`, kind: 'text', source_url: input.url, content_type: parsed.markdown ? 'text/markdown; charset=utf-8' : 'text/plain; charset=utf-8' });
-        const meta = await artifacts.put(JSON.stringify({ url: input.url, title: parsed.title, meta: parsed.meta ?? {}, outline: parsed.outline ?? [], text_file_id: stored.file_id }), {
-          name: `${input.url} (metadata)`,
-          kind: 'text',
-          source_url: input.url,
-          content_type: 'application/json',
-        });
-        return {
-          text_file_id: stored.file_id,
-          meta_file_id: meta.file_id,
-          title: parsed.title.slice(0, 300),
-          snippet: parsed.text.slice(0, 300),
-          chars: body.length,
-          sections: parsed.sections,
-          ...(parsed.meta?.published ? { published: parsed.meta.published.slice(0, 40) } : {}),
-          ...(parsed.meta?.language ? { language: parsed.meta.language.slice(0, 20) } : {}),
-        };
       } catch (err) {
-        if (err instanceof UnsupportedContentError) throw ApplicationFailure.nonRetryable(`cannot parse ${input.url}: ${err.message}`, 'UnsupportedContent');
         throw ApplicationFailure.nonRetryable(`cannot parse ${input.url}: ${(err as Error).message}`, 'UnsupportedContent');
       }
+      // The model reads markdown where the format has structure; offsets in `outline` point into it.
+      const body = parsed.markdown?.trim() ? parsed.markdown : parsed.text;
+      const stored = await artifacts.put(body, { name: `${input.url} (text)`, kind: 'text', source_url: input.url, content_type: parsed.markdown ? 'text/markdown; charset=utf-8' : 'text/plain; charset=utf-8' });
+      const meta = await artifacts.put(JSON.stringify({ url: input.url, title: parsed.title, meta: parsed.meta ?? {}, outline: parsed.outline ?? [], text_file_id: stored.file_id }), {
+        name: `${input.url} (metadata)`,
+        kind: 'text',
+        source_url: input.url,
+        content_type: 'application/json',
+      });
+      return {
+        text_file_id: stored.file_id,
+        meta_file_id: meta.file_id,
+        title: parsed.title.slice(0, 300),
+        snippet: parsed.text.slice(0, 300),
+        chars: body.length,
+        sections: parsed.sections,
+        ...(parsed.meta?.published ? { published: parsed.meta.published.slice(0, 40) } : {}),
+        ...(parsed.meta?.language ? { language: parsed.meta.language.slice(0, 20) } : {}),
+      };
     },
   };
 }

@@ -70,7 +70,7 @@ function parseSettings(json?: string, pairs: string[] = []): Record<string, unkn
 async function waitForPlan(client: ResearchClient, id: string): Promise<ResearchSnapshot> {
   for (;;) {
     const s = await client.state(id);
-    if (s.status !== 'planning' || TERMINAL_STATUSES.includes(s.status)) return s;
+    if (s.status !== 'planning') return s;
     await sleep(500);
   }
 }

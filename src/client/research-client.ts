@@ -9,7 +9,7 @@ import {
 } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { ConfigError, resolveSettings } from '../config/load';
+import { resolveSettings } from '../config/load';
 import type { AppConfig } from '../config/schema';
 import { SqliteSessionStore, type SessionPage } from '../stores/sessions';
 import {
@@ -214,4 +214,3 @@ function isGone(err: unknown): boolean {
   return err instanceof WorkflowNotFoundError || (err as { name?: string })?.name === 'WorkflowNotFoundError';
 }
 
-export { ConfigError };

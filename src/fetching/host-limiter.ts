@@ -22,6 +22,8 @@ export class HostLimiter {
     } finally {
       h.active--;
       h.waiting.shift()?.();
+      // Forget idle hosts whose gap has passed, so a long-lived worker does not collect every host.
+      if (h.active === 0 && h.waiting.length === 0 && h.nextStart <= Date.now()) this.hosts.delete(host);
     }
   }
 }

@@ -6,14 +6,15 @@ import {
 } from '@temporalio/workflow';
 import type { ModelUsage } from '../activities/contracts';
 import { SEARCH_ATTRIBUTES } from './messages';
-import type {
-  EventType,
-  ResearchEvent,
-  ResearchInput,
-  ResearchPhase,
-  ResearchSnapshot,
-  ResearchState,
-  ResearchStatus,
+import {
+  TERMINAL_STATUSES,
+  type EventType,
+  type ResearchEvent,
+  type ResearchInput,
+  type ResearchPhase,
+  type ResearchSnapshot,
+  type ResearchState,
+  type ResearchStatus,
 } from './types';
 
 export type Decision =
@@ -46,7 +47,7 @@ export class ResearchSession {
   }
 
   isTerminal(): boolean {
-    return ['completed', 'failed', 'cancelled', 'rejected', 'expired', 'timed_out'].includes(this.state.status);
+    return TERMINAL_STATUSES.includes(this.state.status);
   }
 
   setStatus(status: ResearchStatus, phase?: ResearchPhase): void {
