@@ -35,7 +35,7 @@ export function createModelActivities(deps: ModelDeps) {
     try {
       const model = deps.model();
       const res = await withHeartbeat((signal) => model.generateObject({ role, name, system, prompt, schema, signal }));
-      const usage: ModelUsage = { role, model: res.model, input_tokens: res.input_tokens, output_tokens: res.output_tokens };
+      const usage: ModelUsage = { role, model: res.model, input_tokens: res.usage.input_tokens, output_tokens: res.usage.output_tokens };
       return { object: res.object, usage };
     } catch (err) {
       throw toFailure(err, `${role} model call`, deps.credentialHint);

@@ -41,9 +41,13 @@ export class OpenAICompatibleModel implements ModelProvider {
     });
     return {
       object: result.output as T,
-      model: this.options.model,
-      input_tokens: result.usage.inputTokens ?? 0,
-      output_tokens: result.usage.outputTokens ?? 0,
+      model: `openai-compatible:${this.options.model}`,
+      usage: {
+        input_tokens: result.usage.inputTokens ?? 0,
+        output_tokens: result.usage.outputTokens ?? 0,
+        cached_input_tokens: result.usage.inputTokenDetails?.cacheReadTokens ?? 0,
+        reasoning_tokens: result.usage.outputTokenDetails?.reasoningTokens ?? 0,
+      },
     };
   }
 }

@@ -8,17 +8,47 @@ export interface ModelRequest<T> {
   prompt: string;
   schema: z.ZodType<T>;
   signal?: AbortSignal;
+  /** Called as the answer streams in (the activity heartbeats from it). */
+  onProgress?: () => void;
+}
+
+export interface TokenUsage {
+  input_tokens: number;
+  output_tokens: number;
+  /** Input tokens served from the provider's prompt cache (part of input_tokens). */
+  cached_input_tokens: number;
+  /** Reasoning tokens (part of output_tokens). */
+  reasoning_tokens: number;
 }
 
 export interface ModelResponse<T> {
   object: T;
+  /** "provider:model" as configured, e.g. "anthropic:claude-sonnet-4-5". */
   model: string;
-  input_tokens: number;
-  output_tokens: number;
+  usage: TokenUsage;
+  /** True when the first answer failed validation and the repair attempt succeeded. */
+  repaired?: boolean;
 }
 
 /** One interface per provider kind: a model turns a prompt into a validated object. */
 export interface ModelProvider {
   readonly name: string;
   generateObject<T>(request: ModelRequest<T>): Promise<ModelResponse<T>>;
+}
+
+export type ModelProviderKind = 'openai' | 'anthropic' | 'google' | 'openai-compatible';
+
+/** How a structured answer is asked for: a JSON schema, a forced tool call, or JSON in the text. */
+export type StructuredOutputMode = 'auto' | 'json-schema' | 'tool' | 'text';
+
+export interface ModelConnection {
+  kind: ModelProviderKind;
+  /** Configured provider name ("openai", "ollama", "openrouter", ...). */
+  provider: string;
+  model: string;
+  baseURL?: string;
+  apiKey?: string;
+  structuredOutput: StructuredOutputMode;
+  timeoutMs: number;
+  temperature?: number;
 }

@@ -4,6 +4,11 @@ export interface SearchResult {
   snippet: string;
   published_date?: string;
   score?: number;
+  /** Academic providers (arXiv, Semantic Scholar) also give these when known. */
+  authors?: string[];
+  year?: number;
+  doi?: string;
+  pdf_url?: string;
 }
 
 export interface SearchRequest {
@@ -16,4 +21,13 @@ export interface SearchRequest {
 export interface SearchProvider {
   readonly name: string;
   search(request: SearchRequest): Promise<SearchResult[]>;
+}
+
+/** What every HTTP search provider is built from. Keys come from the environment, never config. */
+export interface SearchProviderOptions {
+  /** The API root; tests point it at a loopback fake. */
+  baseUrl: string;
+  apiKey?: string;
+  timeoutMs: number;
+  userAgent: string;
 }
