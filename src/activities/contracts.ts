@@ -8,18 +8,34 @@ import type {
   ResearchEvent,
   ResearchPlan,
   ResearchSettings,
+  ProviderPlan,
   ResearchSnapshot,
   SourceFidelity,
 } from '../workflows/types';
 
 export interface ModelUsage {
   role: string;
+  /** "provider:model" (bare model name in sessions recorded before provider chains). */
   model: string;
   input_tokens: number;
   output_tokens: number;
+  cached_input_tokens?: number;
+  reasoning_tokens?: number;
+  cost_usd?: number;
+  /** The first answer was invalid and one repair call fixed it. */
+  repaired?: boolean;
 }
 
-export interface DecomposeQueryInput {
+export interface ResolveProvidersInput {
+  settings: ResearchSettings;
+}
+
+/** Model activities take the "provider:model" to call; absent, the role's first configured model. */
+export interface ModelChoice {
+  model?: string;
+}
+
+export interface DecomposeQueryInput extends ModelChoice {
   researchId: string;
   query: string;
   clarifications: Clarification[];
@@ -33,7 +49,7 @@ export interface DecomposeQueryOutput {
 
 export interface WebSearchInput {
   query: string;
-  provider: ResearchSettings['search_provider'];
+  provider: string;
   maxResults: number;
 }
 export interface SearchHit {
@@ -45,6 +61,10 @@ export interface SearchHit {
   provider: string;
   published_date?: string;
   score?: number;
+  authors?: string[];
+  year?: number;
+  doi?: string;
+  pdf_url?: string;
 }
 export interface WebSearchOutput {
   hits: SearchHit[];
@@ -88,7 +108,7 @@ export interface SourceForAnalysis {
   url: string;
   text_file_id: string;
 }
-export interface AnalyzeSourcesInput {
+export interface AnalyzeSourcesInput extends ModelChoice {
   query: string;
   research_brief: string;
   outline: string[];
@@ -122,7 +142,7 @@ export interface SourceRef {
   title: string;
   url: string;
 }
-export interface UpdateReportInput {
+export interface UpdateReportInput extends ModelChoice {
   query: string;
   outline: string[];
   report_markdown: string;
@@ -170,4 +190,5 @@ export interface ResearchActivities {
   verifyCitations(input: VerifyCitationsInput): Promise<VerifyCitationsOutput>;
   persistSession(input: PersistSessionInput): Promise<void>;
   researchSettingsSchema(): Promise<Record<string, unknown>>;
+  resolveProviders(input: ResolveProvidersInput): Promise<ProviderPlan>;
 }

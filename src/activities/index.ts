@@ -2,7 +2,9 @@
 import path from 'node:path';
 import { ConfigError } from '../config/load';
 import type { AppConfig } from '../config/schema';
-import { OpenAICompatibleModel } from '../providers/model/openai-compatible';
+import { createModelProvider } from '../providers/model/ai-sdk';
+import { modelConnection, modelProviders, resolveProviderPlan, searchAvailability } from '../providers/registry';
+import { createSearchProvider, searchApiKeyFromEnv, SEARCH_PROVIDERS, type SearchProviderName } from '../providers/search/catalog';
 import type { ModelProvider } from '../providers/model/types';
 import { LocalDocumentSearch } from '../providers/search/local';
 import { SearxngSearch } from '../providers/search/searxng';
@@ -15,6 +17,7 @@ import type { ResearchActivities } from './contracts';
 import { createModelActivities } from './model-activities';
 import { createStoreActivities } from './store-activities';
 import { createWebActivities } from './web-activities';
+import { toFailure } from './errors';
 
 export interface ActivityDeps {
   config: AppConfig;
@@ -30,21 +33,39 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   let sessions = deps.sessions;
   const sessionStore = () =>
     (sessions ??= new SqliteSessionStore(path.join(config.data_dir, 'sessions.db'), config.research.collections.research_collection));
-  const model = lazy<ModelProvider>(() => createModel(config, env));
-  const searxng = lazy<SearchProvider>(() => {
-    if (!config.search.searxng_url) throw new ConfigError('no search engine configured: set SEARXNG_URL (or use search_provider "local" with LOCAL_DOCS_DIR)');
-    return new SearxngSearch(config.search.searxng_url, config.search.timeout_seconds * 1000, config.fetch.user_agent);
-  });
-  const local = lazy<SearchProvider>(() => {
-    if (!config.search.local_path) throw new ConfigError('no local documents folder configured: set LOCAL_DOCS_DIR');
-    return new LocalDocumentSearch(config.search.local_path, path.join(config.data_dir, 'local-index.json'));
-  });
+  const models = new Map<string, ModelProvider>();
+  const model = (ref: string) => {
+    const connection = modelConnection(config, env, ref);
+    const provider = models.get(ref) ?? createModelProvider(connection);
+    models.set(ref, provider);
+    return { provider, keyEnv: modelProviders(config)[connection.provider]?.api_key_env };
+  };
+  const defaultModel = (role: string) => {
+    try {
+      return resolveProviderPlan(config, env, config.research.settings).model_chains[role]?.[0] ?? config.models.default;
+    } catch {
+      return config.models.default;
+    }
+  };
+  const searchProviders = new Map<string, SearchProvider>();
+  const searchProvider = (name: string) => {
+    const provider = searchProviders.get(name) ?? createSearch(config, env, name);
+    searchProviders.set(name, provider);
+    return provider;
+  };
   const fetcher = fetcherFromConfig(config, env);
   const cache = new FetchCache(path.join(config.data_dir, 'fetch-cache.db'));
   const activities: ResearchActivities = {
-    ...createModelActivities({ model, modelName: () => config.model.model, artifacts, budget: config.budget, credentialHint: 'OPENAI_API_KEY' }),
-    ...createWebActivities({ config, artifacts, fetcher, cache, searchProvider: (name) => (name === 'local' ? local() : searxng()) }),
+    ...createModelActivities({ model, defaultModel, pricing: config.models.pricing, artifacts, budget: config.budget }),
+    ...createWebActivities({ config, artifacts, fetcher, cache, searchProvider }),
     ...createStoreActivities(sessionStore),
+    async resolveProviders({ settings }) {
+      try {
+        return resolveProviderPlan(config, env, settings);
+      } catch (err) {
+        throw toFailure(err, 'choosing providers');
+      }
+    },
   };
   return {
     activities,
@@ -56,22 +77,19 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   };
 }
 
-export function createModel(config: AppConfig, env: NodeJS.ProcessEnv): ModelProvider {
-  const baseURL = config.model.base_url;
-  const isOpenAI = /api\.openai\.com/.test(baseURL);
-  if (isOpenAI && !env.OPENAI_API_KEY) {
-    throw new ConfigError('no model configured: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local OpenAI-compatible server such as Ollama');
-  }
-  return new OpenAICompatibleModel({
-    baseURL,
-    model: config.model.model,
-    apiKey: env.OPENAI_API_KEY,
-    structuredOutputs: config.model.structured_outputs,
-    timeoutMs: config.model.timeout_seconds * 1000,
-  });
+/** Fails early, with what to set, when no model could serve this installation's planner. */
+export function checkModelConfigured(config: AppConfig, env: NodeJS.ProcessEnv): void {
+  resolveProviderPlan(config, env, config.research.settings);
 }
 
-function lazy<T>(make: () => T): () => T {
-  let value: T | undefined;
-  return () => (value ??= make());
+function createSearch(config: AppConfig, env: NodeJS.ProcessEnv, name: string): SearchProvider {
+  const availability = searchAvailability(config, env, name);
+  if (!availability.ok) throw new ConfigError(`search provider ${name} is not available: ${availability.reason}`);
+  const userAgent = config.fetch.user_agent;
+  const timeoutMs = config.search.timeout_seconds * 1000;
+  if (name === 'local') return new LocalDocumentSearch(config.search.local_path as string, path.join(config.data_dir, 'local-index.json'));
+  if (name === 'searxng') return new SearxngSearch(config.search.searxng_url as string, timeoutMs, userAgent);
+  const provider = name as SearchProviderName;
+  const baseUrl = config.search.providers[name]?.base_url ?? SEARCH_PROVIDERS[provider].defaultBaseUrl ?? '';
+  return createSearchProvider(provider, { baseUrl, apiKey: searchApiKeyFromEnv(provider, env), timeoutMs, userAgent });
 }

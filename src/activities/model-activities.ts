@@ -5,6 +5,9 @@ import { countTokens } from '../budget/tokens';
 import { analyzerPrompt, ANALYZER_SYSTEM } from '../prompts/analyzer';
 import { PLANNER_SYSTEM, plannerPrompt } from '../prompts/planner';
 import { WRITER_SYSTEM, writerPrompt } from '../prompts/writer';
+import { Context } from '@temporalio/activity';
+import type { Price } from '../providers/model/pricing';
+import { costOf } from '../providers/model/pricing';
 import type { ModelProvider } from '../providers/model/types';
 import { applyPatches } from '../report/markdown';
 import type { ArtifactStore } from '../stores/artifacts';
@@ -22,29 +25,44 @@ import { withHeartbeat } from './heartbeat';
 import { analysisSchema, planSchema, reportPatchSchema } from './schemas';
 
 export interface ModelDeps {
-  model: () => ModelProvider;
-  /** The configured model name, for token counting (no provider needed). */
-  modelName: () => string;
+  /** The provider behind "provider:model", with the environment variable that holds its key. */
+  model: (ref: string) => { provider: ModelProvider; keyEnv?: string };
+  /** The role's first configured model, for calls that name none (sessions before provider chains). */
+  defaultModel: (role: string) => string;
+  pricing: Record<string, Price>;
   artifacts: ArtifactStore;
   budget: BudgetSettings;
-  credentialHint: string;
 }
 
 export function createModelActivities(deps: ModelDeps) {
-  async function call<T>(role: string, name: string, system: string, prompt: string, schema: import('zod').ZodType<T>) {
+  async function call<T>(role: string, requested: string | undefined, name: string, system: string, prompt: string, schema: import('zod').ZodType<T>) {
+    let keyEnv: string | undefined;
+    let ref = requested ?? role;
     try {
-      const model = deps.model();
-      const res = await withHeartbeat((signal) => model.generateObject({ role, name, system, prompt, schema, signal }));
-      const usage: ModelUsage = { role, model: res.model, input_tokens: res.usage.input_tokens, output_tokens: res.usage.output_tokens };
+      ref = requested ?? deps.defaultModel(role);
+      const chosen = deps.model(ref);
+      keyEnv = chosen.keyEnv;
+      const onProgress = () => Context.current().heartbeat();
+      const res = await withHeartbeat((signal) => chosen.provider.generateObject({ role, name, system, prompt, schema, signal, onProgress }));
+      const usage: ModelUsage = {
+        role,
+        model: res.model,
+        ...res.usage,
+        cost_usd: costOf(deps.pricing, res.model, res.usage) ?? 0,
+        ...(res.repaired ? { repaired: true } : {}),
+      };
       return { object: res.object, usage };
     } catch (err) {
-      throw toFailure(err, `${role} model call`, deps.credentialHint);
+      throw toFailure(err, `${role} model call (${ref})`, keyEnv);
     }
   }
 
+  /** The model part of "provider:model", for token counting. */
+  const modelNameOf = (ref: string) => ref.slice(ref.indexOf(':') + 1);
+
   return {
     async decomposeQuery(input: DecomposeQueryInput): Promise<DecomposeQueryOutput> {
-      const { object, usage } = await call('planner', 'research_plan', PLANNER_SYSTEM, plannerPrompt(input), planSchema);
+      const { object, usage } = await call('planner', input.model, 'research_plan', PLANNER_SYSTEM, plannerPrompt(input), planSchema);
       const plan = {
         ...object,
         expanded_queries: dedupeBy(object.expanded_queries, (q) => q.query.toLowerCase().trim()),
@@ -55,7 +73,7 @@ export function createModelActivities(deps: ModelDeps) {
     },
 
     async analyzeSources(input: AnalyzeSourcesInput): Promise<AnalyzeSourcesOutput> {
-      const modelName = deps.modelName();
+      const modelName = modelNameOf(input.model ?? deps.defaultModel('analyzer'));
       const texts = await Promise.all(input.sources.map(async (s) => (await deps.artifacts.getText(s.text_file_id)).slice(0, input.max_source_chars)));
       const budget = phaseBudget(deps.budget, 'analysis');
       const plan = allocate(
@@ -71,13 +89,13 @@ export function createModelActivities(deps: ModelDeps) {
         })
         .filter((s) => s.text);
       const prompt = analyzerPrompt({ ...input, sources });
-      const { object, usage } = await call('analyzer', 'source_analysis', ANALYZER_SYSTEM, prompt, analysisSchema);
+      const { object, usage } = await call('analyzer', input.model, 'source_analysis', ANALYZER_SYSTEM, prompt, analysisSchema);
       const fidelity = Object.fromEntries(plan.allocations.map((a) => [a.id, { level: a.level, fidelity: a.fidelity, full_tokens: a.full_tokens, allocated_tokens: a.allocated_tokens }]));
       return { findings: object.findings, gaps: object.gaps, usage, fidelity, budget_tokens: budget };
     },
 
     async updateReport(input: UpdateReportInput): Promise<UpdateReportOutput> {
-      const { object, usage } = await call('writer', 'report_patch', WRITER_SYSTEM, writerPrompt(input), reportPatchSchema);
+      const { object, usage } = await call('writer', input.model, 'report_patch', WRITER_SYSTEM, writerPrompt(input), reportPatchSchema);
       const result = applyPatches(input.report_markdown, input.outline, object.patches, input.max_update_chars);
       return { new_report_markdown: result.markdown, sections_patched: result.sections_patched, added_chars: result.added_chars, usage };
     },

@@ -9,6 +9,7 @@ import { FetchRefusedError } from '../fetching/guard';
 import { SafeFetcher, UnsupportedTypeError } from '../fetching/fetcher';
 import type { FetchCache } from '../stores/fetch-cache';
 import { contentTypeForFile } from '../providers/search/local';
+import { isSearchProviderName, SEARCH_PROVIDERS } from '../providers/search/catalog';
 import type { SearchProvider } from '../providers/search/types';
 import type { ArtifactStore } from '../stores/artifacts';
 import { normalizeUrl } from '../workflows/url';
@@ -28,7 +29,13 @@ export interface WebDeps {
   artifacts: ArtifactStore;
   fetcher: SafeFetcher;
   cache: FetchCache;
-  searchProvider: (name: WebSearchInput['provider']) => SearchProvider;
+  searchProvider: (name: string) => SearchProvider;
+}
+
+function searchKeyHint(provider: string): string | undefined {
+  if (provider === 'searxng') return 'SEARXNG_URL';
+  if (provider === 'local') return 'LOCAL_DOCS_DIR';
+  return isSearchProviderName(provider) ? SEARCH_PROVIDERS[provider].keyEnv : undefined;
 }
 
 export function createWebActivities(deps: WebDeps) {
@@ -51,10 +58,17 @@ export function createWebActivities(deps: WebDeps) {
         const provider = deps.searchProvider(input.provider);
         const results = await withHeartbeat((signal) => provider.search({ query: input.query, maxResults: input.maxResults, signal }));
         return {
-          hits: results.map((r) => ({ ...r, snippet: r.snippet.slice(0, 500), normalized_url: normalizeUrl(r.url), provider: provider.name })),
+          hits: results.map((r) => ({
+            ...r,
+            title: r.title.slice(0, 300),
+            snippet: r.snippet.slice(0, 500),
+            ...(r.authors ? { authors: r.authors.slice(0, 10) } : {}),
+            normalized_url: normalizeUrl(r.url),
+            provider: provider.name,
+          })),
         };
       } catch (err) {
-        throw toFailure(err, `search "${input.query}"`, input.provider === 'searxng' ? 'SEARXNG_URL' : 'LOCAL_DOCS_DIR');
+        throw toFailure(err, `${input.provider} search "${input.query}"`, searchKeyHint(input.provider));
       }
     },
 

@@ -1,6 +1,8 @@
 // `deep-research doctor`: what is configured, what has its keys, what answers.
-import { existsSync } from 'node:fs';
 import type { AppConfig } from '../config/schema';
+import { resolveProviderPlan } from '../providers/registry';
+import type { ProviderPlan } from '../workflows/types';
+import { listProviders } from './providers';
 import { findTemporalBinary } from '../temporal/binary';
 import { portOpen } from '../temporal/dev-server';
 
@@ -10,38 +12,35 @@ export interface Check {
   detail: string;
 }
 
-async function probe(url: string, headers: Record<string, string> = {}): Promise<string> {
-  try {
-    const res = await fetch(url, { headers, signal: AbortSignal.timeout(5_000) });
-    await res.body?.cancel();
-    return res.ok ? 'ok' : `HTTP ${res.status}`;
-  } catch (err) {
-    return ((err as { cause?: Error }).cause ?? (err as Error)).message;
-  }
-}
-
+/** One line per provider in use: the planner's model chain and the search chain, probed. */
 export async function doctor(config: AppConfig, env: NodeJS.ProcessEnv = process.env): Promise<Check[]> {
   const checks: Check[] = [];
-  const base = config.model.base_url.replace(/\/+$/, '');
-  const isOpenAI = /api\.openai\.com/.test(base);
-  if (isOpenAI && !env.OPENAI_API_KEY) {
-    checks.push({ name: 'model', ok: false, detail: `${config.model.model} at ${base}: OPENAI_API_KEY is not set` });
-  } else {
-    const answer = await probe(`${base}/models`, env.OPENAI_API_KEY ? { authorization: `Bearer ${env.OPENAI_API_KEY}` } : {});
-    checks.push({ name: 'model', ok: answer === 'ok', detail: `${config.model.model} at ${base}: ${answer}` });
+  const rows = await listProviders(config, env, { check: true });
+  let plan: ProviderPlan | undefined;
+  try {
+    plan = resolveProviderPlan(config, env, config.research.settings);
+  } catch (err) {
+    checks.push({ name: 'providers', ok: false, detail: (err as Error).message });
   }
-  const provider = config.research.settings.search_provider;
-  if (config.search.searxng_url) {
-    const url = new URL('search', config.search.searxng_url.endsWith('/') ? config.search.searxng_url : `${config.search.searxng_url}/`);
-    url.searchParams.set('q', 'test');
-    url.searchParams.set('format', 'json');
-    const answer = await probe(url.href);
-    checks.push({ name: 'search: searxng', ok: answer === 'ok', detail: `${config.search.searxng_url}: ${answer === 'HTTP 403' ? 'HTTP 403 (enable "json" in search.formats)' : answer}` });
-  } else {
-    checks.push({ name: 'search: searxng', ok: provider !== 'searxng', detail: 'SEARXNG_URL is not set' });
+  const wantedModels = [...new Set([...(config.models.roles.planner ?? [config.models.default, ...config.models.fallbacks])])];
+  for (const ref of wantedModels) {
+    const row = rows.find((r) => r.type === 'model' && r.name === ref.slice(0, ref.indexOf(':')));
+    const where = `${ref}${row?.base_url ? ` at ${row.base_url}` : ''}`;
+    if (!row?.available) {
+      checks.push({ name: 'model', ok: !!plan, detail: `${where}: ${row?.reason ?? 'unknown provider'}${plan ? ' (skipped)' : ''}` });
+    } else {
+      checks.push({ name: 'model', ok: row.answer === 'ok', detail: `${where}: ${row.answer}` });
+    }
   }
-  const local = config.search.local_path;
-  checks.push({ name: 'search: local', ok: !!local && existsSync(local) || provider !== 'local', detail: local ? `${local}${existsSync(local) ? '' : ' (missing)'}` : 'LOCAL_DOCS_DIR is not set' });
+  for (const name of [...new Set([...(config.research.settings.search_provider ? [config.research.settings.search_provider] : []), ...config.search.chain])]) {
+    const row = rows.find((r) => r.type === 'search' && r.name === name);
+    if (!row?.available) {
+      checks.push({ name: `search: ${name}`, ok: !!plan, detail: `${row?.reason ?? 'unknown provider'}${plan ? ' (skipped)' : ''}` });
+    } else {
+      const answer = row.answer === 'HTTP 403' && name === 'searxng' ? 'HTTP 403 (enable "json" in search.formats)' : row.answer;
+      checks.push({ name: `search: ${name}`, ok: row.answer === 'ok', detail: `${row.base_url ?? ''}: ${answer}` });
+    }
+  }
   const binary = findTemporalBinary();
   checks.push({ name: 'temporal CLI', ok: !!binary || !!env.TEMPORAL_ADDRESS, detail: binary ?? 'not installed yet (installed into .venv on first use)' });
   const up = await portOpen(config.temporal.address);

@@ -20,18 +20,27 @@ export function progressLine(s: ResearchSnapshot, width = 24): string {
   return `${s.status.padEnd(11)} ${s.phase.padEnd(15)} iteration ${s.iteration}/${s.settings.max_iterations} ${bar} ${fetched}/${s.sources.length} sources${failed ? ` (${failed} failed)` : ''}, report ${s.report_markdown.length} chars`;
 }
 
+const usd = (dollars: number) => `$${dollars < 0.01 && dollars > 0 ? dollars.toFixed(5) : dollars.toFixed(2)}`;
+
 export function formatStatus(s: ResearchSnapshot): string {
   const u = s.usage;
   const tokens = Object.entries(u.tokens_by_role)
-    .map(([role, t]) => `${role} ${t.input_tokens}+${t.output_tokens}`)
+    .map(([role, t]) => `${role} ${t.input_tokens}+${t.output_tokens}${t.cost_usd ? ` ${usd(t.cost_usd)}` : ''}`)
     .join(', ');
+  const byModel = Object.entries(u.tokens_by_model ?? {})
+    .map(([model, t]) => `${model}: ${t.calls} calls, ${t.input_tokens} in (${t.cached_input_tokens ?? 0} cached), ${t.output_tokens} out (${t.reasoning_tokens ?? 0} reasoning), ${usd(t.cost_usd ?? 0)}`);
+  const providers = s.providers
+    ? [`models: ${Object.entries(s.providers.model_chains).filter(([, c]) => c.length).map(([role, c]) => `${role} ${c[0]}`).join(', ')}`, `search: ${s.providers.search_chain.join(s.providers.search_mode === 'combine' ? ' + ' : ' → ')}${s.unavailable_search_providers?.length ? ` (failed: ${s.unavailable_search_providers.join(', ')})` : ''}`]
+    : [];
   return [
     `research ${s.research_id}: ${s.status}${s.reason ? ` (${s.reason})` : ''}`,
     `question: ${s.initial_query}`,
     `phase: ${s.phase}, iteration ${s.iteration}/${s.settings.max_iterations}`,
     `sources: ${s.sources.filter((x) => x.status === 'fetched').length} fetched, ${s.sources.filter((x) => x.status === 'failed').length} failed, ${s.sources.length} found`,
     `findings: ${s.findings.length}, open gaps: ${s.gaps.filter((g) => !g.addressed).length}`,
-    `usage: ${u.model_calls} model calls (${tokens || 'no tokens'}), ${u.search_calls} searches, ${u.fetch_calls} fetches`,
+    ...providers,
+    `usage: ${u.model_calls} model calls (${tokens || 'no tokens'}), ${u.search_calls} searches, ${u.fetch_calls} fetches${u.cost_usd !== undefined ? `, cost ${usd(u.cost_usd)}` : ''}`,
+    ...byModel.map((line) => `  ${line}`),
     `report: ${s.report_markdown.length} characters`,
     ...(s.errors.length ? [`errors: ${s.errors.length} (last: ${s.errors[s.errors.length - 1].message})`] : []),
   ].join('\n');

@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { ResearchClient } from '../client/research-client';
-import { createModel } from '../activities';
+import { checkModelConfigured } from '../activities';
 import { loadConfig } from '../config/load';
 import type { AppConfig } from '../config/schema';
 import { SqliteSessionStore } from '../stores/sessions';
@@ -15,6 +15,7 @@ import { runWorker } from '../worker/main';
 import { TERMINAL_STATUSES, type ResearchSnapshot } from '../workflows/types';
 import { doctor } from './doctor';
 import { extract } from './extract';
+import { formatProviders, listProviders } from './providers';
 import { formatEvent, formatPlan, formatStatus, progressLine } from './format';
 import { connect, ensureServer, ensureWorker, recordWorkerPid, runningWorkerPid, usesEmbeddedServer } from './runtime';
 
@@ -32,7 +33,7 @@ function out(json: boolean | undefined, value: unknown, text: string): void {
 async function withClient<T>(opts: { startRuntime?: boolean }, fn: (client: ResearchClient, config: AppConfig) => Promise<T>): Promise<T> {
   const config = loadConfig();
   // Refuse to start research that could only fail later for want of a model.
-  if (opts.startRuntime) createModel(config, process.env);
+  if (opts.startRuntime) checkModelConfigured(config, process.env);
   const client = await connect(config, { startServer: !!opts.startRuntime, log });
   if (opts.startRuntime) await ensureWorker(client, log);
   try {
@@ -41,6 +42,21 @@ async function withClient<T>(opts: { startRuntime?: boolean }, fn: (client: Rese
     client.close();
     await client.connection.close();
   }
+}
+
+interface StartFlags {
+  settings?: string;
+  set?: string[];
+  model?: string;
+  search?: string;
+}
+
+/** --settings, then --set pairs, then the --model and --search shortcuts. */
+function sessionSettings(o: StartFlags): Record<string, unknown> {
+  const settings = parseSettings(o.settings, o.set);
+  if (o.model) settings.model = o.model;
+  if (o.search) settings.search_providers = o.search.split(',').map((p) => p.trim()).filter(Boolean);
+  return settings;
 }
 
 function parseSettings(json?: string, pairs: string[] = []): Record<string, unknown> {
@@ -141,12 +157,14 @@ export function buildProgram(): Command {
       .option('--id <researchId>', 'choose the research id')
       .option('--settings <json>', 'per-session settings as JSON, or @file.json')
       .option('--set <key=value...>', 'one setting, e.g. --set max_sources=10')
+      .option('--model <provider:model>', 'the model for every role, e.g. anthropic:claude-sonnet-4-5')
+      .option('--search <providers>', 'search providers in order, e.g. tavily,arxiv')
       .option('--json', 'print one JSON object');
 
   startOptions(program.command('research').argument('<question>').description('plan, approve at the terminal, research and follow progress')).action(
-    async (question: string, o: Common & { yes?: boolean; id?: string; settings?: string; set?: string[] }) => {
+    async (question: string, o: Common & StartFlags & { yes?: boolean; id?: string }) => {
       await withClient({ startRuntime: true }, async (client) => {
-        const started = await client.start({ query: question, researchId: o.id, settings: parseSettings(o.settings, o.set), autoApprove: o.yes });
+        const started = await client.start({ query: question, researchId: o.id, settings: sessionSettings(o), autoApprove: o.yes });
         log(`research ${started.researchId} started; Ctrl-C detaches, the research goes on`);
         process.once('SIGINT', () => {
           log(`\ndetached: follow with "deep-research watch ${started.researchId}"`);
@@ -170,9 +188,9 @@ export function buildProgram(): Command {
   );
 
   startOptions(program.command('start').argument('<question>').description('start a research session and return at once')).action(
-    async (question: string, o: Common & { yes?: boolean; id?: string; settings?: string; set?: string[] }) => {
+    async (question: string, o: Common & StartFlags & { yes?: boolean; id?: string }) => {
       await withClient({ startRuntime: true }, async (client) => {
-        const started = await client.start({ query: question, researchId: o.id, settings: parseSettings(o.settings, o.set), autoApprove: o.yes });
+        const started = await client.start({ query: question, researchId: o.id, settings: sessionSettings(o), autoApprove: o.yes });
         out(o.json, started, `research ${started.researchId} started (${started.status})`);
       });
     },
@@ -289,6 +307,16 @@ export function buildProgram(): Command {
       const checks = await doctor(loadConfig());
       out(o.json, { checks }, checks.map((c) => `${c.ok ? 'ok  ' : 'FAIL'}  ${c.name.padEnd(16)} ${c.detail}`).join('\n'));
       if (checks.some((c) => !c.ok)) process.exitCode = 1;
+    });
+  program
+    .command('providers')
+    .description('model and search providers: which have keys, what each serves, and (--check) which answer')
+    .option('--check', 'send each provider in use one small request')
+    .option('--json')
+    .action(async (o: Common & { check?: boolean }) => {
+      const rows = await listProviders(loadConfig(), process.env, { check: o.check });
+      out(o.json, { providers: rows }, formatProviders(rows));
+      if (rows.some((r) => r.answer !== undefined && r.answer !== 'ok')) process.exitCode = 1;
     });
   program
     .command('metadata')

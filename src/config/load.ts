@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import type { ResearchSettings } from '../workflows/types';
+import { MODEL_PROVIDER_DEFAULTS } from './model-catalog';
 import { configSchema, researchSettingsSchema, type AppConfig } from './schema';
 
 export class ConfigError extends Error {
@@ -24,8 +25,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const parsed = configSchema.safeParse(raw);
   if (!parsed.success) throw new ConfigError(`invalid config ${file}: ${describeIssues(parsed.error)}`);
   const config = parsed.data;
-  if (env.OPENAI_BASE_URL) config.model.base_url = env.OPENAI_BASE_URL;
-  if (env.OPENAI_MODEL) config.model.model = env.OPENAI_MODEL;
+  applyModelEnv(config, env);
   if (env.MODEL_CONTEXT_TOKENS) {
     const tokens = Number(env.MODEL_CONTEXT_TOKENS);
     if (!Number.isInteger(tokens) || tokens < 2_000) throw new ConfigError('MODEL_CONTEXT_TOKENS must be a whole number of at least 2000');
@@ -37,12 +37,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (env.TEMPORAL_NAMESPACE) config.temporal.namespace = env.TEMPORAL_NAMESPACE;
   if (env.DEEP_RESEARCH_TASK_QUEUE) config.temporal.task_queue = env.DEEP_RESEARCH_TASK_QUEUE;
   if (env.DEEP_RESEARCH_DATA_DIR) config.data_dir = env.DEEP_RESEARCH_DATA_DIR;
+  if (env.SEARCH_PROVIDERS) config.search.chain = env.SEARCH_PROVIDERS.split(',').map((p) => p.trim()).filter(Boolean);
   if (env.SEARCH_PROVIDER) {
     config.research.settings = resolveSettings(config.research.settings, { search_provider: env.SEARCH_PROVIDER });
   }
   config.data_dir = expandHome(config.data_dir);
   if (config.search.local_path) config.search.local_path = expandHome(config.search.local_path);
   return config;
+}
+
+/** The conventional variables: base URLs of the SDKs' own names, and the default model. */
+function applyModelEnv(config: AppConfig, env: NodeJS.ProcessEnv): void {
+  const baseUrls: Record<string, string | undefined> = {
+    openai: env.OPENAI_BASE_URL,
+    anthropic: env.ANTHROPIC_BASE_URL,
+    google: env.GOOGLE_GENERATIVE_AI_BASE_URL,
+    ollama: env.OLLAMA_BASE_URL,
+  };
+  for (const [name, url] of Object.entries(baseUrls)) {
+    if (!url) continue;
+    config.models.providers[name] = { ...MODEL_PROVIDER_DEFAULTS[name], ...config.models.providers[name], base_url: url };
+  }
+  const model = env.DEEP_RESEARCH_MODEL ?? (env.OPENAI_MODEL ? `openai:${env.OPENAI_MODEL}` : undefined);
+  if (model) {
+    if (!/^[^:]+:.+$/.test(model)) throw new ConfigError(`DEEP_RESEARCH_MODEL must be provider:model, e.g. anthropic:claude-sonnet-4-5 (got "${model}")`);
+    config.models.default = model;
+  }
 }
 
 /** Session settings: installation defaults plus validated per-session overrides. */

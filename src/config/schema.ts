@@ -1,6 +1,58 @@
 // The configuration contract, validated at start-up. Settings are per session (defaults here,
 // overrides at start); everything else is per installation. Secrets never live here.
 import { z } from 'zod';
+import { MODEL_ROLES } from './model-catalog';
+
+const modelRef = z.string().regex(/^[a-z0-9][a-z0-9_.-]*:.+$/i, 'write models as provider:model, e.g. openai:gpt-4o-mini');
+const searchProviderName = z.string().regex(/^[a-z][a-z0-9_-]*$/, 'a search provider name such as tavily or searxng');
+
+export const DEFAULT_SEARCH_CHAIN = ['searxng', 'tavily', 'brave', 'exa', 'duckduckgo'];
+
+const searchProviderOverrides = z
+  .object({
+    base_url: z.string().url().optional(),
+    requests_per_second: z.number().positive().max(1_000).optional(),
+  })
+  .strict();
+
+const modelProviderSchema = z
+  .object({
+    kind: z.enum(['openai', 'anthropic', 'google', 'openai-compatible']),
+    base_url: z.string().url().optional(),
+    api_key_env: z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'the NAME of an environment variable, not a key').optional(),
+    structured_output: z.enum(['auto', 'json-schema', 'tool', 'text']).optional(),
+  })
+  .strict();
+
+/** Prices in US dollars per million tokens. */
+const priceSchema = z
+  .object({ input: z.number().min(0), output: z.number().min(0), cached_input: z.number().min(0).optional() })
+  .strict();
+
+const MODEL_DEFAULTS = {
+  default: 'openai:gpt-4o-mini',
+  fallbacks: ['anthropic:claude-haiku-4-5', 'google:gemini-2.5-flash'],
+  roles: {},
+  providers: {},
+  structured_output: 'auto' as const,
+  timeout_seconds: 180,
+  reasoning_timeout_seconds: 900,
+  pricing: {},
+};
+
+const modelsSchema = z
+  .object({
+    default: modelRef.default(MODEL_DEFAULTS.default).describe('provider:model; overridden by DEEP_RESEARCH_MODEL (or OPENAI_MODEL for the openai provider)'),
+    fallbacks: z.array(modelRef).default(MODEL_DEFAULTS.fallbacks).describe('Tried in order when the default is down or has no key'),
+    roles: z.partialRecord(z.enum(MODEL_ROLES), z.array(modelRef).min(1)).default({}).describe('Models per role, first choice first'),
+    providers: z.record(z.string(), modelProviderSchema).default({}).describe('Added to, or replacing, the built-in providers'),
+    structured_output: z.enum(['auto', 'json-schema', 'tool', 'text']).default('auto'),
+    timeout_seconds: z.number().int().min(5).max(3_600).default(180),
+    reasoning_timeout_seconds: z.number().int().min(5).max(7_200).default(900),
+    pricing: z.record(z.string(), priceSchema).default({}).describe('provider:model (or model) → USD per million tokens'),
+  })
+  .strict()
+  .default(MODEL_DEFAULTS);
 
 export const researchSettingsSchema = z
   .object({
@@ -16,7 +68,11 @@ export const researchSettingsSchema = z
     max_clarification_rounds: z.number().int().min(0).max(5).default(2),
     max_plan_revisions: z.number().int().min(0).max(20).default(5),
     approval_timeout_seconds: z.number().int().min(1).max(365 * 24 * 3600).default(7 * 24 * 3600),
-    search_provider: z.enum(['searxng', 'local']).default('searxng'),
+    search_provider: searchProviderName.optional().describe('Tried first, before the configured chain'),
+    search_providers: z.array(searchProviderName).min(1).optional().describe('This session\'s whole search chain'),
+    search_mode: z.enum(['fallback', 'combine']).optional(),
+    model: modelRef.optional().describe('Default model for every role in this session, e.g. anthropic:claude-sonnet-4-5'),
+    models: z.partialRecord(z.enum(MODEL_ROLES), z.array(modelRef).min(1)).optional().describe('Models per role, first choice first'),
     max_source_chars_for_analysis: z.number().int().min(500).max(200_000).default(12_000),
     max_events_in_state: z.number().int().min(20).max(5_000).default(300),
     continue_as_new_after_events: z.number().int().min(0).default(0).describe('0: continue as new only when Temporal suggests it'),
@@ -34,20 +90,15 @@ export const configSchema = z
       })
       .strict(),
     data_dir: z.string().min(1).default('~/.deep-research'),
-    model: z
-      .object({
-        provider: z.literal('openai-compatible').default('openai-compatible'),
-        base_url: z.string().url().default('https://api.openai.com/v1').describe('Overridden by OPENAI_BASE_URL'),
-        model: z.string().min(1).default('gpt-4o-mini').describe('Overridden by OPENAI_MODEL'),
-        structured_outputs: z.boolean().default(true).describe('Send a JSON schema as response_format'),
-        timeout_seconds: z.number().int().min(5).max(3600).default(180),
-      })
-      .strict(),
+    models: modelsSchema,
     search: z
       .object({
         searxng_url: z.string().url().optional().describe('Overridden by SEARXNG_URL'),
         local_path: z.string().optional().describe('Folder of your own documents; overridden by LOCAL_DOCS_DIR'),
         timeout_seconds: z.number().int().min(1).max(120).default(20),
+        chain: z.array(searchProviderName).default(DEFAULT_SEARCH_CHAIN).describe('Tried in order; providers without keys are skipped. Overridden by SEARCH_PROVIDERS'),
+        mode: z.enum(['fallback', 'combine']).default('fallback').describe('fallback: the first provider that answers; combine: all of them, merged'),
+        providers: z.record(z.string(), searchProviderOverrides).default({}).describe('Per-provider base_url and requests_per_second'),
       })
       .strict(),
     fetch: z

@@ -3,6 +3,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createActivities } from '../activities';
 import type { AppConfig } from '../config/schema';
+import { searchAvailability, searchRate } from '../providers/registry';
+import { SEARCH_PROVIDER_NAMES } from '../providers/search/catalog';
+import { searchTaskQueue } from '../workflows/messages';
 
 /** The workflow entry point: compiled .js when built, the .ts source in development and tests. */
 export const WORKFLOWS_PATH = ['index.js', 'index.ts']
@@ -18,16 +21,50 @@ export interface ResearchWorkerOptions {
   overrides?: Partial<WorkerOptions>;
 }
 
-export async function createResearchWorker(opts: ResearchWorkerOptions): Promise<{ worker: Worker; close(): void }> {
-  const { activities, close } = createActivities({ config: opts.config, env: opts.env });
-  const worker = await Worker.create({
+/** The main worker plus one rate-limited search worker per available provider, run and stopped together. */
+export class ResearchWorkers {
+  constructor(readonly main: Worker, readonly search: Worker[]) {}
+
+  async run(): Promise<void> {
+    await Promise.all([this.main, ...this.search].map((w) => w.run()));
+  }
+
+  shutdown(): void {
+    for (const w of [this.main, ...this.search]) if (w.getState() === 'RUNNING') w.shutdown();
+  }
+
+  getState(): ReturnType<Worker['getState']> {
+    return this.main.getState();
+  }
+}
+
+export async function createResearchWorker(opts: ResearchWorkerOptions): Promise<{ worker: ResearchWorkers; close(): void }> {
+  const { config } = opts;
+  const env = opts.env ?? process.env;
+  const { activities, close } = createActivities({ config, env });
+  const main = await Worker.create({
     connection: opts.connection,
-    namespace: opts.config.temporal.namespace,
-    taskQueue: opts.config.temporal.task_queue,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.task_queue,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     activities,
     maxConcurrentActivityTaskExecutions: 20,
     ...opts.overrides,
   });
-  return { worker, close };
+  const search: Worker[] = [];
+  for (const provider of SEARCH_PROVIDER_NAMES) {
+    if (!searchAvailability(config, env, provider).ok) continue;
+    const rate = searchRate(config, provider);
+    search.push(
+      await Worker.create({
+        connection: opts.connection,
+        namespace: config.temporal.namespace,
+        taskQueue: searchTaskQueue(config.temporal.task_queue, provider),
+        activities: { webSearch: activities.webSearch },
+        maxConcurrentActivityTaskExecutions: 4,
+        ...(rate ? { maxTaskQueueActivitiesPerSecond: rate } : {}),
+      }),
+    );
+  }
+  return { worker: new ResearchWorkers(main, search), close };
 }

@@ -2,13 +2,15 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { ResearchActivities } from '../activities/contracts';
 
-const NON_RETRYABLE = ['ConfigurationError', 'InvalidRequestError', 'AuthenticationError'];
+const NON_RETRYABLE = ['ConfigurationError', 'InvalidRequestError', 'AuthenticationError', 'ContextTooLong', 'ContentPolicy'];
 
 /** Model calls: slow, metered, heartbeat while waiting for the provider. */
+// Long enough for a reasoning model; the provider call's own per-role timeout ends it sooner,
+// and heartbeats while the answer streams notice a dead worker within 30 s.
 const MODEL_OPTIONS = {
-  startToCloseTimeout: '5 minutes',
+  startToCloseTimeout: '20 minutes',
   heartbeatTimeout: '30 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5, nonRetryableErrorTypes: NON_RETRYABLE },
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 4, nonRetryableErrorTypes: NON_RETRYABLE },
 } as const;
 
 /** The only activity planning can reach: no search, fetch or stored-text access before approval. */
@@ -16,10 +18,23 @@ export const planner = proxyActivities<Pick<ResearchActivities, 'decomposeQuery'
 
 export const model = proxyActivities<Pick<ResearchActivities, 'analyzeSources' | 'updateReport'>>(MODEL_OPTIONS);
 
-export const search = proxyActivities<Pick<ResearchActivities, 'webSearch'>>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 4, nonRetryableErrorTypes: NON_RETRYABLE },
-});
+const SEARCH_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 4, nonRetryableErrorTypes: NON_RETRYABLE } as const;
+
+/** Sessions from before provider chains: every search on the main task queue. */
+export const search = proxyActivities<Pick<ResearchActivities, 'webSearch'>>({ startToCloseTimeout: '1 minute', retry: SEARCH_RETRY });
+
+/**
+ * Search on one provider's own, rate-limited task queue. The schedule-to-start limit turns "no
+ * worker serves this provider" into a failure the chain falls through, instead of a wait forever.
+ */
+export function searchOn(taskQueue: string) {
+  return proxyActivities<Pick<ResearchActivities, 'webSearch'>>({
+    taskQueue,
+    scheduleToStartTimeout: '10 minutes',
+    startToCloseTimeout: '1 minute',
+    retry: { ...SEARCH_RETRY, maximumAttempts: 3 },
+  });
+}
 
 /** Fetching and parsing: one source each; a source that keeps failing is noted and skipped. */
 export const web = proxyActivities<Pick<ResearchActivities, 'fetchUrl' | 'parseContent'>>({
@@ -34,6 +49,7 @@ export const store = proxyActivities<Pick<ResearchActivities, 'persistSession' |
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 },
 });
 
-export const local = proxyLocalActivities<Pick<ResearchActivities, 'researchSettingsSchema'>>({
+export const local = proxyLocalActivities<Pick<ResearchActivities, 'researchSettingsSchema' | 'resolveProviders'>>({
   startToCloseTimeout: '10 seconds',
+  retry: { maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
 });

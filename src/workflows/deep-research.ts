@@ -4,6 +4,7 @@ import {
   ApplicationFailure,
   CancellationScope,
   isCancellation,
+  patched,
   sleep,
   workflowInfo,
   ContinueAsNew,
@@ -12,6 +13,7 @@ import { registerHandlers } from './handlers';
 import { finish, verifyReport } from './phases/finish';
 import { persistSession } from './phases/persist';
 import { awaitApproval, draftPlan } from './phases/planning';
+import { chooseProviders } from './phases/providers';
 import { runResearch } from './phases/research';
 import { errorMessage, ResearchSession } from './session';
 import type { ResearchInput, ResearchResult } from './types';
@@ -20,6 +22,7 @@ export async function deepResearch(input: ResearchInput): Promise<ResearchResult
   const s = new ResearchSession(input, workflowInfo().searchAttributes?.ResearchStatus !== undefined);
   registerHandlers(s);
   try {
+    if (patched('provider-chains') && !s.state.providers) await chooseProviders(s);
     if (!input.resume) {
       s.emit('AgentInput', { role: 'user', query: input.query });
       await draftPlan(s);

@@ -51,3 +51,9 @@ export const SEARCH_ATTRIBUTES = {
   status: 'ResearchStatus',
   createdAt: 'ResearchCreatedAt',
 } as const;
+
+/**
+ * Each search provider has its own task queue, so Temporal's task-queue rate limit holds a
+ * provider's request rate across every session and worker (and across restarts).
+ */
+export const searchTaskQueue = (taskQueue: string, provider: string): string => `${taskQueue}.search.${provider}`;

@@ -15,6 +15,7 @@ import {
   type ResearchSnapshot,
   type ResearchState,
   type ResearchStatus,
+  type RoleUsage,
 } from './types';
 
 export type Decision =
@@ -110,10 +111,11 @@ export class ResearchSession {
   addModelUsage(usage: ModelUsage): void {
     const u = this.state.usage;
     u.model_calls += 1;
-    const role = (u.tokens_by_role[usage.role] ??= { input_tokens: 0, output_tokens: 0, calls: 0 });
-    role.input_tokens += usage.input_tokens;
-    role.output_tokens += usage.output_tokens;
-    role.calls += 1;
+    addTo((u.tokens_by_role[usage.role] ??= { input_tokens: 0, output_tokens: 0, calls: 0 }), usage);
+    // Usage recorded before provider chains has no cost or token details: sums per role only.
+    if (usage.cost_usd === undefined) return;
+    addTo(((u.tokens_by_model ??= {})[usage.model] ??= { input_tokens: 0, output_tokens: 0, calls: 0 }), usage);
+    u.cost_usd = roundUsd((u.cost_usd ?? 0) + usage.cost_usd);
   }
 
   snapshot(): ResearchSnapshot {
@@ -144,6 +146,18 @@ export class ResearchSession {
     this.state.updated_at = new Date().toISOString();
   }
 }
+
+function addTo(sum: RoleUsage, usage: ModelUsage): void {
+  sum.input_tokens += usage.input_tokens;
+  sum.output_tokens += usage.output_tokens;
+  sum.calls += 1;
+  if (usage.cost_usd === undefined) return;
+  sum.cached_input_tokens = (sum.cached_input_tokens ?? 0) + (usage.cached_input_tokens ?? 0);
+  sum.reasoning_tokens = (sum.reasoning_tokens ?? 0) + (usage.reasoning_tokens ?? 0);
+  sum.cost_usd = roundUsd((sum.cost_usd ?? 0) + usage.cost_usd);
+}
+
+const roundUsd = (usd: number) => Math.round(usd * 1e8) / 1e8;
 
 function initialState(input: ResearchInput): ResearchState {
   const now = new Date(workflowInfo().startTime).toISOString();

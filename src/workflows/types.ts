@@ -47,7 +47,15 @@ export interface ResearchSettings {
   max_clarification_rounds: number;
   max_plan_revisions: number;
   approval_timeout_seconds: number;
-  search_provider: 'searxng' | 'local';
+  /** Tried first, before the configured chain (sessions before provider chains always had one). */
+  search_provider?: string;
+  /** This session's whole search chain, replacing the configured one. */
+  search_providers?: string[];
+  search_mode?: 'fallback' | 'combine';
+  /** Default model for every role, "provider:model". */
+  model?: string;
+  /** Models per role, first choice first. */
+  models?: Partial<Record<string, string[]>>;
   max_source_chars_for_analysis: number;
   max_events_in_state: number;
   /** Continue-as-new once history reaches this many events (0: only when Temporal suggests it). */
@@ -131,13 +139,30 @@ export interface RoleUsage {
   input_tokens: number;
   output_tokens: number;
   calls: number;
+  cached_input_tokens?: number;
+  reasoning_tokens?: number;
+  cost_usd?: number;
 }
 
 export interface Usage {
   tokens_by_role: Record<string, RoleUsage>;
+  /** The same sums per "provider:model". */
+  tokens_by_model?: Record<string, RoleUsage>;
+  /** Sum over all calls, from the price table in config (0 for models without a price). */
+  cost_usd?: number;
   model_calls: number;
   search_calls: number;
   fetch_calls: number;
+}
+
+/** Which providers serve this session, settled once at its start from config, settings and keys. */
+export interface ProviderPlan {
+  /** Per role: the model to use first, then its fallbacks ("provider:model"). */
+  model_chains: Record<string, string[]>;
+  search_chain: string[];
+  search_mode: 'fallback' | 'combine';
+  /** Providers left out, with why (a missing key, an unknown name). */
+  skipped: { name: string; reason: string }[];
 }
 
 export type EventType =
@@ -195,6 +220,10 @@ export interface ResearchState {
   /** How much of each analysed source fit the analysis budget (the seed's content_fidelity). */
   content_fidelity?: Record<string, SourceFidelity>;
   content_allocation_metadata?: ContentAllocation;
+  /** Absent in sessions started before provider chains existed. */
+  providers?: ProviderPlan;
+  /** Providers that failed this session, skipped from then on. */
+  unavailable_search_providers?: string[];
   /** Absolute deadline (epoch ms) of the running phase, kept across continue-as-new. */
   deadline_ms?: number;
   continued_runs: number;

@@ -40,7 +40,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     model,
     web,
     search,
-    env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'harness-key', OPENAI_MODEL: 'scripted-model', SEARXNG_URL: search.url, FETCH_ALLOW_HOSTS: web.host },
+    env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'harness-key', OPENAI_MODEL: 'scripted-model', SEARXNG_URL: search.url, SEARCH_PROVIDERS: 'searxng', FETCH_ALLOW_HOSTS: web.host },
     close: async () => {
       await Promise.all([model.close(), web.close(), search.close()]);
     },

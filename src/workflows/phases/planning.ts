@@ -1,11 +1,12 @@
-// Planning and the human checkpoint. Nothing here can reach the web: the only activity this module
-// can call is the planner model, so search, fetch and retrieval are structurally impossible before
+// Planning and the human checkpoint. Nothing here can reach the web: the only activities this module
+// can reach are the planner model and provider resolution, so search, fetch and retrieval are structurally impossible before
 // approval (the research phase is entered only after `awaitApproval` returns 'approved').
 import { condition } from '@temporalio/workflow';
 import { planner } from '../activities';
 import type { Decision, ResearchSession } from '../session';
 import type { ExpandedQuery, ResearchPlan } from '../types';
 import { persistSession } from './persist';
+import { withModelFallback } from './providers';
 
 export type ApprovalOutcome = 'approved' | 'rejected' | 'expired' | 'cancelled';
 
@@ -13,18 +14,21 @@ export async function draftPlan(s: ResearchSession): Promise<void> {
   s.setStatus('planning', 'planning');
   const st = s.state;
   s.emit('AgentInput', { role: 'planner', query: st.initial_query, clarifications: st.clarifications, feedback: st.plan_feedback });
-  const out = await s.tool(
-    'decompose_query',
-    { query: st.initial_query, clarifications: st.clarifications.length, feedback: st.plan_feedback.length },
-    () =>
-      planner.decomposeQuery({
-        researchId: st.research_id,
-        query: st.initial_query,
-        clarifications: st.clarifications,
-        feedback: st.plan_feedback,
-        previousPlan: st.plan,
-      }),
-    (r) => ({ expanded_queries: r.plan.expanded_queries.length, clarifying_questions: r.plan.clarifying_questions.length }),
+  const out = await withModelFallback(s, 'planner', (choice) =>
+    s.tool(
+      'decompose_query',
+      { query: st.initial_query, clarifications: st.clarifications.length, feedback: st.plan_feedback.length, model: choice },
+      () =>
+        planner.decomposeQuery({
+          researchId: st.research_id,
+          query: st.initial_query,
+          clarifications: st.clarifications,
+          feedback: st.plan_feedback,
+          previousPlan: st.plan,
+          model: choice,
+        }),
+      (r) => ({ expanded_queries: r.plan.expanded_queries.length, clarifying_questions: r.plan.clarifying_questions.length }),
+    ),
   );
   s.addModelUsage(out.usage);
   st.plan = out.plan;

@@ -1,11 +1,13 @@
 // The research loop: search → fetch and parse → analyze → patch the report, batch after batch,
 // iterating on open gaps. All progress lives in `state`, so a continued-as-new run resumes here.
-import { allHandlersFinished, condition, continueAsNew, isCancellation, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, ApplicationFailure, condition, continueAsNew, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { SearchHit } from '../../activities/contracts';
-import { model, search, web } from '../activities';
+import { model, web } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
 import type { Finding, ResearchPlan, Source, SourceFidelity } from '../types';
 import { persistSession } from './persist';
+import { withModelFallback } from './providers';
+import { NO_SEARCH_PROVIDER_LEFT, searchQuery } from './search';
 import { normalizeUrl } from '../url';
 
 export async function runResearch(s: ResearchSession): Promise<void> {
@@ -76,15 +78,9 @@ async function searchBatch(s: ResearchSession): Promise<void> {
   const queries = st.pending_queries;
   const results = await pool(queries, s.settings.fetch_concurrency, async (query) => {
     try {
-      const out = await s.tool(
-        'web_search',
-        { query, provider: s.settings.search_provider },
-        () => search.webSearch({ query, provider: s.settings.search_provider, maxResults: s.settings.max_search_results_per_query }),
-        (r) => ({ hits: r.hits.length }),
-      );
-      return { query, hits: out.hits };
+      return { query, hits: await searchQuery(s, query) };
     } catch (err) {
-      if (isCancellation(err)) throw err;
+      if (isCancellation(err) || (err instanceof ApplicationFailure && err.type === NO_SEARCH_PROVIDER_LEFT)) throw err;
       s.error(`search failed for "${query}": ${errorMessage(err)}`);
       return { query, hits: [] as SearchHit[] };
     } finally {
@@ -180,10 +176,12 @@ async function analyzeBatch(s: ResearchSession, batch: Source[]): Promise<Findin
     max_source_chars: s.settings.max_source_chars_for_analysis,
   };
   s.emit('AgentInput', { role: 'analyzer', sources: input.sources.map((x) => x.id), iteration: st.iteration });
-  const out = await s.tool('analyze_sources', { sources: input.sources.map((x) => x.id) }, () => model.analyzeSources(input), (r) => ({
-    findings: r.findings.length,
-    gaps: r.gaps.length,
-  }));
+  const out = await withModelFallback(s, 'analyzer', (choice) =>
+    s.tool('analyze_sources', { sources: input.sources.map((x) => x.id), model: choice }, () => model.analyzeSources({ ...input, model: choice }), (r) => ({
+      findings: r.findings.length,
+      gaps: r.gaps.length,
+    })),
+  );
   s.addModelUsage(out.usage);
   // Results recorded before token budgets existed carry no fidelity: replay must accept them.
   if (out.fidelity) recordFidelity(s, out.fidelity, out.budget_tokens);
@@ -227,14 +225,17 @@ async function patchReport(s: ResearchSession, findings: Finding[]): Promise<voi
   const sources = st.sources.filter((src) => cited.has(src.id)).map((src) => ({ id: src.id, title: src.title, url: src.url }));
   const callId = `update_report-${st.continued_runs}-${st.findings.length}`;
   s.emit('ToolCall', { tool: 'update_report', call_id: callId, args: { findings: findings.length } });
-  const out = await model.updateReport({
-    query: st.initial_query,
-    outline: (st.plan as ResearchPlan).outline,
-    report_markdown: st.report_markdown,
-    findings,
-    sources,
-    max_update_chars: s.settings.max_report_update_size,
-  });
+  const out = await withModelFallback(s, 'writer', (choice) =>
+    model.updateReport({
+      query: st.initial_query,
+      outline: (st.plan as ResearchPlan).outline,
+      report_markdown: st.report_markdown,
+      findings,
+      sources,
+      max_update_chars: s.settings.max_report_update_size,
+      model: choice,
+    }),
+  );
   s.addModelUsage(out.usage);
   // The live report is in state before anyone can see the tool result that announces it.
   st.report_markdown = out.new_report_markdown;

@@ -1,0 +1,119 @@
+// `deep-research providers`: every model and search provider this installation knows, which have
+// their keys, what each serves, and (with --check) which answer. Keys are never printed.
+import { MODEL_ROLES, splitModelRef } from '../config/model-catalog';
+import type { AppConfig } from '../config/schema';
+import { modelAvailability, modelProviders, searchAvailability, searchRate } from '../providers/registry';
+import { createSearchProvider, isSearchProviderName, searchApiKeyFromEnv, SEARCH_PROVIDER_NAMES, SEARCH_PROVIDERS, type SearchProviderName } from '../providers/search/catalog';
+
+export interface ProviderRow {
+  type: 'model' | 'search';
+  name: string;
+  kind: string;
+  key_env?: string;
+  key: 'set' | 'missing' | 'not needed';
+  base_url?: string;
+  /** Roles (models) or chain position (search) this provider serves; empty when unused. */
+  used_for: string[];
+  requests_per_second?: number;
+  available: boolean;
+  reason?: string;
+  /** With --check: "ok" or what went wrong. */
+  answer?: string;
+}
+
+export async function listProviders(config: AppConfig, env: NodeJS.ProcessEnv, opts: { check?: boolean } = {}): Promise<ProviderRow[]> {
+  const rows = [...modelRows(config, env), ...searchRows(config, env)];
+  if (opts.check) {
+    await Promise.all(rows.filter((r) => r.available && r.used_for.length > 0).map(async (r) => (r.answer = await probe(config, env, r))));
+  }
+  return rows;
+}
+
+function modelRows(config: AppConfig, env: NodeJS.ProcessEnv): ProviderRow[] {
+  const chains = MODEL_ROLES.map((role) => [role, config.models.roles[role] ?? [config.models.default, ...config.models.fallbacks]] as const);
+  return Object.entries(modelProviders(config)).map(([name, p]) => {
+    const refs = chains.flatMap(([, chain]) => chain).filter((ref) => ref.startsWith(`${name}:`));
+    const availability = refs.length ? modelAvailability(config, env, refs[0]) : modelAvailability(config, env, `${name}:any`);
+    const used = chains.filter(([, chain]) => chain.some((ref) => ref.startsWith(`${name}:`))).map(([role]) => role);
+    return {
+      type: 'model' as const,
+      name,
+      kind: p.kind,
+      key_env: p.api_key_env,
+      key: !p.api_key_env ? 'not needed' : env[p.api_key_env] ? 'set' : availability.ok ? 'not needed' : 'missing',
+      base_url: p.base_url,
+      used_for: used.length ? [...new Set(refs.map((ref) => splitModelRef(ref).model))].map((m) => `${m} (${used.join(', ')})`) : [],
+      available: availability.ok,
+      ...(availability.ok ? {} : { reason: availability.reason }),
+    };
+  });
+}
+
+function searchRows(config: AppConfig, env: NodeJS.ProcessEnv): ProviderRow[] {
+  const names = [...new Set([...config.search.chain, ...SEARCH_PROVIDER_NAMES, 'local'])];
+  return names.map((name) => {
+    const entry = isSearchProviderName(name) ? SEARCH_PROVIDERS[name] : undefined;
+    const availability = searchAvailability(config, env, name);
+    const position = config.search.chain.indexOf(name);
+    const keyEnv = entry?.keyEnv;
+    const base = name === 'searxng' ? config.search.searxng_url : name === 'local' ? config.search.local_path : (config.search.providers[name]?.base_url ?? entry?.defaultBaseUrl);
+    return {
+      type: 'search' as const,
+      name,
+      kind: entry?.academic ? 'academic' : name === 'local' ? 'your documents' : 'web',
+      key_env: keyEnv,
+      key: !keyEnv || !isSearchProviderName(name) ? 'not needed' : searchApiKeyFromEnv(name, env) ? 'set' : entry?.keyRequired ? 'missing' : 'not needed',
+      base_url: base,
+      used_for: position >= 0 ? [`chain #${position + 1}`] : [],
+      requests_per_second: searchRate(config, name),
+      available: availability.ok,
+      ...(availability.ok ? {} : { reason: availability.reason }),
+    };
+  });
+}
+
+async function probe(config: AppConfig, env: NodeJS.ProcessEnv, row: ProviderRow): Promise<string> {
+  try {
+    if (row.type === 'search') {
+      if (row.name === 'local') return 'ok';
+      const name = row.name as SearchProviderName;
+      const options = { baseUrl: row.base_url as string, apiKey: searchApiKeyFromEnv(name, env), timeoutMs: 10_000, userAgent: config.fetch.user_agent };
+      const provider = createSearchProvider(name, options);
+      await provider.search({ query: 'test', maxResults: 1 });
+      return 'ok';
+    }
+    const base = (row.base_url ?? '').replace(/\/+$/, '');
+    const key = row.key_env ? env[row.key_env] : undefined;
+    const headers: Record<string, string> =
+      row.kind === 'anthropic'
+        ? { 'x-api-key': key ?? '', 'anthropic-version': '2023-06-01' }
+        : row.kind === 'google'
+          ? { 'x-goog-api-key': key ?? '' }
+          : key
+            ? { authorization: `Bearer ${key}` }
+            : {};
+    const res = await fetch(`${base}/models`, { headers, signal: AbortSignal.timeout(5_000) });
+    await res.body?.cancel();
+    return res.ok ? 'ok' : `HTTP ${res.status}${res.status === 401 || res.status === 403 ? ` (check ${row.key_env})` : ''}`;
+  } catch (err) {
+    return ((err as { cause?: Error }).cause ?? (err as Error)).message;
+  }
+}
+
+export function formatProviders(rows: ProviderRow[]): string {
+  const line = (r: ProviderRow) => {
+    const state = !r.available ? 'off ' : r.answer === undefined ? 'on  ' : r.answer === 'ok' ? 'ok  ' : 'FAIL';
+    const key = r.key_env ? `${r.key_env} ${r.key}` : 'no key needed';
+    const use = r.used_for.length ? `used for ${r.used_for.join('; ')}` : 'unused';
+    const rate = r.requests_per_second ? `, ≤ ${r.requests_per_second}/s` : '';
+    const why = r.reason ? ` — ${r.reason}` : r.answer && r.answer !== 'ok' ? ` — ${r.answer}` : '';
+    return `${state}  ${r.name.padEnd(17)} ${r.kind.padEnd(17)} ${key}; ${use}${rate}${why}`;
+  };
+  return [
+    'Models',
+    ...rows.filter((r) => r.type === 'model').map(line),
+    '',
+    'Search',
+    ...rows.filter((r) => r.type === 'search').map(line),
+  ].join('\n');
+}

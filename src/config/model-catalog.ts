@@ -1,0 +1,41 @@
+// Model providers people arrive with, by name. configs/config.json may add more or change these;
+// keys always come from the environment variable named here, never from the config file.
+import type { ModelProviderKind } from '../providers/model/types';
+
+export interface ModelProviderDefaults {
+  kind: ModelProviderKind;
+  base_url?: string;
+  /** Environment variable holding the key; absent for local servers that need none. */
+  api_key_env?: string;
+  structured_output?: 'auto' | 'json-schema' | 'tool' | 'text';
+}
+
+export const MODEL_PROVIDER_DEFAULTS: Record<string, ModelProviderDefaults> = {
+  openai: { kind: 'openai', base_url: 'https://api.openai.com/v1', api_key_env: 'OPENAI_API_KEY' },
+  anthropic: { kind: 'anthropic', base_url: 'https://api.anthropic.com/v1', api_key_env: 'ANTHROPIC_API_KEY' },
+  google: { kind: 'google', base_url: 'https://generativelanguage.googleapis.com/v1beta', api_key_env: 'GOOGLE_GENERATIVE_AI_API_KEY' },
+  ollama: { kind: 'openai-compatible', base_url: 'http://127.0.0.1:11434/v1' },
+  lmstudio: { kind: 'openai-compatible', base_url: 'http://127.0.0.1:1234/v1' },
+  vllm: { kind: 'openai-compatible', base_url: 'http://127.0.0.1:8000/v1', api_key_env: 'VLLM_API_KEY' },
+  openrouter: { kind: 'openai-compatible', base_url: 'https://openrouter.ai/api/v1', api_key_env: 'OPENROUTER_API_KEY' },
+  groq: { kind: 'openai-compatible', base_url: 'https://api.groq.com/openai/v1', api_key_env: 'GROQ_API_KEY' },
+  deepseek: { kind: 'openai-compatible', base_url: 'https://api.deepseek.com/v1', api_key_env: 'DEEPSEEK_API_KEY' },
+  zai: { kind: 'openai-compatible', base_url: 'https://api.z.ai/api/paas/v4', api_key_env: 'ZAI_API_KEY' },
+  perplexity: { kind: 'openai-compatible', base_url: 'https://api.perplexity.ai', api_key_env: 'PERPLEXITY_API_KEY' },
+};
+
+/** Roles that call a model. Each may name its own models; otherwise the default chain serves it. */
+export const MODEL_ROLES = ['planner', 'analyzer', 'writer', 'critic', 'refiner', 'supervisor'] as const;
+export type ModelRole = (typeof MODEL_ROLES)[number];
+
+/** Reasoning models think before answering: they get the longer timeout. */
+export function isReasoningModel(model: string): boolean {
+  return /(^|[/:-])(o1|o3|o4)(-|$)|gpt-5|reason|thinking|deepseek-r1|(^|[/:])r1\b|qwq/i.test(model);
+}
+
+/** "provider:model"; the model part may itself contain colons or slashes (Ollama tags, OpenRouter ids). */
+export function splitModelRef(ref: string): { provider: string; model: string } {
+  const i = ref.indexOf(':');
+  if (i <= 0 || i === ref.length - 1) throw new Error(`model "${ref}" must be written provider:model, e.g. openai:gpt-4o-mini`);
+  return { provider: ref.slice(0, i), model: ref.slice(i + 1) };
+}

@@ -1,0 +1,117 @@
+// Settles which providers serve a session: the model chain per role and the search chain, from the
+// config, the session's settings and which keys this worker's environment holds. Nothing here
+// returns a key: only names, and why a provider was left out.
+import { ConfigError } from '../config/load';
+import { MODEL_PROVIDER_DEFAULTS, MODEL_ROLES, isReasoningModel, splitModelRef, type ModelProviderDefaults } from '../config/model-catalog';
+import type { AppConfig } from '../config/schema';
+import type { ProviderPlan, ResearchSettings } from '../workflows/types';
+import type { ModelConnection } from './model/types';
+import { isSearchProviderName, searchApiKeyFromEnv, SEARCH_PROVIDER_NAMES, SEARCH_PROVIDERS } from './search/catalog';
+
+type Availability = { ok: true } | { ok: false; reason: string };
+
+export function modelProviders(config: AppConfig): Record<string, ModelProviderDefaults> {
+  return { ...MODEL_PROVIDER_DEFAULTS, ...config.models.providers };
+}
+
+function modelProviderFor(config: AppConfig, name: string): ModelProviderDefaults | undefined {
+  const configured = modelProviders(config)[name];
+  if (!configured) return undefined;
+  return { ...MODEL_PROVIDER_DEFAULTS[name], ...configured };
+}
+
+/** The key is required only at the provider's own endpoint: a local server behind the same API needs none. */
+function keyRequired(name: string, provider: ModelProviderDefaults): boolean {
+  if (!provider.api_key_env) return false;
+  const builtIn = MODEL_PROVIDER_DEFAULTS[name];
+  return !builtIn || !builtIn.base_url || !provider.base_url || provider.base_url === builtIn.base_url;
+}
+
+export function modelAvailability(config: AppConfig, env: NodeJS.ProcessEnv, ref: string): Availability {
+  let name: string;
+  try {
+    name = splitModelRef(ref).provider;
+  } catch (err) {
+    return { ok: false, reason: (err as Error).message };
+  }
+  const provider = modelProviderFor(config, name);
+  if (!provider) return { ok: false, reason: `unknown model provider "${name}" (add it under models.providers)` };
+  if (keyRequired(name, provider) && !env[provider.api_key_env as string]) return { ok: false, reason: `${provider.api_key_env} is not set` };
+  return { ok: true };
+}
+
+/** Everything needed to call one model, key included: for activities only, never for the workflow. */
+export function modelConnection(config: AppConfig, env: NodeJS.ProcessEnv, ref: string): ModelConnection {
+  const { provider: name, model } = splitModelRef(ref);
+  const provider = modelProviderFor(config, name);
+  if (!provider) throw new ConfigError(`unknown model provider "${name}" in "${ref}": add it under models.providers in the config`);
+  const apiKey = provider.api_key_env ? env[provider.api_key_env] : undefined;
+  if (keyRequired(name, provider) && !apiKey) throw new ConfigError(`model ${ref} needs ${provider.api_key_env}: set it in the worker's environment`);
+  const seconds = isReasoningModel(model) ? config.models.reasoning_timeout_seconds : config.models.timeout_seconds;
+  return {
+    kind: provider.kind,
+    provider: name,
+    model,
+    baseURL: provider.base_url,
+    apiKey,
+    structuredOutput: provider.structured_output ?? config.models.structured_output,
+    timeoutMs: seconds * 1000,
+  };
+}
+
+export function searchAvailability(config: AppConfig, env: NodeJS.ProcessEnv, name: string): Availability {
+  if (name === 'local') return config.search.local_path ? { ok: true } : { ok: false, reason: 'LOCAL_DOCS_DIR is not set' };
+  if (name === 'searxng') return config.search.searxng_url ? { ok: true } : { ok: false, reason: 'SEARXNG_URL is not set' };
+  if (!isSearchProviderName(name)) return { ok: false, reason: `unknown search provider "${name}" (known: local, ${SEARCH_PROVIDER_NAMES.join(', ')})` };
+  const entry = SEARCH_PROVIDERS[name];
+  if (entry.keyRequired && !searchApiKeyFromEnv(name, env)) return { ok: false, reason: `${entry.keyEnv} is not set` };
+  return { ok: true };
+}
+
+/** Requests per second a provider may receive from all sessions together (Temporal enforces it per task queue). */
+export function searchRate(config: AppConfig, name: string): number | undefined {
+  if (name === 'local') return undefined;
+  return config.search.providers[name]?.requests_per_second ?? (isSearchProviderName(name) ? SEARCH_PROVIDERS[name].requestsPerSecond : undefined);
+}
+
+export function resolveProviderPlan(config: AppConfig, env: NodeJS.ProcessEnv, settings: ResearchSettings): ProviderPlan {
+  const skipped: ProviderPlan['skipped'] = [];
+  const noted = new Set<string>();
+  const keep = (name: string, availability: Availability): boolean => {
+    if (availability.ok) return true;
+    if (!noted.has(name)) {
+      noted.add(name);
+      skipped.push({ name, reason: availability.reason });
+    }
+    return false;
+  };
+
+  const defaultChain = [settings.model ?? config.models.default, ...config.models.fallbacks];
+  const model_chains: Record<string, string[]> = {};
+  for (const role of MODEL_ROLES) {
+    const wanted = settings.models?.[role] ?? config.models.roles[role] ?? defaultChain;
+    model_chains[role] = unique(wanted).filter((ref) => keep(ref, modelAvailability(config, env, ref)));
+  }
+  if (model_chains.planner.length === 0) {
+    throw new ConfigError(
+      `no model configured: set OPENAI_API_KEY, ANTHROPIC_API_KEY or GOOGLE_GENERATIVE_AI_API_KEY, or OPENAI_BASE_URL for a local OpenAI-compatible server such as Ollama (${describeSkipped(skipped)})`,
+    );
+  }
+
+  const wantedSearch = settings.search_providers ?? [...(settings.search_provider ? [settings.search_provider] : []), ...config.search.chain];
+  const search_chain = unique(wantedSearch).filter((name) => keep(name, searchAvailability(config, env, name)));
+  if (search_chain.length === 0) {
+    throw new ConfigError(
+      `no search provider available: set SEARXNG_URL, TAVILY_API_KEY, BRAVE_API_KEY or EXA_API_KEY, add duckduckgo to the chain, or point LOCAL_DOCS_DIR at your documents (${describeSkipped(skipped)})`,
+    );
+  }
+  return { model_chains, search_chain, search_mode: settings.search_mode ?? config.search.mode, skipped };
+}
+
+function describeSkipped(skipped: ProviderPlan['skipped']): string {
+  return skipped.length ? `skipped: ${skipped.map((s) => `${s.name} (${s.reason})`).join('; ')}` : 'nothing configured';
+}
+
+function unique(items: string[]): string[] {
+  return [...new Set(items)];
+}
