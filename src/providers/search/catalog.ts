@@ -1,0 +1,165 @@
+// Every HTTP search provider in one table: where it lives, which key it needs, whether it is a
+// scholarly index, and how fast it may be called. Callers build fallback chains, configuration and
+// Temporal task-queue rate limits from this; the provider classes themselves never throttle.
+import { ConfigError } from '../../config/load';
+import { ArxivSearch } from './arxiv';
+import { BraveSearch } from './brave';
+import { DuckDuckGoSearch } from './duckduckgo';
+import { ExaSearch } from './exa';
+import { SearxngSearch } from './searxng';
+import { SemanticScholarSearch } from './semantic-scholar';
+import { TavilySearch } from './tavily';
+import type { SearchProvider, SearchProviderOptions } from './types';
+import { WikipediaSearch } from './wikipedia';
+
+export type SearchProviderName = 'searxng' | 'tavily' | 'brave' | 'exa' | 'duckduckgo' | 'arxiv' | 'semantic-scholar' | 'wikipedia';
+
+export interface SearchProviderInfo {
+  name: SearchProviderName;
+  /** How messages name it. */
+  label: string;
+  /** The public API root; undefined when there is none (SearXNG is self-hosted). */
+  defaultBaseUrl: string | undefined;
+  /** The environment variable that supplies the base URL, when one must (SearXNG). */
+  baseUrlEnv?: string;
+  /** The environment variable holding the API key; undefined for keyless services. */
+  keyEnv: string | undefined;
+  /** Other spellings of the key variable seen in the wild, read when keyEnv is unset. */
+  keyEnvAliases: readonly string[];
+  keyRequired: boolean;
+  /** Returns papers with authors/year/DOI/PDF rather than web pages. */
+  academic: boolean;
+  /** A safe default request rate for one API key (or one client IP when keyless). */
+  requestsPerSecond: number;
+  /** Where requestsPerSecond comes from. */
+  rateBasis: string;
+  create(options: SearchProviderOptions): SearchProvider;
+}
+
+export const SEARCH_PROVIDERS: Readonly<Record<SearchProviderName, SearchProviderInfo>> = {
+  searxng: {
+    name: 'searxng',
+    label: 'SearXNG',
+    defaultBaseUrl: undefined,
+    baseUrlEnv: 'SEARXNG_URL',
+    keyEnv: undefined,
+    keyEnvAliases: [],
+    keyRequired: false,
+    academic: false,
+    requestsPerSecond: 1,
+    rateBasis: 'self-hosted; one query fans out to many upstream engines, which rate-limit the instance',
+    create: (o) => new SearxngSearch(o.baseUrl, o.timeoutMs, o.userAgent),
+  },
+  tavily: {
+    name: 'tavily',
+    label: 'Tavily',
+    defaultBaseUrl: 'https://api.tavily.com',
+    keyEnv: 'TAVILY_API_KEY',
+    keyEnvAliases: [],
+    keyRequired: true,
+    academic: false,
+    requestsPerSecond: 100 / 60,
+    rateBasis: 'development keys are limited to 100 requests per minute',
+    create: (o) => new TavilySearch(o),
+  },
+  brave: {
+    name: 'brave',
+    label: 'Brave Search',
+    defaultBaseUrl: 'https://api.search.brave.com',
+    // BRAVE_API_KEY is what Brave's own MCP server and most integrations read; Brave's API examples
+    // also use BRAVE_SEARCH_API_KEY, so that is accepted as a fallback.
+    keyEnv: 'BRAVE_API_KEY',
+    keyEnvAliases: ['BRAVE_SEARCH_API_KEY'],
+    keyRequired: true,
+    academic: false,
+    requestsPerSecond: 1,
+    rateBasis: 'the free plan allows 1 request per second (paid plans more: see X-RateLimit-Limit)',
+    create: (o) => new BraveSearch(o),
+  },
+  exa: {
+    name: 'exa',
+    label: 'Exa',
+    defaultBaseUrl: 'https://api.exa.ai',
+    keyEnv: 'EXA_API_KEY',
+    keyEnvAliases: [],
+    keyRequired: true,
+    academic: false,
+    requestsPerSecond: 5,
+    rateBasis: 'default limit is about 10 queries per second per key; half leaves room for retries',
+    create: (o) => new ExaSearch(o),
+  },
+  duckduckgo: {
+    name: 'duckduckgo',
+    label: 'DuckDuckGo',
+    defaultBaseUrl: 'https://html.duckduckgo.com',
+    keyEnv: undefined,
+    keyEnvAliases: [],
+    keyRequired: false,
+    academic: false,
+    requestsPerSecond: 0.5,
+    rateBasis: 'no published limit; faster clients get bot challenges, so stay conservative',
+    create: (o) => new DuckDuckGoSearch(o),
+  },
+  arxiv: {
+    name: 'arxiv',
+    label: 'arXiv',
+    defaultBaseUrl: 'https://export.arxiv.org',
+    keyEnv: undefined,
+    keyEnvAliases: [],
+    keyRequired: false,
+    academic: true,
+    requestsPerSecond: 1 / 3,
+    rateBasis: 'arXiv API terms: no more than one request every three seconds',
+    create: (o) => new ArxivSearch(o),
+  },
+  'semantic-scholar': {
+    name: 'semantic-scholar',
+    label: 'Semantic Scholar',
+    defaultBaseUrl: 'https://api.semanticscholar.org',
+    keyEnv: 'SEMANTIC_SCHOLAR_API_KEY',
+    keyEnvAliases: [],
+    keyRequired: false,
+    academic: true,
+    requestsPerSecond: 1,
+    rateBasis: 'keys start at 1 request per second; without one, all anonymous clients share a pool',
+    create: (o) => new SemanticScholarSearch(o),
+  },
+  wikipedia: {
+    name: 'wikipedia',
+    label: 'Wikipedia',
+    defaultBaseUrl: 'https://en.wikipedia.org',
+    keyEnv: undefined,
+    keyEnvAliases: [],
+    keyRequired: false,
+    academic: false,
+    requestsPerSecond: 1,
+    rateBasis: 'Wikimedia API etiquette: no hard read limit, but requests should be serial and modest',
+    create: (o) => new WikipediaSearch(o),
+  },
+};
+
+export const SEARCH_PROVIDER_NAMES = Object.keys(SEARCH_PROVIDERS) as SearchProviderName[];
+
+export function isSearchProviderName(value: string): value is SearchProviderName {
+  return Object.hasOwn(SEARCH_PROVIDERS, value);
+}
+
+/** The API key for a provider from the environment (keyEnv, then its aliases), if any. */
+export function searchApiKeyFromEnv(name: SearchProviderName, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const info = SEARCH_PROVIDERS[name];
+  for (const variable of [info.keyEnv, ...info.keyEnvAliases]) {
+    const value = variable ? env[variable]?.trim() : undefined;
+    if (value) return value;
+  }
+  return undefined;
+}
+
+/** Builds a provider; a missing base URL or required key is a ConfigError naming the variable to set (the key check is the class's). */
+export function createSearchProvider(name: SearchProviderName, options: SearchProviderOptions): SearchProvider {
+  const info = SEARCH_PROVIDERS[name];
+  if (!info) throw new ConfigError(`unknown search provider "${name}" (known: ${SEARCH_PROVIDER_NAMES.join(', ')})`);
+  if (!options.baseUrl) {
+    throw new ConfigError(`${info.label} search needs a base URL${info.baseUrlEnv ? `: set ${info.baseUrlEnv}` : ''}`);
+  }
+  return info.create(options);
+}
