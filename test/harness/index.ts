@@ -86,9 +86,17 @@ export interface TestEnvironment {
   close(): Promise<void>;
 }
 
-export async function startEnvironment(harness: Harness, address: string, opts: { worker?: boolean; extraEnv?: Record<string, string> } = {}): Promise<TestEnvironment> {
+export interface EnvironmentOptions {
+  worker?: boolean;
+  extraEnv?: Record<string, string>;
+  /** Changes to the loaded config, e.g. provider base URLs pointing at loopback fakes. */
+  configure?: (config: AppConfig) => void;
+}
+
+export async function startEnvironment(harness: Harness, address: string, opts: EnvironmentOptions = {}): Promise<TestEnvironment> {
   quietRuntime();
   const { config, env } = testConfig(harness, address, opts.extraEnv);
+  opts.configure?.(config);
   const connection = await Connection.connect({ address });
   const client = new ResearchClient(connection, config, true);
   let stopWorker = async () => undefined as void;
