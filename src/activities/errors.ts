@@ -4,38 +4,78 @@ import { ApplicationFailure } from '@temporalio/common';
 import { APICallError, NoObjectGeneratedError } from 'ai';
 import { ConfigError } from '../config/load';
 import { HttpError, parseRetryAfter } from '../providers/http-error';
+import { ContentPolicyError, InvalidModelOutputError, ModelStreamError } from '../providers/model/errors';
+
+// OpenAI context_length_exceeded, Anthropic "prompt is too long", Gemini "input token count ... exceeds".
+const CONTEXT_TOO_LONG = /context_length_exceeded|prompt is too long|maximum context length|context window|input token count.*exceeds|exceeds the maximum number of tokens/i;
+// OpenAI/Azure content_filter and content_policy_violation; Gemini safety blocks.
+const CONTENT_POLICY = /content_filter|content_policy|content management policy|blocked due to safety|blockReason|PROHIBITED_CONTENT/i;
+const OVERLOADED = /overloaded/i;
+// Gemini answers a wrong key with 400 API_KEY_INVALID, OpenAI-compatible servers sometimes with 400 invalid_api_key.
+const BAD_KEY = /API_KEY_INVALID|invalid_api_key|authentication_error/i;
+
+interface ProviderError {
+  status?: number;
+  retryAfterMs?: number;
+  /** The message and the provider's error body, to look for error types and codes. */
+  detail: string;
+}
 
 export function toFailure(err: unknown, what: string, credentialHint?: string): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
   if (err instanceof ConfigError) return ApplicationFailure.nonRetryable(err.message, 'ConfigurationError');
-  let status: number | undefined;
-  let retryAfterMs: number | undefined;
-  let message = err instanceof Error ? err.message : String(err);
-  if (APICallError.isInstance(err)) {
-    status = err.statusCode;
-    retryAfterMs = parseRetryAfter(err.responseHeaders?.['retry-after']);
-  } else if (err instanceof HttpError) {
-    status = err.status;
-    retryAfterMs = err.retryAfterMs;
-  } else if (NoObjectGeneratedError.isInstance(err)) {
-    return ApplicationFailure.retryable(`${what}: the model's answer did not match the expected JSON (${message})`, 'InvalidModelOutput');
-  } else if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
+  if (err instanceof InvalidModelOutputError || NoObjectGeneratedError.isInstance(err)) {
+    return ApplicationFailure.retryable(`${what}: the model's answer did not match the expected JSON (${err.message})`, 'InvalidModelOutput');
+  }
+  if (err instanceof ContentPolicyError) return contentPolicy(what, err.message);
+  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
     return ApplicationFailure.retryable(`${what}: timed out`, 'Timeout');
   }
-  message = `${what}: ${message}`;
-  if (status === 429 || status === 503) {
-    return ApplicationFailure.create({
-      message: `${message} (rate limited, status ${status})`,
-      type: 'RateLimited',
-      nextRetryDelay: retryAfterMs !== undefined ? Math.max(retryAfterMs, 100) : undefined,
-    });
+  const message = `${what}: ${err instanceof Error ? err.message : String(err)}`;
+  const { status, retryAfterMs, detail } = describe(err);
+  const nextRetryDelay = retryAfterMs !== undefined ? Math.max(retryAfterMs, 100) : undefined;
+
+  if (status === 429 || /rate_limit/i.test(detail)) {
+    return ApplicationFailure.create({ message: `${message} (rate limited${status ? `, status ${status}` : ''})`, type: 'RateLimited', nextRetryDelay });
   }
-  if (status === 401 || status === 403) {
-    const hint = credentialHint ? `: check ${credentialHint}` : '';
-    return ApplicationFailure.nonRetryable(`${message} (status ${status}: credentials rejected${hint})`, 'AuthenticationError');
+  if (status === 503 || status === 529 || OVERLOADED.test(detail)) {
+    return ApplicationFailure.create({ message: `${message} (provider overloaded${status ? `, status ${status}` : ''})`, type: 'Overloaded', nextRetryDelay });
   }
+  if (status === 401 || status === 403 || BAD_KEY.test(detail)) {
+    const hint = credentialHint ? `check ${credentialHint}` : "check the provider's API key";
+    return ApplicationFailure.nonRetryable(`${message} (${status ? `status ${status}: ` : ''}credentials rejected: ${hint})`, 'AuthenticationError');
+  }
+  if (CONTEXT_TOO_LONG.test(detail)) {
+    return ApplicationFailure.nonRetryable(
+      `${message} (the prompt does not fit the model's context window: lower max_source_chars_for_analysis, ` +
+        `or use a larger-context model and set MODEL_CONTEXT_TOKENS to its window)`,
+      'ContextTooLong',
+    );
+  }
+  if (CONTENT_POLICY.test(detail)) return contentPolicy(what, message);
   if (status !== undefined && status >= 400 && status < 500 && status !== 408) {
     return ApplicationFailure.nonRetryable(`${message} (status ${status}: the request was refused)`, 'InvalidRequestError');
   }
   return ApplicationFailure.retryable(message, 'TransientError');
+}
+
+function contentPolicy(what: string, message: string): ApplicationFailure {
+  const subject = message.startsWith(what) ? message : `${what}: ${message}`;
+  return ApplicationFailure.nonRetryable(`${subject} (blocked by the provider's content policy; rephrase the question or use another model)`, 'ContentPolicy');
+}
+
+function describe(err: unknown): ProviderError {
+  if (APICallError.isInstance(err)) {
+    return { status: err.statusCode, retryAfterMs: retryAfterOf(err.responseHeaders), detail: `${err.message}\n${err.responseBody ?? ''}` };
+  }
+  if (err instanceof HttpError) return { status: err.status, retryAfterMs: err.retryAfterMs, detail: err.message };
+  if (err instanceof ModelStreamError) return { detail: `${err.errorType ?? ''}\n${err.message}` };
+  return { detail: '' };
+}
+
+/** retry-after-ms (OpenAI, Azure) is more precise than Retry-After, so it wins when both are sent. */
+function retryAfterOf(headers: Record<string, string> | undefined): number | undefined {
+  const milliseconds = Number(headers?.['retry-after-ms']);
+  if (headers?.['retry-after-ms'] && Number.isFinite(milliseconds)) return Math.max(0, milliseconds);
+  return parseRetryAfter(headers?.['retry-after']);
 }

@@ -1,12 +1,28 @@
 // A scripted OpenAI-compatible chat-completions endpoint. It answers by the JSON schema name the
 // client asks for (research_plan, source_analysis, report_patch), deterministically, from what the
-// prompt says — so a run over the harness is reproducible and every call is counted.
-import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { readBody, type Recorder } from './recorder';
+// prompt says — so a run over the harness is reproducible and every call is counted. Non-streaming
+// clients get one chat.completion; streaming ones get chat.completion.chunk events, the usage chunk
+// when stream_options.include_usage is set, then [DONE]. A forced tool call is answered with
+// tool_calls; a request with neither schema nor tool gets the JSON as text.
+import type { Recorder } from './recorder';
+import {
+  EventStream,
+  nextAnswer,
+  payloadOf,
+  pieces,
+  renderAnswer,
+  retryHeaders,
+  sleep,
+  startFakeServer,
+  textOf,
+  usageFor,
+  type CapturedRequest,
+  type Exchange,
+  type ProviderScript,
+  type ScriptedAnswer,
+} from './model-script';
 
-export interface ModelScript {
+export interface ModelScript extends ProviderScript {
   /** The first plan asks clarifying questions. */
   clarify?: boolean;
   /** Analyses report gaps while the iteration is at most this. */
@@ -15,26 +31,24 @@ export interface ModelScript {
   queries?: number;
   /** The writer cites a source that was never fetched. */
   fabricateCitation?: boolean;
-  delayMs?: number;
-  /** Answer the next calls with these HTTP errors, in order. */
-  failures?: { status: number; retryAfter?: string; body?: unknown }[];
-  /** Expected bearer token; other tokens get a 401. */
-  apiKey?: string;
 }
 
 export interface FakeModel {
   url: string;
   script: ModelScript;
+  requests: CapturedRequest[];
   close(): Promise<void>;
 }
 
 interface ChatRequest {
   model: string;
-  messages: { role: string; content: string | { type: string; text?: string }[] }[];
+  messages: { role: string; content: unknown }[];
   response_format?: { type: string; json_schema?: { name?: string } };
+  tools?: { type: string; function: { name: string } }[];
+  tool_choice?: string | { type: string; function?: { name?: string } };
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
 }
-
-const text = (c: ChatRequest['messages'][number]['content']) => (typeof c === 'string' ? c : c.map((p) => p.text ?? '').join(''));
 
 export function topicOf(prompt: string): string {
   const m = /Question:\n([\s\S]*?)(\n\n|$)/.exec(prompt) ?? /Research question:\n([\s\S]*?)(\n\n|$)/.exec(prompt);
@@ -82,53 +96,105 @@ function reportPatch(prompt: string, script: ModelScript) {
   return { patches };
 }
 
+/** The schema name a request asks for: its response_format, its forced tool, or the text-mode instruction. */
+function requestedName(body: ChatRequest): string | undefined {
+  if (body.response_format?.json_schema?.name) return body.response_format.json_schema.name;
+  if (typeof body.tool_choice === 'object' && body.tool_choice.function?.name) return body.tool_choice.function.name;
+  const system = body.messages.filter((m) => m.role === 'system').map((m) => textOf(m.content)).join('\n');
+  return /JSON object "(\w+)"/.exec(system)?.[1];
+}
+
+function scriptedObject(name: string | undefined, prompt: string, script: ModelScript): unknown {
+  if (name === 'research_plan') return plan(prompt, script);
+  if (name === 'source_analysis') return analysis(prompt, script);
+  if (name === 'report_patch') return reportPatch(prompt, script);
+  return undefined;
+}
+
 export async function startModel(recorder: Recorder, script: ModelScript = {}): Promise<FakeModel> {
-  const server: Server = createServer(async (req, res) => {
-    const raw = await readBody(req);
-    const entry = recorder.begin('model', req, createHash('sha256').update(raw).digest('hex'));
-    res.on('close', () => (entry.end ??= Date.now()));
-    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-      entry.status = status;
-      res.writeHead(status, { 'content-type': 'application/json', ...headers });
-      res.end(JSON.stringify(body), () => (entry.end = Date.now()));
-    };
-    if (req.url === '/v1/models' && req.method === 'GET') return send(200, { object: 'list', data: [{ id: 'scripted-model', object: 'model', owned_by: 'harness' }] });
-    if (req.url !== '/v1/chat/completions' || req.method !== 'POST') return send(404, { error: { message: 'not found' } });
+  const server = await startFakeServer(recorder, async (exchange) => {
+    const { req, body: parsed, raw, entry, sendJson } = exchange;
+    if (req.url === '/v1/models' && req.method === 'GET') return sendJson(200, { object: 'list', data: [{ id: 'scripted-model', object: 'model', owned_by: 'harness' }] });
+    if (req.url !== '/v1/chat/completions' || req.method !== 'POST') return sendJson(404, { error: { message: 'not found' } });
     if (script.apiKey && req.headers.authorization !== `Bearer ${script.apiKey}`) {
-      return send(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
+      return sendJson(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
     }
     const failure = script.failures?.shift();
     if (failure) {
-      return send(failure.status, failure.body ?? { error: { message: `scripted ${failure.status}`, type: 'server_error' } }, failure.retryAfter ? { 'retry-after': failure.retryAfter } : {});
+      const error = { message: failure.message ?? `scripted ${failure.status}`, type: failure.type ?? 'server_error', code: failure.code };
+      return sendJson(failure.status, failure.body ?? { error }, retryHeaders(failure));
     }
-    const body = JSON.parse(raw) as ChatRequest;
-    const prompt = body.messages.filter((m) => m.role === 'user').map((m) => text(m.content)).join('\n');
-    const name = body.response_format?.json_schema?.name;
-    const answer =
-      name === 'research_plan' ? plan(prompt, script) : name === 'source_analysis' ? analysis(prompt, script) : name === 'report_patch' ? reportPatch(prompt, script) : undefined;
-    if (!answer) return send(400, { error: { message: `unknown response_format ${name}`, type: 'invalid_request_error' } });
-    const content = JSON.stringify(answer);
-    const respond = () =>
-      send(200, {
-        id: `chatcmpl-${entry.key.slice(0, 12)}`,
-        object: 'chat.completion',
-        created: Math.floor(Date.now() / 1000),
-        model: body.model,
-        choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: Math.ceil(raw.length / 4), completion_tokens: Math.ceil(content.length / 4), total_tokens: Math.ceil((raw.length + content.length) / 4) },
-      });
-    if (script.delayMs) setTimeout(respond, script.delayMs);
-    else respond();
+    const body = parsed as unknown as ChatRequest;
+    const prompt = body.messages.filter((m) => m.role === 'user').map((m) => textOf(m.content)).join('\n');
+    const name = requestedName(body);
+    const answer: ScriptedAnswer | undefined = nextAnswer(script) ?? wrapObject(scriptedObject(name, prompt, script));
+    if (!answer) return sendJson(400, { error: { message: `unknown response_format ${name}`, type: 'invalid_request_error' } });
+    const toolName = typeof body.tool_choice === 'object' ? body.tool_choice.function?.name : undefined;
+    if (script.delayMs) await sleep(script.delayMs);
+    if (body.stream) return streamAnswer(exchange, body, answer, toolName, script);
+    const content = answer.blocked ? '' : toolName ? payloadOf(answer) : renderAnswer(answer);
+    const usage = usageFor(script, raw, content);
+    sendJson(200, {
+      id: `chatcmpl-${entry.key.slice(0, 12)}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: body.model,
+      choices: [
+        {
+          index: 0,
+          message: toolName && !answer.blocked
+            ? { role: 'assistant', content: null, tool_calls: [{ id: `call_${entry.key.slice(0, 8)}`, type: 'function', function: { name: toolName, arguments: content } }] }
+            : { role: 'assistant', content },
+          finish_reason: answer.blocked ? 'content_filter' : toolName ? 'tool_calls' : 'stop',
+        },
+      ],
+      usage: {
+        prompt_tokens: usage.input,
+        completion_tokens: usage.output,
+        total_tokens: Math.ceil((raw.length + content.length) / 4),
+        ...(script.usage ? usageDetails(usage) : {}),
+      },
+    });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    script,
-    close: () =>
-      new Promise((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
+  return { url: `${server.url}/v1`, script, requests: server.requests, close: server.close };
+}
+
+const wrapObject = (object: unknown): ScriptedAnswer | undefined => (object === undefined ? undefined : { object });
+
+const usageDetails = (usage: ReturnType<typeof usageFor>) => ({
+  prompt_tokens_details: { cached_tokens: usage.cached },
+  completion_tokens_details: { reasoning_tokens: usage.reasoning },
+});
+
+async function streamAnswer(exchange: Exchange, body: ChatRequest, answer: ScriptedAnswer, toolName: string | undefined, script: ModelScript) {
+  const stream = new EventStream(exchange, script.chunkDelayMs);
+  const id = `chatcmpl-${exchange.entry.key.slice(0, 12)}`;
+  const created = Math.floor(Date.now() / 1000);
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({ id, object: 'chat.completion.chunk', created, model: body.model, choices, ...extra });
+  const delta = (d: Record<string, unknown>, finish: string | null = null) => chunk([{ index: 0, delta: d, finish_reason: finish }]);
+
+  await stream.send(delta({ role: 'assistant', content: '' }));
+  let written = '';
+  if (answer.blocked) {
+    await stream.send(delta({}, 'content_filter'));
+  } else if (toolName) {
+    if (answer.think) await stream.send(delta({ content: `<think>${answer.think}</think>` }));
+    const callId = `call_${exchange.entry.key.slice(0, 8)}`;
+    await stream.send(delta({ tool_calls: [{ index: 0, id: callId, type: 'function', function: { name: toolName, arguments: '' } }] }));
+    written = payloadOf(answer);
+    for (const part of pieces(written)) await stream.send(delta({ tool_calls: [{ index: 0, function: { arguments: part } }] }));
+    await stream.send(delta({}, 'tool_calls'));
+  } else {
+    written = renderAnswer(answer);
+    for (const part of pieces(written)) await stream.send(delta({ content: part }));
+    await stream.send(delta({}, 'stop'));
+  }
+  if (body.stream_options?.include_usage) {
+    const usage = usageFor(script, exchange.raw, written);
+    await stream.send(
+      chunk([], { usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output, ...usageDetails(usage) } }),
+    );
+  }
+  await stream.send('[DONE]');
+  stream.end();
 }

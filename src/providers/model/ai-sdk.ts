@@ -1,0 +1,192 @@
+// One ModelProvider for every provider kind, through the AI SDK. Answers are streamed (so long
+// answers keep the activity heartbeating), parsed and validated here, and repaired at most once.
+// The SDK's own retries are off: Temporal owns retries.
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { Output, streamText, tool, type LanguageModel, type LanguageModelUsage, type ModelMessage, type ToolSet } from 'ai';
+import type { z } from 'zod';
+import { ConfigError } from '../../config/load';
+import { ContentPolicyError, InvalidModelOutputError, ModelStreamError } from './errors';
+import { cleanAnswer, parseAnswer, repairInstruction, textModeInstruction } from './structured';
+import type { ModelConnection, ModelProvider, ModelProviderKind, ModelRequest, ModelResponse, StructuredOutputMode, TokenUsage } from './types';
+
+export { ContentPolicyError, InvalidModelOutputError, ModelStreamError } from './errors';
+
+export type ResolvedOutputMode = Exclude<StructuredOutputMode, 'auto'>;
+
+const AUTO_MODE: Record<ModelProviderKind, ResolvedOutputMode> = {
+  openai: 'json-schema',
+  google: 'json-schema',
+  anthropic: 'tool',
+  'openai-compatible': 'json-schema',
+};
+
+export function resolveOutputMode(connection: Pick<ModelConnection, 'kind' | 'structuredOutput'>): ResolvedOutputMode {
+  return connection.structuredOutput === 'auto' ? AUTO_MODE[connection.kind] : connection.structuredOutput;
+}
+
+export function createModelProvider(connection: ModelConnection): ModelProvider {
+  return new AiSdkModelProvider(connection);
+}
+
+interface Attempt {
+  raw: string;
+  usage: TokenUsage;
+}
+
+class AiSdkModelProvider implements ModelProvider {
+  readonly name: string;
+  private readonly mode: ResolvedOutputMode;
+  private readonly model: LanguageModel;
+
+  constructor(private readonly connection: ModelConnection) {
+    this.name = `${connection.provider}:${connection.model}`;
+    this.mode = resolveOutputMode(connection);
+    this.model = languageModel(connection, this.mode);
+  }
+
+  async generateObject<T>(request: ModelRequest<T>): Promise<ModelResponse<T>> {
+    const timeout = AbortSignal.timeout(this.connection.timeoutMs);
+    const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+    const question: ModelMessage = { role: 'user', content: request.prompt };
+
+    const first = await this.attempt(request, [question], signal);
+    const firstAnswer = cleanAnswer(first.raw);
+    const firstParse = parseAnswer(firstAnswer, request.schema);
+    if (firstParse.ok) return { object: firstParse.value, model: this.name, usage: first.usage };
+
+    const repair = await this.attempt(
+      request,
+      [
+        question,
+        { role: 'assistant', content: firstAnswer || first.raw.trim() || '(no answer)' },
+        { role: 'user', content: repairInstruction(request.name, firstParse.problem) },
+      ],
+      signal,
+    );
+    const usage = addUsage(first.usage, repair.usage);
+    const repairParse = parseAnswer(cleanAnswer(repair.raw), request.schema);
+    if (repairParse.ok) return { object: repairParse.value, model: this.name, usage, repaired: true };
+    throw new InvalidModelOutputError(
+      `${this.name} gave no valid "${request.name}" object after one repair attempt: ${repairParse.problem}`,
+      repair.raw,
+    );
+  }
+
+  private async attempt<T>(request: ModelRequest<T>, messages: ModelMessage[], signal: AbortSignal): Promise<Attempt> {
+    const toolName = request.name;
+    const tools: ToolSet | undefined =
+      this.mode === 'tool' ? { [toolName]: tool({ description: `Submit the ${request.name} object.`, inputSchema: request.schema as z.ZodType<unknown> }) } : undefined;
+    const result = streamText({
+      model: this.model,
+      system: this.mode === 'text' ? `${request.system}\n\n${textModeInstruction(request.name, request.schema)}` : request.system,
+      messages,
+      output: this.mode === 'json-schema' ? Output.object({ schema: request.schema, name: request.name }) : undefined,
+      tools,
+      toolChoice: tools ? { type: 'tool', toolName } : undefined,
+      temperature: this.connection.temperature,
+      maxRetries: 0,
+      abortSignal: signal,
+      // Errors are read from the stream below and thrown; the default handler would only log them.
+      onError: () => {},
+    });
+
+    let text = '';
+    let toolInput = '';
+    let toolCallInput: unknown;
+    let usage: LanguageModelUsage | undefined;
+    let finishReason: string | undefined;
+    for await (const part of result.fullStream) {
+      request.onProgress?.();
+      switch (part.type) {
+        case 'text-delta':
+          text += part.text;
+          break;
+        case 'tool-input-delta':
+          toolInput += part.delta;
+          break;
+        case 'tool-call':
+          if (part.toolName === toolName) toolCallInput = part.input;
+          break;
+        case 'finish':
+          usage = part.totalUsage;
+          finishReason = part.finishReason;
+          break;
+        case 'error':
+          throw asError(part.error);
+        case 'abort':
+          throw abortReason(signal);
+      }
+    }
+    if (signal.aborted) throw abortReason(signal);
+    if (finishReason === 'content-filter') {
+      throw new ContentPolicyError(`${this.name} withheld its answer under the provider's content policy (finish reason content-filter)`);
+    }
+    const raw = this.mode === 'tool' ? toolInput || stringifyInput(toolCallInput) || text : text;
+    return { raw, usage: tokenUsage(usage) };
+  }
+}
+
+function languageModel(connection: ModelConnection, mode: ResolvedOutputMode): LanguageModel {
+  const baseURL = connection.baseURL?.replace(/\/+$/, '');
+  const { apiKey, model } = connection;
+  switch (connection.kind) {
+    case 'openai':
+      return createOpenAI({ baseURL, apiKey }).chat(model);
+    case 'anthropic':
+      return createAnthropic({ baseURL, apiKey }).messages(model);
+    case 'google':
+      return createGoogleGenerativeAI({ baseURL, apiKey }).chat(model);
+    case 'openai-compatible':
+      if (!baseURL) throw new ConfigError(`provider "${connection.provider}" is OpenAI-compatible and needs a base URL`);
+      return createOpenAICompatible({
+        name: connection.provider,
+        baseURL,
+        apiKey,
+        includeUsage: true,
+        // Off, the SDK asks for json_object instead of the schema.
+        supportsStructuredOutputs: mode === 'json-schema',
+      }).chatModel(model);
+  }
+}
+
+function tokenUsage(usage: LanguageModelUsage | undefined): TokenUsage {
+  return {
+    input_tokens: usage?.inputTokens ?? 0,
+    output_tokens: usage?.outputTokens ?? 0,
+    cached_input_tokens: usage?.inputTokenDetails?.cacheReadTokens ?? usage?.cachedInputTokens ?? 0,
+    reasoning_tokens: usage?.outputTokenDetails?.reasoningTokens ?? usage?.reasoningTokens ?? 0,
+  };
+}
+
+function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+  return {
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    cached_input_tokens: a.cached_input_tokens + b.cached_input_tokens,
+    reasoning_tokens: a.reasoning_tokens + b.reasoning_tokens,
+  };
+}
+
+function stringifyInput(input: unknown): string {
+  if (input === undefined) return '';
+  return typeof input === 'string' ? input : JSON.stringify(input);
+}
+
+// Providers send some errors as stream data ({type, message} or {error: {...}}), not as Error objects.
+function asError(error: unknown): Error {
+  if (error instanceof Error) return error;
+  if (error && typeof error === 'object') {
+    const record = (error as { error?: unknown }).error ?? error;
+    const { message, type, code } = record as { message?: unknown; type?: unknown; code?: unknown };
+    const errorType = typeof type === 'string' ? type : typeof code === 'string' ? code : undefined;
+    return new ModelStreamError(typeof message === 'string' ? message : JSON.stringify(error), errorType);
+  }
+  return new ModelStreamError(String(error), undefined);
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('The model call was aborted', 'AbortError');
+}
