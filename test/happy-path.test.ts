@@ -79,7 +79,7 @@ describe('a research session over the harness, end to end', () => {
     const artifacts = new FileArtifactStore(path.join(env.config.data_dir, 'artifacts'));
     const pdf = fetched.find((x) => x.url.endsWith('.pdf'));
     expect(pdf, 'a PDF among the sources').toBeDefined();
-    expect(await artifacts.getText(pdf!.text_file_id!)).toMatch(/\[page 1\][\s\S]*percent/);
+    expect(await artifacts.getText(pdf!.text_file_id!)).toMatch(/^# Page 1\n[\s\S]*percent/);
     expect(s.artifacts.length).toBe(fetched.length * 2 + failed.filter((x) => x.file_id).length);
 
     // Usage is counted per role.

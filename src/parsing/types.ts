@@ -6,6 +6,8 @@ export interface DocumentMeta {
   published?: string;
   language?: string;
   canonical_url?: string;
+  /** Pages in the document (PDF), read or not. */
+  page_count?: number;
 }
 
 export interface ParsedDocument {
@@ -14,7 +16,7 @@ export interface ParsedDocument {
   text: string;
   /** Number of sections (headings, or pages for a PDF). */
   sections: number;
-  /** Markdown for the model, where the format has structure (HTML, DOCX). */
+  /** Markdown for the model, where the format has structure (HTML, DOCX, PDF). */
   markdown?: string;
   /** Heading path and character range in `markdown` of each section. */
   outline?: DocSection[];
