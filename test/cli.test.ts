@@ -104,8 +104,30 @@ describe('deep-research CLI', () => {
     expect(checks.find((c) => c.name === 'temporal server')).toMatchObject({ ok: true });
     const bad = await cli(['doctor'], { OPENAI_BASE_URL: undefined, OPENAI_API_KEY: undefined, OPENAI_MODEL: undefined, SEARXNG_URL: undefined });
     expect(bad.code).toBe(1);
-    expect(bad.stdout).toMatch(/FAIL {2}model {12}gpt-4o-mini at https:\/\/api\.openai\.com\/v1: OPENAI_API_KEY is not set/);
+    expect(bad.stdout).toMatch(/FAIL {2}providers +no model configured: set OPENAI_API_KEY, ANTHROPIC_API_KEY or GOOGLE_GENERATIVE_AI_API_KEY/);
+    expect(bad.stdout).toMatch(/FAIL {2}model {12}openai:gpt-4o-mini at https:\/\/api\.openai\.com\/v1: OPENAI_API_KEY is not set/);
     expect(bad.stdout).toMatch(/FAIL {2}search: searxng +SEARXNG_URL is not set/);
+  });
+
+  it('providers lists every provider, which have keys, what each serves and which answer', async () => {
+    // Anthropic's model list is probed at the harness model server (any 200 from /models will do).
+    const res = await cli(['providers', '--check', '--json'], { TAVILY_API_KEY: undefined, ANTHROPIC_API_KEY: 'set-but-never-printed', ANTHROPIC_BASE_URL: env.env.OPENAI_BASE_URL });
+    expect(res.code).toBe(0);
+    expect(res.stdout).not.toContain('set-but-never-printed');
+    expect(res.stdout).not.toContain('harness-key');
+    const rows = (JSON.parse(res.stdout) as { providers: { type: string; name: string; key: string; available: boolean; used_for: string[]; answer?: string; reason?: string; requests_per_second?: number }[] }).providers;
+    const row = (type: string, name: string) => rows.find((r) => r.type === type && r.name === name);
+    expect(row('model', 'openai')).toMatchObject({ key: 'set', available: true, answer: 'ok' });
+    expect(row('model', 'openai')?.used_for[0]).toMatch(/^scripted-model \(planner, analyzer, writer/);
+    expect(row('model', 'anthropic')).toMatchObject({ key: 'set', available: true, answer: 'ok' });
+    expect(row('model', 'google')).toMatchObject({ key: 'missing', available: false, reason: 'GOOGLE_GENERATIVE_AI_API_KEY is not set' });
+    expect(row('search', 'searxng')).toMatchObject({ available: true, answer: 'ok', used_for: ['chain #1'] });
+    expect(row('search', 'tavily')).toMatchObject({ key: 'missing', available: false, used_for: [] });
+    expect(row('search', 'arxiv')).toMatchObject({ key: 'not needed', available: true, requests_per_second: 1 / 3 });
+    const text = await cli(['providers']);
+    expect(text.stdout).toMatch(/^on {4}searxng +web +no key needed; used for chain #1, ≤ 1\/s$/m);
+    expect(text.stdout).toMatch(/^off {3}tavily +web +TAVILY_API_KEY missing; unused, ≤ 1\.67\/s — TAVILY_API_KEY is not set$/m);
+    expect(text.stdout).toMatch(/^on {4}arxiv +academic +no key needed; unused, ≤ 1 per 3 s$/m);
   });
 
   it('says which id is unknown', async () => {
@@ -118,7 +140,7 @@ describe('deep-research CLI', () => {
     const res = await cli(['start', 'anything'], { OPENAI_BASE_URL: undefined, OPENAI_API_KEY: undefined });
     expect(res.code).toBe(1);
     expect(res.stderr.trim()).toBe(
-      'deep-research: no model configured: set OPENAI_API_KEY, or OPENAI_BASE_URL for a local OpenAI-compatible server such as Ollama',
+      'deep-research: no model configured: set OPENAI_API_KEY, ANTHROPIC_API_KEY or GOOGLE_GENERATIVE_AI_API_KEY, or OPENAI_BASE_URL for a local OpenAI-compatible server such as Ollama (skipped: openai:scripted-model (OPENAI_API_KEY is not set); anthropic:claude-haiku-4-5 (ANTHROPIC_API_KEY is not set); google:gemini-2.5-flash (GOOGLE_GENERATIVE_AI_API_KEY is not set))',
     );
   });
 

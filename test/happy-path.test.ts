@@ -8,6 +8,8 @@ import { startEnvironment, startHarness, waitFor, type Harness, type TestEnviron
 describe('a research session over the harness, end to end', () => {
   let harness: Harness;
   let env: TestEnvironment;
+  /** URLs the first session fetched successfully: the second must take them from the cache. */
+  const firstSessionFetched = new Set<string>();
 
   beforeAll(async () => {
     harness = await startHarness({ model: { gapIterations: 1 }, search: { includeFailing: true } });
@@ -42,6 +44,7 @@ describe('a research session over the harness, end to end', () => {
     await env.client.approve(researchId);
     await env.client.waitForResult(researchId);
     const s = await env.client.state(researchId);
+    for (const source of s.sources) if (source.status === 'fetched') firstSessionFetched.add(source.url);
 
     expect(s.status).toBe('completed');
     expect(harness.recorder.firstAt('search')).toBeGreaterThanOrEqual(approvedAt);
@@ -116,9 +119,15 @@ describe('a research session over the harness, end to end', () => {
     // No successfully fetched document was requested from the web twice across both sessions.
     const okPaths = harness.recorder.of('web').filter((r) => r.status === 200 && r.path !== '/robots.txt').map((r) => r.path);
     expect(new Set(okPaths).size).toBe(okPaths.length);
-    const fetchResults = (await env.client.events(researchId)).filter((e) => e.type === 'ToolCallResult' && e.data.tool === 'fetch_url' && e.data.ok);
-    const cached = fetchResults.filter((e) => (e.data.result as { from_cache: boolean }).from_cache);
-    expect(cached.length).toBeGreaterThanOrEqual(fetchResults.length - 1);
+    // Every URL the first session fetched came from the cache this time.
+    const events = await env.client.events(researchId);
+    const urlOf = new Map(events.filter((e) => e.type === 'ToolCall' && e.data.tool === 'fetch_url').map((e) => [e.data.call_id, (e.data.args as { url: string }).url]));
+    const fetches = events
+      .filter((e) => e.type === 'ToolCallResult' && e.data.tool === 'fetch_url' && e.data.ok)
+      .map((e) => ({ url: urlOf.get(e.data.call_id) as string, fromCache: (e.data.result as { from_cache: boolean }).from_cache }));
+    const seenBefore = fetches.filter((f) => firstSessionFetched.has(f.url));
+    expect(seenBefore.length).toBeGreaterThan(3);
+    expect(seenBefore.filter((f) => !f.fromCache)).toEqual([]);
   });
 
   it('starting the same research id twice does not start a second run', async () => {

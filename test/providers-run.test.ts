@@ -2,6 +2,8 @@
 // without keys are skipped with a Status, and a provider's rate limit holds across sessions.
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { startEnvironment, startHarness, type Harness, type TestEnvironment } from './harness';
+import { startAnthropic, type FakeAnthropic } from './harness/anthropic';
+import { startGemini, type FakeGemini } from './harness/gemini';
 import { FAKE_KEYS, startSearchServices, type FakeSearchServices } from './harness/search-fakes';
 
 const fast = { auto_approve: true, max_sources: 4, max_iterations: 1, batch_size: 4 };
@@ -10,12 +12,61 @@ describe('providers in a run', () => {
   let harness: Harness | undefined;
   let services: FakeSearchServices | undefined;
   let env: TestEnvironment | undefined;
+  let anthropic: FakeAnthropic | undefined;
+  let gemini: FakeGemini | undefined;
 
   afterEach(async () => {
     await env?.close();
+    await anthropic?.close();
+    await gemini?.close();
     await services?.close();
     await harness?.close();
-    env = services = harness = undefined;
+    env = services = harness = anthropic = gemini = undefined;
+  });
+
+  it('runs roles on different providers, falls back when one is down, and adds up usage and cost per role and model', async () => {
+    harness = await startHarness({ model: { gapIterations: 0 } });
+    anthropic = await startAnthropic(harness.recorder, {
+      apiKey: 'anthropic-test-key',
+      answers: [{ object: { patches: [{ section: 'Overview', markdown: '- Written by the Anthropic writer [S1]' }] } }],
+      usage: { input: 1_000, output: 200, cached: 400 },
+    });
+    // Gemini is down: 503s (Retry-After 0, so the test does not wait) for every attempt.
+    gemini = await startGemini(harness.recorder, { failures: Array.from({ length: 4 }, () => ({ status: 503, retryAfter: '0', type: 'UNAVAILABLE' })) });
+    env = await startEnvironment(harness, inject('temporalAddress'), {
+      extraEnv: { ANTHROPIC_API_KEY: 'anthropic-test-key', ANTHROPIC_BASE_URL: anthropic.url, GOOGLE_GENERATIVE_AI_API_KEY: 'g-key', GOOGLE_GENERATIVE_AI_BASE_URL: gemini.url },
+      configure: (config) => {
+        config.models.pricing = { 'openai:scripted-model': { input: 2, output: 8 }, 'anthropic:claude-test': { input: 3, output: 15, cached_input: 0.3 } };
+      },
+    });
+    const settings = { ...fast, max_sources: 3, batch_size: 3, models: { writer: ['anthropic:claude-test'], analyzer: ['google:gemini-test', 'openai:scripted-model'] } };
+    const { researchId } = await env.client.start({ query: 'Two providers check: wave power', settings });
+    await env.client.waitForResult(researchId);
+    const s = await env.client.state(researchId);
+    expect(s.status).toBe('completed');
+    expect(s.report_markdown).toContain('Written by the Anthropic writer');
+    expect(s.providers?.model_chains.writer).toEqual(['anthropic:claude-test']);
+    expect(gemini.requests).toHaveLength(4);
+    const events = await env.client.events(researchId);
+    const fallback = events.find((e) => e.data.kind === 'model_fallback');
+    expect(fallback?.data).toMatchObject({ role: 'analyzer', from: 'google:gemini-test', to: 'openai:scripted-model' });
+
+    const u = s.usage;
+    const byModel = u.tokens_by_model ?? {};
+    expect(Object.keys(byModel).sort()).toEqual(['anthropic:claude-test', 'openai:scripted-model']);
+    const writer = u.tokens_by_role.writer;
+    expect(writer).toMatchObject({ calls: 1, input_tokens: 1_000, output_tokens: 200, cached_input_tokens: 400 });
+    expect(writer.cost_usd).toBeCloseTo((600 * 3 + 400 * 0.3 + 200 * 15) / 1e6, 8);
+    const openai = byModel['openai:scripted-model'];
+    expect(openai.cost_usd).toBeCloseTo((openai.input_tokens * 2 + openai.output_tokens * 8) / 1e6, 8);
+    const roleSum = Object.values(u.tokens_by_role).reduce((sum, r) => sum + (r.cost_usd ?? 0), 0);
+    const modelSum = Object.values(byModel).reduce((sum, r) => sum + (r.cost_usd ?? 0), 0);
+    expect(u.cost_usd).toBeGreaterThan(0);
+    expect(roleSum).toBeCloseTo(u.cost_usd ?? -1, 8);
+    expect(modelSum).toBeCloseTo(u.cost_usd ?? -1, 8);
+    expect(u.tokens_by_role.planner.calls + u.tokens_by_role.analyzer.calls + writer.calls).toBe(u.model_calls);
+    // Anthropic got its key in its own header, never the OpenAI one.
+    expect(anthropic.requests.every((r) => r.headers['x-api-key'] === 'anthropic-test-key' && !r.headers.authorization)).toBe(true);
   });
 
   async function setup(extraEnv: Record<string, string>, rates: Record<string, number> = {}) {
@@ -75,5 +126,21 @@ describe('providers in a run', () => {
       expect(s.status).toBe('completed');
       expect(s.providers?.search_chain).toEqual(['wikipedia']);
     }
+  });
+
+  it('combines providers per query when asked: results merged, each source naming who found it', async () => {
+    const env = await setup({});
+    const settings = { ...fast, max_sources: 12, max_search_results_per_query: 3, search_providers: ['searxng', 'wikipedia'], search_mode: 'combine' as const };
+    const { researchId } = await env.client.start({ query: 'Combine check: hydropower', settings });
+    await env.client.waitForResult(researchId);
+    const s = await env.client.state(researchId);
+    expect(s.status).toBe('completed');
+    const byProvider = (p: string) => s.sources.filter((x) => x.provider === p);
+    expect(byProvider('searxng').length).toBeGreaterThan(0);
+    expect(byProvider('wikipedia').length).toBeGreaterThan(0);
+    expect(new Set(s.sources.map((x) => x.url)).size).toBe(s.sources.length);
+    // Each query went to both providers.
+    const wikipedia = (harness?.recorder.of('search') ?? []).filter((r) => r.key.startsWith('wikipedia '));
+    expect(wikipedia.length).toBe(s.searched_queries.length);
   });
 });

@@ -111,9 +111,9 @@ describe('artifact store', () => {
 describe('configuration', () => {
   it('names the bad key in configs and settings', () => {
     const dir = tmp();
-    writeFileSync(path.join(dir, 'c.json'), JSON.stringify({ research: { settings: { max_sources: 'many' } }, model: {}, search: {}, fetch: {}, temporal: {} }));
+    writeFileSync(path.join(dir, 'c.json'), JSON.stringify({ research: { settings: { max_sources: 'many' } }, models: {}, search: {}, fetch: {}, temporal: {} }));
     expect(() => loadConfig({ DEEP_RESEARCH_CONFIG: path.join(dir, 'c.json') })).toThrow(/"research.settings.max_sources"/);
-    writeFileSync(path.join(dir, 'd.json'), JSON.stringify({ research: {}, model: {}, search: {}, fetch: {}, temporal: {}, extra: 1 }));
+    writeFileSync(path.join(dir, 'd.json'), JSON.stringify({ research: {}, models: {}, search: {}, fetch: {}, temporal: {}, extra: 1 }));
     expect(() => loadConfig({ DEEP_RESEARCH_CONFIG: path.join(dir, 'd.json') })).toThrow(/unknown key "extra"/);
     const defaults = loadConfig({}).research.settings;
     expect(defaults).toMatchObject({ max_report_update_size: 800, max_search_results_per_query: 5, max_sources: 20, timeout_seconds: 600, max_iterations: 3 });

@@ -10,7 +10,7 @@ export interface ProviderRow {
   name: string;
   kind: string;
   key_env?: string;
-  key: 'set' | 'missing' | 'not needed';
+  key: 'set' | 'missing' | 'optional' | 'not needed';
   base_url?: string;
   /** Roles (models) or chain position (search) this provider serves; empty when unused. */
   used_for: string[];
@@ -40,7 +40,7 @@ function modelRows(config: AppConfig, env: NodeJS.ProcessEnv): ProviderRow[] {
       name,
       kind: p.kind,
       key_env: p.api_key_env,
-      key: !p.api_key_env ? 'not needed' : env[p.api_key_env] ? 'set' : availability.ok ? 'not needed' : 'missing',
+      key: !p.api_key_env ? 'not needed' : env[p.api_key_env] ? 'set' : availability.ok ? 'optional' : 'missing',
       base_url: p.base_url,
       used_for: used.length ? [...new Set(refs.map((ref) => splitModelRef(ref).model))].map((m) => `${m} (${used.join(', ')})`) : [],
       available: availability.ok,
@@ -62,7 +62,7 @@ function searchRows(config: AppConfig, env: NodeJS.ProcessEnv): ProviderRow[] {
       name,
       kind: entry?.academic ? 'academic' : name === 'local' ? 'your documents' : 'web',
       key_env: keyEnv,
-      key: !keyEnv || !isSearchProviderName(name) ? 'not needed' : searchApiKeyFromEnv(name, env) ? 'set' : entry?.keyRequired ? 'missing' : 'not needed',
+      key: !keyEnv || !isSearchProviderName(name) ? 'not needed' : searchApiKeyFromEnv(name, env) ? 'set' : entry?.keyRequired ? 'missing' : 'optional',
       base_url: base,
       used_for: position >= 0 ? [`chain #${position + 1}`] : [],
       requests_per_second: searchRate(config, name),
@@ -100,12 +100,16 @@ async function probe(config: AppConfig, env: NodeJS.ProcessEnv, row: ProviderRow
   }
 }
 
+function formatRate(perSecond: number): string {
+  return perSecond >= 1 ? `${Math.round(perSecond * 100) / 100}/s` : `1 per ${Math.round(10 / perSecond) / 10} s`;
+}
+
 export function formatProviders(rows: ProviderRow[]): string {
   const line = (r: ProviderRow) => {
     const state = !r.available ? 'off ' : r.answer === undefined ? 'on  ' : r.answer === 'ok' ? 'ok  ' : 'FAIL';
     const key = r.key_env ? `${r.key_env} ${r.key}` : 'no key needed';
     const use = r.used_for.length ? `used for ${r.used_for.join('; ')}` : 'unused';
-    const rate = r.requests_per_second ? `, ≤ ${r.requests_per_second}/s` : '';
+    const rate = r.requests_per_second ? `, ≤ ${formatRate(r.requests_per_second)}` : '';
     const why = r.reason ? ` — ${r.reason}` : r.answer && r.answer !== 'ok' ? ` — ${r.answer}` : '';
     return `${state}  ${r.name.padEnd(17)} ${r.kind.padEnd(17)} ${key}; ${use}${rate}${why}`;
   };

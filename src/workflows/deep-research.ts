@@ -22,15 +22,17 @@ export async function deepResearch(input: ResearchInput): Promise<ResearchResult
   const s = new ResearchSession(input, workflowInfo().searchAttributes?.ResearchStatus !== undefined);
   registerHandlers(s);
   try {
-    if (patched('provider-chains') && !s.state.providers) await chooseProviders(s);
     if (!input.resume) {
       s.emit('AgentInput', { role: 'user', query: input.query });
+      if (patched('provider-chains')) await chooseProviders(s);
       await draftPlan(s);
       const outcome = await awaitApproval(s);
       if (outcome === 'rejected') return await finish(s, 'rejected');
       if (outcome === 'expired') return await finish(s, 'expired', `no approval within ${s.settings.approval_timeout_seconds} s`);
       if (outcome === 'cancelled') return await finish(s, 'cancelled', s.cancelRequested?.reason);
     }
+    // A session continued from a run that predates provider chains settles them now.
+    if (input.resume && !s.state.providers && patched('provider-chains')) await chooseProviders(s);
     await researchWithinDeadline(s);
     if (s.timedOut) return await finish(s, 'timed_out', `timeout_seconds (${s.settings.timeout_seconds}) reached`);
     if (s.cancelRequested) return await finish(s, 'cancelled', s.cancelRequested.reason);

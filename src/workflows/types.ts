@@ -106,6 +106,10 @@ export interface Source {
   language?: string;
   chars?: number;
   notes?: string;
+  /** The search provider that found it. */
+  provider?: string;
+  /** Academic providers: who wrote it, when, its DOI and an open PDF. */
+  paper?: { authors?: string[]; year?: number; doi?: string; pdf_url?: string };
 }
 
 export type ArtifactKind = 'html' | 'pdf' | 'docx' | 'text';

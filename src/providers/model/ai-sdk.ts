@@ -14,6 +14,9 @@ import type { ModelConnection, ModelProvider, ModelProviderKind, ModelRequest, M
 
 export { ContentPolicyError, InvalidModelOutputError, ModelStreamError } from './errors';
 
+// The SDK prints compatibility warnings to the console; workers log through Temporal instead.
+(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+
 export type ResolvedOutputMode = Exclude<StructuredOutputMode, 'auto'>;
 
 const AUTO_MODE: Record<ModelProviderKind, ResolvedOutputMode> = {

@@ -27,7 +27,7 @@ export async function draftPlan(s: ResearchSession): Promise<void> {
           previousPlan: st.plan,
           model: choice,
         }),
-      (r) => ({ expanded_queries: r.plan.expanded_queries.length, clarifying_questions: r.plan.clarifying_questions.length }),
+      (r) => ({ expanded_queries: r.plan.expanded_queries.length, clarifying_questions: r.plan.clarifying_questions.length, usage: r.usage }),
     ),
   );
   s.addModelUsage(out.usage);

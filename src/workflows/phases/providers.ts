@@ -10,10 +10,12 @@ export async function chooseProviders(s: ResearchSession): Promise<void> {
   const plan = await local.resolveProviders({ settings: s.settings });
   s.state.providers = plan;
   for (const skipped of plan.skipped) s.emit('Status', { level: 'info', kind: 'provider_skipped', provider: skipped.name, message: `${skipped.name} skipped: ${skipped.reason}` });
-  const roles = Object.entries(plan.model_chains)
-    .filter(([, chain]) => chain.length > 0)
-    .map(([role, chain]) => `${role} ${chain.join(' → ')}`);
-  s.info(`models: ${roles.join('; ')}`);
+  const rolesByChain = new Map<string, string[]>();
+  for (const [role, chain] of Object.entries(plan.model_chains)) {
+    if (chain.length) rolesByChain.set(chain.join(' → '), [...(rolesByChain.get(chain.join(' → ')) ?? []), role]);
+  }
+  const described = [...rolesByChain].map(([chain, roles]) => (rolesByChain.size === 1 ? chain : `${roles.join(', ')}: ${chain}`));
+  s.info(`models: ${described.join('; ')}`);
   s.info(`search: ${plan.search_chain.join(plan.search_mode === 'combine' ? ' + ' : ' → ')}`);
 }
 

@@ -102,6 +102,8 @@ async function searchBatch(s: ResearchSession): Promise<void> {
         query,
         iteration: st.iteration,
         status: 'pending',
+        ...(hit.provider ? { provider: hit.provider } : {}),
+        ...(hit.doi || hit.authors || hit.pdf_url ? { paper: { authors: hit.authors, year: hit.year, doi: hit.doi, pdf_url: hit.pdf_url } } : {}),
       });
       added++;
     }
@@ -180,6 +182,7 @@ async function analyzeBatch(s: ResearchSession, batch: Source[]): Promise<Findin
     s.tool('analyze_sources', { sources: input.sources.map((x) => x.id), model: choice }, () => model.analyzeSources({ ...input, model: choice }), (r) => ({
       findings: r.findings.length,
       gaps: r.gaps.length,
+      usage: r.usage,
     })),
   );
   s.addModelUsage(out.usage);
@@ -243,7 +246,7 @@ async function patchReport(s: ResearchSession, findings: Finding[]): Promise<voi
     tool: 'update_report',
     call_id: callId,
     ok: true,
-    result: { new_report_markdown: out.new_report_markdown, sections_patched: out.sections_patched, added_chars: out.added_chars },
+    result: { new_report_markdown: out.new_report_markdown, sections_patched: out.sections_patched, added_chars: out.added_chars, usage: out.usage },
   });
 }
 
