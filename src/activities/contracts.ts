@@ -160,6 +160,7 @@ export interface UpdateReportOutput {
 export interface FetchedSourceRef extends SourceRef {
   retrieved_at?: string;
   file_id?: string;
+  tier?: string;
 }
 export interface VerifyCitationsInput {
   report_markdown: string;
@@ -168,6 +169,8 @@ export interface VerifyCitationsInput {
   /** Overall content fidelity of the analysis, for the report's notes. */
   content_fidelity?: number;
   open_gaps?: number;
+  open_gap_list?: string[];
+  confidence?: Record<string, number>;
 }
 export interface VerifyCitationsOutput {
   report_markdown: string;

@@ -6,7 +6,12 @@ import type { PersistSessionInput, VerifyCitationsInput, VerifyCitationsOutput }
 export function createStoreActivities(sessions: () => SessionStore) {
   return {
     async verifyCitations(input: VerifyCitationsInput): Promise<VerifyCitationsOutput> {
-      const result = verifyReportCitations(input.report_markdown, input.fetched, input.failed_sources, { contentFidelity: input.content_fidelity, openGaps: input.open_gaps });
+      const result = verifyReportCitations(input.report_markdown, input.fetched, input.failed_sources, {
+        contentFidelity: input.content_fidelity,
+        openGaps: input.open_gaps,
+        openGapList: input.open_gap_list,
+        confidence: input.confidence,
+      });
       return { report_markdown: result.markdown, removed_citations: result.removed, cited_sources: result.cited };
     },
 

@@ -66,7 +66,7 @@ function applyModelEnv(config: AppConfig, env: NodeJS.ProcessEnv): void {
 }
 
 /** Session settings: installation defaults plus validated per-session overrides. */
-export function resolveSettings(defaults: ResearchSettings, overrides: unknown = {}): ResearchSettings {
+export function resolveSettings(defaults: ResearchSettings, overrides: unknown = {}): z.infer<typeof researchSettingsSchema> {
   if (overrides === null || typeof overrides !== 'object' || Array.isArray(overrides)) {
     throw new ConfigError('settings must be a JSON object');
   }

@@ -76,6 +76,32 @@ export const researchSettingsSchema = z
     max_source_chars_for_analysis: z.number().int().min(500).max(200_000).default(12_000),
     max_events_in_state: z.number().int().min(20).max(5_000).default(300),
     continue_as_new_after_events: z.number().int().min(0).default(0).describe('0: continue as new only when Temporal suggests it'),
+    reflexion: z.boolean().default(true).describe('A critic reviews the findings after analysis: PASS, or REVISE with another gathering round'),
+    max_reflexion_revisions: z.number().int().min(0).max(10).default(2),
+    reflections: z.boolean().default(true).describe('The supervisor reflects after every phase (one short model call each)'),
+    pause_for_guidance: z.boolean().default(false).describe('Wait between phases for a guidance or continue signal'),
+    guidance_wait_seconds: z.number().int().min(1).max(7 * 24 * 3600).default(600),
+    review_final_report: z.boolean().default(false).describe('Wait for accept, reject or feedback on the finished report'),
+    max_review_rounds: z.number().int().min(0).max(10).default(2),
+    review_timeout_seconds: z.number().int().min(1).max(365 * 24 * 3600).default(7 * 24 * 3600),
+    check_links: z.boolean().default(true).describe('Re-check every cited URL when verifying'),
+    check_claims: z.boolean().default(true).describe("Check each cited sentence against the cited source's text"),
+    max_phase_visits: z.number().int().min(1).max(1_000).default(40).describe('Backstop: no phase runs more often than this'),
+    budget: z
+      .object({
+        tokens: z.number().int().positive().optional(),
+        cost_usd: z.number().positive().optional(),
+        searches: z.number().int().positive().optional(),
+        fetches: z.number().int().positive().optional(),
+        wall_seconds: z.number().int().positive().optional(),
+      })
+      .strict()
+      .default({})
+      .describe('Hard limits for the session; when one runs out it waits in awaiting_budget for topUp'),
+    vetting_lists: z
+      .partialRecord(z.enum(['government', 'academic', 'preprint', 'organization', 'news', 'unverified']), z.array(z.string().min(1)))
+      .optional()
+      .describe('Extra domains per credibility tier, e.g. {"academic": ["mylab.example"]}'),
   })
   .strict();
 

@@ -106,6 +106,8 @@ export interface CitableSource {
   url: string;
   retrieved_at?: string;
   file_id?: string;
+  /** Credibility tier from source vetting. */
+  tier?: string;
 }
 
 export interface VerifiedReport {
@@ -124,7 +126,7 @@ export function verifyReportCitations(
   markdown: string,
   fetched: CitableSource[],
   failedSources: number,
-  extra: { contentFidelity?: number; openGaps?: number } = {},
+  extra: { contentFidelity?: number; openGaps?: number; openGapList?: string[]; confidence?: Record<string, number> } = {},
 ): VerifiedReport {
   const known = new Map(fetched.map((s) => [s.id, s]));
   const report = parseReport(markdown);
@@ -149,7 +151,7 @@ export function verifyReportCitations(
     body: citedSources.length
       ? citedSources
           .map((s) => {
-            const details = [s.retrieved_at && `fetched ${s.retrieved_at}`, s.file_id && `snapshot ${s.file_id.slice(0, 12)}`].filter(Boolean);
+            const details = [s.tier, s.retrieved_at && `fetched ${s.retrieved_at}`, s.file_id && `snapshot ${s.file_id}`].filter(Boolean);
             return `- [${s.id}] ${escapeInline(s.title || s.url)} — <${s.url}>${details.length ? ` (${details.join(', ')})` : ''}`;
           })
           .join('\n')
@@ -163,7 +165,15 @@ export function verifyReportCitations(
   if (extra.contentFidelity !== undefined && extra.contentFidelity < 1) {
     notes.push(`- Content fidelity ${Math.round(extra.contentFidelity * 100)}%: some sources were condensed to fit the model's context.`);
   }
-  if (extra.openGaps) notes.push(`- ${extra.openGaps} open question(s) remain; see the findings' gaps in the session state.`);
+  if (extra.confidence) {
+    const counts = Object.entries(extra.confidence).filter(([, n]) => n > 0).map(([level, n]) => `${n} ${level}`);
+    if (counts.length) notes.push(`- Confidence of the findings: ${counts.join(', ')}.`);
+  }
+  if (extra.openGapList?.length) {
+    notes.push(`- Open questions the research could not close:\n${extra.openGapList.slice(0, 10).map((g) => `  - ${escapeInline(g)}`).join('\n')}`);
+  } else if (extra.openGaps) {
+    notes.push(`- ${extra.openGaps} open question(s) remain; see the findings' gaps in the session state.`);
+  }
   if (notes.length) report.sections.push({ title: 'Notes', body: notes.join('\n') });
   return { markdown: renderReport(report), removed: [...removed], cited: citedSources.map((s) => s.id) };
 }

@@ -13,7 +13,10 @@ import { registerHandlers } from './handlers';
 import { finish, verifyReport } from './phases/finish';
 import { persistSession } from './phases/persist';
 import { awaitApproval, draftPlan } from './phases/planning';
+import { runSupervisedResearch } from './phases/mind';
+import { checkPlan } from './phases/planning';
 import { chooseProviders } from './phases/providers';
+import { reviewFinalReport } from './phases/review';
 import { runResearch } from './phases/research';
 import { errorMessage, ResearchSession } from './session';
 import type { ResearchInput, ResearchResult } from './types';
@@ -25,7 +28,12 @@ export async function deepResearch(input: ResearchInput): Promise<ResearchResult
     if (!input.resume) {
       s.emit('AgentInput', { role: 'user', query: input.query });
       if (patched('provider-chains')) await chooseProviders(s);
+      if (patched('supervisor-loop')) {
+        s.state.supervised = true;
+        s.mind();
+      }
       await draftPlan(s);
+      if (s.state.supervised) await checkPlan(s);
       const outcome = await awaitApproval(s);
       if (outcome === 'rejected') return await finish(s, 'rejected');
       if (outcome === 'expired') return await finish(s, 'expired', `no approval within ${s.settings.approval_timeout_seconds} s`);
@@ -67,7 +75,14 @@ async function researchWithinDeadline(s: ResearchSession): Promise<void> {
   s.researchScope = research;
   if (s.cancelRequested) research.cancel();
   timer
-    .run(() => sleep(Math.max(1, (st.deadline_ms as number) - Date.now())))
+    .run(async () => {
+      // Time spent waiting for a budget top-up does not count against timeout_seconds.
+      for (;;) {
+        await sleep(Math.max(1, (st.deadline_ms as number) - Date.now()));
+        if (s.budgetWait) await s.budgetWait;
+        if (Date.now() >= (st.deadline_ms as number)) return;
+      }
+    })
     .then(
       () => {
         s.timedOut = true;
@@ -78,8 +93,15 @@ async function researchWithinDeadline(s: ResearchSession): Promise<void> {
     );
   try {
     await research.run(async () => {
-      await runResearch(s);
-      await verifyReport(s);
+      if (s.state.supervised) {
+        s.mind().started_ms ??= Date.now();
+        await runSupervisedResearch(s);
+        await verifyReport(s);
+        await reviewFinalReport(s);
+      } else {
+        await runResearch(s);
+        await verifyReport(s);
+      }
     });
   } catch (err) {
     const stoppedByUs = (s.timedOut || s.cancelRequested) && isCancellation(err) && !CancellationScope.current().consideredCancelled;

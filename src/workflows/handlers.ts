@@ -21,6 +21,7 @@ import {
   type RejectArgs,
   type RevisePlanArgs,
 } from './messages';
+import { registerOversightHandlers } from './oversight-handlers';
 import type { Decision, ResearchSession } from './session';
 
 const MAX_FEEDBACK_CHARS = 10_000;
@@ -73,6 +74,7 @@ export function registerHandlers(s: ResearchSession): void {
     s.researchScope?.cancel();
   };
   setHandler(cancelSignal, (args) => cancel(args));
+  registerOversightHandlers(s);
   setHandler(
     cancelUpdate,
     (args) => {

@@ -23,6 +23,20 @@ export interface RevisePlanArgs {
 export interface CancelArgs {
   reason?: string;
 }
+export interface GuidanceArgs {
+  text: string;
+}
+export interface TopUpArgs {
+  tokens?: number;
+  cost_usd?: number;
+  searches?: number;
+  fetches?: number;
+  wall_seconds?: number;
+}
+export interface ReviewArgs {
+  action: 'accept' | 'reject' | 'feedback';
+  feedback?: string;
+}
 export interface EventsArgs {
   afterSeq?: number;
 }
@@ -36,11 +50,23 @@ export const answerClarificationsSignal = defineSignal<[AnswerClarificationsArgs
 export const revisePlanSignal = defineSignal<[RevisePlanArgs]>('revisePlan');
 export const cancelSignal = defineSignal<[CancelArgs?]>('cancel');
 
+/** Any time: steers the next phase. */
+export const guidanceSignal = defineSignal<[GuidanceArgs]>('guidance');
+/** Ends a pause_for_guidance wait without guidance. */
+export const continueSignal = defineSignal<[]>('continue');
+/** Raises the session's budget while it waits in awaiting_budget (or before it runs out). */
+export const topUpSignal = defineSignal<[TopUpArgs]>('topUp');
+/** Accept, reject or give feedback on the finished report (review_final_report). */
+export const reviewReportSignal = defineSignal<[ReviewArgs]>('reviewReport');
+
 export const approveUpdate = defineUpdate<Accepted, [ApproveArgs]>('approve');
 export const rejectUpdate = defineUpdate<Accepted, [RejectArgs]>('reject');
 export const answerClarificationsUpdate = defineUpdate<Accepted, [AnswerClarificationsArgs]>('answerClarifications');
 export const revisePlanUpdate = defineUpdate<Accepted, [RevisePlanArgs]>('revisePlan');
 export const cancelUpdate = defineUpdate<Accepted, [CancelArgs]>('cancel');
+export const guidanceUpdate = defineUpdate<Accepted, [GuidanceArgs]>('guidance');
+export const topUpUpdate = defineUpdate<Accepted, [TopUpArgs]>('topUp');
+export const reviewReportUpdate = defineUpdate<Accepted, [ReviewArgs]>('reviewReport');
 
 export const stateQuery = defineQuery<ResearchSnapshot>('state');
 export const reportQuery = defineQuery<string>('report');

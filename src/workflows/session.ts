@@ -15,6 +15,9 @@ import {
   type ResearchSnapshot,
   type ResearchState,
   type ResearchStatus,
+  type AgentDecision,
+  type BudgetLimits,
+  type MindState,
   type RoleUsage,
 } from './types';
 
@@ -25,6 +28,8 @@ export type Decision =
   | { kind: 'revise'; feedback: string };
 
 const MAX_EVENT_TEXT = 2_000;
+/** Every decision is also an event (in the session store); the state keeps the latest ones. */
+const MAX_DECISIONS_IN_STATE = 200;
 
 export class ResearchSession {
   readonly state: ResearchState;
@@ -33,6 +38,13 @@ export class ResearchSession {
   timedOut = false;
   /** The scope research activities run in; cancelling it stops the run but not the final persist. */
   researchScope: CancellationScope | undefined;
+  /** A `continue` signal ended the current guidance pause. */
+  continueRequested = false;
+  readonly reviews: { action: 'accept' | 'reject' | 'feedback'; feedback?: string }[] = [];
+  /** Bumped by every topUp, so waiters notice. */
+  budgetVersion = 0;
+  /** The one wait for a top-up that every parallel branch joins. */
+  budgetWait: Promise<void> | undefined;
   private toolCallCounter = 0;
 
   constructor(readonly input: ResearchInput, private readonly searchAttributes: boolean) {
@@ -116,6 +128,50 @@ export class ResearchSession {
     if (usage.cost_usd === undefined) return;
     addTo(((u.tokens_by_model ??= {})[usage.model] ??= { input_tokens: 0, output_tokens: 0, calls: 0 }), usage);
     u.cost_usd = roundUsd((u.cost_usd ?? 0) + usage.cost_usd);
+  }
+
+  /** The supervisor loop's state, created when research starts (or when guidance arrives first). */
+  mind(): MindState {
+    return (this.state.mind ??= {
+      phase: 'PLANNING',
+      phase_visits: {},
+      reflexion_revisions: 0,
+      review_rounds: 0,
+      agent_decisions: [],
+      gates: [],
+      guidance: [],
+      budget_topups: {},
+      started_ms: Date.now(),
+      contradictions: [],
+    });
+  }
+
+  addGuidance(text: string): void {
+    this.mind().guidance.push({ text, received_at: new Date().toISOString() });
+    this.emit('Status', { level: 'info', kind: 'guidance', message: `guidance received: ${text.slice(0, 200)}` });
+  }
+
+  /** Pending guidance, marked as applied to `phase`: it is injected exactly once. */
+  takeGuidance(phase: string): string[] {
+    const pending = this.state.mind?.guidance.filter((g) => !g.applied_to) ?? [];
+    for (const g of pending) g.applied_to = phase;
+    return pending.map((g) => g.text);
+  }
+
+  topUp(amounts: BudgetLimits): void {
+    const topups = this.mind().budget_topups;
+    for (const [key, value] of Object.entries(amounts) as [keyof BudgetLimits, number | undefined][]) {
+      if (value !== undefined) topups[key] = (topups[key] ?? 0) + value;
+    }
+    this.budgetVersion += 1;
+    this.info(`budget topped up: ${Object.entries(amounts).filter(([, v]) => v !== undefined).map(([k, v]) => `${k} +${v}`).join(', ')}`);
+  }
+
+  decide(decision: Omit<AgentDecision, 'timestamp'>): void {
+    const log = this.mind().agent_decisions;
+    log.push({ ...decision, timestamp: new Date().toISOString() });
+    if (log.length > MAX_DECISIONS_IN_STATE) log.splice(0, log.length - MAX_DECISIONS_IN_STATE);
+    this.emit('Status', { level: 'info', kind: 'agent_decision', agent: decision.agent, action: decision.action, message: `${decision.agent}: ${decision.action} — ${decision.rationale}` });
   }
 
   snapshot(): ResearchSnapshot {

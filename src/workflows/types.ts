@@ -6,7 +6,10 @@ export type ResearchStatus =
   | 'awaiting_clarification'
   | 'awaiting_approval'
   | 'running'
+  | 'awaiting_budget'
+  | 'awaiting_guidance'
   | 'verifying'
+  | 'awaiting_review'
   | 'completed'
   | 'failed'
   | 'cancelled'
@@ -56,6 +59,21 @@ export interface ResearchSettings {
   model?: string;
   /** Models per role, first choice first. */
   models?: Partial<Record<string, string[]>>;
+  /** Absent in sessions started before the supervisor loop (defaults apply). */
+  reflexion?: boolean;
+  max_reflexion_revisions?: number;
+  reflections?: boolean;
+  pause_for_guidance?: boolean;
+  guidance_wait_seconds?: number;
+  review_final_report?: boolean;
+  max_review_rounds?: number;
+  review_timeout_seconds?: number;
+  check_links?: boolean;
+  check_claims?: boolean;
+  max_phase_visits?: number;
+  budget?: BudgetLimits;
+  /** Extra domains per credibility tier (source vetting). */
+  vetting_lists?: Partial<Record<'government' | 'academic' | 'preprint' | 'organization' | 'news' | 'unverified', string[]>>;
   max_source_chars_for_analysis: number;
   max_events_in_state: number;
   /** Continue-as-new once history reaches this many events (0: only when Temporal suggests it). */
@@ -108,6 +126,11 @@ export interface Source {
   notes?: string;
   /** The search provider that found it. */
   provider?: string;
+  /** Its findings have been extracted (the supervisor loop analyses each source once). */
+  analyzed?: boolean;
+  /** Credibility from host, TLD and known domains (source vetting). */
+  tier?: string;
+  credibility?: number;
   /** Academic providers: who wrote it, when, its DOI and an open PDF. */
   paper?: { authors?: string[]; year?: number; doi?: string; pdf_url?: string };
 }
@@ -121,7 +144,7 @@ export interface ArtifactRef {
   source_url?: string;
 }
 
-export type Confidence = 'low' | 'medium' | 'high';
+export type Confidence = 'low' | 'medium' | 'high' | 'confirmed' | 'speculation';
 
 export interface Finding {
   id: string;
@@ -129,6 +152,9 @@ export interface Finding {
   confidence: Confidence;
   source_ids: string[];
   iteration: number;
+  category?: string;
+  /** Written into the report (the supervisor loop's synthesis phase). */
+  reported?: boolean;
 }
 
 export interface Gap {
@@ -157,6 +183,40 @@ export interface Usage {
   model_calls: number;
   search_calls: number;
   fetch_calls: number;
+}
+
+export interface BudgetLimits {
+  tokens?: number;
+  cost_usd?: number;
+  searches?: number;
+  fetches?: number;
+  wall_seconds?: number;
+}
+
+/** The seed's phase machine, as the supervisor loop walks it. */
+export type MindPhase = 'PLANNING' | 'GATHERING' | 'ANALYSIS' | 'SYNTHESIS' | 'REFINEMENT' | 'COMPLETED' | 'ABORTED';
+
+export interface AgentDecision {
+  agent: string;
+  action: string;
+  rationale: string;
+  inputs: Record<string, unknown>;
+  outputs: Record<string, unknown>;
+  timestamp: string;
+}
+
+export interface GateRecord {
+  phase: string;
+  iteration: number;
+  passed: boolean;
+  failures: string[];
+}
+
+export interface GuidanceNote {
+  text: string;
+  received_at: string;
+  /** The phase it was injected into; absent while pending. */
+  applied_to?: string;
 }
 
 /** Which providers serve this session, settled once at its start from config, settings and keys. */
@@ -228,6 +288,9 @@ export interface ResearchState {
   providers?: ProviderPlan;
   /** Providers that failed this session, skipped from then on. */
   unavailable_search_providers?: string[];
+  /** Runs the supervisor loop (absent in sessions that predate it). */
+  supervised?: boolean;
+  mind?: MindState;
   /** Absolute deadline (epoch ms) of the running phase, kept across continue-as-new. */
   deadline_ms?: number;
   continued_runs: number;
@@ -247,6 +310,25 @@ export interface ContentAllocation {
   condensed: string[];
   /** Sources left out of the analysis; their full text stays in the artifact store under this id. */
   dropped: { source_id: string; text_file_id: string }[];
+}
+
+export interface MindState {
+  phase: MindPhase;
+  phase_visits: Record<string, number>;
+  reflexion_revisions: number;
+  review_rounds: number;
+  agent_decisions: AgentDecision[];
+  gates: GateRecord[];
+  guidance: GuidanceNote[];
+  /** Added by topUp signals on top of settings.budget. */
+  budget_topups: BudgetLimits;
+  /** Epoch ms when research started, for the wall-time budget. */
+  started_ms: number;
+  contradictions: { finding_ids: string[]; description: string }[];
+  /** "phase:iteration" keys of phases the supervisor already retried once. */
+  retried?: string[];
+  link_checks?: { url: string; ok: boolean; status?: number; error?: string }[];
+  unsupported_claims?: { sentence: string; source_ids: string[] }[];
 }
 
 export interface ResearchInput {

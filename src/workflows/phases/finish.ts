@@ -10,7 +10,10 @@ export async function verifyReport(s: ResearchSession): Promise<void> {
   s.setStatus('verifying', 'verifying');
   const fetched = st.sources
     .filter((src) => src.status === 'fetched')
-    .map((src) => ({ id: src.id, title: src.title, url: src.url, retrieved_at: src.retrieved_at, file_id: src.file_id }));
+    .map((src) => ({ id: src.id, title: src.title, url: src.url, retrieved_at: src.retrieved_at, file_id: src.file_id, ...(src.tier ? { tier: src.tier } : {}) }));
+  const open = st.gaps.filter((g) => !g.addressed);
+  const confidence: Record<string, number> = {};
+  for (const f of st.findings) confidence[f.confidence] = (confidence[f.confidence] ?? 0) + 1;
   const out = await s.tool(
     'verify_citations',
     { fetched: fetched.length },
@@ -20,7 +23,8 @@ export async function verifyReport(s: ResearchSession): Promise<void> {
         fetched,
         failed_sources: st.sources.filter((x) => x.status === 'failed').length,
         content_fidelity: st.content_allocation_metadata?.overall_fidelity,
-        open_gaps: st.gaps.filter((g) => !g.addressed).length,
+        open_gaps: open.length,
+        ...(st.mind ? { open_gap_list: open.map((g) => g.description), confidence } : {}),
       }),
     (r) => ({ removed_citations: r.removed_citations, cited_sources: r.cited_sources.length }),
   );

@@ -6,7 +6,12 @@ import { planner } from '../activities';
 import type { Decision, ResearchSession } from '../session';
 import type { ExpandedQuery, ResearchPlan } from '../types';
 import { persistSession } from './persist';
+import { planningGate } from '../../research/gates';
+import { afterPhase } from './oversight';
 import { withModelFallback } from './providers';
+
+/** The planning gate's upper bound on sub-queries (the planner's schema allows up to 12). */
+const MAX_SUB_QUERIES = 8;
 
 export type ApprovalOutcome = 'approved' | 'rejected' | 'expired' | 'cancelled';
 
@@ -33,6 +38,19 @@ export async function draftPlan(s: ResearchSession): Promise<void> {
   s.addModelUsage(out.usage);
   st.plan = out.plan;
   s.emit('AgentOutput', { role: 'planner', plan: out.plan });
+}
+
+/** The planning gate and the supervisor's reflection; a failed plan is redrafted once on request. */
+export async function checkPlan(s: ResearchSession): Promise<void> {
+  const plan = s.state.plan as ResearchPlan;
+  const gate = planningGate(plan, MAX_SUB_QUERIES);
+  const retry = await afterPhase(s, 'planning', gate, { sub_queries: plan.expanded_queries.length });
+  if (!retry) return;
+  s.state.plan_feedback.push(`The plan failed its quality check (${gate.failures.join('; ')}). ${retry}`);
+  await draftPlan(s);
+  const again = planningGate(s.state.plan as ResearchPlan, MAX_SUB_QUERIES);
+  s.mind().gates.push({ phase: 'planning', iteration: 0, passed: again.passed, failures: again.failures });
+  s.decide({ agent: 'planner', action: again.passed ? 'replanned' : 'replanned_still_failing', rationale: again.passed ? 'the redrafted plan meets the gate' : again.failures.join('; '), inputs: {}, outputs: { sub_queries: s.state.plan?.expanded_queries.length ?? 0 } });
 }
 
 /** Clarification rounds, plan revisions and the approval itself, until a decision or expiry. */

@@ -4,6 +4,7 @@ import { isCancellation } from '@temporalio/workflow';
 import type { ModelUsage } from '../../activities/contracts';
 import { local } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
+import { ensureBudget } from './budget';
 
 /** Settles the model chain per role and the search chain once, from config, settings and keys. */
 export async function chooseProviders(s: ResearchSession): Promise<void> {
@@ -28,6 +29,7 @@ export async function withModelFallback<T extends { usage: ModelUsage }>(s: Rese
   if (chain.length === 0) return call(undefined);
   for (let i = 0; ; i++) {
     try {
+      await ensureBudget(s, 'model');
       return await call(chain[i]);
     } catch (err) {
       if (isCancellation(err) || i === chain.length - 1) throw err;

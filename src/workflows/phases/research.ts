@@ -5,6 +5,7 @@ import type { SearchHit } from '../../activities/contracts';
 import { model, web } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
 import type { Finding, ResearchPlan, Source, SourceFidelity } from '../types';
+import { ensureBudget } from './budget';
 import { persistSession } from './persist';
 import { withModelFallback } from './providers';
 import { NO_SEARCH_PROVIDER_LEFT, searchQuery } from './search';
@@ -26,7 +27,7 @@ export async function runResearch(s: ResearchSession): Promise<void> {
   }
 }
 
-function startFirstIteration(s: ResearchSession): void {
+export function startFirstIteration(s: ResearchSession): void {
   const plan = s.state.plan as ResearchPlan;
   s.state.iteration = 1;
   s.state.pending_queries = [...plan.expanded_queries].sort((a, b) => a.priority - b.priority).map((q) => q.query);
@@ -72,7 +73,7 @@ function startNextIteration(s: ResearchSession): boolean {
   return true;
 }
 
-async function searchBatch(s: ResearchSession): Promise<void> {
+export async function searchBatch(s: ResearchSession): Promise<void> {
   const st = s.state;
   s.setPhase('searching');
   const queries = st.pending_queries;
@@ -83,8 +84,6 @@ async function searchBatch(s: ResearchSession): Promise<void> {
       if (isCancellation(err) || (err instanceof ApplicationFailure && err.type === NO_SEARCH_PROVIDER_LEFT)) throw err;
       s.error(`search failed for "${query}": ${errorMessage(err)}`);
       return { query, hits: [] as SearchHit[] };
-    } finally {
-      st.usage.search_calls += 1;
     }
   });
   const known = new Set(st.sources.map((src) => normalizeUrl(src.url)));
@@ -113,11 +112,11 @@ async function searchBatch(s: ResearchSession): Promise<void> {
   s.info(`search: ${added} new sources (${st.sources.length} of at most ${s.settings.max_sources})`);
 }
 
-function nextBatch(s: ResearchSession): Source[] {
+export function nextBatch(s: ResearchSession): Source[] {
   return s.state.sources.filter((src) => src.status === 'pending').slice(0, s.settings.batch_size);
 }
 
-async function fetchAndParse(s: ResearchSession, batch: Source[]): Promise<void> {
+export async function fetchAndParse(s: ResearchSession, batch: Source[]): Promise<void> {
   s.setPhase('fetching');
   await pool(batch, s.settings.fetch_concurrency, (source) => fetchOne(s, source));
   const fetched = s.state.sources.filter((src) => src.status === 'fetched').length;
@@ -126,6 +125,7 @@ async function fetchAndParse(s: ResearchSession, batch: Source[]): Promise<void>
 
 async function fetchOne(s: ResearchSession, source: Source): Promise<void> {
   try {
+    await ensureBudget(s, 'fetch');
     s.state.usage.fetch_calls += 1;
     const raw = await s.tool('fetch_url', { url: source.url, source_id: source.id }, () => web.fetchUrl({ url: source.url }), (r) => ({
       file_id: r.file_id,
@@ -161,7 +161,7 @@ async function fetchOne(s: ResearchSession, source: Source): Promise<void> {
   }
 }
 
-async function analyzeBatch(s: ResearchSession, batch: Source[]): Promise<Finding[]> {
+export async function analyzeBatch(s: ResearchSession, batch: Source[]): Promise<Finding[]> {
   const st = s.state;
   const fetched = batch.filter((src) => src.status === 'fetched' && src.text_file_id);
   if (fetched.length === 0) return [];
@@ -197,6 +197,7 @@ async function analyzeBatch(s: ResearchSession, batch: Source[]): Promise<Findin
     iteration: st.iteration,
   }));
   st.findings.push(...findings);
+  for (const source of fetched) source.analyzed = true;
   for (const gap of out.gaps) st.gaps.push({ ...gap, addressed: false, iteration: st.iteration });
   s.emit('AgentOutput', { role: 'analyzer', findings: findings.length, gaps: out.gaps.length });
   return findings;
@@ -221,7 +222,7 @@ function recordFidelity(s: ResearchSession, fidelity: Record<string, SourceFidel
   if (degraded.length) s.info(`analysis budget ${budget} tokens: ${degraded.map(([id, f]) => `${id} ${f.level}`).join(', ')}`);
 }
 
-async function patchReport(s: ResearchSession, findings: Finding[]): Promise<void> {
+export async function patchReport(s: ResearchSession, findings: Finding[]): Promise<void> {
   const st = s.state;
   s.setPhase('updating_report');
   const cited = new Set(findings.flatMap((f) => f.source_ids));
@@ -250,7 +251,7 @@ async function patchReport(s: ResearchSession, findings: Finding[]): Promise<voi
   });
 }
 
-async function continueAsNewIfDue(s: ResearchSession): Promise<void> {
+export async function continueAsNewIfDue(s: ResearchSession): Promise<void> {
   const info = workflowInfo();
   const limit = s.settings.continue_as_new_after_events;
   if (!info.continueAsNewSuggested && !(limit > 0 && info.historyLength >= limit)) return;
@@ -266,12 +267,12 @@ export function reportSkeleton(query: string, outline: string[]): string {
   return `# ${query.trim()}\n\n${sections}`;
 }
 
-function normalizeQuery(q: string): string {
+export function normalizeQuery(q: string): string {
   return q.toLowerCase().replace(/\s+/g, ' ').trim();
 }
 
 /** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. */
-async function pool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+export async function pool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   const lane = async () => {

@@ -5,6 +5,7 @@ import type { SearchHit } from '../../activities/contracts';
 import { search, searchOn } from '../activities';
 import { searchTaskQueue } from '../messages';
 import { errorMessage, type ResearchSession } from '../session';
+import { ensureBudget } from './budget';
 
 export const NO_SEARCH_PROVIDER_LEFT = 'NoSearchProviderLeft';
 
@@ -13,6 +14,7 @@ export async function searchQuery(s: ResearchSession, query: string): Promise<Se
   const maxResults = s.settings.max_search_results_per_query;
   if (!plan) {
     const provider = s.settings.search_provider ?? 'searxng';
+    s.state.usage.search_calls += 1;
     const out = await s.tool('web_search', { query, provider }, () => search.webSearch({ query, provider, maxResults }), (r) => ({ hits: r.hits.length }));
     return out.hits;
   }
@@ -33,6 +35,8 @@ export async function searchQuery(s: ResearchSession, query: string): Promise<Se
 async function searchOne(s: ResearchSession, provider: string, query: string): Promise<SearchHit[]> {
   const maxResults = s.settings.max_search_results_per_query;
   const stub = provider === 'local' ? search : searchOn(searchTaskQueue(workflowInfo().taskQueue, provider));
+  await ensureBudget(s, 'search');
+  s.state.usage.search_calls += 1;
   const out = await s.tool('web_search', { query, provider }, () => stub.webSearch({ query, provider, maxResults }), (r) => ({ hits: r.hits.length }));
   return out.hits;
 }

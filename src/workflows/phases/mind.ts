@@ -1,0 +1,247 @@
+// The supervised research loop (the seed's phase machine):
+//   GATHERING → ANALYSIS → (critic: PASS | REVISE → GATHERING) → SYNTHESIS → REFINEMENT → GATHERING … → COMPLETED
+// Every phase ends with its quality gate, a supervisor reflection and a recorded decision. All
+// progress lives in state (phase, markers on sources and findings), so a continued run resumes here.
+import { isCancellation } from '@temporalio/workflow';
+import { decideIteration, gatheringGate, analysisGate, synthesisGate, type GateResult } from '../../research/gates';
+import { classifySource } from '../../research/vetting';
+import { model } from '../activities';
+import { errorMessage, type ResearchSession } from '../session';
+import type { Finding, MindPhase, ResearchPlan } from '../types';
+import { exhaustedBudget } from './budget';
+import { afterPhase, pauseForGuidance } from './oversight';
+import { withModelFallback } from './providers';
+import { analyzeBatch, continueAsNewIfDue, fetchAndParse, nextBatch, normalizeQuery, patchReport, searchBatch, startFirstIteration } from './research';
+import { persistSession } from './persist';
+
+export async function runSupervisedResearch(s: ResearchSession): Promise<void> {
+  const mind = s.mind();
+  if (s.state.iteration === 0) {
+    startFirstIteration(s);
+    mind.phase = 'GATHERING';
+  }
+  for (;;) {
+    if (!visit(s, mind.phase)) mind.phase = 'COMPLETED';
+    switch (mind.phase) {
+      case 'GATHERING':
+        mind.phase = await gather(s);
+        break;
+      case 'ANALYSIS':
+        mind.phase = await analyze(s);
+        break;
+      case 'SYNTHESIS':
+        mind.phase = await synthesize(s);
+        break;
+      case 'REFINEMENT':
+        mind.phase = await refine(s);
+        break;
+      default:
+        return;
+    }
+    await persistSession(s);
+    await continueAsNewIfDue(s);
+  }
+}
+
+/** The engine-wide backstop: no phase runs more than max_phase_visits times. */
+function visit(s: ResearchSession, phase: MindPhase): boolean {
+  const mind = s.mind();
+  if (phase === 'COMPLETED' || phase === 'ABORTED') return true;
+  const visits = (mind.phase_visits[phase] = (mind.phase_visits[phase] ?? 0) + 1);
+  const limit = s.settings.max_phase_visits ?? 40;
+  if (visits <= limit) return true;
+  s.decide({ agent: 'supervisor', action: 'stop', rationale: `${phase} reached its limit of ${limit} visits`, inputs: { phase }, outputs: {} });
+  return false;
+}
+
+async function gather(s: ResearchSession): Promise<MindPhase> {
+  const st = s.state;
+  if (st.pending_queries.length > 0) await searchBatch(s);
+  vetSources(s);
+  await fetchPending(s);
+  const planned = st.searched_queries.length;
+  const completed = new Set(st.sources.filter((x) => x.status === 'fetched').map((x) => normalizeQuery(x.query))).size;
+  const gate = gatheringGate(st.sources, planned, completed, () => undefined, s.settings.vetting_lists);
+  const retry = await afterPhase(s, 'gathering', gate, { sources: st.sources.length, fetched: gate.metrics.fetched_sources ?? 0 });
+  if (retry) {
+    const queries = await refinedQueries(s, `gathering fell short: ${gate.failures.join('; ')}`, retry);
+    if (queries.length) {
+      st.pending_queries = queries;
+      return 'GATHERING';
+    }
+  }
+  return 'ANALYSIS';
+}
+
+async function fetchPending(s: ResearchSession): Promise<void> {
+  for (let batch = nextBatch(s); batch.length > 0; batch = nextBatch(s)) {
+    await fetchAndParse(s, batch);
+    await continueAsNewIfDue(s);
+  }
+}
+
+/** Credibility tiers from host, TLD and known domains; deterministic, so it runs in the workflow. */
+function vetSources(s: ResearchSession): void {
+  for (const source of s.state.sources) {
+    if (source.tier) continue;
+    const vetted = classifySource(source.url, s.settings.vetting_lists);
+    source.tier = vetted.tier;
+    source.credibility = vetted.score;
+  }
+}
+
+async function analyze(s: ResearchSession): Promise<MindPhase> {
+  const st = s.state;
+  const unanalyzed = () => st.sources.filter((x) => x.status === 'fetched' && !x.analyzed);
+  for (let batch = unanalyzed().slice(0, s.settings.batch_size); batch.length > 0; batch = unanalyzed().slice(0, s.settings.batch_size)) {
+    await analyzeBatch(s, batch);
+    for (const source of batch) source.analyzed = true;
+    await persistSession(s);
+    await continueAsNewIfDue(s);
+  }
+  const gate = analysisGate(st.findings, st.sources);
+  const retry = await afterPhase(s, 'analysis', gate, { findings: st.findings.length, gaps: st.gaps.filter((g) => !g.addressed).length });
+  return (await reflexion(s, retry)) ? 'GATHERING' : 'SYNTHESIS';
+}
+
+/** The critic reviews the merged findings: PASS, or REVISE with feedback and another gathering round. */
+async function reflexion(s: ResearchSession, guidance: string | undefined): Promise<boolean> {
+  const st = s.state;
+  const mind = s.mind();
+  if (s.settings.reflexion === false || st.findings.length === 0) return false;
+  const plan = st.plan as ResearchPlan;
+  const out = await withModelFallback(s, 'critic', (choice) =>
+    s.tool(
+      'critique_findings',
+      { findings: st.findings.length, revision: mind.reflexion_revisions, model: choice },
+      () =>
+        model.critiqueFindings({
+          query: st.initial_query,
+          research_brief: plan.research_brief,
+          outline: plan.outline,
+          findings: st.findings.slice(-40).map((f) => ({ id: f.id, content: f.content, confidence: f.confidence, source_ids: f.source_ids })),
+          sources: st.sources.filter((x) => x.status === 'fetched').map((x) => ({ id: x.id, title: x.title, url: x.url, tier: x.tier })),
+          revision: mind.reflexion_revisions,
+          max_revisions: s.settings.max_reflexion_revisions ?? 2,
+          guidance: [...s.takeGuidance('reflexion'), ...(guidance ? [guidance] : [])],
+          model: choice,
+        }),
+      (r) => ({ verdict: r.verdict, suggested_queries: r.suggested_queries.length, usage: r.usage }),
+    ),
+  );
+  s.addModelUsage(out.usage);
+  for (const c of out.contradictions) if (!mind.contradictions.some((k) => k.description === c.description)) mind.contradictions.push(c);
+  const budgetLeft = (s.settings.max_reflexion_revisions ?? 2) - mind.reflexion_revisions;
+  const searched = new Set(st.searched_queries.map(normalizeQuery));
+  const queries = out.suggested_queries.filter((q) => !searched.has(normalizeQuery(q))).slice(0, 5);
+  const revise = out.verdict === 'REVISE' && budgetLeft > 0 && queries.length > 0 && !exhaustedBudget(s, 'search');
+  s.decide({
+    agent: 'critic',
+    action: revise ? 'revise' : out.verdict === 'REVISE' ? 'revise_declined' : 'pass',
+    rationale: revise
+      ? out.feedback
+      : out.verdict === 'REVISE'
+        ? `critic asked for a revision (${out.feedback}) but ${budgetLeft <= 0 ? `all ${s.settings.max_reflexion_revisions ?? 2} revisions are used` : 'no new query or budget is left'}`
+        : out.feedback || 'findings cover the plan',
+    inputs: { findings: st.findings.length, revision: mind.reflexion_revisions },
+    outputs: { verdict: out.verdict, missing: out.missing, queries, contradictions: out.contradictions.length },
+  });
+  if (!revise) return false;
+  mind.reflexion_revisions += 1;
+  st.pending_queries = queries;
+  return true;
+}
+
+async function synthesize(s: ResearchSession): Promise<MindPhase> {
+  const st = s.state;
+  const chunk = Math.max(2, s.settings.batch_size * 2);
+  const unreported = () => st.findings.filter((f) => !f.reported);
+  for (let findings = unreported().slice(0, chunk); findings.length > 0; findings = unreported().slice(0, chunk)) {
+    await patchReport(s, findings);
+    for (const f of findings) f.reported = true;
+    await persistSession(s);
+    await continueAsNewIfDue(s);
+  }
+  const gate = synthesisGate(st.report_markdown);
+  await afterPhase(s, 'synthesis', gate, { report_chars: st.report_markdown.length });
+  return 'REFINEMENT';
+}
+
+/** decide_iteration, then the refiner turns open gaps, critique and guidance into the next queries. */
+async function refine(s: ResearchSession): Promise<MindPhase> {
+  const st = s.state;
+  const open = st.gaps.filter((g) => !g.addressed);
+  const budgetSpent = exhaustedBudget(s, 'search') !== undefined;
+  const sourcesFull = st.sources.length >= s.settings.max_sources;
+  const decision = sourcesFull && open.length
+    ? { action: 'complete' as const, rationale: `${open.length} gaps open, but the source budget (${s.settings.max_sources}) is used` }
+    : decideIteration(st.gaps, st.iteration, s.settings.max_iterations, budgetSpent);
+  s.decide({ agent: 'supervisor', action: decision.action, rationale: decision.rationale, inputs: { open_gaps: open.length, iteration: st.iteration }, outputs: {} });
+  if (decision.action === 'complete') {
+    await pauseForGuidance(s, 'refinement');
+    return 'COMPLETED';
+  }
+  const queries = await refinedQueries(s, undefined, undefined);
+  for (const gap of open) gap.addressed = true;
+  if (queries.length === 0) {
+    s.decide({ agent: 'refiner', action: 'complete', rationale: 'open gaps suggest no new queries', inputs: { open_gaps: open.length }, outputs: {} });
+    return 'COMPLETED';
+  }
+  st.iteration += 1;
+  st.pending_queries = queries;
+  s.info(`iteration ${st.iteration} of ${s.settings.max_iterations}: ${queries.length} queries for ${open.length} gaps`);
+  await pauseForGuidance(s, 'refinement');
+  return 'GATHERING';
+}
+
+/** New queries from the refiner; the gaps' own suggestions when the refiner has none or fails. */
+async function refinedQueries(s: ResearchSession, problem: string | undefined, supervisorGuidance: string | undefined): Promise<string[]> {
+  const st = s.state;
+  const open = st.gaps.filter((g) => !g.addressed);
+  const plan = st.plan as ResearchPlan;
+  const limit = Math.max(2, plan.expanded_queries.length);
+  const searched = new Set([...st.searched_queries, ...st.pending_queries].map(normalizeQuery));
+  const fresh = (queries: string[]) => {
+    const out: string[] = [];
+    for (const q of queries) {
+      const key = normalizeQuery(q);
+      if (!q.trim() || searched.has(key) || out.length >= limit) continue;
+      searched.add(key);
+      out.push(q.trim());
+    }
+    return out;
+  };
+  const gaps = [...open.map((g) => ({ description: g.description, suggested_queries: g.suggested_queries, priority: g.priority }))];
+  if (problem) gaps.unshift({ description: problem, suggested_queries: [], priority: 1 });
+  try {
+    const out = await withModelFallback(s, 'refiner', (choice) =>
+      s.tool(
+        'refine_gaps',
+        { gaps: gaps.length, iteration: st.iteration, model: choice },
+        () =>
+          model.refineGaps({
+            query: st.initial_query,
+            research_brief: plan.research_brief,
+            findings: st.findings.slice(-30).map((f: Finding) => f.content),
+            gaps,
+            searched_queries: st.searched_queries,
+            iteration: st.iteration,
+            max_iterations: s.settings.max_iterations,
+            guidance: [...s.takeGuidance('refinement'), ...(supervisorGuidance ? [supervisorGuidance] : [])],
+            model: choice,
+          }),
+        (r) => ({ gaps: r.gaps.length, usage: r.usage }),
+      ),
+    );
+    s.addModelUsage(out.usage);
+    const queries = fresh(out.gaps.sort((a, b) => a.priority - b.priority).flatMap((g) => g.suggested_queries));
+    s.decide({ agent: 'refiner', action: 'queries', rationale: out.rationale, inputs: { gaps: gaps.length }, outputs: { queries } });
+    if (queries.length) return queries;
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    s.warn(`refiner failed (${errorMessage(err)}): using the gaps' own suggestions`);
+  }
+  return fresh(open.sort((a, b) => a.priority - b.priority).flatMap((g) => g.suggested_queries));
+}
+
+export type { GateResult };
