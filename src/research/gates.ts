@@ -1,0 +1,237 @@
+// Quality gates checked after each phase. Pure functions over the research state, so the workflow
+// can run them deterministically and record why it carried on, retried or stopped.
+import type { Finding, Gap, ResearchPlan, Source } from '../workflows/types';
+import { classifySource, type AnalyzerQuality, type VettingLists } from './vetting';
+
+export type GatePhase = 'planning' | 'gathering' | 'analysis' | 'synthesis' | 'refinement';
+
+export interface GateResult {
+  phase: GatePhase;
+  passed: boolean;
+  /** Why it did not pass, one human-readable sentence per broken rule; empty when it passed. */
+  failures: string[];
+  metrics: Record<string, number>;
+}
+
+export const GATE_THRESHOLDS = {
+  minSubQueries: 2,
+  minSubQueryChars: 10,
+  minFetchedSources: 3,
+  minHighQualitySources: 1,
+  highQualityScore: 0.8,
+  minSubQueryCompletion: 0.5,
+  minFindings: 2,
+  minCitedSourceShare: 0.3,
+  minReportChars: 100,
+} as const;
+
+/** Finding confidences that count as strong evidence ("confirmed" is set by verification). */
+const STRONG_CONFIDENCE: ReadonlySet<string> = new Set(['high', 'confirmed']);
+
+/** Ratios computed from integers can land a hair below the threshold they equal (e.g. 0.3). */
+const RATIO_TOLERANCE = 1e-9;
+
+/** A plan needs 2..maxSubQueries sub-queries of at least 10 characters and a research brief. */
+export function planningGate(plan: Pick<ResearchPlan, 'expanded_queries' | 'research_brief'>, maxSubQueries: number): GateResult {
+  const failures: string[] = [];
+  const queries = plan.expanded_queries.map((q) => q.query.trim());
+  // A configured maximum below 2 lowers the minimum with it rather than making the gate unpassable.
+  const minimum = Math.min(GATE_THRESHOLDS.minSubQueries, maxSubQueries);
+  if (queries.length < minimum) {
+    failures.push(`only ${plural(queries.length, 'sub-query', 'sub-queries')} (need ${minimum} to ${maxSubQueries})`);
+  } else if (queries.length > maxSubQueries) {
+    failures.push(`${plural(queries.length, 'sub-query', 'sub-queries')} (at most ${maxSubQueries})`);
+  }
+  queries.forEach((query, index) => {
+    if (query.length < GATE_THRESHOLDS.minSubQueryChars) {
+      failures.push(
+        `sub-query ${index + 1} is too short: "${query}" (${plural(query.length, 'character')}, need at least ${GATE_THRESHOLDS.minSubQueryChars})`,
+      );
+    }
+  });
+  const briefChars = plan.research_brief.trim().length;
+  if (briefChars === 0) failures.push('the research brief is empty');
+  return result('planning', failures, {
+    sub_queries: queries.length,
+    shortest_sub_query_chars: queries.length ? Math.min(...queries.map((q) => q.length)) : 0,
+    research_brief_chars: briefChars,
+  });
+}
+
+/**
+ * Gathering needs 3 fetched sources, one of them high quality (credibility score of at least 0.8
+ * with the analyzer's rating applied, or rated high by the analyzer), and half the planned
+ * sub-queries completed.
+ */
+export function gatheringGate(
+  sources: readonly Source[],
+  subQueriesPlanned: number,
+  subQueriesCompleted: number,
+  qualityOf: (source: Source) => AnalyzerQuality | undefined,
+  lists?: Partial<VettingLists>,
+): GateResult {
+  const failures: string[] = [];
+  const fetched = sources.filter((s) => s.status === 'fetched');
+  const highQuality = fetched.filter((source) => {
+    const quality = qualityOf(source);
+    return quality === 'high' || classifySource(source.url, lists, quality).score >= GATE_THRESHOLDS.highQualityScore;
+  });
+  if (fetched.length < GATE_THRESHOLDS.minFetchedSources) {
+    failures.push(`only ${plural(fetched.length, 'fetched source')} (need at least ${GATE_THRESHOLDS.minFetchedSources})`);
+  }
+  if (highQuality.length < GATE_THRESHOLDS.minHighQualitySources) {
+    failures.push(
+      `no high-quality source (need at least ${GATE_THRESHOLDS.minHighQualitySources} with a credibility score of ${GATE_THRESHOLDS.highQualityScore} or more, or rated high by the analyzer)`,
+    );
+  }
+  const completion = subQueriesPlanned > 0 ? subQueriesCompleted / subQueriesPlanned : 0;
+  if (subQueriesPlanned <= 0) {
+    failures.push('no sub-queries were planned');
+  } else if (completion < GATE_THRESHOLDS.minSubQueryCompletion - RATIO_TOLERANCE) {
+    failures.push(
+      `only ${subQueriesCompleted} of ${plural(subQueriesPlanned, 'sub-query', 'sub-queries')} completed (${percent(completion)}, need at least ${percent(GATE_THRESHOLDS.minSubQueryCompletion)})`,
+    );
+  }
+  return result('gathering', failures, {
+    sources: sources.length,
+    fetched_sources: fetched.length,
+    failed_sources: sources.filter((s) => s.status === 'failed').length,
+    high_quality_sources: highQuality.length,
+    sub_queries_planned: subQueriesPlanned,
+    sub_queries_completed: subQueriesCompleted,
+    sub_query_completion: completion,
+  });
+}
+
+/** Analysis needs 2 findings, one of high or confirmed confidence, citing 30% of fetched sources. */
+export function analysisGate(findings: readonly Finding[], sources: readonly Source[]): GateResult {
+  const failures: string[] = [];
+  const strong = findings.filter((f) => STRONG_CONFIDENCE.has(f.confidence));
+  const citedIds = new Set(findings.flatMap((f) => f.source_ids));
+  const fetched = sources.filter((s) => s.status === 'fetched');
+  const cited = fetched.filter((s) => citedIds.has(s.id));
+  const citedShare = fetched.length ? cited.length / fetched.length : 0;
+  if (findings.length < GATE_THRESHOLDS.minFindings) {
+    failures.push(`only ${plural(findings.length, 'finding')} (need at least ${GATE_THRESHOLDS.minFindings})`);
+  }
+  if (strong.length === 0) failures.push('no finding with high or confirmed confidence');
+  if (fetched.length === 0) {
+    failures.push('no fetched sources to cite');
+  } else if (citedShare < GATE_THRESHOLDS.minCitedSourceShare - RATIO_TOLERANCE) {
+    failures.push(
+      `only ${cited.length} of ${plural(fetched.length, 'fetched source')} cited by a finding (${percent(citedShare)}, need at least ${percent(GATE_THRESHOLDS.minCitedSourceShare)})`,
+    );
+  }
+  return result('analysis', failures, {
+    findings: findings.length,
+    strong_findings: strong.length,
+    fetched_sources: fetched.length,
+    cited_sources: cited.length,
+    cited_source_share: citedShare,
+  });
+}
+
+/** A report needs 100 characters and at least one "## " section with something under its heading. */
+export function synthesisGate(reportMarkdown: string): GateResult {
+  const failures: string[] = [];
+  const reportChars = reportMarkdown.trim().length;
+  const sections = level2Sections(reportMarkdown);
+  const withContent = sections.filter((s) => s.contentLines > 0).length;
+  if (reportChars < GATE_THRESHOLDS.minReportChars) {
+    failures.push(`the report is only ${plural(reportChars, 'character')} (need at least ${GATE_THRESHOLDS.minReportChars})`);
+  }
+  if (sections.length === 0) failures.push('the report has no "## " section');
+  else if (withContent === 0) failures.push(`none of the report's ${plural(sections.length, 'section')} has content under its heading`);
+  return result('synthesis', failures, { report_chars: reportChars, sections: sections.length, sections_with_content: withContent });
+}
+
+export interface BudgetLeft {
+  tokens?: number;
+  cost?: number;
+  searches?: number;
+}
+
+/**
+ * Whether another research round is worth running. Unlike the other gates, `passed` here means
+ * "iterate again": unaddressed gaps remain, an iteration is left and no budget that is set has run
+ * out (an absent budget is unlimited). `failures` then say why stopping is the better choice;
+ * a failed refinement gate is the normal way a research run completes.
+ */
+export function refinementGate(openGaps: readonly Gap[], iterationsLeft: number, budgetLeft: BudgetLeft): GateResult {
+  const failures: string[] = [];
+  const unaddressed = openGaps.filter((g) => !g.addressed).length;
+  if (unaddressed === 0) failures.push('no unaddressed gaps');
+  if (iterationsLeft <= 0) failures.push('no iterations left');
+  const metrics: Record<string, number> = { open_gaps: unaddressed, iterations_left: iterationsLeft };
+  for (const [name, label] of [
+    ['tokens', 'token'],
+    ['cost', 'cost'],
+    ['searches', 'search'],
+  ] as const) {
+    const left = budgetLeft[name];
+    if (left === undefined) continue;
+    metrics[`${name}_left`] = left;
+    if (left <= 0) failures.push(`${label} budget exhausted`);
+  }
+  return result('refinement', failures, metrics);
+}
+
+export interface IterationDecision {
+  action: 'iterate' | 'complete';
+  rationale: string;
+}
+
+/** Whether to run another round on the open gaps; `iteration` is the number of rounds run so far. */
+export function decideIteration(openGaps: readonly Gap[], iteration: number, maxIterations: number, budgetExhausted: boolean): IterationDecision {
+  const open = openGaps.filter((g) => !g.addressed);
+  const leftOpen = open.length ? `; ${plural(open.length, 'gap')} left open` : '';
+  if (budgetExhausted) return { action: 'complete', rationale: `budget exhausted after iteration ${iteration}${leftOpen}` };
+  if (iteration >= maxIterations) {
+    return { action: 'complete', rationale: `all ${plural(maxIterations, 'iteration')} used${leftOpen}` };
+  }
+  if (open.length === 0) return { action: 'complete', rationale: `no open gaps after iteration ${iteration}` };
+  const top = [...open].sort((a, b) => a.priority - b.priority)[0];
+  return {
+    action: 'iterate',
+    rationale: `${plural(open.length, 'open gap')} (most important: ${top.description}); starting iteration ${iteration + 1} of ${maxIterations}`,
+  };
+}
+
+function result(phase: GatePhase, failures: string[], metrics: Record<string, number>): GateResult {
+  return { phase, passed: failures.length === 0, failures, metrics };
+}
+
+function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${count} ${count === 1 ? singular : pluralForm}`;
+}
+
+function percent(ratio: number): string {
+  return `${Math.round(ratio * 100)}%`;
+}
+
+interface MarkdownSection {
+  heading: string;
+  contentLines: number;
+}
+
+/** "## " sections, each counting non-blank lines up to the next level 1 or 2 heading. */
+function level2Sections(markdown: string): MarkdownSection[] {
+  const sections: MarkdownSection[] = [];
+  let current: MarkdownSection | undefined;
+  let inFence = false;
+  for (const line of markdown.split(/\r?\n/)) {
+    if (/^\s*(```|~~~)/.test(line)) {
+      inFence = !inFence;
+      if (current) current.contentLines += 1;
+      continue;
+    }
+    if (!inFence && /^#{1,2}\s/.test(line)) {
+      current = line.startsWith('## ') && line.slice(3).trim() ? { heading: line.slice(3).trim(), contentLines: 0 } : undefined;
+      if (current) sections.push(current);
+      continue;
+    }
+    // Subheadings alone are structure, not content.
+    if (current && line.trim() && (inFence || !/^#{3,6}\s/.test(line))) current.contentLines += 1;
+  }
+  return sections;
+}
