@@ -42,8 +42,33 @@ export function formatStatus(s: ResearchSnapshot): string {
     `usage: ${u.model_calls} model calls (${tokens || 'no tokens'}), ${u.search_calls} searches, ${u.fetch_calls} fetches${u.cost_usd !== undefined ? `, cost ${usd(u.cost_usd)}` : ''}`,
     ...byModel.map((line) => `  ${line}`),
     `report: ${s.report_markdown.length} characters`,
+    ...mindLines(s),
     ...(s.errors.length ? [`errors: ${s.errors.length} (last: ${s.errors[s.errors.length - 1].message})`] : []),
   ].join('\n');
+}
+
+function mindLines(s: ResearchSnapshot): string[] {
+  const mind = s.mind;
+  if (!mind) return [];
+  const passed = mind.gates.filter((g) => g.passed).length;
+  const failed = mind.gates.filter((g) => !g.passed);
+  const u = s.usage;
+  const tokens = Object.values(u.tokens_by_role).reduce((sum, r) => sum + r.input_tokens + r.output_tokens, 0);
+  const b = s.settings.budget ?? {};
+  const limit = (used: number, key: keyof typeof b, fmt = (n: number) => String(n)) => {
+    const max = b[key] !== undefined ? (b[key] as number) + (mind.budget_topups[key] ?? 0) : undefined;
+    return `${fmt(used)}${max !== undefined ? ` of ${fmt(max)}` : ''}`;
+  };
+  const tiers = s.sources.reduce<Record<string, number>>((acc, x) => (x.tier ? { ...acc, [x.tier]: (acc[x.tier] ?? 0) + 1 } : acc), {});
+  return [
+    `supervisor: ${mind.phase}, critic revisions ${mind.reflexion_revisions}, review rounds ${mind.review_rounds}`,
+    `gates: ${passed} passed, ${failed.length} failed${failed.length ? ` (last: ${failed[failed.length - 1].phase}: ${failed[failed.length - 1].failures.join('; ')})` : ''}`,
+    `budget used: tokens ${limit(tokens, 'tokens')}, cost ${limit(u.cost_usd ?? 0, 'cost_usd', usd)}, searches ${limit(u.search_calls, 'searches')}, fetches ${limit(u.fetch_calls, 'fetches')}`,
+    ...(Object.keys(tiers).length ? [`source tiers: ${Object.entries(tiers).map(([t, n]) => `${t} ${n}`).join(', ')}`] : []),
+    ...(mind.contradictions.length ? [`contradictions: ${mind.contradictions.map((c) => c.description).join(' | ')}`] : []),
+    'decisions:',
+    ...mind.agent_decisions.slice(-15).map((d) => `  ${d.timestamp.slice(11, 19)} ${d.agent} ${d.action}: ${d.rationale}`),
+  ];
 }
 
 export function formatEvent(e: ResearchEvent): string {

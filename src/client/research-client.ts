@@ -16,7 +16,13 @@ import {
   answerClarificationsUpdate,
   approveUpdate,
   cancelUpdate,
+  continueSignal,
   eventsQuery,
+  guidanceUpdate,
+  reviewReportUpdate,
+  topUpUpdate,
+  type ReviewArgs,
+  type TopUpArgs,
   rejectUpdate,
   reportQuery,
   revisePlanUpdate,
@@ -100,6 +106,25 @@ export class ResearchClient {
 
   cancel(id: string, reason?: string): Promise<Accepted> {
     return this.update(id, () => this.handle(id).executeUpdate(cancelUpdate, { args: [{ reason }] }));
+  }
+
+  guide(id: string, text: string): Promise<Accepted> {
+    return this.update(id, () => this.handle(id).executeUpdate(guidanceUpdate, { args: [{ text }] }));
+  }
+
+  /** Ends a pause_for_guidance wait (a signal: there is nothing to validate). */
+  async continue(id: string): Promise<void> {
+    await this.handle(id).signal(continueSignal).catch((err: unknown) => {
+      throw this.explain(id, err);
+    });
+  }
+
+  topUp(id: string, amounts: TopUpArgs): Promise<Accepted> {
+    return this.update(id, () => this.handle(id).executeUpdate(topUpUpdate, { args: [amounts] }));
+  }
+
+  review(id: string, review: ReviewArgs): Promise<Accepted> {
+    return this.update(id, () => this.handle(id).executeUpdate(reviewReportUpdate, { args: [review] }));
   }
 
   /** The live state from the workflow, or the persisted snapshot once Temporal no longer has it. */

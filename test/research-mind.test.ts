@@ -1,0 +1,146 @@
+// The supervised research loop on a real Temporal server with the scripted model: iterations on
+// gaps, the critic's REVISE loop and its bound, a retried phase, guidance, budgets and the final
+// review. Each run's decision log tells its story.
+import path from 'node:path';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { formatStatus } from '../src/cli/format';
+import { SqliteSessionStore } from '../src/stores/sessions';
+import { startEnvironment, startHarness, waitFor, type Harness, type HarnessOptions, type TestEnvironment } from './harness';
+
+const fast = { auto_approve: true, max_sources: 6, max_iterations: 1, batch_size: 3 };
+
+describe('the supervised research loop', () => {
+  let harness: Harness | undefined;
+  let env: TestEnvironment | undefined;
+
+  async function setup(opts: HarnessOptions = {}) {
+    harness = await startHarness(opts);
+    env = await startEnvironment(harness, inject('temporalAddress'));
+    return { harness, env };
+  }
+  afterEach(async () => {
+    await env?.close();
+    await harness?.close();
+    env = harness = undefined;
+  });
+
+  const actions = (s: { mind?: { agent_decisions: { agent: string; action: string }[] } }) => s.mind?.agent_decisions.map((d) => `${d.agent}:${d.action}`) ?? [];
+
+  it('iterates twice on open gaps, then completes; phases, gates and decisions are recorded', async () => {
+    const { env } = await setup({ model: { gapIterations: 2 } });
+    const { researchId } = await env.client.start({ query: 'Mind check: tidal energy', settings: { ...fast, max_iterations: 3, max_sources: 15 } });
+    await env.client.waitForResult(researchId);
+    const s = await env.client.state(researchId);
+    expect(s.status).toBe('completed');
+    expect(s.iteration).toBe(3);
+    expect(s.mind?.phase).toBe('COMPLETED');
+    const log = actions(s);
+    expect(log.filter((a) => a === 'supervisor:iterate')).toHaveLength(2);
+    expect(log.filter((a) => a === 'supervisor:complete')).toHaveLength(1);
+    expect(log).toContain('supervisor:planning_gate_passed');
+    expect(log).toContain('critic:pass');
+    expect(log.filter((a) => a === 'refiner:queries')).toHaveLength(2);
+    // The refiner's queries (not the ones already searched) drove iterations 2 and 3.
+    expect(s.searched_queries.filter((q) => / refined \d+$/.test(q)).length).toBeGreaterThanOrEqual(2);
+    expect(new Set(s.searched_queries).size).toBe(s.searched_queries.length);
+    expect(s.mind?.gates.map((g) => g.phase)).toEqual(expect.arrayContaining(['planning', 'gathering', 'analysis', 'synthesis']));
+    expect(s.sources.every((x) => typeof x.tier === 'string')).toBe(true);
+    expect(s.report_markdown).toMatch(/Confidence of the findings: \d+ high/);
+    const status = formatStatus(s);
+    expect(status).toMatch(/^supervisor: COMPLETED/m);
+    expect(status).toMatch(/^gates: \d+ passed, \d+ failed/m);
+    expect(status).toMatch(/^budget used: tokens \d+, cost \$/m);
+    expect(status).toMatch(/^ {2}\d\d:\d\d:\d\d supervisor complete: /m);
+  });
+
+  it('runs the critic’s REVISE rounds up to max_reflexion_revisions, then goes on', async () => {
+    const { env } = await setup({ model: { gapIterations: 0, criticVerdicts: ['REVISE', 'REVISE', 'REVISE', 'REVISE'] } });
+    const { researchId } = await env.client.start({ query: 'Revise check: biogas', settings: { ...fast, max_sources: 12, max_reflexion_revisions: 2 } });
+    await env.client.waitForResult(researchId);
+    const s = await env.client.state(researchId);
+    expect(s.status).toBe('completed');
+    expect(s.mind?.reflexion_revisions).toBe(2);
+    const log = actions(s);
+    expect(log.filter((a) => a === 'critic:revise')).toHaveLength(2);
+    expect(log).toContain('critic:revise_declined');
+    // The critic's suggested queries were searched in the extra gathering rounds.
+    expect(s.searched_queries).toEqual(expect.arrayContaining(['Revise check: biogas primary data 1', 'Revise check: biogas primary data 2']));
+    expect(s.mind?.contradictions.length).toBeGreaterThan(0);
+  });
+
+  it('retries a phase whose gate failed, once, when the supervisor asks', async () => {
+    const { harness, env } = await setup({ model: { queries: 1, gapIterations: 0, reflectionRetry: [true] } });
+    const { researchId } = await env.client.start({ query: 'Gate check: wave farms', settings: fast });
+    await env.client.waitForResult(researchId);
+    const s = await env.client.state(researchId);
+    expect(s.status).toBe('completed');
+    const log = actions(s);
+    expect(log.slice(0, 3)).toEqual(['supervisor:planning_gate_failed', 'supervisor:retry_planning', 'planner:replanned']);
+    expect(s.mind?.agent_decisions[0].rationale).toMatch(/only 1 sub-query/);
+    expect(s.plan?.expanded_queries.length).toBeGreaterThanOrEqual(2);
+    const plans = harness.recorder.of('model').filter((r) => r.key.startsWith('research_plan'));
+    expect(plans).toHaveLength(2);
+  });
+
+  it('injects guidance sent mid-run into the next phase, once', async () => {
+    const { harness, env } = await setup({ model: { gapIterations: 0, delayMs: 150 } });
+    const { researchId } = await env.client.start({ query: 'Guidance check: geothermal', settings: { ...fast, pause_for_guidance: true, guidance_wait_seconds: 60 } });
+    await waitFor('a pause', async () => (await env.client.state(researchId)).status === 'awaiting_guidance', 60_000);
+    await env.client.guide(researchId, 'Focus on Iceland and Kenya');
+    await waitFor('the next pause', async () => {
+      const s = await env.client.state(researchId);
+      return s.status === 'awaiting_guidance' && s.mind?.guidance[0]?.applied_to !== undefined;
+    }, 60_000);
+    const s = await env.client.state(researchId);
+    expect(s.mind?.guidance).toHaveLength(1);
+    const appliedTo = s.mind?.guidance[0].applied_to;
+    expect(appliedTo).toBeTruthy();
+    const prompts = harness.model.requests.map((r) => JSON.stringify(r.body));
+    expect(prompts.filter((p) => p.includes('Focus on Iceland and Kenya'))).toHaveLength(1);
+    await env.client.cancel(researchId, 'test done');
+  });
+
+  it('pauses in awaiting_budget when a budget runs out mid-batch, then completes after topUp', async () => {
+    const { env } = await setup({ model: { gapIterations: 0 } });
+    const { researchId } = await env.client.start({ query: 'Budget check: heat pumps', settings: { ...fast, max_sources: 6, budget: { fetches: 2 } } });
+    const paused = await waitFor('awaiting_budget', async () => {
+      const s = await env.client.state(researchId);
+      return s.status === 'awaiting_budget' && s;
+    });
+    expect(paused.usage.fetch_calls).toBe(2);
+    // The pause is persisted: other clients see it without Temporal.
+    const store = new SqliteSessionStore(path.join(env.config.data_dir, 'sessions.db'));
+    expect(store.get(researchId)?.status).toBe('awaiting_budget');
+    store.close();
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await env.client.state(researchId)).usage.fetch_calls).toBe(2);
+    await env.client.topUp(researchId, { fetches: 10 });
+    await env.client.waitForResult(researchId);
+    const s = await env.client.state(researchId);
+    expect(s.status).toBe('completed');
+    expect(s.usage.fetch_calls).toBeGreaterThan(2);
+    expect(s.usage.fetch_calls).toBeLessThanOrEqual(12);
+    const events = await env.client.events(researchId);
+    expect(events.some((e) => /budget "fetches" is spent \(2 of 2\)/.test(String(e.data.message)))).toBe(true);
+  });
+
+  it('waits for a review of the finished report; feedback runs another pass, then accept completes', async () => {
+    const { env } = await setup({ model: { gapIterations: 0 } });
+    const { researchId } = await env.client.start({ query: 'Review check: solar roads', settings: { ...fast, max_sources: 12, review_final_report: true } });
+    await waitFor('the review', async () => (await env.client.state(researchId)).status === 'awaiting_review');
+    const before = await env.client.state(researchId);
+    await env.client.review(researchId, { action: 'feedback', feedback: 'cover maintenance costs' });
+    await waitFor('the second review', async () => {
+      const s = await env.client.state(researchId);
+      return s.status === 'awaiting_review' && (s.mind?.review_rounds ?? 0) === 1;
+    });
+    const after = await env.client.state(researchId);
+    expect(after.searched_queries.length).toBeGreaterThan(before.searched_queries.length);
+    expect(after.gaps.some((g) => g.description === 'Reviewer: cover maintenance costs')).toBe(true);
+    await env.client.review(researchId, { action: 'accept' });
+    await env.client.waitForResult(researchId);
+    const s = await env.client.state(researchId);
+    expect(s.status).toBe('completed');
+    expect(actions(s)).toEqual(expect.arrayContaining(['supervisor:review_feedback', 'supervisor:review_accepted']));
+  });
+});
