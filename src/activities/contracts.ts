@@ -118,10 +118,18 @@ export interface AnalyzeSourcesInput extends ModelChoice {
   known_findings: string[];
   max_source_chars: number;
 }
+/** How sure the analyzer is: the workflow's three levels, plus a fact several sources confirm and a speculation. */
+export type FindingConfidence = Confidence | 'confirmed' | 'speculation';
+
 export interface AnalyzedFinding {
   content: string;
+  /** On the workflow's three-level scale: 'confirmed' counts as high, 'speculation' as low. */
   confidence: Confidence;
   source_ids: string[];
+  /** The analyzer's grade as given, when it used 'confirmed' or 'speculation'. */
+  graded_confidence?: FindingConfidence;
+  /** A short topic label the analyzer gave the finding (e.g. "costs", "policy"). */
+  category?: string;
 }
 export interface AnalyzedGap {
   description: string;
@@ -194,4 +202,87 @@ export interface ResearchActivities {
   persistSession(input: PersistSessionInput): Promise<void>;
   researchSettingsSchema(): Promise<Record<string, unknown>>;
   resolveProviders(input: ResolveProvidersInput): Promise<ProviderPlan>;
+  critiqueFindings(input: CritiqueFindingsInput): Promise<CritiqueFindingsOutput>;
+  refineGaps(input: RefineGapsInput): Promise<RefineGapsOutput>;
+  reflectOnPhase(input: ReflectOnPhaseInput): Promise<ReflectOnPhaseOutput>;
+}
+
+export interface FindingForReview {
+  id: string;
+  content: string;
+  confidence: FindingConfidence;
+  source_ids: string[];
+}
+/** A source with what vetting made of it; tier and quality are shown to the critic as given. */
+export interface VettedSourceRef extends SourceRef {
+  tier?: string | number;
+  quality?: string | number;
+}
+export interface CritiqueFindingsInput extends ModelChoice {
+  query: string;
+  research_brief: string;
+  outline: string[];
+  findings: FindingForReview[];
+  sources: VettedSourceRef[];
+  /** 1 for the first review of this research. */
+  revision: number;
+  max_revisions: number;
+  /** What the user asked for while the research ran. */
+  guidance?: string[];
+}
+export type CriticVerdict = 'PASS' | 'REVISE';
+export interface Contradiction {
+  /** Ids of the findings given to the critic; unknown ids are dropped. */
+  finding_ids: string[];
+  description: string;
+}
+export interface CritiqueFindingsOutput {
+  verdict: CriticVerdict;
+  feedback: string;
+  /** What is missing or weak. */
+  missing: string[];
+  /** At most 5, deduplicated. */
+  suggested_queries: string[];
+  contradictions: Contradiction[];
+  usage: ModelUsage;
+}
+
+export interface RefineGapsInput extends ModelChoice {
+  query: string;
+  research_brief: string;
+  /** One line per finding so far. */
+  findings_summary: string[];
+  open_gaps: AnalyzedGap[];
+  searched_queries: string[];
+  iteration: number;
+  max_iterations: number;
+  critic_feedback?: string;
+  guidance?: string[];
+}
+export interface RefineGapsOutput {
+  /** Each with 1 to 3 queries that were not searched before and appear in no other gap. */
+  gaps: AnalyzedGap[];
+  rationale: string;
+  usage: ModelUsage;
+}
+
+export type SupervisedPhase = 'planning' | 'gathering' | 'analysis' | 'synthesis' | 'refinement';
+export interface PhaseGate {
+  passed: boolean;
+  failures: string[];
+}
+export interface ReflectOnPhaseInput extends ModelChoice {
+  phase: SupervisedPhase;
+  /** A few metrics of the phase (counts, ratios); shown to the model as JSON. */
+  summary: Record<string, unknown>;
+  gate: PhaseGate;
+  guidance?: string[];
+}
+export interface ReflectOnPhaseOutput {
+  /** At most 600 characters. */
+  reflection: string;
+  /** Only ever true when the gate failed. */
+  retry: boolean;
+  guidance_for_next_phase: string;
+  usage: ModelUsage;
 }

@@ -14,6 +14,7 @@ import { FileArtifactStore, type ArtifactStore } from '../stores/artifacts';
 import { FetchCache } from '../stores/fetch-cache';
 import { SqliteSessionStore, type SessionStore } from '../stores/sessions';
 import type { ResearchActivities } from './contracts';
+import { createMindActivities } from './mind-activities';
 import { createModelActivities } from './model-activities';
 import { createStoreActivities } from './store-activities';
 import { createWebActivities } from './web-activities';
@@ -55,8 +56,10 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   };
   const fetcher = fetcherFromConfig(config, env);
   const cache = new FetchCache(path.join(config.data_dir, 'fetch-cache.db'));
+  const modelDeps = { model, defaultModel, pricing: config.models.pricing, artifacts, budget: config.budget };
   const activities: ResearchActivities = {
-    ...createModelActivities({ model, defaultModel, pricing: config.models.pricing, artifacts, budget: config.budget }),
+    ...createModelActivities(modelDeps),
+    ...createMindActivities(modelDeps),
     ...createWebActivities({ config, artifacts, fetcher, cache, searchProvider }),
     ...createStoreActivities(sessionStore),
     async resolveProviders({ settings }) {

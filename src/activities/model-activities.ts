@@ -1,68 +1,40 @@
 // Model activities: planning, analysis and report patches. No search or fetch ability here.
-import { allocate, phaseBudget, type BudgetSettings } from '../budget/allocate';
+import { allocate, phaseBudget } from '../budget/allocate';
 import { condense } from '../budget/condense';
 import { countTokens } from '../budget/tokens';
 import { analyzerPrompt, ANALYZER_SYSTEM } from '../prompts/analyzer';
 import { PLANNER_SYSTEM, plannerPrompt } from '../prompts/planner';
 import { WRITER_SYSTEM, writerPrompt } from '../prompts/writer';
-import { Context } from '@temporalio/activity';
-import type { Price } from '../providers/model/pricing';
-import { costOf } from '../providers/model/pricing';
-import type { ModelProvider } from '../providers/model/types';
 import { applyPatches } from '../report/markdown';
-import type { ArtifactStore } from '../stores/artifacts';
+import type { z } from 'zod';
+import type { Confidence } from '../workflows/types';
 import type {
+  AnalyzedFinding,
   AnalyzeSourcesInput,
   AnalyzeSourcesOutput,
   DecomposeQueryInput,
   DecomposeQueryOutput,
-  ModelUsage,
+  FindingConfidence,
   UpdateReportInput,
   UpdateReportOutput,
 } from './contracts';
-import { toFailure } from './errors';
-import { withHeartbeat } from './heartbeat';
+import { createModelCall, type ModelDeps } from './model-call';
 import { analysisSchema, planSchema, reportPatchSchema } from './schemas';
 
-export interface ModelDeps {
-  /** The provider behind "provider:model", with the environment variable that holds its key. */
-  model: (ref: string) => { provider: ModelProvider; keyEnv?: string };
-  /** The role's first configured model, for calls that name none (sessions before provider chains). */
-  defaultModel: (role: string) => string;
-  pricing: Record<string, Price>;
-  artifacts: ArtifactStore;
-  budget: BudgetSettings;
-}
+export type { ModelDeps } from './model-call';
 
 export function createModelActivities(deps: ModelDeps) {
-  async function call<T>(role: string, requested: string | undefined, name: string, system: string, prompt: string, schema: import('zod').ZodType<T>) {
-    let keyEnv: string | undefined;
-    let ref = requested ?? role;
-    try {
-      ref = requested ?? deps.defaultModel(role);
-      const chosen = deps.model(ref);
-      keyEnv = chosen.keyEnv;
-      const onProgress = () => Context.current().heartbeat();
-      const res = await withHeartbeat((signal) => chosen.provider.generateObject({ role, name, system, prompt, schema, signal, onProgress }));
-      const usage: ModelUsage = {
-        role,
-        model: res.model,
-        ...res.usage,
-        cost_usd: costOf(deps.pricing, res.model, res.usage) ?? 0,
-        ...(res.repaired ? { repaired: true } : {}),
-      };
-      return { object: res.object, usage };
-    } catch (err) {
-      throw toFailure(err, `${role} model call (${ref})`, keyEnv);
-    }
-  }
+  const callModel = createModelCall(deps);
 
   /** The model part of "provider:model", for token counting. */
   const modelNameOf = (ref: string) => ref.slice(ref.indexOf(':') + 1);
 
   return {
     async decomposeQuery(input: DecomposeQueryInput): Promise<DecomposeQueryOutput> {
-      const { object, usage } = await call('planner', input.model, 'research_plan', PLANNER_SYSTEM, plannerPrompt(input), planSchema);
+      const { object, usage } = await callModel(
+        { role: 'planner', requested: input.model, name: 'research_plan', system: PLANNER_SYSTEM, prompt: plannerPrompt(input) },
+        planSchema,
+      );
       const plan = {
         ...object,
         expanded_queries: dedupeBy(object.expanded_queries, (q) => q.query.toLowerCase().trim()),
@@ -89,16 +61,33 @@ export function createModelActivities(deps: ModelDeps) {
         })
         .filter((s) => s.text);
       const prompt = analyzerPrompt({ ...input, sources });
-      const { object, usage } = await call('analyzer', input.model, 'source_analysis', ANALYZER_SYSTEM, prompt, analysisSchema);
+      const { object, usage } = await callModel({ role: 'analyzer', requested: input.model, name: 'source_analysis', system: ANALYZER_SYSTEM, prompt }, analysisSchema);
       const fidelity = Object.fromEntries(plan.allocations.map((a) => [a.id, { level: a.level, fidelity: a.fidelity, full_tokens: a.full_tokens, allocated_tokens: a.allocated_tokens }]));
-      return { findings: object.findings, gaps: object.gaps, usage, fidelity, budget_tokens: budget };
+      return { findings: object.findings.map(toAnalyzedFinding), gaps: object.gaps, usage, fidelity, budget_tokens: budget };
     },
 
     async updateReport(input: UpdateReportInput): Promise<UpdateReportOutput> {
-      const { object, usage } = await call('writer', input.model, 'report_patch', WRITER_SYSTEM, writerPrompt(input), reportPatchSchema);
+      const { object, usage } = await callModel(
+        { role: 'writer', requested: input.model, name: 'report_patch', system: WRITER_SYSTEM, prompt: writerPrompt(input) },
+        reportPatchSchema,
+      );
       const result = applyPatches(input.report_markdown, input.outline, object.patches, input.max_update_chars);
       return { new_report_markdown: result.markdown, sections_patched: result.sections_patched, added_chars: result.added_chars, usage };
     },
+  };
+}
+
+type ModelFinding = z.infer<typeof analysisSchema>['findings'][number];
+
+const THREE_LEVEL: Record<FindingConfidence, Confidence> = { low: 'low', medium: 'medium', high: 'high', confirmed: 'high', speculation: 'low' };
+
+function toAnalyzedFinding({ content, confidence, source_ids, category }: ModelFinding): AnalyzedFinding {
+  return {
+    content,
+    confidence: THREE_LEVEL[confidence],
+    source_ids,
+    ...(THREE_LEVEL[confidence] !== confidence ? { graded_confidence: confidence } : {}),
+    ...(category?.trim() ? { category: category.trim() } : {}),
   };
 }
 

@@ -1,5 +1,9 @@
 // What the model must answer, per role. Validated here at the edge, never in the workflow.
+// Every field is required in the JSON schema (OpenAI's strict structured outputs reject optional
+// ones); a field added later uses .catch so answers written without it stay valid.
 import { z } from 'zod';
+
+export const FINDING_CONFIDENCES = ['low', 'medium', 'high', 'confirmed', 'speculation'] as const;
 
 export const planSchema = z.object({
   clarifying_questions: z.array(z.string()).max(5),
@@ -17,8 +21,9 @@ export const analysisSchema = z.object({
     .array(
       z.object({
         content: z.string().min(1),
-        confidence: z.enum(['low', 'medium', 'high']),
+        confidence: z.enum(FINDING_CONFIDENCES),
         source_ids: z.array(z.string()),
+        category: z.string().nullable().catch(null),
       }),
     )
     .max(40),
@@ -35,4 +40,32 @@ export const analysisSchema = z.object({
 
 export const reportPatchSchema = z.object({
   patches: z.array(z.object({ section: z.string().min(1), markdown: z.string() })).max(20),
+});
+
+export const critiqueSchema = z.object({
+  verdict: z.enum(['PASS', 'REVISE']),
+  feedback: z.string(),
+  missing: z.array(z.string().min(1)).max(10),
+  suggested_queries: z.array(z.string().min(1)).max(5),
+  contradictions: z.array(z.object({ finding_ids: z.array(z.string().min(1)).min(1), description: z.string().min(1) })).max(10),
+});
+
+export const gapRefinementSchema = z.object({
+  gaps: z
+    .array(
+      z.object({
+        description: z.string().min(1),
+        suggested_queries: z.array(z.string().min(1)).min(1).max(3),
+        priority: z.number().int().min(1).max(10),
+      }),
+    )
+    .max(8),
+  rationale: z.string(),
+});
+
+// Length limits are enforced by trimming in the activity: a long reflection is not worth a repair call.
+export const phaseReflectionSchema = z.object({
+  reflection: z.string().min(1),
+  retry: z.boolean(),
+  guidance_for_next_phase: z.string(),
 });

@@ -1,9 +1,10 @@
 // A scripted OpenAI-compatible chat-completions endpoint. It answers by the JSON schema name the
-// client asks for (research_plan, source_analysis, report_patch), deterministically, from what the
-// prompt says — so a run over the harness is reproducible and every call is counted. Non-streaming
-// clients get one chat.completion; streaming ones get chat.completion.chunk events, the usage chunk
-// when stream_options.include_usage is set, then [DONE]. A forced tool call is answered with
-// tool_calls; a request with neither schema nor tool gets the JSON as text.
+// client asks for (research_plan, source_analysis, report_patch, critique, gap_refinement,
+// phase_reflection), deterministically, from what the prompt says — so a run over the harness is
+// reproducible and every call is counted. Non-streaming clients get one chat.completion; streaming
+// ones get chat.completion.chunk events, the usage chunk when stream_options.include_usage is set,
+// then [DONE]. A forced tool call is answered with tool_calls; a request with neither schema nor
+// tool gets the JSON as text.
 import type { Recorder } from './recorder';
 import {
   EventStream,
@@ -31,6 +32,10 @@ export interface ModelScript extends ProviderScript {
   queries?: number;
   /** The writer cites a source that was never fetched. */
   fabricateCitation?: boolean;
+  /** The critic's verdicts, consumed in order; PASS once they run out. */
+  criticVerdicts?: ('PASS' | 'REVISE')[];
+  /** The supervisor's retry answers, consumed in order; false once they run out. */
+  reflectionRetry?: boolean[];
 }
 
 export interface FakeModel {
@@ -96,6 +101,47 @@ function reportPatch(prompt: string, script: ModelScript) {
   return { patches };
 }
 
+function critique(prompt: string, script: ModelScript) {
+  const topic = topicOf(prompt);
+  const verdict = script.criticVerdicts?.shift() ?? 'PASS';
+  const review = Number(/Review (\d+) of/.exec(prompt)?.[1] ?? 1);
+  const findingIds = [...prompt.matchAll(/^- (F\d+) /gm)].map((m) => m[1]);
+  if (verdict === 'PASS') return { verdict, feedback: `The findings answer ${topic}.`, missing: [], suggested_queries: [], contradictions: [] };
+  return {
+    verdict,
+    feedback: `Review ${review}: the evidence on ${topic} rests on too few primary sources.`,
+    missing: [`Primary data on ${topic}`],
+    suggested_queries: [`${topic} primary data ${review}`, `${topic} official statistics ${review}`],
+    contradictions: findingIds.length >= 2 ? [{ finding_ids: findingIds.slice(0, 2), description: `${findingIds[0]} and ${findingIds[1]} give different figures.` }] : [],
+  };
+}
+
+// Like a careless model, it repeats an already searched query: the activity must drop it.
+function gapRefinement(prompt: string) {
+  const topic = topicOf(prompt);
+  const searched = (/Already searched[^\n]*\n([\s\S]*?)(\n\n|$)/.exec(prompt)?.[1] ?? '').split('\n').map((l) => l.replace(/^- /, '').trim()).filter((l) => l && l !== '(nothing yet)');
+  const openGaps = (/Open gaps:\n([\s\S]*?)(\n\n|$)/.exec(prompt)?.[1] ?? '').split('\n').map((l) => /^- \(priority \d+\) (.*?)(?: — suggested: .*)?$/.exec(l)?.[1]).filter((d): d is string => Boolean(d));
+  const feedback = /Critic's feedback:\n([^\n]*)/.exec(prompt)?.[1];
+  const descriptions = [...openGaps, ...(feedback ? [`Critic: ${feedback}`] : [])];
+  let n = searched.filter((q) => q.startsWith(`${topic} refined `)).length;
+  const gaps = (descriptions.length ? descriptions : [`More on ${topic}`]).map((description, i) => ({
+    description,
+    suggested_queries: [`${topic} refined ${++n}`, ...(searched[0] ? [searched[0]] : [])],
+    priority: i + 1,
+  }));
+  return { gaps, rationale: `Next round on ${topic}: ${gaps.length} gap(s).` };
+}
+
+function phaseReflection(prompt: string, script: ModelScript) {
+  const phase = /Phase: (\w+)/.exec(prompt)?.[1] ?? 'unknown';
+  const passed = /Quality gate passed/.test(prompt);
+  return {
+    reflection: `The ${phase} phase ${passed ? 'passed its gate' : 'failed its gate'}.`,
+    retry: script.reflectionRetry?.shift() ?? false,
+    guidance_for_next_phase: `After ${phase}: keep to the plan.`,
+  };
+}
+
 /** The schema name a request asks for: its response_format, its forced tool, or the text-mode instruction. */
 function requestedName(body: ChatRequest): string | undefined {
   if (body.response_format?.json_schema?.name) return body.response_format.json_schema.name;
@@ -108,6 +154,9 @@ function scriptedObject(name: string | undefined, prompt: string, script: ModelS
   if (name === 'research_plan') return plan(prompt, script);
   if (name === 'source_analysis') return analysis(prompt, script);
   if (name === 'report_patch') return reportPatch(prompt, script);
+  if (name === 'critique') return critique(prompt, script);
+  if (name === 'gap_refinement') return gapRefinement(prompt);
+  if (name === 'phase_reflection') return phaseReflection(prompt, script);
   return undefined;
 }
 

@@ -1,0 +1,108 @@
+// The supervisor/specialist loop's model roles: the critic reviews findings, the refiner turns gaps
+// into the next round's queries, the supervisor reflects after each phase. What the model answers
+// is cleaned up here, deterministically, so the workflow can trust the shapes and limits.
+import { CRITIC_SYSTEM, criticPrompt } from '../prompts/critic';
+import { REFINER_SYSTEM, refinerPrompt } from '../prompts/refiner';
+import { SUPERVISOR_SYSTEM, supervisorPrompt } from '../prompts/supervisor';
+import type {
+  AnalyzedGap,
+  Contradiction,
+  CritiqueFindingsInput,
+  CritiqueFindingsOutput,
+  RefineGapsInput,
+  RefineGapsOutput,
+  ReflectOnPhaseInput,
+  ReflectOnPhaseOutput,
+} from './contracts';
+import { createModelCall, type ModelDeps } from './model-call';
+import { critiqueSchema, gapRefinementSchema, phaseReflectionSchema } from './schemas';
+
+export const MAX_CRITIC_QUERIES = 5;
+export const MAX_QUERIES_PER_GAP = 3;
+export const MAX_REFLECTION_CHARS = 600;
+
+export function createMindActivities(deps: ModelDeps) {
+  const callModel = createModelCall(deps);
+
+  return {
+    async critiqueFindings(input: CritiqueFindingsInput): Promise<CritiqueFindingsOutput> {
+      const { object, usage } = await callModel(
+        { role: 'critic', requested: input.model, name: 'critique', system: CRITIC_SYSTEM, prompt: criticPrompt(input) },
+        critiqueSchema,
+      );
+      const missing = object.missing.map((m) => m.trim()).filter(Boolean);
+      const feedback = object.feedback.trim() || (object.verdict === 'REVISE' ? missing.join('; ') : '');
+      return {
+        verdict: object.verdict,
+        feedback,
+        missing,
+        suggested_queries: uniqueQueries(object.suggested_queries).slice(0, MAX_CRITIC_QUERIES),
+        contradictions: knownContradictions(object.contradictions, new Set(input.findings.map((f) => f.id))),
+        usage,
+      };
+    },
+
+    async refineGaps(input: RefineGapsInput): Promise<RefineGapsOutput> {
+      const { object, usage } = await callModel(
+        { role: 'refiner', requested: input.model, name: 'gap_refinement', system: REFINER_SYSTEM, prompt: refinerPrompt(input) },
+        gapRefinementSchema,
+      );
+      return { gaps: withUnsearchedQueries(object.gaps, input.searched_queries), rationale: object.rationale.trim(), usage };
+    },
+
+    async reflectOnPhase(input: ReflectOnPhaseInput): Promise<ReflectOnPhaseOutput> {
+      const { object, usage } = await callModel(
+        { role: 'supervisor', requested: input.model, name: 'phase_reflection', system: SUPERVISOR_SYSTEM, prompt: supervisorPrompt(input) },
+        phaseReflectionSchema,
+      );
+      return {
+        reflection: clip(object.reflection.trim(), MAX_REFLECTION_CHARS),
+        // A passed gate leaves nothing for a retry to fix, whatever the model thought.
+        retry: object.retry && !input.gate.passed,
+        guidance_for_next_phase: object.guidance_for_next_phase.trim(),
+        usage,
+      };
+    },
+  };
+}
+
+/** The key two queries share when they would search for the same thing. */
+export function queryKey(query: string): string {
+  return query.toLowerCase().replace(/\s+/g, ' ').trim();
+}
+
+function uniqueQueries(queries: string[], seen = new Set<string>()): string[] {
+  const out: string[] = [];
+  for (const query of queries) {
+    const key = queryKey(query);
+    if (!key || seen.has(key)) continue;
+    seen.add(key);
+    out.push(query.trim());
+  }
+  return out;
+}
+
+/**
+ * Gaps, most important first, keeping only queries never searched and not already given to an
+ * earlier gap; a gap left without queries is dropped, since the next round could not act on it.
+ */
+export function withUnsearchedQueries(gaps: AnalyzedGap[], searchedQueries: string[]): AnalyzedGap[] {
+  const seen = new Set(searchedQueries.map(queryKey));
+  return [...gaps]
+    .sort((a, b) => a.priority - b.priority)
+    .map((gap) => ({ ...gap, description: gap.description.trim(), suggested_queries: uniqueQueries(gap.suggested_queries, seen).slice(0, MAX_QUERIES_PER_GAP) }))
+    .filter((gap) => gap.suggested_queries.length > 0);
+}
+
+function knownContradictions(contradictions: Contradiction[], findingIds: Set<string>): Contradiction[] {
+  return contradictions
+    .map((c) => ({ finding_ids: [...new Set(c.finding_ids.map((id) => id.trim()))].filter((id) => findingIds.has(id)), description: c.description.trim() }))
+    .filter((c) => c.finding_ids.length > 0 && c.description);
+}
+
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  const lastSpace = cut.lastIndexOf(' ');
+  return `${lastSpace > max / 2 ? cut.slice(0, lastSpace) : cut}…`;
+}

@@ -1,0 +1,58 @@
+// One structured model call for a role: pick the model, heartbeat while it answers, price the
+// usage, and turn any error into a Temporal failure that says which role and model failed.
+import { Context } from '@temporalio/activity';
+import type { z } from 'zod';
+import type { BudgetSettings } from '../budget/allocate';
+import type { Price } from '../providers/model/pricing';
+import { costOf } from '../providers/model/pricing';
+import type { ModelProvider } from '../providers/model/types';
+import type { ArtifactStore } from '../stores/artifacts';
+import type { ModelUsage } from './contracts';
+import { toFailure } from './errors';
+import { withHeartbeat } from './heartbeat';
+
+export interface ModelDeps {
+  /** The provider behind "provider:model", with the environment variable that holds its key. */
+  model: (ref: string) => { provider: ModelProvider; keyEnv?: string };
+  /** The role's first configured model, for calls that name none (sessions before provider chains). */
+  defaultModel: (role: string) => string;
+  pricing: Record<string, Price>;
+  artifacts: ArtifactStore;
+  budget: BudgetSettings;
+}
+
+export interface RoleCall {
+  role: string;
+  /** "provider:model" the workflow chose; absent, the role's first configured model. */
+  requested: string | undefined;
+  /** Schema name sent to the provider (the harness fake answers by it). */
+  name: string;
+  system: string;
+  prompt: string;
+}
+
+export type CallModel = <T>(call: RoleCall, schema: z.ZodType<T>) => Promise<{ object: T; usage: ModelUsage }>;
+
+export function createModelCall(deps: Pick<ModelDeps, 'model' | 'defaultModel' | 'pricing'>): CallModel {
+  return async function callModel<T>({ role, requested, name, system, prompt }: RoleCall, schema: z.ZodType<T>) {
+    let keyEnv: string | undefined;
+    let ref = requested ?? role;
+    try {
+      ref = requested ?? deps.defaultModel(role);
+      const chosen = deps.model(ref);
+      keyEnv = chosen.keyEnv;
+      const onProgress = () => Context.current().heartbeat();
+      const res = await withHeartbeat((signal) => chosen.provider.generateObject({ role, name, system, prompt, schema, signal, onProgress }));
+      const usage: ModelUsage = {
+        role,
+        model: res.model,
+        ...res.usage,
+        cost_usd: costOf(deps.pricing, res.model, res.usage) ?? 0,
+        ...(res.repaired ? { repaired: true } : {}),
+      };
+      return { object: res.object, usage };
+    } catch (err) {
+      throw toFailure(err, `${role} model call (${ref})`, keyEnv);
+    }
+  };
+}
