@@ -48,6 +48,11 @@ export function fetcherFromConfig(config: AppConfig, env: NodeJS.ProcessEnv = pr
   });
 }
 
+export interface ProbeResult {
+  finalUrl: string;
+  status: number;
+}
+
 export class UnsupportedTypeError extends Error {
   override name = 'UnsupportedContent';
 }
@@ -67,10 +72,42 @@ export class SafeFetcher {
 
   async fetch(raw: string, signal: AbortSignal): Promise<FetchedDocument> {
     const deadline = AbortSignal.any([signal, AbortSignal.timeout(this.opts.timeoutMs)]);
+    const { res, target } = await this.follow(raw, 'GET', deadline);
+    if (!res.ok) {
+      await res.body?.cancel();
+      throw new HttpError(res.status, `HTTP ${res.status} for ${target.url.href}`, toHeaders(res));
+    }
+    const contentType = res.headers.get('content-type') ?? '';
+    const kind = kindOf(contentType, target.url.pathname);
+    if (!kind) {
+      await res.body?.cancel();
+      throw new UnsupportedTypeError(`unsupported content type "${contentType}" at ${target.url.href}`);
+    }
+    const body = await readCapped(res, this.opts.maxBytes, target.url.href);
+    return { finalUrl: target.url.href, status: res.status, contentType, kind, body };
+  }
+
+  /**
+   * The status a URL answers with, without downloading it: a HEAD, or a GET whose body is dropped
+   * once the headers are in. Same guard, robots.txt, politeness and redirect limit as fetch.
+   */
+  async probe(raw: string, method: 'HEAD' | 'GET', signal: AbortSignal): Promise<ProbeResult> {
+    const deadline = AbortSignal.any([signal, AbortSignal.timeout(this.opts.timeoutMs)]);
+    const { res, target } = await this.follow(raw, method, deadline);
+    await res.body?.cancel();
+    return { finalUrl: target.url.href, status: res.status };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.guarded.close(), this.open.close()]);
+  }
+
+  /** Requests `raw`, following redirects with every hop checked, up to the first non-redirect answer. */
+  private async follow(raw: string, method: 'HEAD' | 'GET', deadline: AbortSignal): Promise<{ res: Response; target: Target }> {
     let target = checkUrl(raw, this.opts.allow);
     for (let hop = 0; ; hop++) {
       const crawlDelayMs = await this.checkRobots(target);
-      const res = await this.limiter.run(target.url.host, crawlDelayMs, () => this.request(target, deadline), deadline);
+      const res = await this.limiter.run(target.url.host, crawlDelayMs, () => this.request(target, deadline, method), deadline);
       const location = res.headers.get('location');
       if (res.status >= 300 && res.status < 400 && location) {
         await res.body?.cancel();
@@ -78,28 +115,14 @@ export class SafeFetcher {
         target = checkUrl(new URL(location, target.url).href, this.opts.allow);
         continue;
       }
-      if (!res.ok) {
-        await res.body?.cancel();
-        throw new HttpError(res.status, `HTTP ${res.status} for ${target.url.href}`, toHeaders(res));
-      }
-      const contentType = res.headers.get('content-type') ?? '';
-      const kind = kindOf(contentType, target.url.pathname);
-      if (!kind) {
-        await res.body?.cancel();
-        throw new UnsupportedTypeError(`unsupported content type "${contentType}" at ${target.url.href}`);
-      }
-      const body = await readCapped(res, this.opts.maxBytes, target.url.href);
-      return { finalUrl: target.url.href, status: res.status, contentType, kind, body };
+      return { res, target };
     }
   }
 
-  async close(): Promise<void> {
-    await Promise.all([this.guarded.close(), this.open.close()]);
-  }
-
-  private async request(target: Target, signal: AbortSignal): Promise<Response> {
+  private async request(target: Target, signal: AbortSignal, method: 'HEAD' | 'GET' = 'GET'): Promise<Response> {
     try {
       return await fetch(target.url, {
+        method,
         dispatcher: target.allowed ? this.open : this.guarded,
         redirect: 'manual',
         signal,

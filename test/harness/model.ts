@@ -142,6 +142,22 @@ function phaseReflection(prompt: string, script: ModelScript) {
   };
 }
 
+/** A claim is supported when one of its passages contains a number the claim states. */
+function claimSupport(prompt: string) {
+  const numbers = (text: string) => text.match(/\d+(?:\.\d+)?/g) ?? [];
+  const verdicts = [...prompt.matchAll(/<claim index="(\d+)">([\s\S]*?)<\/claim>/g)].map((m) => {
+    const statement = /<statement>([\s\S]*?)<\/statement>/.exec(m[2])?.[1] ?? '';
+    const inPassages = new Set([...m[2].matchAll(/<passage>([\s\S]*?)<\/passage>/g)].flatMap((p) => numbers(p[1])));
+    const shared = numbers(statement).find((n) => inPassages.has(n));
+    return {
+      claim_index: Number(m[1]),
+      supported: shared !== undefined,
+      rationale: shared !== undefined ? `A passage states ${shared}.` : 'No passage states the numbers of the claim.',
+    };
+  });
+  return { verdicts };
+}
+
 /** The schema name a request asks for: its response_format, its forced tool, or the text-mode instruction. */
 function requestedName(body: ChatRequest): string | undefined {
   if (body.response_format?.json_schema?.name) return body.response_format.json_schema.name;
@@ -157,6 +173,7 @@ function scriptedObject(name: string | undefined, prompt: string, script: ModelS
   if (name === 'critique') return critique(prompt, script);
   if (name === 'gap_refinement') return gapRefinement(prompt);
   if (name === 'phase_reflection') return phaseReflection(prompt, script);
+  if (name === 'claim_support') return claimSupport(prompt);
   return undefined;
 }
 

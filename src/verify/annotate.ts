@@ -1,0 +1,83 @@
+// Puts the citation check into the report: a mark after each unsupported sentence, and a
+// "Citation check" list at the end of Notes. Only adds text; running it again changes nothing.
+import { parseReport, renderReport } from '../report/markdown';
+import { citedSentences, UNSUPPORTED_MARK } from './claims';
+import type { ClaimCheck, LinkCheck } from './types';
+
+const CHECK_HEADING = '**Citation check**';
+const QUOTED_CHARS = 160;
+
+export interface CitationCheckSummary {
+  claims: ClaimCheck[];
+  /** Empty when links were not checked. */
+  links: LinkCheck[];
+  sources: { id: string; url: string }[];
+  linksChecked: boolean;
+  uncheckedClaims?: number;
+}
+
+export function annotateReport(markdown: string, summary: CitationCheckSummary): string {
+  return withCheckList(markUnsupported(markdown, summary.claims), summary);
+}
+
+const claimKey = (text: string, ids: string[]) => `${text}\u0000${ids.join(',')}`;
+
+/** Appends the mark after every sentence judged unsupported (once, however often it is run). */
+export function markUnsupported(markdown: string, claims: ClaimCheck[]): string {
+  const unsupported = new Set(claims.filter((c) => c.verdict === 'unsupported').map((c) => claimKey(c.sentence, c.source_ids)));
+  if (!unsupported.size) return markdown;
+  let out = markdown;
+  const targets = citedSentences(markdown).filter((s) => unsupported.has(claimKey(s.text.slice(0, 400), s.source_ids)));
+  for (const { end } of targets.reverse()) {
+    if (out.startsWith(UNSUPPORTED_MARK, end)) continue;
+    out = `${out.slice(0, end)}${UNSUPPORTED_MARK}${out.slice(end)}`;
+  }
+  return out;
+}
+
+function withCheckList(markdown: string, summary: CitationCheckSummary): string {
+  const report = parseReport(markdown);
+  let notes = report.sections.find((s) => /^notes$/i.test(s.title.trim()));
+  if (!notes) {
+    notes = { title: 'Notes', body: '' };
+    report.sections.push(notes);
+  }
+  const previous = notes.body.indexOf(CHECK_HEADING);
+  const body = (previous >= 0 ? notes.body.slice(0, previous) : notes.body).trim();
+  const list = checkList(summary).join('\n');
+  notes.body = `${body ? `${body}\n\n` : ''}${CHECK_HEADING}\n\n${list}`;
+  return renderReport(report);
+}
+
+function checkList(summary: CitationCheckSummary): string[] {
+  const lines: string[] = [];
+  const idsOf = (url: string) => summary.sources.filter((s) => s.url === url).map((s) => s.id);
+  const cite = (ids: string[]) => (ids.length ? ` [${ids.join(', ')}]` : '');
+  if (summary.linksChecked) {
+    const dead = summary.links.filter((l) => !l.ok);
+    lines.push(`- Links: ${summary.links.length - dead.length} of ${summary.links.length} cited link(s) answered.`);
+    for (const link of dead) {
+      const why = link.refused ? `not checked: ${link.error ?? 'refused'}` : link.status !== undefined ? `HTTP ${link.status}` : (link.error ?? 'no answer');
+      lines.push(`- Dead link${cite(idsOf(link.url))}: <${link.url}> (${inline(why)})`);
+    }
+  }
+  const count = (verdict: ClaimCheck['verdict']) => summary.claims.filter((c) => c.verdict === verdict).length;
+  const parts = [`${count('supported')} of ${summary.claims.length} cited sentence(s) supported by their sources`];
+  if (count('unsupported')) parts.push(`${count('unsupported')} not supported`);
+  if (count('unverifiable')) parts.push(`${count('unverifiable')} could not be checked`);
+  lines.push(`- Claims: ${parts.join('; ')}.`);
+  for (const claim of summary.claims.filter((c) => c.verdict === 'unsupported')) {
+    lines.push(`- Not supported${cite(claim.source_ids)}: “${inline(quote(claim.sentence))}”`);
+  }
+  if (summary.uncheckedClaims) lines.push(`- ${summary.uncheckedClaims} further cited sentence(s) were not checked.`);
+  return lines;
+}
+
+function quote(text: string): string {
+  return text.length <= QUOTED_CHARS ? text : `${text.slice(0, QUOTED_CHARS - 1).trimEnd()}…`;
+}
+
+/** Keeps quoted text from opening links, emphasis or citations of its own. */
+function inline(text: string): string {
+  return text.replace(/[\r\n]+/g, ' ').replace(/([\\`*_[\]<>])/g, '\\$1');
+}

@@ -1,0 +1,127 @@
+// The report's cited sentences: where each one is, what it says without its markup, and which
+// sources it cites. Headings, code fences and the generated Sources and Notes sections are skipped.
+
+export interface CitedSentence {
+  /** The sentence as plain text: no citation markers, links, emphasis or list markers. */
+  text: string;
+  source_ids: string[];
+  /** Offset in the markdown just after the sentence (and its trailing citations). */
+  end: number;
+}
+
+export const UNSUPPORTED_MARK = ' ⚠️ *(not supported by the cited source)*';
+const UNSUPPORTED_MARK_TEXT = /\s*⚠️\s*\*?\(not supported by the cited sources?\)\*?/g;
+
+const SKIPPED_SECTIONS = /^(sources|notes|citation check)$/i;
+const CITATION = /\[(S\d+(?:\s*[,;]\s*S\d+)*)\]/g;
+const TRAILING_CITATIONS = /^(?:\s*\[S\d+(?:\s*[,;]\s*S\d+)*\])+[.,;:!?]?/;
+const SENTENCE_END = /[.!?]+["'”’)]*(?=\s|$)/g;
+const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+/;
+const ABBREVIATIONS = /\b(?:e\.g|i\.e|etc|vs|cf|al|fig|dr|mr|mrs|ms|no|approx|inc|ltd|jr|sr|st)\.$/i;
+
+/** Every sentence that carries at least one citation, in document order. */
+export function citedSentences(markdown: string): CitedSentence[] {
+  const out: CitedSentence[] = [];
+  for (const block of blocks(markdown)) {
+    for (const span of sentenceSpans(block.text)) {
+      const raw = block.text.slice(span.start, span.end);
+      const ids = idsIn(raw);
+      if (!ids.length) continue;
+      const text = plainText(raw);
+      if (text) out.push({ text, source_ids: ids, end: block.start + trimmedEnd(block.text, span) });
+    }
+  }
+  return out;
+}
+
+function idsIn(text: string): string[] {
+  const ids = new Set<string>();
+  for (const m of text.matchAll(CITATION)) m[1].split(/\s*[,;]\s*/).forEach((id) => ids.add(id));
+  return [...ids];
+}
+
+export function plainText(markdown: string): string {
+  return markdown
+    .replace(UNSUPPORTED_MARK_TEXT, '')
+    .replace(CITATION, '')
+    .replace(LIST_ITEM, '')
+    .replace(/^\s*>\s?/gm, '')
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/<https?:[^>]*>/g, '')
+    .replace(/[*_`~]+/g, '')
+    .replace(/\s+/g, ' ')
+    .replace(/\s+([.,;:!?])/g, '$1')
+    .trim();
+}
+
+interface Block {
+  start: number;
+  text: string;
+}
+
+/** Paragraphs and list items (table rows and quotes count as paragraphs) outside skipped parts. */
+function blocks(markdown: string): Block[] {
+  const out: Block[] = [];
+  let current: Block | undefined;
+  let inFence = false;
+  let skipping = false;
+  let offset = 0;
+  const close = () => {
+    if (current?.text.trim()) out.push(current);
+    current = undefined;
+  };
+  for (const line of markdown.split('\n')) {
+    const lineStart = offset;
+    offset += line.length + 1;
+    if (/^\s*(```|~~~)/.test(line)) {
+      inFence = !inFence;
+      close();
+      continue;
+    }
+    if (inFence) continue;
+    const heading = /^\s{0,3}(#{1,6})\s+(.+?)\s*#*\s*$/.exec(line);
+    if (heading) {
+      close();
+      if (heading[1].length === 2) skipping = SKIPPED_SECTIONS.test(heading[2].trim());
+      continue;
+    }
+    if (skipping || !line.trim()) {
+      close();
+      continue;
+    }
+    if (current && !LIST_ITEM.test(line)) current.text += `\n${line}`;
+    else {
+      close();
+      current = { start: lineStart, text: line };
+    }
+  }
+  close();
+  return out;
+}
+
+interface Span {
+  start: number;
+  end: number;
+}
+
+/** Sentence boundaries; citations right after a full stop belong to the sentence before it. */
+function sentenceSpans(text: string): Span[] {
+  const spans: Span[] = [];
+  let start = 0;
+  for (const m of text.matchAll(SENTENCE_END)) {
+    let end = (m.index ?? 0) + m[0].length;
+    if (end <= start || ABBREVIATIONS.test(text.slice(Math.max(start, end - 8), end))) continue;
+    const citations = TRAILING_CITATIONS.exec(text.slice(end));
+    if (citations) end += citations[0].length;
+    spans.push({ start, end });
+    start = end;
+  }
+  if (text.slice(start).trim()) spans.push({ start, end: text.length });
+  return spans;
+}
+
+function trimmedEnd(text: string, span: Span): number {
+  let end = span.end;
+  while (end > span.start && /\s/.test(text[end - 1])) end--;
+  return end;
+}
