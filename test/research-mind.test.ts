@@ -28,7 +28,7 @@ describe('the supervised research loop', () => {
 
   it('iterates twice on open gaps, then completes; phases, gates and decisions are recorded', async () => {
     const { env } = await setup({ model: { gapIterations: 2 } });
-    const { researchId } = await env.client.start({ query: 'Mind check: tidal energy', settings: { ...fast, max_iterations: 3, max_sources: 15 } });
+    const { researchId } = await env.client.start({ query: 'Mind check: tidal energy', settings: { ...fast, max_iterations: 3, max_sources: 40, max_search_results_per_query: 2 } });
     await env.client.waitForResult(researchId);
     const s = await env.client.state(researchId);
     expect(s.status).toBe('completed');
@@ -78,7 +78,7 @@ describe('the supervised research loop', () => {
     expect(log.slice(0, 3)).toEqual(['supervisor:planning_gate_failed', 'supervisor:retry_planning', 'planner:replanned']);
     expect(s.mind?.agent_decisions[0].rationale).toMatch(/only 1 sub-query/);
     expect(s.plan?.expanded_queries.length).toBeGreaterThanOrEqual(2);
-    const plans = harness.recorder.of('model').filter((r) => r.key.startsWith('research_plan'));
+    const plans = harness.model.requests.filter((r) => JSON.stringify(r.body).includes('"name":"research_plan"'));
     expect(plans).toHaveLength(2);
   });
 

@@ -12,6 +12,7 @@ import type {
   ResearchSnapshot,
   SourceFidelity,
 } from '../workflows/types';
+import type { VerifyClaimsInput, VerifyClaimsOutput } from '../verify/types';
 
 export interface ModelUsage {
   role: string;
@@ -205,6 +206,7 @@ export interface ResearchActivities {
   critiqueFindings(input: CritiqueFindingsInput): Promise<CritiqueFindingsOutput>;
   refineGaps(input: RefineGapsInput): Promise<RefineGapsOutput>;
   reflectOnPhase(input: ReflectOnPhaseInput): Promise<ReflectOnPhaseOutput>;
+  verifyClaims(input: VerifyClaimsInput): Promise<VerifyClaimsOutput>;
 }
 
 export interface FindingForReview {

@@ -15,6 +15,7 @@ import { FetchCache } from '../stores/fetch-cache';
 import { SqliteSessionStore, type SessionStore } from '../stores/sessions';
 import type { ResearchActivities } from './contracts';
 import { createMindActivities } from './mind-activities';
+import { createVerifyActivities } from './verify-activities';
 import { createModelActivities } from './model-activities';
 import { createStoreActivities } from './store-activities';
 import { createWebActivities } from './web-activities';
@@ -60,6 +61,7 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   const activities: ResearchActivities = {
     ...createModelActivities(modelDeps),
     ...createMindActivities(modelDeps),
+    ...createVerifyActivities({ artifacts, fetcher, model, defaultModel, pricing: config.models.pricing }),
     ...createWebActivities({ config, artifacts, fetcher, cache, searchProvider }),
     ...createStoreActivities(sessionStore),
     async resolveProviders({ settings }) {

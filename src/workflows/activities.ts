@@ -16,7 +16,16 @@ const MODEL_OPTIONS = {
 /** The only activity planning can reach: no search, fetch or stored-text access before approval. */
 export const planner = proxyActivities<Pick<ResearchActivities, 'decomposeQuery'>>(MODEL_OPTIONS);
 
-export const model = proxyActivities<Pick<ResearchActivities, 'analyzeSources' | 'updateReport'>>(MODEL_OPTIONS);
+export const model = proxyActivities<
+  Pick<ResearchActivities, 'analyzeSources' | 'updateReport' | 'critiqueFindings' | 'refineGaps' | 'reflectOnPhase'>
+>(MODEL_OPTIONS);
+
+/** Citation checks: links re-checked through the fetch guard, claims against stored source text. */
+export const verifier = proxyActivities<Pick<ResearchActivities, 'verifyClaims'>>({
+  startToCloseTimeout: '20 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
+});
 
 const SEARCH_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 4, nonRetryableErrorTypes: NON_RETRYABLE } as const;
 

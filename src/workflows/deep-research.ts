@@ -24,11 +24,14 @@ import type { ResearchInput, ResearchResult } from './types';
 export async function deepResearch(input: ResearchInput): Promise<ResearchResult> {
   const s = new ResearchSession(input, workflowInfo().searchAttributes?.ResearchStatus !== undefined);
   registerHandlers(s);
+  // Patch markers are taken before the first await, so replays meet them in the same activation.
+  const providerChains = !input.resume && patched('provider-chains');
+  const supervisedLoop = !input.resume && patched('supervisor-loop');
   try {
     if (!input.resume) {
       s.emit('AgentInput', { role: 'user', query: input.query });
-      if (patched('provider-chains')) await chooseProviders(s);
-      if (patched('supervisor-loop')) {
+      if (providerChains) await chooseProviders(s);
+      if (supervisedLoop) {
         s.state.supervised = true;
         s.mind();
       }

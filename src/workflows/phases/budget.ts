@@ -37,15 +37,21 @@ export function exhaustedBudget(s: ResearchSession, call: MeteredCall): keyof Bu
   return RELEVANT[call].find((key) => limits[key] !== undefined && used[key] >= (limits[key] as number));
 }
 
-/** Waits, if a budget is spent, until a top-up covers this call. */
-export async function ensureBudget(s: ResearchSession, call: MeteredCall): Promise<void> {
-  if (!s.settings.budget) return;
-  for (let over = exhaustedBudget(s, call); over; over = exhaustedBudget(s, call)) {
-    s.budgetWait ??= waitForTopUp(s, over).finally(() => {
-      s.budgetWait = undefined;
-    });
-    await s.budgetWait;
+/**
+ * Waits, if a budget is spent, until a top-up covers this call; then counts the call. Check and
+ * count happen without an await between them, so parallel branches cannot overrun a limit.
+ */
+export async function reserveBudget(s: ResearchSession, call: MeteredCall): Promise<void> {
+  if (s.settings.budget) {
+    for (let over = exhaustedBudget(s, call); over; over = exhaustedBudget(s, call)) {
+      s.budgetWait ??= waitForTopUp(s, over).finally(() => {
+        s.budgetWait = undefined;
+      });
+      await s.budgetWait;
+    }
   }
+  if (call === 'search') s.state.usage.search_calls += 1;
+  if (call === 'fetch') s.state.usage.fetch_calls += 1;
 }
 
 async function waitForTopUp(s: ResearchSession, spent: keyof BudgetLimits): Promise<void> {

@@ -1,6 +1,7 @@
 // Verification of citations and the end of a session, whatever way it ends.
 import { CancellationScope } from '@temporalio/workflow';
-import { store } from '../activities';
+import { store, verifier } from '../activities';
+import { withModelFallback } from './providers';
 import type { ResearchSession } from '../session';
 import type { ResearchResult, ResearchStatus } from '../types';
 import { persistSession } from './persist';
@@ -33,6 +34,41 @@ export async function verifyReport(s: ResearchSession): Promise<void> {
   if (out.removed_citations.length > 0) {
     s.warn(`removed ${out.removed_citations.length} citations that point at no fetched source: ${out.removed_citations.join(', ')}`);
   }
+  if (st.supervised && (s.settings.check_links !== false || s.settings.check_claims !== false)) await checkClaimsAndLinks(s);
+}
+
+/** Every cited URL re-checked, every cited sentence checked against its source; problems flagged in the report. */
+async function checkClaimsAndLinks(s: ResearchSession): Promise<void> {
+  const st = s.state;
+  const sources = st.sources.filter((x) => x.status === 'fetched').map((x) => ({ id: x.id, url: x.url, text_file_id: x.text_file_id }));
+  const out = await withModelFallback(s, 'critic', (choice) =>
+    s.tool(
+      'verify_claims',
+      { sources: sources.length, check_links: s.settings.check_links !== false, model: choice },
+      () => verifier.verifyClaims({ report_markdown: st.report_markdown, sources, check_links: s.settings.check_links !== false, model: choice }),
+      (r) => ({
+        links: r.links.length,
+        dead_links: r.links.filter((l) => !l.ok).length,
+        claims: r.claims.length,
+        unsupported: r.claims.filter((c) => c.verdict === 'unsupported').length,
+      }),
+    ),
+  );
+  if (out.usage) s.addModelUsage(out.usage);
+  st.report_markdown = out.report_markdown;
+  const mind = s.mind();
+  mind.link_checks = out.links.map((l) => ({ url: l.url, ok: l.ok, ...(l.status !== undefined ? { status: l.status } : {}), ...(l.error ? { error: l.error } : {}) }));
+  mind.unsupported_claims = out.claims.filter((c) => c.verdict === 'unsupported').map((c) => ({ sentence: c.sentence, source_ids: c.source_ids }));
+  const dead = out.links.filter((l) => !l.ok);
+  s.decide({
+    agent: 'critic',
+    action: 'citations_checked',
+    rationale: `${out.claims.length} cited claims checked: ${mind.unsupported_claims.length} unsupported; ${out.links.length} links re-checked: ${dead.length} unreachable`,
+    inputs: { sources: sources.length },
+    outputs: { unsupported: mind.unsupported_claims.length, dead_links: dead.map((l) => l.url) },
+  });
+  if (mind.unsupported_claims.length) s.warn(`${mind.unsupported_claims.length} cited claims are not supported by their sources (flagged in the report)`);
+  for (const l of dead) s.warn(`cited link unreachable: ${l.url} (${l.status ?? l.error ?? 'no answer'})`);
 }
 
 /** Ends the session: records the outcome and persists it even if the workflow is being cancelled. */

@@ -4,7 +4,7 @@ import { isCancellation } from '@temporalio/workflow';
 import type { ModelUsage } from '../../activities/contracts';
 import { local } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
-import { ensureBudget } from './budget';
+import { reserveBudget } from './budget';
 
 /** Settles the model chain per role and the search chain once, from config, settings and keys. */
 export async function chooseProviders(s: ResearchSession): Promise<void> {
@@ -24,12 +24,12 @@ export async function chooseProviders(s: ResearchSession): Promise<void> {
  * Calls a model activity with the role's first model, then each fallback in turn when the call
  * fails after its retries (outage, overload, rejected key). Each switch is an event.
  */
-export async function withModelFallback<T extends { usage: ModelUsage }>(s: ResearchSession, role: string, call: (model?: string) => Promise<T>): Promise<T> {
+export async function withModelFallback<T extends { usage?: ModelUsage }>(s: ResearchSession, role: string, call: (model?: string) => Promise<T>): Promise<T> {
   const chain = s.state.providers?.model_chains[role] ?? [];
   if (chain.length === 0) return call(undefined);
   for (let i = 0; ; i++) {
     try {
-      await ensureBudget(s, 'model');
+      await reserveBudget(s, 'model');
       return await call(chain[i]);
     } catch (err) {
       if (isCancellation(err) || i === chain.length - 1) throw err;

@@ -5,7 +5,7 @@ import type { SearchHit } from '../../activities/contracts';
 import { model, web } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
 import type { Finding, ResearchPlan, Source, SourceFidelity } from '../types';
-import { ensureBudget } from './budget';
+import { reserveBudget } from './budget';
 import { persistSession } from './persist';
 import { withModelFallback } from './providers';
 import { NO_SEARCH_PROVIDER_LEFT, searchQuery } from './search';
@@ -125,8 +125,7 @@ export async function fetchAndParse(s: ResearchSession, batch: Source[]): Promis
 
 async function fetchOne(s: ResearchSession, source: Source): Promise<void> {
   try {
-    await ensureBudget(s, 'fetch');
-    s.state.usage.fetch_calls += 1;
+    await reserveBudget(s, 'fetch');
     const raw = await s.tool('fetch_url', { url: source.url, source_id: source.id }, () => web.fetchUrl({ url: source.url }), (r) => ({
       file_id: r.file_id,
       status: r.status,

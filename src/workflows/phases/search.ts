@@ -5,7 +5,7 @@ import type { SearchHit } from '../../activities/contracts';
 import { search, searchOn } from '../activities';
 import { searchTaskQueue } from '../messages';
 import { errorMessage, type ResearchSession } from '../session';
-import { ensureBudget } from './budget';
+import { reserveBudget } from './budget';
 
 export const NO_SEARCH_PROVIDER_LEFT = 'NoSearchProviderLeft';
 
@@ -35,8 +35,7 @@ export async function searchQuery(s: ResearchSession, query: string): Promise<Se
 async function searchOne(s: ResearchSession, provider: string, query: string): Promise<SearchHit[]> {
   const maxResults = s.settings.max_search_results_per_query;
   const stub = provider === 'local' ? search : searchOn(searchTaskQueue(workflowInfo().taskQueue, provider));
-  await ensureBudget(s, 'search');
-  s.state.usage.search_calls += 1;
+  await reserveBudget(s, 'search');
   const out = await s.tool('web_search', { query, provider }, () => stub.webSearch({ query, provider, maxResults }), (r) => ({ hits: r.hits.length }));
   return out.hits;
 }
