@@ -21,8 +21,6 @@ const FURNITURE_WORDS = wordPattern([
 ]);
 // Words too common as modifiers ("section--ads", "page-wide-banner") to count anywhere but first.
 const LEADING_FURNITURE_WORDS = /^(?:nav|ads?|banner|widget|teaser|meta|print|skip|bio|also|read-?more)(?:-|$)/;
-// Names that hide an element by convention of CSS frameworks.
-const HIDDEN_NAMES = /^(?:hidden|hide|d-none|is-hidden|visually-hidden|visuallyhidden|sr-only|screen-reader-text|invisible)$/;
 // Names that describe a state or a page builder's block, not what the block is:
 // "has-sidebar", "no-comments", "elementor-widget", "paywall-on".
 const NEUTRAL_PREFIX = /^(?:no|non|not|has|with|without|is|show|hide|elementor|et-pb|et|wp-block|vc|fusion|tve|thrv|sqs|wpb)-/;
@@ -47,7 +45,6 @@ export function looksLikeFurniture(el: Element): boolean {
   if (!names) return false;
   for (const token of names.split(/\s+/)) {
     const name = words(token);
-    if (HIDDEN_NAMES.test(name)) return true;
     if (NEUTRAL_PREFIX.test(name) || STATE_SUFFIX.test(name)) continue;
     if (LEADING_FURNITURE_WORDS.test(name) || FURNITURE_WORDS.test(name)) return true;
   }
