@@ -3,6 +3,7 @@
 // the same extraction quality (measured by `npm run bench:extract`).
 import { Readability } from '@mozilla/readability';
 import type { parseHTML as ParseHTML } from 'linkedom' with { 'resolution-mode': 'import' };
+import { pruneFurniture, pruneLayout, pruneLinkBlocks, pruneOrphanHeadings } from './html-prune';
 import { toMarkdown } from './markdown';
 import type { DocumentMeta, ParsedDocument } from './types';
 
@@ -10,7 +11,7 @@ import type { DocumentMeta, ParsedDocument } from './types';
 const { parseHTML } = require('linkedom') as { parseHTML: typeof ParseHTML };
 
 const MIN_READABLE_CHARS = 200;
-const NON_CONTENT = 'script, style, noscript, nav, footer, header, aside, template, form';
+const NON_CONTENT = 'script, style, noscript, template';
 /** More elements than this and a DOM costs seconds to minutes: such pages take the light path. */
 export const MAX_DOM_ELEMENTS = 25_000;
 
@@ -22,21 +23,23 @@ export function parseHtml(html: string, url: string): ParsedDocument {
   const language = doc.documentElement?.getAttribute('lang') || undefined;
   let article: ReturnType<Readability['parse']> = null;
   try {
-    article = new Readability(doc).parse(); // mutates `doc`
+    article = new Readability(doc, { keepClasses: true }).parse(); // mutates `doc`
   } catch {
     article = null;
   }
-  // The page body without structural furniture, parsed at most once and only when needed.
+  // The page body without furniture, parsed at most once and only when needed.
   let body: Element | undefined;
-  const strippedBody = (): Element => {
+  const cleanedBody = (): Element => {
     if (body) return body;
     const page = parseHTML(html).document as unknown as Document;
     for (const el of Array.from(page.querySelectorAll(NON_CONTENT))) el.remove();
-    return (body = (page.body ?? page.documentElement) as Element);
+    const root = (page.body ?? page.documentElement) as Element;
+    pruneLayout(root);
+    return (body = withoutBoilerplate(root));
   };
   const content = article ? withoutBoilerplate(fragment(article.content ?? '')) : undefined;
   const readable = dropBoilerplateLines(normalizeText(blockText(content)));
-  if (article && content && readable.length >= MIN_READABLE_CHARS && !missedMostOfPage(readable, strippedBody)) {
+  if (article && content && readable.length >= MIN_READABLE_CHARS && !missedMostOfPage(readable, cleanedBody)) {
     const { markdown, sections } = toMarkdown(content);
     return {
       title: (article.title ?? pageTitle).trim(),
@@ -53,7 +56,7 @@ export function parseHtml(html: string, url: string): ParsedDocument {
       }),
     };
   }
-  const cleaned = withoutBoilerplate(strippedBody());
+  const cleaned = cleanedBody();
   const { markdown, sections } = toMarkdown(cleaned);
   return {
     title: pageTitle,
@@ -70,9 +73,9 @@ export function parseHtml(html: string, url: string): ParsedDocument {
  * spread over many containers. When what it kept is short and a small part of the page's visible
  * text, the cleaned body serves readers better.
  */
-function missedMostOfPage(readable: string, strippedBody: () => Element): boolean {
-  if (readable.length >= 1_500) return false;
-  return readable.length < normalizeText(blockText(strippedBody())).length * 0.2;
+function missedMostOfPage(readable: string, cleanedBody: () => Element): boolean {
+  if (readable.length >= 2_000) return false;
+  return readable.length < dropBoilerplateLines(normalizeText(blockText(cleanedBody()))).length * 0.5;
 }
 
 /** Readability's article HTML as a detached element to walk. */
@@ -81,34 +84,31 @@ function fragment(html: string): Element {
   return (document.getElementById('readability-root') ?? document.body) as unknown as Element;
 }
 
-// Page furniture Readability tends to keep inside the article container.
-const BOILERPLATE = [
-  'nav', 'aside', 'form', 'button', 'noscript', 'template',
-  '[role="navigation"]', '[role="complementary"]', '[role="contentinfo"]', '[aria-hidden="true"]',
-  '[class*="share" i]', '[class*="social" i]', '[class*="related" i]', '[class*="comment" i]', '[id*="comment" i]',
-  '[class*="newsletter" i]', '[class*="cookie" i]', '[id*="cookie" i]', '[class*="breadcrumb" i]', '[class*="advert" i]',
-  '[class*="sidebar" i]', '[id*="sidebar" i]', '[class*="subscribe" i]', '[class*="tags" i]', '[class*="pagination" i]',
-  '[class*="author" i]', '[class*="widget" i]', '[class*="teaser" i]', '[class*="caption" i]', 'figcaption', '[class*="credit" i]',
-  '[class*="postmeta" i]', '[class*="post-meta" i]', '[class*="entry-meta" i]', '[class*="entry-footer" i]', 'time',
-];
-
 function withoutBoilerplate(root: Element): Element {
-  const total = root.textContent?.length ?? 0;
-  for (const el of Array.from(root.querySelectorAll(BOILERPLATE.join(',')))) {
-    // Never strip a container that holds much of the article's text.
-    if ((el.textContent?.length ?? 0) < total * 0.3) el.remove();
-  }
+  for (const el of Array.from(root.querySelectorAll('figcaption, time'))) el.remove();
+  pruneFurniture(root);
+  pruneLinkBlocks(root);
+  pruneOrphanHeadings(root);
   return root;
 }
 
 const BOILERPLATE_LINE =
   /^(\d{1,2}[.:/]\d{1,2}([.:/]\d{2,4})?( ?(am|pm|uhr))?|(posted|published|veröffentlicht|erstellt|aktualisiert|updated)\b.*|.*\b(kommentar\w*|comments?|anzeige|advertisement|newsletter|teilen|share|ähnliche beiträge|related posts?|auch interessant|weiterlesen|read more|mehr zum thema|tags?:|schlagwörter|impressum|datenschutz|cookies?|shutterstock|getty ?images|istock|beitragsbild|lade weitere|war (der|dieser) artikel|abonnier\w*|subscribe|(foto|bild|photo|image|quelle)s?:|©)\b.*)$/i;
 
+// Lead-ins to links elsewhere ("Lesen Sie auch: …", "À lire aussi", "Related coverage") in the
+// languages most read here; the linked title after them can be long.
+const READ_ALSO_LINE =
+  /^(lesen sie (auch|hier|mehr)|lies auch|das könnte (sie|dich) auch interessieren|schon gelesen|auch lesenswert|mehr (zum thema|dazu)|weitere (artikel|beiträge|themen)|(à |a )?lire aussi|voir aussi|czytaj (też|także|również|więcej)|zobacz (też|także|również)|lee (también|más)|leer también|puedes ver|te puede interesar|mira también|see also|read (also|more|next)|related( articles?| stories| coverage)?|you (may|might) also like|more from|follow us|folgen sie uns|folge uns)(?=[\s:.,!?»>-]|$)/i;
+// Calls to subscribe or follow, which close many articles.
+const CALL_TO_ACTION = /\b(subscrib\w*|subscription|newsletter|sign(ing)? up|abonn\w*|follow us|folgen sie uns|folge uns|suscr[ií]b\w*|inscr[ií]b\w*)/i;
+
 /** Short lines that are page furniture (dates, "Comments", "Share", "Related posts") go. */
 function dropBoilerplateLines(text: string): string {
   return text
     .split('\n')
     .filter((line) => line.length > 60 || !BOILERPLATE_LINE.test(line.trim()))
+    .filter((line) => line.length > 200 || !READ_ALSO_LINE.test(line.trim()))
+    .filter((line) => line.length > 150 || !CALL_TO_ACTION.test(line))
     .join('\n');
 }
 
