@@ -35,7 +35,7 @@ describe('continue-as-new', () => {
     expect(runs).toContain('COMPLETED');
 
     // Nothing fetched twice, ids stable, the report cites across runs, events strictly ordered.
-    const fetchedUrls = harness.recorder.of('web').map((r) => r.path);
+    const fetchedUrls = harness.recorder.of('web').filter((r) => r.method === 'GET').map((r) => r.path);
     expect(new Set(fetchedUrls).size).toBe(fetchedUrls.length);
     expect(s.sources.map((x) => x.id)).toEqual(s.sources.map((_, i) => `S${i + 1}`));
     expect(citedIds(s.report_markdown).length).toBeGreaterThanOrEqual(6);

@@ -117,7 +117,7 @@ describe('a research session over the harness, end to end', () => {
     const s = await env.client.state(researchId);
     expect(s.sources.filter((x) => x.status === 'fetched').length).toBeGreaterThan(3);
     // No successfully fetched document was requested from the web twice across both sessions.
-    const okPaths = harness.recorder.of('web').filter((r) => r.status === 200 && r.path !== '/robots.txt').map((r) => r.path);
+    const okPaths = harness.recorder.of('web').filter((r) => r.method === 'GET' && r.status === 200 && r.path !== '/robots.txt').map((r) => r.path);
     expect(new Set(okPaths).size).toBe(okPaths.length);
     // Every URL the first session fetched came from the cache this time.
     const events = await env.client.events(researchId);

@@ -54,7 +54,7 @@ describe('the living report', () => {
     expect(v.cited).toEqual(['S1', 'S2']);
     expect(v.markdown).toContain('A [S1]. B [S2]. C.');
     expect(citedIds(v.markdown).every((id) => id === 'S1' || id === 'S2')).toBe(true);
-    expect(v.markdown).toMatch(/## Sources\n\n- \[S1\] One — <https:\/\/a.example\/1> \(fetched 2026-01-01T00:00:00Z, snapshot ffffffffffff\)/);
+    expect(v.markdown).toMatch(/## Sources\n\n- \[S1\] One — <https:\/\/a.example\/1> \(fetched 2026-01-01T00:00:00Z, snapshot f{64}\)/);
     expect(v.markdown).toContain('removed citations of sources that were never fetched: S9, S99');
     expect(v.markdown).toContain('1 source(s) could not be fetched');
     expect(v.markdown).toContain('- [S2] Two — <https://b.example/2>\n');

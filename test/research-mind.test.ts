@@ -110,7 +110,8 @@ describe('the supervised research loop', () => {
     expect(paused.usage.fetch_calls).toBe(2);
     // The pause is persisted: other clients see it without Temporal.
     const store = new SqliteSessionStore(path.join(env.config.data_dir, 'sessions.db'));
-    expect(store.get(researchId)?.status).toBe('awaiting_budget');
+    await waitFor('the persisted pause', async () => store.get(researchId)?.status === 'awaiting_budget');
+    expect(store.get(researchId)?.report_markdown).toContain('# Budget check: heat pumps');
     store.close();
     await new Promise((r) => setTimeout(r, 1000));
     expect((await env.client.state(researchId)).usage.fetch_calls).toBe(2);

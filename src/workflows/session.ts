@@ -108,7 +108,7 @@ export class ResearchSession {
     run: () => Promise<T>,
     summarize: (result: T) => Record<string, unknown> = () => ({}),
   ): Promise<T> {
-    const callId = `${tool}-${this.state.continued_runs}-${++this.toolCallCounter}`;
+    const callId = this.nextCallId(tool);
     this.emit('ToolCall', { tool, call_id: callId, args: clip(args) });
     try {
       const result = await run();
@@ -118,6 +118,11 @@ export class ResearchSession {
       this.emit('ToolCallResult', { tool, call_id: callId, ok: false, error: errorMessage(err) });
       throw err;
     }
+  }
+
+  /** Unique within the session: the run number and a counter replayed deterministically. */
+  nextCallId(tool: string): string {
+    return `${tool}-${this.state.continued_runs}-${++this.toolCallCounter}`;
   }
 
   addModelUsage(usage: ModelUsage): void {

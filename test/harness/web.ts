@@ -60,7 +60,8 @@ export async function startWeb(recorder: Recorder, opts: WebOptions = {}): Promi
   let robots: string | undefined;
   let bigBytesSent = 0;
   const server: Server = createServer((req, res) => {
-    const entry = recorder.begin('web', req, req.url ?? '/');
+    // Link checks (HEAD) are their own calls: only a repeated GET is a page fetched twice.
+    const entry = recorder.begin('web', req, `${req.method && req.method !== 'GET' ? `${req.method} ` : ''}${req.url ?? '/'}`);
     const finish = (status: number, type: string, body: string | Buffer) => {
       entry.status = status;
       res.writeHead(status, { 'content-type': type });

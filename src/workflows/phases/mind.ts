@@ -1,7 +1,8 @@
 // The supervised research loop (the seed's phase machine):
 //   GATHERING → ANALYSIS → (critic: PASS | REVISE → GATHERING) → SYNTHESIS → REFINEMENT → GATHERING … → COMPLETED
-// Every phase ends with its quality gate, a supervisor reflection and a recorded decision. All
-// progress lives in state (phase, markers on sources and findings), so a continued run resumes here.
+// Gathering streams batch by batch into the living report; every phase then ends with its quality
+// gate, a supervisor reflection and a recorded decision. All progress lives in state (phase,
+// markers on sources and findings), so a continued run resumes here.
 import { isCancellation } from '@temporalio/workflow';
 import { decideIteration, gatheringGate, analysisGate, synthesisGate, type GateResult } from '../../research/gates';
 import { classifySource } from '../../research/vetting';
@@ -73,9 +74,20 @@ async function gather(s: ResearchSession): Promise<MindPhase> {
   return 'ANALYSIS';
 }
 
+/**
+ * Batch by batch, as in the engine: fetch and parse, extract findings, patch the living report.
+ * The analysis and synthesis phases then finish whatever a batch left and judge the whole round.
+ */
 async function fetchPending(s: ResearchSession): Promise<void> {
   for (let batch = nextBatch(s); batch.length > 0; batch = nextBatch(s)) {
     await fetchAndParse(s, batch);
+    const findings = await analyzeBatch(s, batch);
+    for (const source of batch) source.analyzed = true;
+    if (findings.length > 0) {
+      await patchReport(s, findings);
+      for (const f of findings) f.reported = true;
+    }
+    await persistSession(s);
     await continueAsNewIfDue(s);
   }
 }

@@ -226,7 +226,7 @@ export async function patchReport(s: ResearchSession, findings: Finding[]): Prom
   s.setPhase('updating_report');
   const cited = new Set(findings.flatMap((f) => f.source_ids));
   const sources = st.sources.filter((src) => cited.has(src.id)).map((src) => ({ id: src.id, title: src.title, url: src.url }));
-  const callId = `update_report-${st.continued_runs}-${st.findings.length}`;
+  const callId = st.supervised ? s.nextCallId('update_report') : `update_report-${st.continued_runs}-${st.findings.length}`;
   s.emit('ToolCall', { tool: 'update_report', call_id: callId, args: { findings: findings.length } });
   const out = await withModelFallback(s, 'writer', (choice) =>
     model.updateReport({
