@@ -66,6 +66,7 @@ describe('the supervised research loop', () => {
     // The critic's suggested queries were searched in the extra gathering rounds.
     expect(s.searched_queries).toEqual(expect.arrayContaining(['Revise check: biogas primary data 1', 'Revise check: biogas primary data 2']));
     expect(s.mind?.contradictions.length).toBeGreaterThan(0);
+    expect(s.report_markdown).toMatch(/Sources disagree:\n {2}- F\d+ and F\d+ give different figures/);
   });
 
   it('retries a phase whose gate failed, once, when the supervisor asks', async () => {

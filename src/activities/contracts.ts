@@ -180,6 +180,7 @@ export interface VerifyCitationsInput {
   open_gaps?: number;
   open_gap_list?: string[];
   confidence?: Record<string, number>;
+  contradictions?: string[];
 }
 export interface VerifyCitationsOutput {
   report_markdown: string;

@@ -11,6 +11,7 @@ export function createStoreActivities(sessions: () => SessionStore) {
         openGaps: input.open_gaps,
         openGapList: input.open_gap_list,
         confidence: input.confidence,
+        contradictions: input.contradictions,
       });
       return { report_markdown: result.markdown, removed_citations: result.removed, cited_sources: result.cited };
     },

@@ -126,7 +126,7 @@ export function verifyReportCitations(
   markdown: string,
   fetched: CitableSource[],
   failedSources: number,
-  extra: { contentFidelity?: number; openGaps?: number; openGapList?: string[]; confidence?: Record<string, number> } = {},
+  extra: { contentFidelity?: number; openGaps?: number; openGapList?: string[]; confidence?: Record<string, number>; contradictions?: string[] } = {},
 ): VerifiedReport {
   const known = new Map(fetched.map((s) => [s.id, s]));
   const report = parseReport(markdown);
@@ -168,6 +168,9 @@ export function verifyReportCitations(
   if (extra.confidence) {
     const counts = Object.entries(extra.confidence).filter(([, n]) => n > 0).map(([level, n]) => `${n} ${level}`);
     if (counts.length) notes.push(`- Confidence of the findings: ${counts.join(', ')}.`);
+  }
+  if (extra.contradictions?.length) {
+    notes.push(`- Sources disagree:\n${extra.contradictions.slice(0, 10).map((c) => `  - ${escapeInline(c)}`).join('\n')}`);
   }
   if (extra.openGapList?.length) {
     notes.push(`- Open questions the research could not close:\n${extra.openGapList.slice(0, 10).map((g) => `  - ${escapeInline(g)}`).join('\n')}`);

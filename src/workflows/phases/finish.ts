@@ -25,7 +25,7 @@ export async function verifyReport(s: ResearchSession): Promise<void> {
         failed_sources: st.sources.filter((x) => x.status === 'failed').length,
         content_fidelity: st.content_allocation_metadata?.overall_fidelity,
         open_gaps: open.length,
-        ...(st.mind ? { open_gap_list: open.map((g) => g.description), confidence } : {}),
+        ...(st.mind ? { open_gap_list: open.map((g) => g.description), confidence, contradictions: st.mind.contradictions.map((c) => `${c.description} (${c.finding_ids.join(', ')})`) } : {}),
       }),
     (r) => ({ removed_citations: r.removed_citations, cited_sources: r.cited_sources.length }),
   );

@@ -191,7 +191,9 @@ export async function analyzeBatch(s: ResearchSession, batch: Source[]): Promise
   const findings: Finding[] = out.findings.map((f, i) => ({
     id: `F${st.findings.length + i + 1}`,
     content: f.content,
-    confidence: f.confidence,
+    // The analyzer may grade beyond low/medium/high (confirmed, speculation); older results may not.
+    confidence: f.graded_confidence ?? f.confidence,
+    ...(f.category ? { category: f.category } : {}),
     source_ids: f.source_ids.filter((id) => allowed.has(id)),
     iteration: st.iteration,
   }));
