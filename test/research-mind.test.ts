@@ -145,4 +145,22 @@ describe('the supervised research loop', () => {
     expect(s.status).toBe('completed');
     expect(actions(s)).toEqual(expect.arrayContaining(['supervisor:review_feedback', 'supervisor:review_accepted']));
   });
+
+  it('flags a claim its cited source does not contain, and records cited links that died since the fetch', async () => {
+    const { env } = await setup({ model: { gapIterations: 0, misattributeClaim: true }, web: { headStatus: 404 } });
+    const { researchId } = await env.client.start({ query: 'Claim check: wind farms', settings: { ...fast, max_sources: 3 } });
+    await env.client.waitForResult(researchId);
+    const s = await env.client.state(researchId);
+    expect(s.status).toBe('completed');
+    expect(s.mind?.unsupported_claims?.map((c) => c.sentence)).toEqual([expect.stringContaining('987654 gigawatts')]);
+    expect(s.report_markdown).toMatch(/987654 gigawatts across Antarctica in 1850 \[S\d+\]\.? ⚠️ \*\(not supported by the cited source\)\*/);
+    // Every cited link answered 404 on re-check: recorded in state, in the report and as warnings.
+    const dead = s.mind?.link_checks?.filter((l) => !l.ok) ?? [];
+    expect(dead.length).toBeGreaterThan(0);
+    expect(dead.every((l) => l.status === 404)).toBe(true);
+    expect(s.report_markdown).toMatch(/Citation check/);
+    const events = await env.client.events(researchId);
+    expect(events.some((e) => /cited link unreachable: .* \(404\)/.test(String(e.data.message)))).toBe(true);
+    expect(s.mind?.agent_decisions.at(-1)).toMatchObject({ agent: 'critic', action: 'citations_checked' });
+  });
 });

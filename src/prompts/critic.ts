@@ -1,4 +1,4 @@
-import type { FindingForReview, VettedSourceRef } from '../activities/contracts';
+import type { CritiqueFindingsInput, VettedSourceRef } from '../activities/contracts';
 
 export const CRITIC_SYSTEM = `You are the critic of a deep-research assistant.
 You review the merged findings of a research run against its plan (question, brief, outline) and
@@ -14,16 +14,7 @@ the vetting of its sources, before the report is finalised.
 Weigh sources by their tier and quality when given: a lower tier is weaker evidence.
 Answer with JSON only.`;
 
-export function criticPrompt(input: {
-  query: string;
-  research_brief: string;
-  outline: string[];
-  findings: FindingForReview[];
-  sources: VettedSourceRef[];
-  revision: number;
-  max_revisions: number;
-  guidance?: string[];
-}): string {
+export function criticPrompt(input: Omit<CritiqueFindingsInput, 'model'>): string {
   const findings = input.findings.length
     ? input.findings.map((f) => `- ${f.id} (${f.confidence}) ${f.content} [${f.source_ids.join(', ')}]`).join('\n')
     : '(no findings)';

@@ -1,4 +1,4 @@
-import type { AnalyzedGap } from '../activities/contracts';
+import type { RefineGapsInput } from '../activities/contracts';
 
 export const REFINER_SYSTEM = `You are the query refiner of a deep-research assistant.
 From the open gaps, the critic's feedback and the user's guidance, decide what the next research
@@ -12,17 +12,7 @@ round searches for.
 - rationale: one or two sentences on why these queries.
 Answer with JSON only.`;
 
-export function refinerPrompt(input: {
-  query: string;
-  research_brief: string;
-  findings_summary: string[];
-  open_gaps: AnalyzedGap[];
-  searched_queries: string[];
-  iteration: number;
-  max_iterations: number;
-  critic_feedback?: string;
-  guidance?: string[];
-}): string {
+export function refinerPrompt(input: Omit<RefineGapsInput, 'model'>): string {
   const gaps = input.open_gaps.length
     ? input.open_gaps.map((g) => `- (priority ${g.priority}) ${g.description}${g.suggested_queries.length ? ` — suggested: ${g.suggested_queries.join('; ')}` : ''}`).join('\n')
     : '(none)';

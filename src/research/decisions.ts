@@ -1,18 +1,10 @@
 // A record of what an agent decided and why, kept in the research state for auditing. The caller
 // passes the timestamp: inside a workflow, time must come from the workflow clock.
+import type { AgentDecision } from '../workflows/types';
 import type { GateResult, IterationDecision } from './gates';
 
 export type AgentName = 'supervisor' | 'planner' | 'gatherer' | 'analyzer' | 'synthesizer' | 'refiner' | 'critic';
-
-export interface AgentDecision {
-  agent: AgentName;
-  action: string;
-  rationale: string;
-  inputs: Record<string, unknown>;
-  outputs: Record<string, unknown>;
-  /** ISO 8601. */
-  timestamp: string;
-}
+export type { AgentDecision };
 
 /**
  * The decision a gate stands for: action `<phase>_gate_passed` or `<phase>_gate_failed`, the

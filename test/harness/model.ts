@@ -32,6 +32,8 @@ export interface ModelScript extends ProviderScript {
   queries?: number;
   /** The writer cites a source that was never fetched. */
   fabricateCitation?: boolean;
+  /** The writer attaches a claim to a source that does not say it. */
+  misattributeClaim?: boolean;
   /** The critic's verdicts, consumed in order; PASS once they run out. */
   criticVerdicts?: ('PASS' | 'REVISE')[];
   /** The supervisor's retry answers, consumed in order; false once they run out. */
@@ -98,6 +100,8 @@ function reportPatch(prompt: string, script: ModelScript) {
   const findings = [...(/New findings:\n([\s\S]*?)\n\n/.exec(prompt)?.[1] ?? '').matchAll(/^- \(\w+\) (.*) \[([^\]]*)\]$/gm)].map((m) => ({ content: m[1], ids: m[2] }));
   const patches = findings.map((f, i) => ({ section: sections[i % sections.length], markdown: `- ${f.content} [${f.ids}]` }));
   if (script.fabricateCitation && patches.length) patches[0].markdown += ' Also confirmed elsewhere [S999].';
+  const firstId = findings[0]?.ids.split(/,\s*/)[0];
+  if (script.misattributeClaim && firstId) patches.push({ section: sections[0], markdown: `- Volcanic output reached 987654 gigawatts across Antarctica in 1850 [${firstId}].` });
   return { patches };
 }
 

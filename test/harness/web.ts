@@ -12,6 +12,8 @@ export interface WebOptions {
   pages?: number;
   /** Delay before every page answers, to keep a fetch batch in flight. */
   delayMs?: number;
+  /** Answer HEAD requests for pages with this status: pages that died after they were fetched. */
+  headStatus?: number;
 }
 
 export interface FakeWeb {
@@ -69,6 +71,7 @@ export async function startWeb(recorder: Recorder, opts: WebOptions = {}): Promi
     };
     res.on('close', () => (entry.end ??= Date.now()));
     const path = (req.url ?? '/').split('?')[0];
+    if (req.method === 'HEAD' && opts.headStatus && /^\/(page|doc)\//.test(path)) return finish(opts.headStatus, 'text/html', '');
     const serve = () => {
       let m: RegExpExecArray | null;
       if ((m = /^\/page\/(\d+)$/.exec(path)) && Number(m[1]) <= pageCount) return finish(200, 'text/html; charset=utf-8', pageHtml(Number(m[1])));
