@@ -43,6 +43,9 @@ describe('provider plan', () => {
     const connection = modelConnection(config, env, 'openai:llama3.1:8b');
     expect(connection).toMatchObject({ kind: 'openai', model: 'llama3.1:8b', baseURL: 'http://127.0.0.1:11434/v1', timeoutMs: 180_000 });
     expect(modelConnection(config, env, 'openai:o3-mini').timeoutMs).toBe(900_000);
+    config.models.role_timeout_seconds = { writer: 420 };
+    expect(modelConnection(config, env, 'openai:llama3.1:8b', 'writer').timeoutMs).toBe(420_000);
+    expect(modelConnection(config, env, 'openai:llama3.1:8b', 'planner').timeoutMs).toBe(180_000);
   });
 
   it('fails with what to set when no model or no search provider can serve', () => {

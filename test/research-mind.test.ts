@@ -45,6 +45,14 @@ describe('the supervised research loop', () => {
     expect(new Set(s.searched_queries).size).toBe(s.searched_queries.length);
     expect(s.mind?.gates.map((g) => g.phase)).toEqual(expect.arrayContaining(['planning', 'gathering', 'analysis', 'synthesis']));
     expect(s.sources.every((x) => typeof x.tier === 'string')).toBe(true);
+    // Tier and the analyzer's rating combine into credibility: loopback pages are "unverified" (0.35),
+    // one rated high by the analyzer climbs to 0.45, which is how the gathering gate found its high-quality source.
+    const rated = s.sources.filter((x) => x.quality === 'high');
+    expect(rated.length).toBeGreaterThan(0);
+    expect(rated.every((x) => x.tier === 'unverified' && x.credibility === 0.45)).toBe(true);
+    expect(log).toContain('supervisor:gathering_gate_passed');
+    const events = await env.client.events(researchId);
+    expect(events.some((e) => e.data.kind === 'sources_vetted' && /\d+ unverified/.test(String(e.data.message)))).toBe(true);
     expect(s.report_markdown).toMatch(/Confidence of the findings: \d+ high/);
     const status = formatStatus(s);
     expect(status).toMatch(/^supervisor: COMPLETED/m);

@@ -140,6 +140,8 @@ export interface AnalyzedGap {
 export interface AnalyzeSourcesOutput {
   findings: AnalyzedFinding[];
   gaps: AnalyzedGap[];
+  /** The analyzer's rating of each source's evidence; absent in results recorded before it. */
+  source_quality?: Record<string, 'low' | 'medium' | 'high'>;
   usage: ModelUsage;
   /** How much of each source the analysis could read within its token budget. */
   fidelity: Record<string, SourceFidelity>;

@@ -36,10 +36,11 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   const sessionStore = () =>
     (sessions ??= new SqliteSessionStore(path.join(config.data_dir, 'sessions.db'), config.research.collections.research_collection));
   const models = new Map<string, ModelProvider>();
-  const model = (ref: string) => {
-    const connection = modelConnection(config, env, ref);
-    const provider = models.get(ref) ?? createModelProvider(connection);
-    models.set(ref, provider);
+  const model = (ref: string, role?: string) => {
+    const connection = modelConnection(config, env, ref, role);
+    const key = `${ref} ${connection.timeoutMs}`;
+    const provider = models.get(key) ?? createModelProvider(connection);
+    models.set(key, provider);
     return { provider, keyEnv: modelProviders(config)[connection.provider]?.api_key_env };
   };
   const defaultModel = (role: string) => {

@@ -63,7 +63,16 @@ export function createModelActivities(deps: ModelDeps) {
       const prompt = analyzerPrompt({ ...input, sources });
       const { object, usage } = await callModel({ role: 'analyzer', requested: input.model, name: 'source_analysis', system: ANALYZER_SYSTEM, prompt }, analysisSchema);
       const fidelity = Object.fromEntries(plan.allocations.map((a) => [a.id, { level: a.level, fidelity: a.fidelity, full_tokens: a.full_tokens, allocated_tokens: a.allocated_tokens }]));
-      return { findings: object.findings.map(toAnalyzedFinding), gaps: object.gaps, usage, fidelity, budget_tokens: budget };
+      const known = new Set(input.sources.map((x) => x.id));
+      const rated = (object.source_quality ?? []).filter((r) => known.has(r.source_id));
+      return {
+        findings: object.findings.map(toAnalyzedFinding),
+        gaps: object.gaps,
+        usage,
+        fidelity,
+        budget_tokens: budget,
+        ...(rated.length ? { source_quality: Object.fromEntries(rated.map((r) => [r.source_id, r.quality])) } : {}),
+      };
     },
 
     async updateReport(input: UpdateReportInput): Promise<UpdateReportOutput> {

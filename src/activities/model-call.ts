@@ -13,7 +13,7 @@ import { withHeartbeat } from './heartbeat';
 
 export interface ModelDeps {
   /** The provider behind "provider:model", with the environment variable that holds its key. */
-  model: (ref: string) => { provider: ModelProvider; keyEnv?: string };
+  model: (ref: string, role?: string) => { provider: ModelProvider; keyEnv?: string };
   /** The role's first configured model, for calls that name none (sessions before provider chains). */
   defaultModel: (role: string) => string;
   pricing: Record<string, Price>;
@@ -39,7 +39,7 @@ export function createModelCall(deps: Pick<ModelDeps, 'model' | 'defaultModel' |
     let ref = requested ?? role;
     try {
       ref = requested ?? deps.defaultModel(role);
-      const chosen = deps.model(ref);
+      const chosen = deps.model(ref, role);
       keyEnv = chosen.keyEnv;
       const onProgress = () => Context.current().heartbeat();
       const res = await withHeartbeat((signal) => chosen.provider.generateObject({ role, name, system, prompt, schema, signal, onProgress }));

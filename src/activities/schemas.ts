@@ -36,6 +36,12 @@ export const analysisSchema = z.object({
       }),
     )
     .max(10),
+  // Nullable rather than optional: strict structured outputs require every key; older answers lack it.
+  source_quality: z
+    .array(z.object({ source_id: z.string(), quality: z.enum(['low', 'medium', 'high']) }))
+    .max(50)
+    .nullable()
+    .catch(null),
 });
 
 export const reportPatchSchema = z.object({

@@ -25,7 +25,7 @@ export interface VerifyDeps {
   artifacts: ArtifactStore;
   fetcher: Pick<SafeFetcher, 'probe'>;
   /** The provider behind "provider:model", with the environment variable that holds its key. */
-  model: (ref: string) => { provider: ModelProvider; keyEnv?: string };
+  model: (ref: string, role?: string) => { provider: ModelProvider; keyEnv?: string };
   defaultModel: (role: string) => string;
   pricing: Record<string, Price>;
   linkConcurrency?: number;
@@ -51,7 +51,7 @@ export function createVerifyActivities(deps: VerifyDeps) {
           const heartbeat = () => Context.current().heartbeat();
           const judge: Judge = async (batch) => {
             ref = input.model ?? deps.defaultModel(CRITIC);
-            const chosen = deps.model(ref);
+            const chosen = deps.model(ref, CRITIC);
             keyEnv = chosen.keyEnv;
             const res = await chosen.provider.generateObject({
               role: CRITIC,

@@ -37,6 +37,7 @@ const MODEL_DEFAULTS = {
   structured_output: 'auto' as const,
   timeout_seconds: 180,
   reasoning_timeout_seconds: 900,
+  role_timeout_seconds: {},
   pricing: {},
 };
 
@@ -49,6 +50,7 @@ const modelsSchema = z
     structured_output: z.enum(['auto', 'json-schema', 'tool', 'text']).default('auto'),
     timeout_seconds: z.number().int().min(5).max(3_600).default(180),
     reasoning_timeout_seconds: z.number().int().min(5).max(7_200).default(900),
+    role_timeout_seconds: z.partialRecord(z.enum(MODEL_ROLES), z.number().int().min(5).max(7_200)).default({}).describe('Per-role call timeouts, overriding the two above'),
     pricing: z.record(z.string(), priceSchema).default({}).describe('provider:model (or model) → USD per million tokens'),
   })
   .strict()

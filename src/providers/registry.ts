@@ -2,7 +2,7 @@
 // config, the session's settings and which keys this worker's environment holds. Nothing here
 // returns a key: only names, and why a provider was left out.
 import { ConfigError } from '../config/load';
-import { MODEL_PROVIDER_DEFAULTS, MODEL_ROLES, isReasoningModel, splitModelRef, type ModelProviderDefaults } from '../config/model-catalog';
+import { MODEL_PROVIDER_DEFAULTS, MODEL_ROLES, isReasoningModel, splitModelRef, type ModelProviderDefaults, type ModelRole } from '../config/model-catalog';
 import type { AppConfig } from '../config/schema';
 import type { ProviderPlan, ResearchSettings } from '../workflows/types';
 import type { ModelConnection } from './model/types';
@@ -41,13 +41,14 @@ export function modelAvailability(config: AppConfig, env: NodeJS.ProcessEnv, ref
 }
 
 /** Everything needed to call one model, key included: for activities only, never for the workflow. */
-export function modelConnection(config: AppConfig, env: NodeJS.ProcessEnv, ref: string): ModelConnection {
+export function modelConnection(config: AppConfig, env: NodeJS.ProcessEnv, ref: string, role?: string): ModelConnection {
   const { provider: name, model } = splitModelRef(ref);
   const provider = modelProviderFor(config, name);
   if (!provider) throw new ConfigError(`unknown model provider "${name}" in "${ref}": add it under models.providers in the config`);
   const apiKey = provider.api_key_env ? env[provider.api_key_env] : undefined;
   if (keyRequired(name, provider) && !apiKey) throw new ConfigError(`model ${ref} needs ${provider.api_key_env}: set it in the worker's environment`);
-  const seconds = isReasoningModel(model) ? config.models.reasoning_timeout_seconds : config.models.timeout_seconds;
+  const roleSeconds = role ? config.models.role_timeout_seconds[role as ModelRole] : undefined;
+  const seconds = roleSeconds ?? (isReasoningModel(model) ? config.models.reasoning_timeout_seconds : config.models.timeout_seconds);
   return {
     kind: provider.kind,
     provider: name,

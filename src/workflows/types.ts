@@ -131,6 +131,8 @@ export interface Source {
   /** Credibility from host, TLD and known domains (source vetting). */
   tier?: string;
   credibility?: number;
+  /** The analyzer's rating of the source's evidence, combined with the tier into `credibility`. */
+  quality?: 'low' | 'medium' | 'high';
   /** Academic providers: who wrote it, when, its DOI and an open PDF. */
   paper?: { authors?: string[]; year?: number; doi?: string; pdf_url?: string };
 }

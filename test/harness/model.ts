@@ -92,7 +92,9 @@ function analysis(prompt: string, script: ModelScript) {
     iteration <= (script.gapIterations ?? 1) && sources.length > 0
       ? [{ description: `Too little on ${topic} after ${sources[0].id}`, suggested_queries: [`${topic} follow-up ${iteration} ${sources[0].id}`], priority: 1 }]
       : [];
-  return { findings, gaps };
+  // The first source carries primary data; the others are commentary.
+  const source_quality = sources.map((src, i) => ({ source_id: src.id, quality: i === 0 ? ('high' as const) : ('medium' as const) }));
+  return { findings, gaps, source_quality };
 }
 
 function reportPatch(prompt: string, script: ModelScript) {

@@ -62,7 +62,8 @@ async function gather(s: ResearchSession): Promise<MindPhase> {
   await fetchPending(s);
   const planned = st.searched_queries.length;
   const completed = new Set(st.sources.filter((x) => x.status === 'fetched').map((x) => normalizeQuery(x.query))).size;
-  const gate = gatheringGate(st.sources, planned, completed, () => undefined, s.settings.vetting_lists);
+  rateSources(s);
+  const gate = gatheringGate(st.sources, planned, completed, (source) => source.quality, s.settings.vetting_lists);
   const retry = await afterPhase(s, 'gathering', gate, { sources: st.sources.length, fetched: gate.metrics.fetched_sources ?? 0 });
   if (retry) {
     const queries = await refinedQueries(s, `gathering fell short: ${gate.failures.join('; ')}`, retry);
@@ -94,11 +95,23 @@ async function fetchPending(s: ResearchSession): Promise<void> {
 
 /** Credibility tiers from host, TLD and known domains; deterministic, so it runs in the workflow. */
 function vetSources(s: ResearchSession): void {
+  const counts: Record<string, number> = {};
   for (const source of s.state.sources) {
     if (source.tier) continue;
     const vetted = classifySource(source.url, s.settings.vetting_lists);
     source.tier = vetted.tier;
     source.credibility = vetted.score;
+    counts[vetted.tier] = (counts[vetted.tier] ?? 0) + 1;
+  }
+  if (Object.keys(counts).length) {
+    s.emit('Status', { level: 'info', kind: 'sources_vetted', tiers: counts, message: `vetted new sources: ${Object.entries(counts).map(([t, n]) => `${n} ${t}`).join(', ')}` });
+  }
+}
+
+/** The tier's score moved by the analyzer's rating of each analysed source. */
+function rateSources(s: ResearchSession): void {
+  for (const source of s.state.sources) {
+    if (source.quality) source.credibility = classifySource(source.url, s.settings.vetting_lists, source.quality).score;
   }
 }
 
@@ -132,7 +145,7 @@ async function reflexion(s: ResearchSession, guidance: string | undefined): Prom
           research_brief: plan.research_brief,
           outline: plan.outline,
           findings: st.findings.slice(-40).map((f) => ({ id: f.id, content: f.content, confidence: f.confidence, source_ids: f.source_ids })),
-          sources: st.sources.filter((x) => x.status === 'fetched').map((x) => ({ id: x.id, title: x.title, url: x.url, tier: x.tier })),
+          sources: st.sources.filter((x) => x.status === 'fetched').map((x) => ({ id: x.id, title: x.title, url: x.url, tier: x.tier, ...(x.quality ? { quality: x.quality } : {}) })),
           revision: mind.reflexion_revisions + 1,
           max_revisions: s.settings.max_reflexion_revisions ?? 2,
           guidance: [...s.takeGuidance('reflexion'), ...(guidance ? [guidance] : [])],

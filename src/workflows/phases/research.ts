@@ -199,6 +199,12 @@ export async function analyzeBatch(s: ResearchSession, batch: Source[]): Promise
   }));
   st.findings.push(...findings);
   for (const source of fetched) source.analyzed = true;
+  if (out.source_quality) {
+    for (const source of fetched) {
+      const quality = out.source_quality[source.id];
+      if (quality) source.quality = quality;
+    }
+  }
   for (const gap of out.gaps) st.gaps.push({ ...gap, addressed: false, iteration: st.iteration });
   s.emit('AgentOutput', { role: 'analyzer', findings: findings.length, gaps: out.gaps.length });
   return findings;
