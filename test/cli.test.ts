@@ -134,6 +134,11 @@ describe('deep-research CLI', () => {
     const res = await cli(['status', 'nope-123']);
     expect(res.code).toBe(1);
     expect(res.stderr.trim()).toBe('deep-research: unknown research id nope-123');
+    for (const args of [['guide', 'nope-123', 'focus on costs'], ['top-up', 'nope-123', '--cost', '1'], ['review', 'nope-123', 'accept']]) {
+      const steer = await cli(args);
+      expect(steer.code, args[0]).toBe(1);
+      expect(steer.stderr.trim()).toBe('deep-research: unknown research id nope-123');
+    }
   });
 
   it('names the variable to set when no model is configured, and starts nothing', async () => {
