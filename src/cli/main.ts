@@ -183,7 +183,12 @@ export function buildProgram(): Command {
         }
         s = await followProgress(client, started.researchId, o.json);
         const hint = `deep-research report ${started.researchId} --out report.md`;
-        out(o.json, { researchId: started.researchId, status: s.status, report_chars: s.report_markdown.length }, `research ${started.researchId}: ${s.status}. Report: ${hint}`);
+        const why = s.reason && s.status !== 'completed' ? ` (${s.reason})` : '';
+        out(
+          o.json,
+          { researchId: started.researchId, status: s.status, report_chars: s.report_markdown.length, ...(why ? { reason: s.reason } : {}) },
+          `research ${started.researchId}: ${s.status}${why}. Report: ${hint}`,
+        );
       });
     },
   );
