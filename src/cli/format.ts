@@ -1,3 +1,4 @@
+import { budgetLimits, budgetUsed } from '../research/budget';
 import type { ResearchEvent, ResearchPlan, ResearchSnapshot } from '../workflows/types';
 
 export function formatPlan(plan: ResearchPlan): string {
@@ -52,18 +53,14 @@ function mindLines(s: ResearchSnapshot): string[] {
   if (!mind) return [];
   const passed = mind.gates.filter((g) => g.passed).length;
   const failed = mind.gates.filter((g) => !g.passed);
-  const u = s.usage;
-  const tokens = Object.values(u.tokens_by_role).reduce((sum, r) => sum + r.input_tokens + r.output_tokens, 0);
-  const b = s.settings.budget ?? {};
-  const limit = (used: number, key: keyof typeof b, fmt = (n: number) => String(n)) => {
-    const max = b[key] !== undefined ? (b[key] as number) + (mind.budget_topups[key] ?? 0) : undefined;
-    return `${fmt(used)}${max !== undefined ? ` of ${fmt(max)}` : ''}`;
-  };
+  const used = budgetUsed(s, Date.parse(s.updated_at));
+  const limits = budgetLimits(s.settings, mind.budget_topups);
+  const of = (key: keyof typeof limits, fmt = (n: number) => String(n)) => `${fmt(used[key])}${limits[key] !== undefined ? ` of ${fmt(limits[key] as number)}` : ''}`;
   const tiers = s.sources.reduce<Record<string, number>>((acc, x) => (x.tier ? { ...acc, [x.tier]: (acc[x.tier] ?? 0) + 1 } : acc), {});
   return [
     `supervisor: ${mind.phase}, critic revisions ${mind.reflexion_revisions}, review rounds ${mind.review_rounds}`,
     `gates: ${passed} passed, ${failed.length} failed${failed.length ? ` (last: ${failed[failed.length - 1].phase}: ${failed[failed.length - 1].failures.join('; ')})` : ''}`,
-    `budget used: tokens ${limit(tokens, 'tokens')}, cost ${limit(u.cost_usd ?? 0, 'cost_usd', usd)}, searches ${limit(u.search_calls, 'searches')}, fetches ${limit(u.fetch_calls, 'fetches')}`,
+    `budget used: tokens ${of('tokens')}, cost ${of('cost_usd', usd)}, searches ${of('searches')}, fetches ${of('fetches')}`,
     ...(Object.keys(tiers).length ? [`source tiers: ${Object.entries(tiers).map(([t, n]) => `${t} ${n}`).join(', ')}`] : []),
     ...(mind.contradictions.length ? [`contradictions: ${mind.contradictions.map((c) => c.description).join(' | ')}`] : []),
     'decisions:',

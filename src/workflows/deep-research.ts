@@ -70,6 +70,8 @@ async function researchWithinDeadline(s: ResearchSession): Promise<void> {
   const st = s.state;
   if (st.status !== 'running') {
     st.deadline_ms = Date.now() + s.settings.timeout_seconds * 1000;
+    // The wall-time budget counts research, not the wait for approval.
+    if (st.mind) st.mind.started_ms = Date.now();
     s.setStatus('running', 'searching');
     await persistSession(s);
   }
@@ -97,7 +99,6 @@ async function researchWithinDeadline(s: ResearchSession): Promise<void> {
   try {
     await research.run(async () => {
       if (s.state.supervised) {
-        s.mind().started_ms ??= Date.now();
         await runSupervisedResearch(s);
         await verifyReport(s);
         await reviewFinalReport(s);

@@ -172,7 +172,8 @@ export class ResearchSession {
     this.info(`budget topped up: ${Object.entries(amounts).filter(([, v]) => v !== undefined).map(([k, v]) => `${k} +${v}`).join(', ')}`);
   }
 
-  decide(decision: Omit<AgentDecision, 'timestamp'>): void {
+  /** Records a decision at workflow time (any timestamp the decision carries is replaced). */
+  decide(decision: Omit<AgentDecision, 'timestamp'> & { timestamp?: string }): void {
     const log = this.mind().agent_decisions;
     log.push({ ...decision, timestamp: new Date().toISOString() });
     if (log.length > MAX_DECISIONS_IN_STATE) log.splice(0, log.length - MAX_DECISIONS_IN_STATE);

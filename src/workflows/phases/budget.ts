@@ -3,26 +3,11 @@
 // persisted and queryable) until a topUp raises it or a cancel ends it.
 import { condition } from '@temporalio/workflow';
 import type { ResearchSession } from '../session';
+import { budgetLimits, budgetUsed } from '../../research/budget';
 import type { BudgetLimits } from '../types';
 import { persistSession } from './persist';
 
 export type MeteredCall = 'search' | 'fetch' | 'model';
-
-export function budgetUsed(s: ResearchSession): Required<BudgetLimits> {
-  const u = s.state.usage;
-  const tokens = Object.values(u.tokens_by_role).reduce((sum, r) => sum + r.input_tokens + r.output_tokens, 0);
-  const started = s.state.mind?.started_ms ?? Date.now();
-  return { tokens, cost_usd: u.cost_usd ?? 0, searches: u.search_calls, fetches: u.fetch_calls, wall_seconds: Math.floor((Date.now() - started) / 1000) };
-}
-
-export function budgetLimits(s: ResearchSession): BudgetLimits {
-  const limits: BudgetLimits = { ...(s.settings.budget ?? {}) };
-  const topups = s.state.mind?.budget_topups ?? {};
-  for (const key of Object.keys(topups) as (keyof BudgetLimits)[]) {
-    if (limits[key] !== undefined) limits[key] = (limits[key] as number) + (topups[key] as number);
-  }
-  return limits;
-}
 
 const RELEVANT: Record<MeteredCall, (keyof BudgetLimits)[]> = {
   search: ['searches', 'tokens', 'cost_usd', 'wall_seconds'],
@@ -32,8 +17,8 @@ const RELEVANT: Record<MeteredCall, (keyof BudgetLimits)[]> = {
 
 /** The budget this call would overrun, if any. Searches and fetches are counted before they start. */
 export function exhaustedBudget(s: ResearchSession, call: MeteredCall): keyof BudgetLimits | undefined {
-  const limits = budgetLimits(s);
-  const used = budgetUsed(s);
+  const limits = budgetLimits(s.settings, s.state.mind?.budget_topups);
+  const used = budgetUsed(s.state, Date.now());
   return RELEVANT[call].find((key) => limits[key] !== undefined && used[key] >= (limits[key] as number));
 }
 
@@ -60,7 +45,7 @@ async function waitForTopUp(s: ResearchSession, spent: keyof BudgetLimits): Prom
   const version = s.budgetVersion;
   const waitStarted = Date.now();
   s.setStatus('awaiting_budget');
-  s.warn(`budget "${spent}" is spent (${budgetUsed(s)[spent]} of ${budgetLimits(s)[spent]}): waiting for topUp or cancel`);
+  s.warn(`budget "${spent}" is spent (${budgetUsed(s.state, Date.now())[spent]} of ${budgetLimits(s.settings, s.state.mind?.budget_topups)[spent]}): waiting for topUp or cancel`);
   await persistSession(s);
   await condition(() => s.budgetVersion !== version);
   if (s.state.deadline_ms !== undefined) s.state.deadline_ms += Date.now() - waitStarted;

@@ -4,7 +4,8 @@
 // gate, a supervisor reflection and a recorded decision. All progress lives in state (phase,
 // markers on sources and findings), so a continued run resumes here.
 import { isCancellation } from '@temporalio/workflow';
-import { decideIteration, gatheringGate, analysisGate, synthesisGate, type GateResult } from '../../research/gates';
+import { decisionFromIteration } from '../../research/decisions';
+import { decideIteration, gatheringGate, analysisGate, synthesisGate } from '../../research/gates';
 import { classifySource } from '../../research/vetting';
 import { model } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
@@ -201,7 +202,7 @@ async function refine(s: ResearchSession): Promise<MindPhase> {
   const decision = sourcesFull && open.length
     ? { action: 'complete' as const, rationale: `${open.length} gaps open, but the source budget (${s.settings.max_sources}) is used` }
     : decideIteration(st.gaps, st.iteration, s.settings.max_iterations, budgetSpent);
-  s.decide({ agent: 'supervisor', action: decision.action, rationale: decision.rationale, inputs: { open_gaps: open.length, iteration: st.iteration }, outputs: {} });
+  s.decide(decisionFromIteration(decision, { iteration: st.iteration, maxIterations: s.settings.max_iterations, openGaps: open.length, budgetExhausted: budgetSpent }, ''));
   if (decision.action === 'complete') {
     await pauseForGuidance(s, 'refinement');
     return 'COMPLETED';
@@ -269,4 +270,3 @@ async function refinedQueries(s: ResearchSession, problem: string | undefined, s
   return fresh(open.sort((a, b) => a.priority - b.priority).flatMap((g) => g.suggested_queries));
 }
 
-export type { GateResult };

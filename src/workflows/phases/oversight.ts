@@ -2,6 +2,7 @@
 // to retry a failed phase once), and with pause_for_guidance the session waits for a human.
 // No search or fetch ability here: planning uses this module before approval.
 import { condition } from '@temporalio/workflow';
+import { decisionFromGate } from '../../research/decisions';
 import type { GateResult } from '../../research/gates';
 import { model } from '../activities';
 import type { ResearchSession } from '../session';
@@ -16,13 +17,8 @@ export async function afterPhase(s: ResearchSession, phase: string, gate: GateRe
   const iteration = s.state.iteration;
   mind.gates.push({ phase, iteration, passed: gate.passed, failures: gate.failures });
   if (mind.gates.length > 100) mind.gates.splice(0, mind.gates.length - 100);
-  s.decide({
-    agent: 'supervisor',
-    action: gate.passed ? `${phase}_gate_passed` : `${phase}_gate_failed`,
-    rationale: gate.passed ? `${phase} meets its quality gate` : gate.failures.join('; '),
-    inputs: { phase, iteration, ...summary },
-    outputs: { metrics: gate.metrics },
-  });
+  const decision = decisionFromGate(gate, '', 'supervisor');
+  s.decide({ ...decision, inputs: { ...decision.inputs, iteration, ...summary } });
   let retry: string | undefined;
   if (s.settings.reflections !== false) {
     const out = await withModelFallback(s, 'supervisor', (choice) =>

@@ -2,7 +2,6 @@
 // feedback. Feedback becomes a gap and runs another supervised pass (bounded), then asks again.
 import { condition } from '@temporalio/workflow';
 import type { ResearchSession } from '../session';
-import type { ResearchPlan } from '../types';
 import { verifyReport } from './finish';
 import { runSupervisedResearch } from './mind';
 import { persistSession } from './persist';
@@ -34,8 +33,7 @@ export async function reviewFinalReport(s: ResearchSession): Promise<void> {
       continue;
     }
     mind.review_rounds += 1;
-    const topic = (s.state.plan as ResearchPlan).research_brief ? s.state.initial_query : s.state.initial_query;
-    s.state.gaps.push({ description: `Reviewer: ${feedback}`, suggested_queries: [`${topic} ${feedback}`.slice(0, 300)], priority: 1, addressed: false, iteration: s.state.iteration });
+    s.state.gaps.push({ description: `Reviewer: ${feedback}`, suggested_queries: [`${s.state.initial_query} ${feedback}`.slice(0, 300)], priority: 1, addressed: false, iteration: s.state.iteration });
     s.decide({ agent: 'supervisor', action: 'review_feedback', rationale: feedback, inputs: { round: mind.review_rounds }, outputs: {} });
     s.setStatus('running', 'searching');
     // One more round on the reviewer's gap, whatever iterations were used before.
