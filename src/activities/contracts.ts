@@ -169,6 +169,7 @@ export interface UpdateReportOutput {
 }
 
 export interface FetchedSourceRef extends SourceRef {
+  final_url?: string;
   retrieved_at?: string;
   file_id?: string;
   tier?: string;
@@ -183,11 +184,24 @@ export interface VerifyCitationsInput {
   open_gap_list?: string[];
   confidence?: Record<string, number>;
   contradictions?: string[];
+  /** Relevance of each scored source to its sub-question (0..1). */
+  relevance?: Record<string, number>;
+  /** Sources not read because they scored below min_relevance. */
+  skipped_sources?: { id: string; title: string; url: string; score: number }[];
+  min_relevance?: number;
+  /** Repeated claims merged while the report was patched. */
+  merged_claims?: number;
+  /** The queries searched, named in sections that found nothing. */
+  searched_queries?: string[];
 }
 export interface VerifyCitationsOutput {
   report_markdown: string;
   removed_citations: string[];
   cited_sources: string[];
+  /** Every citation found, whatever its shape; absent in results recorded before it was counted. */
+  citations_found?: number;
+  /** Each removed citation with the claim it was attached to and why. */
+  removed_details?: { citation: string; claim: string; reason: string }[];
 }
 
 export interface PersistSessionInput {

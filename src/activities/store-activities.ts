@@ -12,8 +12,19 @@ export function createStoreActivities(sessions: () => SessionStore) {
         openGapList: input.open_gap_list,
         confidence: input.confidence,
         contradictions: input.contradictions,
+        relevance: input.relevance,
+        skippedSources: input.skipped_sources,
+        minRelevance: input.min_relevance,
+        mergedClaims: input.merged_claims,
+        searchedQueries: input.searched_queries,
       });
-      return { report_markdown: result.markdown, removed_citations: result.removed, cited_sources: result.cited };
+      return {
+        report_markdown: result.markdown,
+        removed_citations: result.removed,
+        cited_sources: result.cited,
+        citations_found: result.citations_found,
+        removed_details: result.removed_citations,
+      };
     },
 
     /** Idempotent: replaces the snapshot by research_id and upserts events by seq. */

@@ -1,7 +1,9 @@
 // The living report: a markdown document whose `##` sections follow the agreed outline. Patches
 // append to sections; the result is always well-formed markdown within the size budget.
 
-const PLACEHOLDER = '_Research in progress._';
+import { resolveCitations, type RemovedCitation } from './citations';
+import { finishSections, PLACEHOLDER } from './sections';
+
 const GENERATED_SECTIONS = ['Sources', 'Notes'];
 
 interface Section {
@@ -114,6 +116,25 @@ export interface VerifiedReport {
   markdown: string;
   removed: string[];
   cited: string[];
+  /** Every citation found in the text, whatever its shape. */
+  citations_found: number;
+  /** Citations removed (unknown ids, links to pages never fetched), each with its claim. */
+  removed_citations: RemovedCitation[];
+}
+
+export interface ReportExtras {
+  contentFidelity?: number;
+  openGaps?: number;
+  openGapList?: string[];
+  confidence?: Record<string, number>;
+  contradictions?: string[];
+  /** Relevance score of each source to its sub-question. */
+  relevance?: Record<string, number>;
+  skippedSources?: { id: string; title: string; url: string; score: number }[];
+  minRelevance?: number;
+  mergedClaims?: number;
+  /** The queries searched, for sections that found nothing. */
+  searchedQueries?: string[];
 }
 
 const CITATION_GROUP = /\[((?:S\d+)(?:\s*[,;]\s*S\d+)*)\]/g;
@@ -126,12 +147,25 @@ export function verifyReportCitations(
   markdown: string,
   fetched: CitableSource[],
   failedSources: number,
-  extra: { contentFidelity?: number; openGaps?: number; openGapList?: string[]; confidence?: Record<string, number>; contradictions?: string[] } = {},
+  extra: ReportExtras = {},
 ): VerifiedReport {
   const known = new Map(fetched.map((s) => [s.id, s]));
   const report = parseReport(markdown);
   report.sections = report.sections.filter((s) => !isGenerated(s.title));
-  const removed = new Set<string>();
+  let found = 0;
+  let resolvedCount = 0;
+  const removedCitations: RemovedCitation[] = [];
+  const resolve = (text: string) => {
+    const r = resolveCitations(text, fetched);
+    found += r.found;
+    resolvedCount += r.resolved;
+    removedCitations.push(...r.removed);
+    return r.markdown;
+  };
+  report.head = resolve(report.head);
+  for (const s of report.sections) s.body = resolve(s.body);
+  report.sections = finishSections(report.sections, extra);
+  const removed = new Set<string>(removedCitations.flatMap((r) => r.ids ?? []));
   const cited = new Set<string>();
   const fix = (text: string) =>
     text
@@ -152,12 +186,24 @@ export function verifyReportCitations(
       ? citedSources
           .map((s) => {
             const details = [s.tier, s.retrieved_at && `fetched ${s.retrieved_at}`, s.file_id && `snapshot ${s.file_id}`].filter(Boolean);
+            const relevance = extra.relevance?.[s.id];
+            if (relevance !== undefined) details.push(`relevance ${relevance.toFixed(2)}`);
             return `- [${s.id}] ${escapeInline(s.title || s.url)} — <${s.url}>${details.length ? ` (${details.join(', ')})` : ''}`;
           })
           .join('\n')
       : '_No source is cited._',
   });
   const notes: string[] = [];
+  notes.push(citationSummary(found, resolvedCount, removedCitations));
+  if (extra.skippedSources?.length) {
+    notes.push(
+      `- ${extra.skippedSources.length} source(s) were not read: off-topic for their sub-question (relevance below ${extra.minRelevance ?? 'the threshold'}):\n${extra.skippedSources
+        .slice(0, 20)
+        .map((x) => `  - ${x.id} ${escapeInline(x.title || x.url)} — <${x.url}> (relevance ${x.score.toFixed(2)})`)
+        .join('\n')}`,
+    );
+  }
+  if (extra.mergedClaims) notes.push(`- ${extra.mergedClaims} repeated claim(s) were merged into one (their citations combined).`);
   if (removed.size) {
     notes.push(`> **Warning:** removed citations of sources that were never fetched: ${[...removed].sort((a, b) => idNumber(a) - idNumber(b)).join(', ')}.`);
   }
@@ -178,7 +224,22 @@ export function verifyReportCitations(
     notes.push(`- ${extra.openGaps} open question(s) remain; see the findings' gaps in the session state.`);
   }
   if (notes.length) report.sections.push({ title: 'Notes', body: notes.join('\n') });
-  return { markdown: renderReport(report), removed: [...removed], cited: citedSources.map((s) => s.id) };
+  return {
+    markdown: renderReport(report),
+    removed: [...removed],
+    cited: citedSources.map((s) => s.id),
+    citations_found: found,
+    removed_citations: removedCitations,
+  };
+}
+
+function citationSummary(found: number, resolved: number, removed: RemovedCitation[]): string {
+  const head = `- Citations: ${found} found in the text; ${resolved} resolved to fetched sources${removed.length ? `; ${removed.length} removed` : ''}.`;
+  const list = removed
+    .slice(0, 30)
+    .map((r) => `  - Removed ${escapeInline(r.citation)} (${escapeInline(r.reason)})${r.claim ? `: “${escapeInline(r.claim)}”` : ''}`);
+  if (removed.length > 30) list.push(`  - …and ${removed.length - 30} more.`);
+  return [head, ...list].join('\n');
 }
 
 /** Every citation id in a report, in order of first appearance. */

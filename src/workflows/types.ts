@@ -75,6 +75,8 @@ export interface ResearchSettings {
   /** Extra domains per credibility tier (source vetting). */
   vetting_lists?: Partial<Record<'government' | 'academic' | 'preprint' | 'organization' | 'news' | 'unverified', string[]>>;
   max_source_chars_for_analysis: number;
+  /** Pages scoring below this against their sub-question are not analysed (absent in older sessions: 0.2). */
+  min_relevance?: number;
   max_events_in_state: number;
   /** Continue-as-new once history reaches this many events (0: only when Temporal suggests it). */
   continue_as_new_after_events: number;
@@ -135,6 +137,10 @@ export interface Source {
   quality?: 'low' | 'medium' | 'high';
   /** Academic providers: who wrote it, when, its DOI and an open PDF. */
   paper?: { authors?: string[]; year?: number; doi?: string; pdf_url?: string };
+  /** BM25 relevance of its parsed text to its sub-question, 0..1 (scored before analysis). */
+  relevance?: number;
+  /** Not sent to the analyzer: relevance below settings.min_relevance. */
+  skipped_off_topic?: boolean;
 }
 
 export type ArtifactKind = 'html' | 'pdf' | 'docx' | 'text';
@@ -278,6 +284,12 @@ export interface ResearchState {
   gaps: Gap[];
   report_markdown: string;
   citation_warnings: string[];
+  /** Citations the final check removed (unknown ids, links to pages never fetched), with their claims. */
+  citation_removals?: { citation: string; claim: string; reason: string }[];
+  /** Every citation the final check found, whatever its shape. */
+  citations_found?: number;
+  /** Repeated claims merged while patching the report, and repeated findings held back from the writer. */
+  merged_claims?: { sentence: string; merged_into: string }[];
   events: ResearchEvent[];
   /** Highest event seq already written to the session store. */
   persisted_seq: number;

@@ -11,7 +11,18 @@ export async function verifyReport(s: ResearchSession): Promise<void> {
   s.setStatus('verifying', 'verifying');
   const fetched = st.sources
     .filter((src) => src.status === 'fetched')
-    .map((src) => ({ id: src.id, title: src.title, url: src.url, retrieved_at: src.retrieved_at, file_id: src.file_id, ...(src.tier ? { tier: src.tier } : {}) }));
+    .filter((src) => !src.skipped_off_topic)
+    .map((src) => ({
+      id: src.id,
+      title: src.title,
+      url: src.url,
+      ...(src.final_url ? { final_url: src.final_url } : {}),
+      retrieved_at: src.retrieved_at,
+      file_id: src.file_id,
+      ...(src.tier ? { tier: src.tier } : {}),
+    }));
+  const skipped = st.sources.filter((src) => src.skipped_off_topic);
+  const scored = st.sources.filter((src) => src.relevance !== undefined);
   const open = st.gaps.filter((g) => !g.addressed);
   const confidence: Record<string, number> = {};
   for (const f of st.findings) confidence[f.confidence] = (confidence[f.confidence] ?? 0) + 1;
@@ -25,13 +36,20 @@ export async function verifyReport(s: ResearchSession): Promise<void> {
         failed_sources: st.sources.filter((x) => x.status === 'failed').length,
         content_fidelity: st.content_allocation_metadata?.overall_fidelity,
         open_gaps: open.length,
+        searched_queries: st.searched_queries,
+        ...(scored.length ? { relevance: Object.fromEntries(scored.map((x) => [x.id, x.relevance as number])), min_relevance: s.settings.min_relevance } : {}),
+        ...(skipped.length ? { skipped_sources: skipped.map((x) => ({ id: x.id, title: x.title, url: x.url, score: x.relevance ?? 0 })) } : {}),
+        ...(st.merged_claims?.length ? { merged_claims: st.merged_claims.length } : {}),
         ...(st.mind ? { open_gap_list: open.map((g) => g.description), confidence, contradictions: st.mind.contradictions.map((c) => `${c.description} (${c.finding_ids.join(', ')})`) } : {}),
       }),
     (r) => ({ removed_citations: r.removed_citations, cited_sources: r.cited_sources.length }),
   );
   st.report_markdown = out.report_markdown;
   st.citation_warnings = out.removed_citations;
-  if (out.removed_citations.length > 0) {
+  if (out.removed_details) st.citation_removals = out.removed_details;
+  if (out.citations_found !== undefined) st.citations_found = out.citations_found;
+  for (const r of out.removed_details ?? []) s.warn(`removed citation ${r.citation} (${r.reason})${r.claim ? `: "${r.claim}"` : ''}`);
+  if (out.removed_citations.length > 0 && !out.removed_details) {
     s.warn(`removed ${out.removed_citations.length} citations that point at no fetched source: ${out.removed_citations.join(', ')}`);
   }
   if (st.supervised && (s.settings.check_links !== false || s.settings.check_claims !== false)) await checkClaimsAndLinks(s);

@@ -1,0 +1,179 @@
+// Citations in every shape models write them — [S3], [3], [S3, S5], [S3][S5], [src-3], (Source 3),
+// [^3] footnotes, markdown links, <autolinks> and bare URLs — resolved to a fetched source and
+// rewritten as [S<n>], or removed and reported with the claim they were attached to.
+import { normalizeUrl } from '../workflows/url';
+
+export interface ResolvableSource {
+  id: string;
+  url: string;
+  final_url?: string;
+}
+
+export interface RemovedCitation {
+  /** The citation as the model wrote it. */
+  citation: string;
+  /** The sentence it was attached to, as plain text (at most 200 characters). */
+  claim: string;
+  reason: string;
+  /** The unknown source ids it named, as S<n> (absent for links). */
+  ids?: string[];
+}
+
+export interface CitationResolution {
+  markdown: string;
+  /** Every citation found, whatever its shape (a group like [S3, S5] counts each id). */
+  found: number;
+  /** Of those, how many point at a fetched source and were kept as [S<n>]. */
+  resolved: number;
+  removed: RemovedCitation[];
+}
+
+const ID_TOKEN = String.raw`(?:S|src[-_ ]?|sources?\s*|ref\.?\s*)?\d{1,4}`;
+const ID_LIST = String.raw`${ID_TOKEN}(?:\s*(?:,|;|and|&)\s*${ID_TOKEN})*`;
+/** [S3], [3], [S3, S5], [src-3], [Source 3], [S3; S5]; not a markdown link's text. */
+const BRACKET_GROUP = new RegExp(String.raw`\[(${ID_LIST})\](?!\()`, 'gi');
+/** (Source 3), (Sources 3, 5), (S3), (src-3): a prefix is required, so "(2019)" is left alone. */
+const PAREN_GROUP = new RegExp(String.raw`\(((?:S|src[-_ ]?|sources?\s*)\d{1,4}(?:\s*(?:,|;|and|&)\s*${ID_TOKEN})*)\)`, 'gi');
+const FOOTNOTE_REF = /\[\^([^\]\s]+)\](?!:)/g;
+const FOOTNOTE_DEF = /^\s{0,3}\[\^([^\]\s]+)\]:\s*(.*)$/gm;
+const MARKDOWN_LINK = /(!?)\[([^\]\n]*)\]\((<?)(https?:\/\/[^\s)>]+)(>?)(?:\s+"[^"]*")?\)/g;
+const AUTOLINK = /<(https?:\/\/[^\s>]+)>/g;
+const BARE_URL = /(?<![(<\w/])https?:\/\/[^\s<>()[\]]*[^\s<>()[\].,;:!?"'”’]/g;
+const PLACEHOLDER_PREFIX = '\u0000C';
+
+/** Resolves every citation in the report body; code blocks are left untouched. */
+export function resolveCitations(markdown: string, sources: ResolvableSource[]): CitationResolution {
+  const resolver = new Resolver(sources);
+  const parts = markdown.split(/(^\s*(?:```|~~~)[\s\S]*?^\s*(?:```|~~~)[^\n]*$)/m);
+  const out = parts.map((part, i) => (i % 2 === 1 ? part : resolver.rewrite(part)));
+  return { markdown: out.join(''), found: resolver.found, resolved: resolver.resolved, removed: resolver.removed };
+}
+
+class Resolver {
+  found = 0;
+  resolved = 0;
+  readonly removed: RemovedCitation[] = [];
+  private readonly ids = new Set<string>();
+  private readonly byUrl = new Map<string, string>();
+
+  constructor(sources: ResolvableSource[]) {
+    for (const s of sources) {
+      this.ids.add(s.id);
+      for (const url of [s.url, s.final_url]) if (url) this.byUrl.set(urlKey(url), s.id);
+    }
+  }
+
+  rewrite(text: string): string {
+    // Citations become placeholders first, so one shape's rewrite is never read as another shape.
+    const resolvedIds: string[][] = [];
+    const removals: { at: string; citation: string; reason: string; ids?: string[] }[] = [];
+    const keep = (ids: string[]) => `${PLACEHOLDER_PREFIX}${resolvedIds.push(ids) - 1}\u0000`;
+    const drop = (citation: string, reason: string, ids?: string[]) => {
+      const marker = `\u0000R${removals.length}\u0000`;
+      removals.push({ at: marker, citation, reason, ...(ids ? { ids } : {}) });
+      return marker;
+    };
+
+    const footnotes = new Map<string, string>();
+    let body = text.replace(FOOTNOTE_DEF, (_m, label: string, definition: string) => {
+      footnotes.set(label, definition.trim());
+      return '';
+    });
+    body = body.replace(FOOTNOTE_REF, (m, label: string) => {
+      this.found++;
+      const definition = footnotes.get(label) ?? '';
+      const url = /https?:\/\/[^\s)>\]]+/.exec(definition)?.[0];
+      const id = url ? this.byUrl.get(urlKey(url)) : this.idFor(/(\d{1,4})/.exec(/^\D*\d/.test(definition) ? definition : label)?.[1]);
+      if (id) return this.keep(keep, [id]);
+      return drop(m, url ? `links to ${url}, which was never fetched` : `footnote ${label} names no fetched source`);
+    });
+    body = body.replace(MARKDOWN_LINK, (m, bang: string, label: string, _lt: string, url: string) => {
+      if (bang) return m;
+      this.found++;
+      const id = this.byUrl.get(urlKey(url));
+      const text = label.trim();
+      if (id) return `${text}${text ? ' ' : ''}${this.keep(keep, [id])}`;
+      return `${text}${text ? ' ' : ''}${drop(`[${label}](${url})`, `links to ${url}, which was never fetched`)}`;
+    });
+    body = body.replace(AUTOLINK, (m, url: string) => this.url(url, m, keep, drop));
+    body = body.replace(BARE_URL, (url: string) => this.url(url, url, keep, drop));
+    const group = (m: string, list: string) => {
+      const tokens = list.split(/\s*(?:,|;|\band\b|&)\s*/i).filter(Boolean);
+      const kept: string[] = [];
+      const unknown: string[] = [];
+      for (const token of tokens) {
+        this.found++;
+        const id = this.idFor(/(\d+)/.exec(token)?.[1]);
+        if (id) kept.push(id);
+        else unknown.push(token.trim());
+      }
+      const unknownIds = unknown.map((t) => `S${Number(/(\d+)/.exec(t)?.[1])}`);
+      const dropped = unknown.length
+        ? drop(unknown.length === tokens.length ? m : `[${unknown.join(', ')}]`, `no fetched source ${unknownIds.join(', ')}`, unknownIds)
+        : '';
+      return `${kept.length ? this.keep(keep, kept) : ''}${dropped}`;
+    };
+    body = body.replace(BRACKET_GROUP, group).replace(PAREN_GROUP, group);
+
+    // Adjacent kept citations ([S3][S5]) become one group; each id once.
+    body = body.replace(new RegExp(String.raw`(?:${PLACEHOLDER_PREFIX}\d+\u0000\s*)+`, 'g'), (run) => {
+      const trailing = /\s*$/.exec(run)?.[0] ?? '';
+      const ids = [...run.matchAll(/\u0000C(\d+)\u0000/g)].flatMap((m) => resolvedIds[Number(m[1])]);
+      return `[${[...new Set(ids)].sort(byNumber).join(', ')}]${trailing}`;
+    });
+    for (const r of removals) {
+      const at = body.indexOf(r.at);
+      this.removed.push({ citation: r.citation, claim: claimAround(body, at), reason: r.reason, ...(r.ids ? { ids: r.ids } : {}) });
+    }
+    return body
+      .replace(/\u0000R\d+\u0000/g, '')
+      .replace(/[ \t]+([.,;:!?])/g, '$1')
+      .replace(/[ \t]{2,}/g, ' ')
+      .replace(/[ \t]+$/gm, '');
+  }
+
+  private keep(keep: (ids: string[]) => string, ids: string[]): string {
+    this.resolved += ids.length;
+    return keep(ids);
+  }
+
+  private url(url: string, original: string, keep: (ids: string[]) => string, drop: (c: string, r: string) => string): string {
+    this.found++;
+    const id = this.byUrl.get(urlKey(url));
+    if (id) return ` ${this.keep(keep, [id])}`;
+    return drop(original, `links to ${url}, which was never fetched`);
+  }
+
+  private idFor(n: string | undefined): string | undefined {
+    if (!n) return undefined;
+    const id = `S${Number(n)}`;
+    return this.ids.has(id) ? id : undefined;
+  }
+}
+
+function urlKey(url: string): string {
+  return normalizeUrl(url).replace(/^https?:\/\/(www\.)?/i, '');
+}
+
+function byNumber(a: string, b: string): number {
+  return Number(a.slice(1)) - Number(b.slice(1));
+}
+
+/** The sentence around a position, without markup or citation placeholders. */
+function claimAround(text: string, at: number): string {
+  if (at < 0) return '';
+  const before = text.slice(0, at);
+  const start = Math.max(before.lastIndexOf('\n'), ...[...before.matchAll(/[.!?]\s+(?=\S)/g)].map((m) => (m.index ?? 0) + m[0].length - 1)) + 1;
+  const after = text.slice(at);
+  const endMatch = /\n|[.!?](?=\s|$)/.exec(after);
+  const end = endMatch ? at + (endMatch.index ?? 0) + 1 : text.length;
+  const plain = text
+    .slice(start, end)
+    .replace(/\u0000[CR]\d+\u0000/g, '')
+    .replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '')
+    .replace(/[*_`]+/g, '')
+    .replace(/\s+/g, ' ')
+    .replace(/\s+([.,;:!?])/g, '$1')
+    .trim();
+  return plain.length > 200 ? `${plain.slice(0, 199)}…` : plain;
+}

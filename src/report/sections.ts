@@ -1,0 +1,37 @@
+// A finished report has no placeholder: a section the research found nothing for says what was
+// looked for and not found, with the queries that were tried.
+import { terms } from '../verify/passages';
+
+export const PLACEHOLDER = '_Research in progress._';
+
+interface Section {
+  title: string;
+  body: string;
+}
+
+const MAX_QUERIES_LISTED = 6;
+
+/** Outline sections left empty become stated gaps; generated sections are passed through. */
+export function finishSections(sections: Section[], extra: { searchedQueries?: string[] }): Section[] {
+  return sections.map((section) => {
+    const body = section.body.split(PLACEHOLDER).join('').trim();
+    if (hasContent(body)) return { ...section, body };
+    return { ...section, body: gapStatement(section.title, extra.searchedQueries ?? []) };
+  });
+}
+
+export function isPlaceholderOnly(body: string): boolean {
+  return !hasContent(body.split(PLACEHOLDER).join(''));
+}
+
+function hasContent(body: string): boolean {
+  return /[\p{L}\p{N}]/u.test(body);
+}
+
+function gapStatement(title: string, queries: string[]): string {
+  const wanted = new Set(terms(title));
+  const related = queries.filter((q) => terms(q).some((t) => wanted.has(t)));
+  const listed = (related.length ? related : queries).slice(0, MAX_QUERIES_LISTED);
+  const tried = listed.length ? ` Queries tried: ${listed.map((q) => `“${q.replace(/[\r\n]+/g, ' ')}”`).join('; ')}.` : '';
+  return `**Gap:** the research looked for material on “${title}” and found nothing it could cite.${tried}`;
+}

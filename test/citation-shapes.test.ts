@@ -1,0 +1,88 @@
+// Citations in every shape a model writes: each resolves to a fetched source as [S<n>] or is
+// removed and listed with its claim; the summary counts every citation found.
+import { describe, expect, it } from 'vitest';
+import { resolveCitations } from '../src/report/citations';
+import { verifyReportCitations } from '../src/report/markdown';
+import { citedSentences } from '../src/verify/claims';
+
+const fetched = [
+  { id: 'S1', title: 'Air one', url: 'https://air.example/one' },
+  { id: 'S3', title: 'Air three', url: 'https://air.example/three', final_url: 'https://www.air.example/three/' },
+  { id: 'S5', title: 'Air five', url: 'https://air.example/five' },
+];
+
+describe('citation shapes', () => {
+  it.each([
+    ['PM2.5 rose in winter [S3].', 'PM2.5 rose in winter [S3].'],
+    ['PM2.5 rose in winter [3].', 'PM2.5 rose in winter [S3].'],
+    ['PM2.5 rose in winter [S3, S5].', 'PM2.5 rose in winter [S3, S5].'],
+    ['PM2.5 rose in winter [S3][S5].', 'PM2.5 rose in winter [S3, S5].'],
+    ['PM2.5 rose in winter [src-3].', 'PM2.5 rose in winter [S3].'],
+    ['PM2.5 rose in winter (Source 3).', 'PM2.5 rose in winter [S3].'],
+    ['PM2.5 rose in winter [^1].\n\n[^1]: https://air.example/five', 'PM2.5 rose in winter [S5].'],
+    ['PM2.5 rose in [winter](https://www.air.example/three).', 'PM2.5 rose in winter [S3].'],
+    ['PM2.5 rose in winter, see https://air.example/one.', 'PM2.5 rose in winter, see [S1].'],
+    ['PM2.5 rose in winter <https://air.example/five>.', 'PM2.5 rose in winter [S5].'],
+  ])('%s resolves to a fetched source', (input, expected) => {
+    const r = resolveCitations(input, fetched);
+    expect(r.markdown.trim()).toBe(expected);
+    expect(r.removed).toEqual([]);
+    expect(r.found).toBe(r.resolved);
+  });
+
+  it.each([
+    ['Stubble burning adds a third of the load [S9].', '[S9]'],
+    ['Stubble burning adds a third of the load [9].', '[9]'],
+    ['Stubble burning adds a third of the load [src-999].', '[src-999]'],
+    ['Stubble burning adds a third of the load (Source 12).', '(Source 12)'],
+    ['Stubble burning adds a third of the load [^2].\n\n[^2]: https://never.example/x', '[^2]'],
+    ['Stubble burning adds a [third of the load](https://never.example/x).', '[third of the load](https://never.example/x)'],
+    ['Stubble burning adds a third of the load https://never.example/y.', 'https://never.example/y'],
+  ])('%s is removed with its claim', (input, citation) => {
+    const r = resolveCitations(input, fetched);
+    expect(r.removed).toHaveLength(1);
+    expect(r.removed[0].citation).toBe(citation);
+    expect(r.removed[0].claim).toMatch(/^Stubble burning adds a third of the load\.?$/);
+    expect(r.markdown).not.toMatch(/never\.example|\[\^|src-|Source 12|\[S?9\]/);
+    expect(r.found).toBe(1);
+    expect(r.resolved).toBe(0);
+  });
+
+  it('keeps the known ids of a mixed group and removes the rest', () => {
+    const r = resolveCitations('Winter inversions trap smoke [S1, S9, src-3].', fetched);
+    expect(r.markdown).toBe('Winter inversions trap smoke [S1, S3].');
+    expect(r.found).toBe(3);
+    expect(r.removed.map((x) => x.ids)).toEqual([['S9']]);
+  });
+
+  it('leaves years, code and ordinary parentheses alone', () => {
+    const md = 'The 2019 plan (2019) cut emissions [S1].\n\n```\nconst a = x[3];\n```\n';
+    const r = resolveCitations(md, fetched);
+    expect(r.markdown).toBe(md);
+    expect(r.found).toBe(1);
+  });
+
+  it('the finished report counts every citation, lists removed ones with their claims and keeps no foreign link', () => {
+    const md = [
+      '# Delhi air',
+      '',
+      '## Causes',
+      '',
+      'Stubble burning peaks in November [src-999]. Vehicle exhaust matters all year [3]. Dust storms add coarse particles [Games](https://games.example/review).',
+      '',
+      '## Policy',
+      '',
+      '_Research in progress._',
+    ].join('\n');
+    const v = verifyReportCitations(md, fetched, 0, { searchedQueries: ['delhi air policy odd-even', 'delhi stubble burning'] });
+    expect(v.citations_found).toBe(3);
+    expect(v.removed_citations.map((r) => r.citation)).toEqual(['[Games](https://games.example/review)', '[src-999]']);
+    expect(v.markdown).toContain('- Citations: 3 found in the text; 1 resolved to fetched sources; 2 removed.');
+    expect(v.markdown).toContain('Removed \\[src-999\\] (no fetched source S999): “Stubble burning peaks in November.”');
+    expect(v.markdown.split('## Sources')[0]).not.toContain('games.example');
+    expect(v.markdown).not.toContain('_Research in progress._');
+    expect(v.markdown).toMatch(/## Policy\n\n\*\*Gap:\*\* the research looked for material on “Policy” and found nothing it could cite\. Queries tried: “delhi air policy odd-even”\./);
+    // The claim check sees the normalised citation.
+    expect(citedSentences(v.markdown).map((s) => s.source_ids)).toEqual([['S3']]);
+  });
+});
