@@ -160,12 +160,16 @@ export interface UpdateReportInput extends ModelChoice {
   findings: Finding[];
   sources: SourceRef[];
   max_update_chars: number;
+  /** The asker's language (plan's research context), for the writer. */
+  language?: string;
 }
 export interface UpdateReportOutput {
   new_report_markdown: string;
   sections_patched: string[];
   added_chars: number;
   usage: ModelUsage;
+  /** Repeated findings and sentences merged into the claim they repeat (absent in older results). */
+  merged?: { sentence: string; merged_into: string }[];
 }
 
 export interface FetchedSourceRef extends SourceRef {

@@ -5,6 +5,7 @@ import { countTokens } from '../budget/tokens';
 import { analyzerPrompt, ANALYZER_SYSTEM } from '../prompts/analyzer';
 import { PLANNER_SYSTEM, plannerPrompt } from '../prompts/planner';
 import { WRITER_SYSTEM, writerPrompt } from '../prompts/writer';
+import { dedupeFindings } from '../report/dedupe';
 import { applyPatches } from '../report/markdown';
 import type { z } from 'zod';
 import type { Confidence } from '../workflows/types';
@@ -76,12 +77,32 @@ export function createModelActivities(deps: ModelDeps) {
     },
 
     async updateReport(input: UpdateReportInput): Promise<UpdateReportOutput> {
+      // Findings that repeat each other or the report never reach the writer; their sources are kept.
+      const unique = dedupeFindings(input.findings, input.report_markdown);
+      if (unique.findings.length === 0) {
+        const model = input.model ?? deps.defaultModel('writer');
+        const usage = { role: 'writer', model, input_tokens: 0, output_tokens: 0, cost_usd: 0 };
+        return { new_report_markdown: unique.report, sections_patched: [], added_chars: 0, usage, merged: unique.merged };
+      }
       const { object, usage } = await callModel(
-        { role: 'writer', requested: input.model, name: 'report_patch', system: WRITER_SYSTEM, prompt: writerPrompt(input) },
+        {
+          role: 'writer',
+          requested: input.model,
+          name: 'report_patch',
+          system: WRITER_SYSTEM,
+          prompt: writerPrompt({ ...input, report_markdown: unique.report, findings: unique.findings }),
+        },
         reportPatchSchema,
       );
-      const result = applyPatches(input.report_markdown, input.outline, object.patches, input.max_update_chars);
-      return { new_report_markdown: result.markdown, sections_patched: result.sections_patched, added_chars: result.added_chars, usage };
+      const result = applyPatches(unique.report, input.outline, object.patches, input.max_update_chars);
+      const merged = [...unique.merged, ...result.merged];
+      return {
+        new_report_markdown: result.markdown,
+        sections_patched: result.sections_patched,
+        added_chars: result.added_chars,
+        usage,
+        ...(merged.length ? { merged } : {}),
+      };
     },
   };
 }

@@ -2,6 +2,7 @@
 // append to sections; the result is always well-formed markdown within the size budget.
 
 import { resolveCitations, type RemovedCitation } from './citations';
+import { dedupePatch, type MergedClaim } from './dedupe';
 import { finishSections, PLACEHOLDER } from './sections';
 
 const GENERATED_SECTIONS = ['Sources', 'Notes'];
@@ -25,6 +26,8 @@ export interface PatchResult {
   markdown: string;
   sections_patched: string[];
   added_chars: number;
+  /** Sentences of the patches that repeated one already there, merged into it. */
+  merged: MergedClaim[];
 }
 
 export function parseReport(markdown: string): ParsedReport {
@@ -50,7 +53,8 @@ export function renderReport(report: ParsedReport): string {
 
 /** Applies model patches: outline sections kept, headings demoted, fences closed, size bounded. */
 export function applyPatches(markdown: string, outline: string[], patches: Patch[], maxChars: number): PatchResult {
-  const report = parseReport(markdown);
+  let report = parseReport(markdown);
+  const merged: MergedClaim[] = [];
   for (const title of outline) {
     if (!report.sections.some((s) => sameTitle(s.title, title))) report.sections.push({ title, body: '' });
   }
@@ -58,7 +62,10 @@ export function applyPatches(markdown: string, outline: string[], patches: Patch
   const patched: string[] = [];
   for (const patch of patches) {
     if (budget <= 0) break;
-    let text = sanitizeMarkdown(patch.markdown);
+    const deduped = dedupePatch(renderReport(report), sanitizeMarkdown(patch.markdown));
+    merged.push(...deduped.merged);
+    if (deduped.merged.length) report = parseReport(deduped.report);
+    let text = deduped.patch;
     if (!text) continue;
     if (text.length > budget) text = truncateAtBoundary(text, budget);
     if (!text) break;
@@ -71,7 +78,7 @@ export function applyPatches(markdown: string, outline: string[], patches: Patch
     budget -= text.length;
     if (!patched.includes(target.title)) patched.push(target.title);
   }
-  return { markdown: renderReport(report), sections_patched: patched, added_chars: maxChars - budget };
+  return { markdown: renderReport(report), sections_patched: patched, added_chars: maxChars - budget, merged };
 }
 
 export function sanitizeMarkdown(text: string): string {

@@ -21,14 +21,24 @@ const ABBREVIATIONS = /\b(?:e\.g|i\.e|etc|vs|cf|al|fig|dr|mr|mrs|ms|no|approx|in
 
 /** Every sentence that carries at least one citation, in document order. */
 export function citedSentences(markdown: string): CitedSentence[] {
-  const out: CitedSentence[] = [];
+  return allSentences(markdown)
+    .filter((s) => s.source_ids.length > 0)
+    .map(({ text, source_ids, end }) => ({ text, source_ids, end }));
+}
+
+export interface SentenceSpan extends CitedSentence {
+  /** Offset in the markdown where the sentence (with any leading space) starts. */
+  start: number;
+}
+
+/** Every sentence, cited or not, outside headings, fences and the generated sections. */
+export function allSentences(markdown: string): SentenceSpan[] {
+  const out: SentenceSpan[] = [];
   for (const block of blocks(markdown)) {
     for (const span of sentenceSpans(block.text)) {
       const raw = block.text.slice(span.start, span.end);
-      const ids = idsIn(raw);
-      if (!ids.length) continue;
       const text = plainText(raw);
-      if (text) out.push({ text, source_ids: ids, end: block.start + trimmedEnd(block.text, span) });
+      if (text) out.push({ text, source_ids: idsIn(raw), start: block.start + span.start, end: block.start + trimmedEnd(block.text, span) });
     }
   }
   return out;

@@ -247,14 +247,22 @@ export async function patchReport(s: ResearchSession, findings: Finding[]): Prom
       model: choice,
     }),
   );
-  s.addModelUsage(out.usage);
+  // Every finding repeated the report: the writer was not called.
+  if (out.usage.input_tokens || out.usage.output_tokens) s.addModelUsage(out.usage);
   // The live report is in state before anyone can see the tool result that announces it.
   st.report_markdown = out.new_report_markdown;
+  if (out.merged?.length) (st.merged_claims ??= []).push(...out.merged.slice(0, 50));
   s.emit('ToolCallResult', {
     tool: 'update_report',
     call_id: callId,
     ok: true,
-    result: { new_report_markdown: out.new_report_markdown, sections_patched: out.sections_patched, added_chars: out.added_chars, usage: out.usage },
+    result: {
+      new_report_markdown: out.new_report_markdown,
+      sections_patched: out.sections_patched,
+      added_chars: out.added_chars,
+      usage: out.usage,
+      ...(out.merged?.length ? { merged_claims: out.merged.length } : {}),
+    },
   });
 }
 

@@ -1,0 +1,151 @@
+// One claim, once: a sentence that repeats one already in the report (same words after
+// normalisation, or nearly so, and the same numbers) is dropped and its citations are added to
+// the sentence it repeats. Findings are compared the same way before they reach the writer.
+import { allSentences, type SentenceSpan } from '../verify/claims';
+import { numbersIn, terms } from '../verify/passages';
+
+export interface MergedClaim {
+  /** The repeated sentence (or finding), as plain text. */
+  sentence: string;
+  /** The sentence it repeats. */
+  merged_into: string;
+}
+
+/** Shared content words (Jaccard) above which two sentences state the same claim. */
+const SAME_CLAIM_OVERLAP = 0.7;
+/** A sentence whose words are almost all inside a longer one adds nothing to it. */
+const CONTAINED_SHARE = 0.9;
+const MIN_TERMS = 3;
+const CITATION = /\[(S\d+(?:\s*[,;]\s*S\d+)*)\]/g;
+
+interface Signature {
+  terms: Set<string>;
+  numbers: string;
+  plain: string;
+}
+
+export function signature(text: string): Signature {
+  return {
+    terms: new Set(terms(text)),
+    numbers: numbersIn(text).sort().join(' '),
+    plain: text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim(),
+  };
+}
+
+/** Does `candidate` repeat `existing`? Exact after normalisation, or high word overlap with the same numbers. */
+export function repeats(candidate: Signature, existing: Signature): boolean {
+  if (candidate.plain && candidate.plain === existing.plain) return true;
+  if (candidate.terms.size < MIN_TERMS || existing.terms.size < MIN_TERMS) return false;
+  if (candidate.numbers !== existing.numbers) return false;
+  let shared = 0;
+  for (const t of candidate.terms) if (existing.terms.has(t)) shared++;
+  const union = candidate.terms.size + existing.terms.size - shared;
+  return shared / union >= SAME_CLAIM_OVERLAP || shared / candidate.terms.size >= CONTAINED_SHARE;
+}
+
+interface Known {
+  span: SentenceSpan;
+  sig: Signature;
+  inReport: boolean;
+  added: Set<string>;
+}
+
+/**
+ * Drops the patch's sentences that repeat a sentence of the report (or an earlier one of the
+ * patch), adding their citations to the sentence they repeat.
+ */
+export function dedupePatch(report: string, patch: string): { report: string; patch: string; merged: MergedClaim[] } {
+  const known: Known[] = allSentences(report).map((span) => ({ span, sig: signature(span.text), inReport: true, added: new Set() }));
+  const merged: MergedClaim[] = [];
+  const removals: SentenceSpan[] = [];
+  for (const span of allSentences(patch)) {
+    const sig = signature(span.text);
+    const match = known.find((k) => repeats(sig, k.sig));
+    if (!match) {
+      known.push({ span, sig, inReport: false, added: new Set() });
+      continue;
+    }
+    merged.push({ sentence: span.text, merged_into: match.span.text });
+    span.source_ids.filter((id) => !match.span.source_ids.includes(id)).forEach((id) => match.added.add(id));
+    removals.push(span);
+  }
+  if (!merged.length) return { report, patch, merged };
+  const reportEdits = known.filter((k) => k.inReport && k.added.size).map((k) => citeEdit(report, k));
+  const patchEdits = [
+    ...known.filter((k) => !k.inReport && k.added.size).map((k) => citeEdit(patch, k)),
+    ...removals.map((span) => ({ start: span.start, end: span.end, text: '' })),
+  ];
+  return { report: applyEdits(report, reportEdits), patch: tidy(applyEdits(patch, patchEdits)), merged };
+}
+
+export interface DedupableFinding {
+  content: string;
+  source_ids: string[];
+}
+
+/**
+ * Findings that repeat an earlier finding of the batch, or a sentence already in the report, are
+ * held back; the finding or sentence they repeat gains their sources.
+ */
+export function dedupeFindings<F extends DedupableFinding>(findings: F[], report: string): { findings: F[]; report: string; merged: MergedClaim[] } {
+  const reportSentences: Known[] = allSentences(report).map((span) => ({ span, sig: signature(span.text), inReport: true, added: new Set() }));
+  const kept: { finding: F; sig: Signature }[] = [];
+  const merged: MergedClaim[] = [];
+  for (const finding of findings) {
+    const sig = signature(finding.content);
+    const earlier = kept.find((k) => repeats(sig, k.sig));
+    if (earlier) {
+      earlier.finding.source_ids = [...new Set([...earlier.finding.source_ids, ...finding.source_ids])];
+      merged.push({ sentence: finding.content, merged_into: earlier.finding.content });
+      continue;
+    }
+    const inReport = reportSentences.find((k) => repeats(sig, k.sig));
+    if (inReport) {
+      finding.source_ids.filter((id) => !inReport.span.source_ids.includes(id)).forEach((id) => inReport.added.add(id));
+      merged.push({ sentence: finding.content, merged_into: inReport.span.text });
+      continue;
+    }
+    kept.push({ finding: { ...finding, source_ids: [...finding.source_ids] }, sig });
+  }
+  const edits = reportSentences.filter((k) => k.added.size).map((k) => citeEdit(report, k));
+  return { findings: kept.map((k) => k.finding), report: applyEdits(report, edits), merged };
+}
+
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** Rewrites the sentence's last citation group as the union of its ids and the added ones. */
+function citeEdit(markdown: string, k: Known): Edit {
+  const raw = markdown.slice(k.span.start, k.span.end);
+  const groups = [...raw.matchAll(CITATION)];
+  const last = groups[groups.length - 1];
+  const ids = [...new Set([...(last ? last[1].split(/\s*[,;]\s*/) : []), ...k.added])].sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+  const group = `[${ids.join(', ')}]`;
+  if (last) {
+    const at = k.span.start + (last.index ?? 0);
+    return { start: at, end: at + last[0].length, text: group };
+  }
+  const trailing = /[.!?]*["'”’)]*$/.exec(raw)?.[0] ?? '';
+  const at = k.span.end - trailing.length;
+  return { start: at, end: at, text: ` ${group}` };
+}
+
+function applyEdits(text: string, edits: Edit[]): string {
+  let out = text;
+  for (const e of [...edits].sort((a, b) => b.start - a.start)) out = `${out.slice(0, e.start)}${e.text}${out.slice(e.end)}`;
+  return out;
+}
+
+/** Removes list items and paragraphs the removals emptied. */
+function tidy(text: string): string {
+  return text
+    .split('\n')
+    .filter((line) => !/^\s*(?:[-*+]|\d+[.)])\s*$/.test(line))
+    .join('\n')
+    .replace(/[ \t]+$/gm, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
