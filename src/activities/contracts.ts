@@ -208,6 +208,16 @@ export interface VerifyCitationsOutput {
   removed_details?: { citation: string; claim: string; reason: string }[];
 }
 
+export interface ScoreRelevanceInput {
+  /** The research question, scored against as well as each page's own sub-question. */
+  question: string;
+  sources: { id: string; text_file_id: string; sub_question: string }[];
+}
+export interface ScoreRelevanceOutput {
+  /** 0..1 per source id. */
+  scores: Record<string, number>;
+}
+
 export interface PersistSessionInput {
   snapshot: ResearchSnapshot;
   events: ResearchEvent[];
@@ -228,6 +238,7 @@ export interface ResearchActivities {
   refineGaps(input: RefineGapsInput): Promise<RefineGapsOutput>;
   reflectOnPhase(input: ReflectOnPhaseInput): Promise<ReflectOnPhaseOutput>;
   verifyClaims(input: VerifyClaimsInput): Promise<VerifyClaimsOutput>;
+  scoreRelevance(input: ScoreRelevanceInput): Promise<ScoreRelevanceOutput>;
 }
 
 export interface FindingForReview {

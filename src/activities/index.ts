@@ -17,6 +17,7 @@ import type { ResearchActivities } from './contracts';
 import { createMindActivities } from './mind-activities';
 import { createVerifyActivities } from './verify-activities';
 import { createModelActivities } from './model-activities';
+import { createRelevanceActivities } from './relevance-activities';
 import { createStoreActivities } from './store-activities';
 import { createWebActivities } from './web-activities';
 import { toFailure } from './errors';
@@ -65,6 +66,7 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
     ...createVerifyActivities({ artifacts, fetcher, model, defaultModel, pricing: config.models.pricing }),
     ...createWebActivities({ config, artifacts, fetcher, cache, searchProvider }),
     ...createStoreActivities(sessionStore),
+    ...createRelevanceActivities(artifacts),
     async resolveProviders({ settings }) {
       try {
         return resolveProviderPlan(config, env, settings);

@@ -53,7 +53,7 @@ export const web = proxyActivities<Pick<ResearchActivities, 'fetchUrl' | 'parseC
 });
 
 /** Local bookkeeping: the session store and citation checks. Cheap, so retry patiently. */
-export const store = proxyActivities<Pick<ResearchActivities, 'persistSession' | 'verifyCitations'>>({
+export const store = proxyActivities<Pick<ResearchActivities, 'persistSession' | 'verifyCitations' | 'scoreRelevance'>>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 },
 });

@@ -57,7 +57,11 @@ export function testConfig(harness: Harness, address: string, extraEnv: Record<s
     DEEP_RESEARCH_TASK_QUEUE: `test-${randomUUID().slice(0, 8)}`,
     ...extraEnv,
   };
-  return { config: loadConfig({ ...env, PATH: process.env.PATH }), env };
+  const config = loadConfig({ ...env, PATH: process.env.PATH });
+  // The fake web answers every query with pages on mixed topics: sessions read them all unless a
+  // test of the relevance gate asks for it.
+  config.research.settings.min_relevance = 0;
+  return { config, env };
 }
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
