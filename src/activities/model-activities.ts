@@ -8,7 +8,8 @@ import { WRITER_SYSTEM, writerPrompt } from '../prompts/writer';
 import { dedupeFindings } from '../report/dedupe';
 import { applyPatches } from '../report/markdown';
 import type { z } from 'zod';
-import type { Confidence } from '../workflows/types';
+import { reconcileLanguage } from '../prompts/language';
+import type { Confidence, ResearchPlan } from '../workflows/types';
 import type {
   AnalyzedFinding,
   AnalyzeSourcesInput,
@@ -36,8 +37,18 @@ export function createModelActivities(deps: ModelDeps) {
         { role: 'planner', requested: input.model, name: 'research_plan', system: PLANNER_SYSTEM, prompt: plannerPrompt(input) },
         planSchema,
       );
-      const plan = {
-        ...object,
+      const { context, ...rest } = object;
+      const plan: ResearchPlan = {
+        ...rest,
+        context: {
+          language: reconcileLanguage(context?.language, input.query),
+          domain: context?.domain ?? 'general',
+          mode: context?.mode ?? 'standard',
+          intent_summary: context?.intent_summary ?? '',
+          answer_style: context?.answer_style ?? [],
+          ...(context?.time_scope ? { time_scope: context.time_scope } : {}),
+          ...(context?.locale_scope ? { locale_scope: context.locale_scope } : {}),
+        },
         expanded_queries: dedupeBy(object.expanded_queries, (q) => q.query.toLowerCase().trim()),
         outline: dedupeBy(object.outline.map((t) => t.trim()), (t) => t.toLowerCase()).filter((t) => !/^(sources|notes)$/i.test(t)),
       };

@@ -14,6 +14,19 @@ export const planSchema = z.object({
   outline: z.array(z.string().min(1)).min(1).max(12),
   research_brief: z.string().min(1),
   assumptions: z.array(z.string()),
+  // Added later: answers without it stay valid (the language is then detected from the question).
+  context: z
+    .object({
+      language: z.string().min(2).max(20),
+      domain: z.enum(['technical', 'business', 'academic', 'creative', 'general']).catch('general'),
+      mode: z.enum(['deep_dive', 'quick_answer', 'comparison', 'standard']).catch('standard'),
+      intent_summary: z.string(),
+      answer_style: z.array(z.string()).max(6),
+      time_scope: z.string().nullable(),
+      locale_scope: z.string().nullable(),
+    })
+    .nullable()
+    .catch(null),
 });
 
 export const analysisSchema = z.object({

@@ -7,6 +7,12 @@ You have no web access. From the user's question, draft a research plan:
 - outline: 3 to 6 section titles for the final report (no "Sources" section: it is added automatically).
 - research_brief: 2 to 4 sentences on what the research must establish.
 - assumptions: what you assume where the question is ambiguous.
+- context: the research context: language (BCP 47 tag of the language the question is written in, e.g. "en", "zh", "de"),
+  domain (technical, business, academic, creative or general), mode (deep_dive, quick_answer, comparison or standard),
+  intent_summary (one sentence: what the asker wants to learn and why), answer_style (e.g. "concise", "tables", "step-by-step"),
+  time_scope and locale_scope (the period and places the question is about; null when it names none).
+Write clarifying_questions, outline, research_brief and assumptions in the language of the question; search queries may
+be in whatever language finds the best sources.
 Answer with JSON only.`;
 
 export function plannerPrompt(input: {

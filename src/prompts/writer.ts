@@ -14,9 +14,11 @@ export function writerPrompt(input: {
   findings: Finding[];
   sources: { id: string; title: string; url: string }[];
   max_update_chars: number;
+  language?: string;
 }): string {
   return [
     `Research question:\n${input.query}`,
+    ...(input.language ? [`Write every patch in the language of the question (${input.language}).`] : []),
     `Outline sections: ${input.outline.map((s) => `"${s}"`).join(', ')}`,
     `Character budget for all patches: ${input.max_update_chars}`,
     `New findings:\n${input.findings.map((f) => `- (${f.confidence}) ${f.content} [${f.source_ids.join(', ')}]`).join('\n')}`,

@@ -95,6 +95,20 @@ export interface ResearchPlan {
   outline: string[];
   research_brief: string;
   assumptions: string[];
+  /** Who is asking what, in which language (absent in plans drafted before it). */
+  context?: ResearchContext;
+}
+
+/** The asker's language and intent, as the planner read them (seed 004's ResearchContext). */
+export interface ResearchContext {
+  /** BCP 47 tag of the question's language ("en", "zh", "de"); the report is written in it. */
+  language: string;
+  domain: 'technical' | 'business' | 'academic' | 'creative' | 'general';
+  mode: 'deep_dive' | 'quick_answer' | 'comparison' | 'standard';
+  intent_summary: string;
+  answer_style: string[];
+  time_scope?: string;
+  locale_scope?: string;
 }
 
 export interface Clarification {

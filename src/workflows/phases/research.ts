@@ -245,6 +245,7 @@ export async function patchReport(s: ResearchSession, findings: Finding[]): Prom
       findings,
       sources,
       max_update_chars: s.settings.max_report_update_size,
+      ...((st.plan as ResearchPlan).context?.language ? { language: (st.plan as ResearchPlan).context?.language } : {}),
       model: choice,
     }),
   );
