@@ -34,6 +34,14 @@ export interface ResolveProvidersInput {
 /** Model activities take the "provider:model" to call; absent, the role's first configured model. */
 export interface ModelChoice {
   model?: string;
+  /** Where the model's streamed output goes as AgentStream events (the session store, not history). */
+  stream?: StreamTarget;
+}
+
+export interface StreamTarget {
+  research_id: string;
+  /** The workflow event the stream follows; stream events sort right after it. */
+  after_seq: number;
 }
 
 export interface DecomposeQueryInput extends ModelChoice {

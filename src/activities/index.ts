@@ -12,6 +12,7 @@ import type { SearchProvider } from '../providers/search/types';
 import { fetcherFromConfig } from '../fetching/fetcher';
 import { FileArtifactStore, type ArtifactStore } from '../stores/artifacts';
 import { FetchCache } from '../stores/fetch-cache';
+import { AgentStreamSink } from '../stores/agent-stream';
 import { SqliteSessionStore, type SessionStore } from '../stores/sessions';
 import type { ResearchActivities } from './contracts';
 import { createMindActivities } from './mind-activities';
@@ -59,7 +60,8 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   };
   const fetcher = fetcherFromConfig(config, env);
   const cache = new FetchCache(path.join(config.data_dir, 'fetch-cache.db'));
-  const modelDeps = { model, defaultModel, pricing: config.models.pricing, artifacts, budget: config.budget };
+  const streams = new AgentStreamSink(sessionStore);
+  const modelDeps = { model, defaultModel, pricing: config.models.pricing, artifacts, budget: config.budget, streams };
   const activities: ResearchActivities = {
     ...createModelActivities(modelDeps),
     ...createMindActivities(modelDeps),

@@ -34,7 +34,7 @@ export function createModelActivities(deps: ModelDeps) {
   return {
     async decomposeQuery(input: DecomposeQueryInput): Promise<DecomposeQueryOutput> {
       const { object, usage } = await callModel(
-        { role: 'planner', requested: input.model, name: 'research_plan', system: PLANNER_SYSTEM, prompt: plannerPrompt(input) },
+        { role: 'planner', requested: input.model, name: 'research_plan', system: PLANNER_SYSTEM, prompt: plannerPrompt(input), stream: input.stream },
         planSchema,
       );
       const { context, ...rest } = object;
@@ -73,7 +73,10 @@ export function createModelActivities(deps: ModelDeps) {
         })
         .filter((s) => s.text);
       const prompt = analyzerPrompt({ ...input, sources });
-      const { object, usage } = await callModel({ role: 'analyzer', requested: input.model, name: 'source_analysis', system: ANALYZER_SYSTEM, prompt }, analysisSchema);
+      const { object, usage } = await callModel(
+        { role: 'analyzer', requested: input.model, name: 'source_analysis', system: ANALYZER_SYSTEM, prompt, stream: input.stream },
+        analysisSchema,
+      );
       const fidelity = Object.fromEntries(plan.allocations.map((a) => [a.id, { level: a.level, fidelity: a.fidelity, full_tokens: a.full_tokens, allocated_tokens: a.allocated_tokens }]));
       const known = new Set(input.sources.map((x) => x.id));
       const rated = (object.source_quality ?? []).filter((r) => known.has(r.source_id));
@@ -102,6 +105,7 @@ export function createModelActivities(deps: ModelDeps) {
           name: 'report_patch',
           system: WRITER_SYSTEM,
           prompt: writerPrompt({ ...input, report_markdown: unique.report, findings: unique.findings }),
+          stream: input.stream,
         },
         reportPatchSchema,
       );

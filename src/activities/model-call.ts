@@ -7,7 +7,8 @@ import type { Price } from '../providers/model/pricing';
 import { costOf } from '../providers/model/pricing';
 import type { ModelProvider } from '../providers/model/types';
 import type { ArtifactStore } from '../stores/artifacts';
-import type { ModelUsage } from './contracts';
+import type { AgentStreamSink, StreamWriter } from '../stores/agent-stream';
+import type { ModelUsage, StreamTarget } from './contracts';
 import { toFailure } from './errors';
 import { withHeartbeat } from './heartbeat';
 
@@ -19,6 +20,8 @@ export interface ModelDeps {
   pricing: Record<string, Price>;
   artifacts: ArtifactStore;
   budget: BudgetSettings;
+  /** Where streamed output goes as AgentStream events; absent, nothing is streamed. */
+  streams?: AgentStreamSink;
 }
 
 export interface RoleCall {
@@ -29,12 +32,13 @@ export interface RoleCall {
   name: string;
   system: string;
   prompt: string;
+  stream?: StreamTarget;
 }
 
 export type CallModel = <T>(call: RoleCall, schema: z.ZodType<T>) => Promise<{ object: T; usage: ModelUsage }>;
 
-export function createModelCall(deps: Pick<ModelDeps, 'model' | 'defaultModel' | 'pricing'>): CallModel {
-  return async function callModel<T>({ role, requested, name, system, prompt }: RoleCall, schema: z.ZodType<T>) {
+export function createModelCall(deps: Pick<ModelDeps, 'model' | 'defaultModel' | 'pricing' | 'streams'>): CallModel {
+  return async function callModel<T>({ role, requested, name, system, prompt, stream }: RoleCall, schema: z.ZodType<T>) {
     let keyEnv: string | undefined;
     let ref = requested ?? role;
     try {
@@ -42,7 +46,10 @@ export function createModelCall(deps: Pick<ModelDeps, 'model' | 'defaultModel' |
       const chosen = deps.model(ref, role);
       keyEnv = chosen.keyEnv;
       const onProgress = () => Context.current().heartbeat();
-      const res = await withHeartbeat((signal) => chosen.provider.generateObject({ role, name, system, prompt, schema, signal, onProgress }));
+      const writer = stream && deps.streams ? openStream(deps.streams, stream, role) : undefined;
+      const res = await withHeartbeat((signal) =>
+        chosen.provider.generateObject({ role, name, system, prompt, schema, signal, onProgress, ...(writer ? { onText: writer.push } : {}) }),
+      ).finally(() => writer?.close());
       const usage: ModelUsage = {
         role,
         model: res.model,
@@ -55,4 +62,9 @@ export function createModelCall(deps: Pick<ModelDeps, 'model' | 'defaultModel' |
       throw toFailure(err, `${role} model call (${ref})`, keyEnv);
     }
   };
+}
+
+function openStream(sink: AgentStreamSink, target: StreamTarget, role: string): StreamWriter {
+  const info = Context.current().info;
+  return sink.open({ research_id: target.research_id, after_seq: target.after_seq, role, call_key: `${info.workflowExecution?.runId ?? 'run'}/${info.activityId}`, attempt: info.attempt });
 }

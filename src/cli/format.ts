@@ -78,6 +78,8 @@ export function formatEvent(e: ResearchEvent): string {
       return `${time} #${e.seq} → ${d.tool} ${JSON.stringify(d.args)}`;
     case 'ToolCallResult':
       return `${time} #${e.seq} ← ${d.tool} ${d.ok ? 'ok' : `failed: ${d.error}`}`;
+    case 'AgentStream':
+      return `${time} #${e.seq} ${d.role} … ${String(d.delta ?? '').replace(/\s+/g, ' ').slice(0, 120)}`;
     default:
       return `${time} #${e.seq} ${e.type} ${JSON.stringify(d).slice(0, 160)}`;
   }

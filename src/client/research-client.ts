@@ -155,14 +155,16 @@ export class ResearchClient {
       live = await this.handle(id).query(eventsQuery, { afterSeq });
     } catch (err) {
       if (!isGone(err) || !this.sessions().get(id)) throw this.explain(id, err);
-      return this.sessions().events(id, afterSeq);
+      return bySeq(this.sessions().events(id, afterSeq), this.sessions().streamEvents(id, afterSeq));
     }
     const first = live[0]?.seq;
+    // AgentStream events are never in the workflow: they come from the session store.
+    const streamed = this.sessions().streamEvents(id, afterSeq);
     if (first !== undefined && first > afterSeq + 1) {
       const archived = this.sessions().events(id, afterSeq).filter((e) => e.seq < first);
-      return [...archived, ...live];
+      return bySeq([...archived, ...live], streamed);
     }
-    return live;
+    return bySeq(live, streamed);
   }
 
   list(options?: { limit?: number; cursor?: string; status?: string }): SessionPage {
@@ -239,3 +241,8 @@ function isGone(err: unknown): boolean {
   return err instanceof WorkflowNotFoundError || (err as { name?: string })?.name === 'WorkflowNotFoundError';
 }
 
+/** Workflow events with the AgentStream events between them, in order. */
+function bySeq(events: ResearchEvent[], streamed: ResearchEvent[]): ResearchEvent[] {
+  if (!streamed.length) return events;
+  return [...events, ...streamed].sort((a, b) => a.seq - b.seq);
+}

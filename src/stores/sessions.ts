@@ -23,6 +23,12 @@ export interface SessionStore {
   get(researchId: string): ResearchSnapshot | undefined;
   events(researchId: string, afterSeq?: number, limit?: number): ResearchEvent[];
   list(options?: { limit?: number; cursor?: string; status?: string }): SessionPage;
+  /** Writes (or rewrites, on a retry) one AgentStream event of a model call. */
+  appendStream(researchId: string, callKey: string, chunk: number, event: ResearchEvent): void;
+  /** How many AgentStream events the session has, for its bound. */
+  streamCount(researchId: string): number;
+  /** AgentStream events after `afterSeq`, in order (they are never in workflow history). */
+  streamEvents(researchId: string, afterSeq?: number, limit?: number): ResearchEvent[];
   close(): void;
 }
 
@@ -53,6 +59,16 @@ export class SqliteSessionStore implements SessionStore {
         event TEXT NOT NULL,
         PRIMARY KEY (collection, research_id, seq)
       );
+      CREATE TABLE IF NOT EXISTS session_stream (
+        collection TEXT NOT NULL,
+        research_id TEXT NOT NULL,
+        call_key TEXT NOT NULL,
+        chunk INTEGER NOT NULL,
+        seq REAL NOT NULL,
+        event TEXT NOT NULL,
+        PRIMARY KEY (collection, research_id, call_key, chunk)
+      );
+      CREATE INDEX IF NOT EXISTS session_stream_by_seq ON session_stream (collection, research_id, seq);
     `);
   }
 
@@ -87,6 +103,26 @@ export class SqliteSessionStore implements SessionStore {
   events(researchId: string, afterSeq = 0, limit = 10_000): ResearchEvent[] {
     const rows = this.db
       .prepare('SELECT event FROM session_events WHERE collection = ? AND research_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+      .all(this.collection, researchId, afterSeq, limit) as { event: string }[];
+    return rows.map((r) => JSON.parse(r.event) as ResearchEvent);
+  }
+
+  appendStream(researchId: string, callKey: string, chunk: number, event: ResearchEvent): void {
+    this.db
+      .prepare('INSERT OR REPLACE INTO session_stream (collection, research_id, call_key, chunk, seq, event) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(this.collection, researchId, callKey, chunk, event.seq, JSON.stringify(event));
+  }
+
+  streamCount(researchId: string): number {
+    const row = this.db
+      .prepare('SELECT COUNT(*) AS n FROM session_stream WHERE collection = ? AND research_id = ?')
+      .get(this.collection, researchId) as { n: number };
+    return row.n;
+  }
+
+  streamEvents(researchId: string, afterSeq = 0, limit = 10_000): ResearchEvent[] {
+    const rows = this.db
+      .prepare('SELECT event FROM session_stream WHERE collection = ? AND research_id = ? AND seq > ? ORDER BY seq LIMIT ?')
       .all(this.collection, researchId, afterSeq, limit) as { event: string }[];
     return rows.map((r) => JSON.parse(r.event) as ResearchEvent);
   }

@@ -88,6 +88,12 @@ export class ResearchSession {
     return event;
   }
 
+  /** Where a model activity streams its output: AgentStream events right after the latest event. */
+  streamTarget(): { research_id: string; after_seq: number } {
+    const last = this.state.events[this.state.events.length - 1];
+    return { research_id: this.state.research_id, after_seq: Math.max(last?.seq ?? 0, this.state.persisted_seq) };
+  }
+
   info(message: string): void {
     this.emit('Status', { level: 'info', message });
   }

@@ -106,9 +106,11 @@ class AiSdkModelProvider implements ModelProvider {
       switch (part.type) {
         case 'text-delta':
           text += part.text;
+          request.onText?.(part.text);
           break;
         case 'tool-input-delta':
           toolInput += part.delta;
+          request.onText?.(part.delta);
           break;
         case 'tool-call':
           if (part.toolName === toolName) toolCallInput = part.input;

@@ -10,6 +10,8 @@ export interface ModelRequest<T> {
   signal?: AbortSignal;
   /** Called as the answer streams in (the activity heartbeats from it). */
   onProgress?: () => void;
+  /** Called with each piece of the answer's text as it streams in. */
+  onText?: (delta: string) => void;
 }
 
 export interface TokenUsage {

@@ -30,6 +30,7 @@ export async function draftPlan(s: ResearchSession): Promise<void> {
           clarifications: st.clarifications,
           feedback: st.plan_feedback,
           previousPlan: st.plan,
+          stream: s.streamTarget(),
           model: choice,
         }),
       (r) => ({ expanded_queries: r.plan.expanded_queries.length, clarifying_questions: r.plan.clarifying_questions.length, usage: r.usage }),

@@ -179,7 +179,7 @@ export async function analyzeBatch(s: ResearchSession, batch: Source[]): Promise
   };
   s.emit('AgentInput', { role: 'analyzer', sources: input.sources.map((x) => x.id), iteration: st.iteration });
   const out = await withModelFallback(s, 'analyzer', (choice) =>
-    s.tool('analyze_sources', { sources: input.sources.map((x) => x.id), model: choice }, () => model.analyzeSources({ ...input, model: choice }), (r) => ({
+    s.tool('analyze_sources', { sources: input.sources.map((x) => x.id), model: choice }, () => model.analyzeSources({ ...input, model: choice, stream: s.streamTarget() }), (r) => ({
       findings: r.findings.length,
       gaps: r.gaps.length,
       usage: r.usage,
@@ -247,6 +247,7 @@ export async function patchReport(s: ResearchSession, findings: Finding[]): Prom
       max_update_chars: s.settings.max_report_update_size,
       ...((st.plan as ResearchPlan).context?.language ? { language: (st.plan as ResearchPlan).context?.language } : {}),
       model: choice,
+      stream: s.streamTarget(),
     }),
   );
   // Every finding repeated the report: the writer was not called.
