@@ -76,7 +76,7 @@ describe('citation shapes', () => {
     ].join('\n');
     const v = verifyReportCitations(md, fetched, 0, { searchedQueries: ['delhi air policy odd-even', 'delhi stubble burning'] });
     expect(v.citations_found).toBe(3);
-    expect(v.removed_citations.map((r) => r.citation)).toEqual(['[Games](https://games.example/review)', '[src-999]']);
+    expect(v.removed_citations.map((r) => r.citation)).toEqual(['[src-999]', '[Games](https://games.example/review)']);
     expect(v.markdown).toContain('- Citations: 3 found in the text; 1 resolved to fetched sources; 2 removed.');
     expect(v.markdown).toContain('Removed \\[src-999\\] (no fetched source S999): “Stubble burning peaks in November.”');
     expect(v.markdown.split('## Sources')[0]).not.toContain('games.example');
@@ -84,5 +84,13 @@ describe('citation shapes', () => {
     expect(v.markdown).toMatch(/## Policy\n\n\*\*Gap:\*\* the research looked for material on “Policy” and found nothing it could cite\. Queries tried: “delhi air policy odd-even”\./);
     // The claim check sees the normalised citation.
     expect(citedSentences(v.markdown).map((s) => s.source_ids)).toEqual([['S3']]);
+  });
+});
+
+describe('citations while patching', () => {
+  it('normalises known shapes and leaves unknown ones for the final check', () => {
+    const r = resolveCitations('A rose [3]. B fell [src-9]. C held [see](https://air.example/one). D [x](https://never.example/).', fetched, { keepUnknown: true });
+    expect(r.markdown).toBe('A rose [S3]. B fell [src-9]. C held see [S1]. D [x](https://never.example/).');
+    expect(r.removed).toEqual([]);
   });
 });

@@ -109,7 +109,7 @@ export function createModelActivities(deps: ModelDeps) {
         },
         reportPatchSchema,
       );
-      const result = applyPatches(unique.report, input.outline, object.patches, input.max_update_chars);
+      const result = applyPatches(unique.report, input.outline, object.patches, input.max_update_chars, input.sources);
       const merged = [...unique.merged, ...result.merged];
       return {
         new_report_markdown: result.markdown,

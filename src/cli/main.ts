@@ -258,17 +258,18 @@ export function buildProgram(): Command {
     .command('watch')
     .argument('<researchId>')
     .option('--after <seq>', 'start after this event', '0')
-    .action(async (id: string, o: { after: string }) => {
+    .option('--no-stream', "leave out the model's streamed output (AgentStream events)")
+    .action(async (id: string, o: { after: string; stream: boolean }) => {
       await withClient({}, async (c) => {
         let after = Number(o.after);
         for (;;) {
-          for (const e of await c.events(id, after)) {
+          for (const e of await c.events(id, after, { stream: o.stream })) {
             process.stdout.write(`${formatEvent(e)}\n`);
             after = e.seq;
           }
           const s = await c.state(id);
           if (TERMINAL_STATUSES.includes(s.status)) {
-            for (const e of await c.events(id, after)) process.stdout.write(`${formatEvent(e)}\n`);
+            for (const e of await c.events(id, after, { stream: o.stream })) process.stdout.write(`${formatEvent(e)}\n`);
             return;
           }
           await sleep(1000);

@@ -148,18 +148,21 @@ export class ResearchClient {
     }
   }
 
-  /** Events after `afterSeq`; older ones than the workflow keeps in state come from the session store. */
-  async events(id: string, afterSeq = 0): Promise<ResearchEvent[]> {
+  /**
+   * Events after `afterSeq`; older ones than the workflow keeps in state come from the session store.
+   * With `stream`, the model's AgentStream events (fractional seq, after the event they follow) too.
+   */
+  async events(id: string, afterSeq = 0, options: { stream?: boolean } = {}): Promise<ResearchEvent[]> {
     let live: ResearchEvent[] = [];
     try {
       live = await this.handle(id).query(eventsQuery, { afterSeq });
     } catch (err) {
       if (!isGone(err) || !this.sessions().get(id)) throw this.explain(id, err);
-      return bySeq(this.sessions().events(id, afterSeq), this.sessions().streamEvents(id, afterSeq));
+      return bySeq(this.sessions().events(id, afterSeq), options.stream ? this.sessions().streamEvents(id, afterSeq) : []);
     }
     const first = live[0]?.seq;
-    // AgentStream events are never in the workflow: they come from the session store.
-    const streamed = this.sessions().streamEvents(id, afterSeq);
+    // AgentStream events are never in the workflow: they come from the session store, when asked for.
+    const streamed = options.stream ? this.sessions().streamEvents(id, afterSeq) : [];
     if (first !== undefined && first > afterSeq + 1) {
       const archived = this.sessions().events(id, afterSeq).filter((e) => e.seq < first);
       return bySeq([...archived, ...live], streamed);

@@ -42,8 +42,8 @@ const BARE_URL = /(?<![(<\w/])https?:\/\/[^\s<>()[\]]*[^\s<>()[\].,;:!?"'”’]
 const PLACEHOLDER_PREFIX = '\u0000C';
 
 /** Resolves every citation in the report body; code blocks are left untouched. */
-export function resolveCitations(markdown: string, sources: ResolvableSource[]): CitationResolution {
-  const resolver = new Resolver(sources);
+export function resolveCitations(markdown: string, sources: ResolvableSource[], options: { keepUnknown?: boolean } = {}): CitationResolution {
+  const resolver = new Resolver(sources, options.keepUnknown ?? false);
   const parts = markdown.split(/(^\s*(?:```|~~~)[\s\S]*?^\s*(?:```|~~~)[^\n]*$)/m);
   const out = parts.map((part, i) => (i % 2 === 1 ? part : resolver.rewrite(part)));
   return { markdown: out.join(''), found: resolver.found, resolved: resolver.resolved, removed: resolver.removed };
@@ -56,7 +56,8 @@ class Resolver {
   private readonly ids = new Set<string>();
   private readonly byUrl = new Map<string, string>();
 
-  constructor(sources: ResolvableSource[]) {
+  /** Leaves citations it cannot resolve as written (while patching, the final check decides). */
+  constructor(sources: ResolvableSource[], private readonly keepUnknown: boolean) {
     for (const s of sources) {
       this.ids.add(s.id);
       for (const url of [s.url, s.final_url]) if (url) this.byUrl.set(urlKey(url), s.id);
@@ -93,6 +94,7 @@ class Resolver {
       const id = this.byUrl.get(urlKey(url));
       const text = label.trim();
       if (id) return `${text}${text ? ' ' : ''}${this.keep(keep, [id])}`;
+      if (this.keepUnknown) return m;
       return `${text}${text ? ' ' : ''}${drop(`[${label}](${url})`, `links to ${url}, which was never fetched`)}`;
     });
     body = body.replace(AUTOLINK, (m, url: string) => this.url(url, m, keep, drop));
@@ -121,9 +123,13 @@ class Resolver {
       const ids = [...run.matchAll(/\u0000C(\d+)\u0000/g)].flatMap((m) => resolvedIds[Number(m[1])]);
       return `[${[...new Set(ids)].sort(byNumber).join(', ')}]${trailing}`;
     });
-    for (const r of removals) {
-      const at = body.indexOf(r.at);
+    const placed = removals.map((r) => ({ r, at: body.indexOf(r.at) })).sort((a, b) => a.at - b.at);
+    for (const { r, at } of placed) {
       this.removed.push({ citation: r.citation, claim: claimAround(body, at), reason: r.reason, ...(r.ids ? { ids: r.ids } : {}) });
+    }
+    if (this.keepUnknown) {
+      this.removed.length = 0;
+      return body.replace(/\u0000R(\d+)\u0000/g, (_m, i: string) => removals[Number(i)].citation);
     }
     return body
       .replace(/\u0000R\d+\u0000/g, '')

@@ -1,7 +1,7 @@
 // The living report: a markdown document whose `##` sections follow the agreed outline. Patches
 // append to sections; the result is always well-formed markdown within the size budget.
 
-import { resolveCitations, type RemovedCitation } from './citations';
+import { resolveCitations, type RemovedCitation, type ResolvableSource } from './citations';
 import { dedupePatch, type MergedClaim } from './dedupe';
 import { finishSections, PLACEHOLDER } from './sections';
 
@@ -52,7 +52,7 @@ export function renderReport(report: ParsedReport): string {
 }
 
 /** Applies model patches: outline sections kept, headings demoted, fences closed, size bounded. */
-export function applyPatches(markdown: string, outline: string[], patches: Patch[], maxChars: number): PatchResult {
+export function applyPatches(markdown: string, outline: string[], patches: Patch[], maxChars: number, sources: ResolvableSource[] = []): PatchResult {
   let report = parseReport(markdown);
   const merged: MergedClaim[] = [];
   for (const title of outline) {
@@ -62,7 +62,9 @@ export function applyPatches(markdown: string, outline: string[], patches: Patch
   const patched: string[] = [];
   for (const patch of patches) {
     if (budget <= 0) break;
-    const deduped = dedupePatch(renderReport(report), sanitizeMarkdown(patch.markdown));
+    // Citations of known sources are normalised to [S<n>] first, so repeats are recognised whatever their shape.
+    const normalised = resolveCitations(sanitizeMarkdown(patch.markdown), sources, { keepUnknown: true }).markdown;
+    const deduped = dedupePatch(renderReport(report), normalised);
     merged.push(...deduped.merged);
     if (deduped.merged.length) report = parseReport(deduped.report);
     let text = deduped.patch;

@@ -1,20 +1,34 @@
-// Relevance before reading: how well a page's parsed text answers its sub-question, from 0 to 1.
-// The page is split into passages and ranked by BM25 against the question; the score is the
-// IDF-weighted share of the question's words the best passage contains (the same measure the
-// claim check uses), taken against the sub-question and the whole question, whichever is higher.
-import { rankPassages, splitPassages, terms } from '../verify/passages';
+// Relevance before reading: how much of its question a page's parsed text speaks to, from 0 to 1 —
+// the share of the question's content words (stemmed; Chinese, Japanese and Korean as character
+// pairs) that occur in the page, against the sub-question and the whole question, whichever is
+// higher. Unweighted on purpose: IDF taken from one page or one small batch discounts exactly the
+// words a page on the topic repeats everywhere (a solar article scored below a heat-pump one).
+import { terms } from '../verify/passages';
 
 /** Characters of a page considered: enough for any article's substance, bounded for huge PDFs. */
 const MAX_SCORED_CHARS = 200_000;
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
 
-export function relevanceScore(text: string, questions: string[]): number {
-  const passages = splitPassages(text.slice(0, MAX_SCORED_CHARS));
-  if (!passages.length) return 0;
-  let best = 0;
-  for (const question of questions) {
-    if (!terms(question).length) continue;
-    const top = rankPassages(question, passages, 1)[0];
-    best = Math.max(best, top?.coverage ?? 0);
+/** Content words, with runs of CJK characters as overlapping character pairs. */
+export function relevanceTerms(text: string): string[] {
+  const out = terms(text.replace(CJK_RUN, ' '));
+  for (const m of text.matchAll(CJK_RUN)) {
+    const run = m[0];
+    if (run.length === 1) out.push(run);
+    for (let i = 0; i + 1 < run.length; i++) out.push(run.slice(i, i + 2));
   }
-  return Math.round(best * 1000) / 1000;
+  return out;
+}
+
+/** 1 when no question has a word to look for: nothing is skipped on a guess. */
+export function relevanceScore(text: string, questions: string[]): number {
+  const page = new Set(relevanceTerms(text.slice(0, MAX_SCORED_CHARS)));
+  let best: number | undefined;
+  for (const question of questions) {
+    const wanted = [...new Set(relevanceTerms(question))];
+    if (!wanted.length) continue;
+    const share = wanted.filter((t) => page.has(t)).length / wanted.length;
+    best = Math.max(best ?? 0, share);
+  }
+  return best === undefined ? 1 : Math.round(best * 1000) / 1000;
 }

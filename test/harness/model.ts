@@ -38,6 +38,10 @@ export interface ModelScript extends ProviderScript {
   criticVerdicts?: ('PASS' | 'REVISE')[];
   /** The supervisor's retry answers, consumed in order; false once they run out. */
   reflectionRetry?: boolean[];
+  /** A careless writer: cites in every shape, invents ids in every shape, repeats itself, never writes the last section. */
+  carelessWriter?: boolean;
+  /** The analyzer states each finding twice, the second time reworded. */
+  repeatFindings?: boolean;
 }
 
 export interface FakeModel {
@@ -93,6 +97,7 @@ function analysis(prompt: string, script: ModelScript) {
       ? [{ description: `Too little on ${topic} after ${sources[0].id}`, suggested_queries: [`${topic} follow-up ${iteration} ${sources[0].id}`], priority: 1 }]
       : [];
   // The first source carries primary data; the others are commentary.
+  if (script.repeatFindings) findings.push(...findings.map((f) => ({ ...f, content: `Notably, ${f.content.charAt(0).toLowerCase()}${f.content.slice(1)}` })));
   const source_quality = sources.map((src, i) => ({ source_id: src.id, quality: i === 0 ? ('high' as const) : ('medium' as const) }));
   return { findings, gaps, source_quality };
 }
@@ -100,10 +105,46 @@ function analysis(prompt: string, script: ModelScript) {
 function reportPatch(prompt: string, script: ModelScript) {
   const sections = [...(/Outline sections: (.*)/.exec(prompt)?.[1] ?? '"Overview"').matchAll(/"([^"]+)"/g)].map((m) => m[1]);
   const findings = [...(/New findings:\n([\s\S]*?)\n\n/.exec(prompt)?.[1] ?? '').matchAll(/^- \(\w+\) (.*) \[([^\]]*)\]$/gm)].map((m) => ({ content: m[1], ids: m[2] }));
+  if (script.carelessWriter) return carelessPatch(prompt, sections, findings, script);
   const patches = findings.map((f, i) => ({ section: sections[i % sections.length], markdown: `- ${f.content} [${f.ids}]` }));
   if (script.fabricateCitation && patches.length) patches[0].markdown += ' Also confirmed elsewhere [S999].';
   const firstId = findings[0]?.ids.split(/,\s*/)[0];
   if (script.misattributeClaim && firstId) patches.push({ section: sections[0], markdown: `- Volcanic output reached 987654 gigawatts across Antarctica in 1850 [${firstId}].` });
+  return { patches };
+}
+
+/** Invented citations, one per shape a model writes; each must be removed from the report. */
+export const INVENTED_CITATIONS = ['[S901]', '[902]', '[src-903]', '(Source 904)', '[^905]', '[S906][S907]', '[a study](https://invented.example/a)', 'https://invented.example/b'];
+
+function carelessPatch(prompt: string, sections: string[], findings: { content: string; ids: string }[], script: ModelScript) {
+  const urls = new Map([...prompt.matchAll(/^- \[(S\d+)\] .* — (\S+)$/gm)].map((m) => [m[1], m[2]]));
+  const writable = sections.slice(0, Math.max(1, sections.length - 1));
+  // Real sources cited in every shape, in turn.
+  const shapes = [
+    (n: string) => `[S${n}]`,
+    (n: string) => `[${n}]`,
+    (n: string) => `[src-${n}]`,
+    (n: string) => `(Source ${n})`,
+    (n: string) => `[S${n}][S${n}]`,
+    (n: string) => (urls.get(`S${n}`) ? `[see](${urls.get(`S${n}`)})` : `[S${n}]`),
+  ];
+  const patches = findings.map((f, i) => {
+    const n = f.ids.split(/,\s*/)[0].replace(/^S/, '');
+    return { section: writable[i % writable.length], markdown: `- ${f.content} ${shapes[i % shapes.length](n)}` };
+  });
+  // It says the first finding again, word for word, in the same answer.
+  if (findings[0]) patches.push({ section: writable[0], markdown: `- ${findings[0].content} [${findings[0].ids}]` });
+  // And repeats a line already in the report.
+  const current = /Current report:\n([\s\S]*)$/.exec(prompt)?.[1] ?? '';
+  const previous = /^- (.*\[S\d+\].*)$/m.exec(current)?.[1];
+  if (previous) patches.push({ section: writable[0], markdown: `- ${previous}` });
+  const batch = Number(/\[S(\d+)/.exec(findings[0]?.ids ?? '')?.[1] ?? findings.length);
+  patches.push({
+    section: writable[0],
+    markdown: INVENTED_CITATIONS.map((c, i) => `- Invented claim ${i + 1} of batch ${batch} about regional output ${c}.`).join('\n'),
+  });
+  const firstId = findings[0]?.ids.split(/,\s*/)[0];
+  if (script.misattributeClaim && firstId) patches.push({ section: writable[0], markdown: `- Volcanic output reached 987654 gigawatts across Antarctica in 1850 [${firstId}].` });
   return { patches };
 }
 
