@@ -94,3 +94,29 @@ describe('citations while patching', () => {
     expect(r.removed).toEqual([]);
   });
 });
+
+describe('a link after the full stop', () => {
+  it('is a citation only: its label does not become a sentence of its own', () => {
+    const r = resolveCitations('PM2.5 rose in winter. [report](https://air.example/one)', fetched);
+    expect(r.markdown).toBe('PM2.5 rose in winter. [S1]');
+    expect(citedSentences(r.markdown).map((s) => s.text)).toEqual(['PM2.5 rose in winter.']);
+  });
+});
+
+describe('a sentence citing a right and a wrong source', () => {
+  it('keeps the citation that supports it and removes the one that does not, saying so', async () => {
+    const { checkClaims } = await import('../src/verify/support');
+    const { splitPassages } = await import('../src/verify/passages');
+    const { annotateReport } = await import('../src/verify/annotate');
+    const texts: Record<string, string> = {
+      S1: 'Stubble burning in Punjab contributed 31 percent of the particulate pollution in Delhi on peak November days.',
+      S2: 'The racing game review praises the tracks but the multiplayer lobby crashes often.',
+    };
+    const md = '## Causes\n\nStubble burning in Punjab contributed 31 percent of Delhi particulate pollution on peak November days [S1, S2].\n';
+    const claims = await checkClaims(citedSentences(md), { passagesOf: async (id) => splitPassages(texts[id]), judge: async () => [] });
+    expect(claims[0]).toMatchObject({ verdict: 'supported', unsupported_ids: ['S2'] });
+    const out = annotateReport(md, { claims, links: [], sources: [], linksChecked: false });
+    expect(out).toContain('on peak November days [S1].');
+    expect(out).toContain('- Citation removed [S2] (the source does not say it; another cited source does)');
+  });
+});

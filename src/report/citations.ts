@@ -88,11 +88,13 @@ class Resolver {
       if (id) return this.keep(keep, [id]);
       return drop(m, url ? `links to ${url}, which was never fetched` : `footnote ${label} names no fetched source`);
     });
-    body = body.replace(MARKDOWN_LINK, (m, bang: string, label: string, _lt: string, url: string) => {
+    body = body.replace(MARKDOWN_LINK, (m, bang: string, label: string, _lt: string, url: string, _gt: string, offset: number, whole: string) => {
       if (bang) return m;
       this.found++;
       const id = this.byUrl.get(urlKey(url));
-      const text = label.trim();
+      // A link standing after the sentence's full stop is only a citation: its label ("source", "see") is not text.
+      const afterSentence = /[.!?]["'”’)]*\s*$/.test(whole.slice(Math.max(0, offset - 4), offset));
+      const text = afterSentence ? '' : label.trim();
       if (id) return `${text}${text ? ' ' : ''}${this.keep(keep, [id])}`;
       if (this.keepUnknown) return m;
       return `${text}${text ? ' ' : ''}${drop(`[${label}](${url})`, `links to ${url}, which was never fetched`)}`;

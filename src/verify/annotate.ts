@@ -1,7 +1,7 @@
 // Puts the citation check into the report: a mark after each unsupported sentence, and a
 // "Citation check" list at the end of Notes. Only adds text; running it again changes nothing.
 import { parseReport, renderReport } from '../report/markdown';
-import { citedSentences, UNSUPPORTED_MARK } from './claims';
+import { allSentences, citedSentences, UNSUPPORTED_MARK } from './claims';
 import type { ClaimCheck, LinkCheck } from './types';
 
 const CHECK_HEADING = '**Citation check**';
@@ -17,7 +17,26 @@ export interface CitationCheckSummary {
 }
 
 export function annotateReport(markdown: string, summary: CitationCheckSummary): string {
-  return withCheckList(markUnsupported(markdown, summary.claims), summary);
+  return withCheckList(markUnsupported(dropMisattributed(markdown, summary.claims), summary.claims), summary);
+}
+
+const CITATION_GROUP = /\[(S\d+(?:\s*[,;]\s*S\d+)*)\]/g;
+
+/** Removes, from a sentence another cited source supports, the citations of sources that do not. */
+export function dropMisattributed(markdown: string, claims: ClaimCheck[]): string {
+  const wrong = new Map(claims.filter((c) => c.unsupported_ids?.length).map((c) => [claimKey(c.sentence, c.source_ids), c.unsupported_ids as string[]]));
+  if (!wrong.size) return markdown;
+  let out = markdown;
+  for (const s of allSentences(markdown).reverse()) {
+    const ids = wrong.get(claimKey(s.text.slice(0, 400), s.source_ids));
+    if (!ids) continue;
+    const span = out.slice(s.start, s.end).replace(CITATION_GROUP, (_m, group: string) => {
+      const kept = group.split(/\s*[,;]\s*/).filter((id) => !ids.includes(id));
+      return kept.length ? `[${kept.join(', ')}]` : '';
+    });
+    out = `${out.slice(0, s.start)}${span.replace(/[ \t]+([.,;:!?])/g, '$1')}${out.slice(s.end)}`;
+  }
+  return out;
 }
 
 const claimKey = (text: string, ids: string[]) => `${text}\u0000${ids.join(',')}`;
@@ -68,6 +87,9 @@ function checkList(summary: CitationCheckSummary): string[] {
   lines.push(`- Claims: ${parts.join('; ')}.`);
   for (const claim of summary.claims.filter((c) => c.verdict === 'unsupported')) {
     lines.push(`- Not supported${cite(claim.source_ids)}: “${inline(quote(claim.sentence))}”`);
+  }
+  for (const claim of summary.claims.filter((c) => c.unsupported_ids?.length)) {
+    lines.push(`- Citation removed${cite(claim.unsupported_ids as string[])} (the source does not say it; another cited source does): “${inline(quote(claim.sentence))}”`);
   }
   if (summary.uncheckedClaims) lines.push(`- ${summary.uncheckedClaims} further cited sentence(s) were not checked.`);
   return lines;

@@ -144,7 +144,9 @@ function combine(sentence: CitedSentence, pairs: PairCheck[]): ClaimCheck {
     pairs.find((p) => p.verdict === 'unverifiable') ??
     [...pairs].sort((a, b) => Number(b.method === 'model') - Number(a.method === 'model') || b.coverage - a.coverage)[0];
   const excerptFrom = decided.excerpt ? decided : [...pairs].sort((a, b) => b.coverage - a.coverage)[0];
+  const unsupportedIds = decided.verdict === 'supported' ? sentence.source_ids.filter((_, i) => pairs[i]?.verdict === 'unsupported') : [];
   return {
+    ...(unsupportedIds.length ? { unsupported_ids: unsupportedIds } : {}),
     sentence: sentence.text.slice(0, 400),
     source_ids: sentence.source_ids,
     verdict: decided.verdict,

@@ -26,6 +26,8 @@ export interface ClaimCheck {
   method: 'lexical' | 'model';
   /** The model's reason, when it judged; short. */
   rationale?: string;
+  /** Cited sources checked and found not to say it, while another cited source does: their citations are removed. */
+  unsupported_ids?: string[];
 }
 
 export interface SourceToVerify {

@@ -77,6 +77,10 @@ async function checkClaimsAndLinks(s: ResearchSession): Promise<void> {
   const mind = s.mind();
   mind.link_checks = out.links.map((l) => ({ url: l.url, ok: l.ok, ...(l.status !== undefined ? { status: l.status } : {}), ...(l.error ? { error: l.error } : {}) }));
   mind.unsupported_claims = out.claims.filter((c) => c.verdict === 'unsupported').map((c) => ({ sentence: c.sentence, source_ids: c.source_ids }));
+  for (const c of out.claims.filter((x) => x.unsupported_ids?.length)) {
+    const ids = c.unsupported_ids as string[];
+    (st.citation_removals ??= []).push({ citation: `[${ids.join(', ')}]`, claim: c.sentence, reason: `${ids.join(', ')} does not say it; another cited source does` });
+  }
   const dead = out.links.filter((l) => !l.ok);
   s.decide({
     agent: 'critic',
