@@ -48,7 +48,9 @@ export async function verifyReport(s: ResearchSession): Promise<void> {
   st.citation_warnings = out.removed_citations;
   if (out.removed_details) st.citation_removals = out.removed_details;
   if (out.citations_found !== undefined) st.citations_found = out.citations_found;
-  for (const r of out.removed_details ?? []) s.warn(`removed citation ${r.citation} (${r.reason})${r.claim ? `: "${r.claim}"` : ''}`);
+  const removals = out.removed_details ?? [];
+  for (const r of removals.slice(0, 20)) s.warn(`removed citation ${r.citation} (${r.reason})${r.claim ? `: "${r.claim}"` : ''}`);
+  if (removals.length > 20) s.warn(`removed ${removals.length - 20} more citations (listed in the report's notes and in citation_removals)`);
   if (out.removed_citations.length > 0 && !out.removed_details) {
     s.warn(`removed ${out.removed_citations.length} citations that point at no fetched source: ${out.removed_citations.join(', ')}`);
   }
