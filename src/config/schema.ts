@@ -7,6 +7,8 @@ const modelRef = z.string().regex(/^[a-z0-9][a-z0-9_.-]*:.+$/i, 'write models as
 const searchProviderName = z.string().regex(/^[a-z][a-z0-9_-]*$/, 'a search provider name such as tavily or searxng');
 
 export const DEFAULT_SEARCH_CHAIN = ['searxng', 'tavily', 'brave', 'exa', 'duckduckgo'];
+/** Named chains usable wherever a provider name is (seed 001 falls back Tavily → Google → Semantic Scholar). */
+export const DEFAULT_SEARCH_PRESETS: Record<string, string[]> = { 'seed-001': ['tavily', 'google', 'semantic-scholar'] };
 
 const searchProviderOverrides = z
   .object({
@@ -127,6 +129,10 @@ export const configSchema = z
         chain: z.array(searchProviderName).default(DEFAULT_SEARCH_CHAIN).describe('Tried in order; providers without keys are skipped. Overridden by SEARCH_PROVIDERS'),
         mode: z.enum(['fallback', 'combine']).default('fallback').describe('fallback: the first provider that answers; combine: all of them, merged'),
         providers: z.record(z.string(), searchProviderOverrides).default({}).describe('Per-provider base_url and requests_per_second'),
+        presets: z
+          .record(searchProviderName, z.array(searchProviderName).min(1))
+          .default(DEFAULT_SEARCH_PRESETS)
+          .describe('Named search chains; a preset name stands for its providers in any chain (e.g. SEARCH_PROVIDERS=seed-001)'),
       })
       .strict(),
     fetch: z
