@@ -62,7 +62,7 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   const activities: ResearchActivities = {
     ...createModelActivities(modelDeps),
     ...createMindActivities(modelDeps),
-    ...createVerifyActivities({ artifacts, fetcher, model, defaultModel, pricing: config.models.pricing }),
+    ...createVerifyActivities({ artifacts, fetcher, model, defaultModel, pricing: config.models.pricing, doiResolver: config.fetch.doi_resolver_url }),
     ...createWebActivities({ config, artifacts, fetcher, cache, searchProvider }),
     ...createStoreActivities(sessionStore),
     async resolveProviders({ settings }) {

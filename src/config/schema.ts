@@ -143,6 +143,7 @@ export const configSchema = z
         connect_timeout_seconds: z.number().int().min(1).max(120).default(10),
         max_redirects: z.number().int().min(0).max(20).default(5),
         respect_robots: z.boolean().default(true),
+        doi_resolver_url: z.string().url().default('https://doi.org').describe('Where cited DOIs are resolved; overridden by DOI_RESOLVER_URL'),
         per_host_concurrency: z.number().int().min(1).max(32).default(2),
         min_host_gap_ms: z.number().int().min(0).max(60_000).default(0),
         cache_ttl_seconds: z.number().int().min(0).default(86_400).describe('Serve a URL fetched this recently from the artifact store'),

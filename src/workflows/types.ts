@@ -330,6 +330,8 @@ export interface MindState {
   /** "phase:iteration" keys of phases the supervisor already retried once. */
   retried?: string[];
   link_checks?: { url: string; ok: boolean; status?: number; error?: string }[];
+  /** Cited DOIs re-resolved at verification; ok false when the resolver no longer knows one. */
+  doi_checks?: { doi: string; ok: boolean; status?: number; source_ids: string[] }[];
   unsupported_claims?: { sentence: string; source_ids: string[] }[];
 }
 
