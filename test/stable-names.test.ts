@@ -26,7 +26,7 @@ describe('stable workflow names', () => {
   it('starts new sessions as deep-research, and their history replays', async () => {
     expect(WORKFLOW_TYPE).toBe('deep-research');
     const { researchId } = await env.client.start({ query: 'Stable names: tidal power in Scotland', settings: fast });
-    const result = await env.client.waitForResult(researchId);
+    const result = (await env.client.waitForResult(researchId)) as ResearchResult;
     expect(result.status).toBe('completed');
     const handle = env.temporal.workflow.getHandle(workflowIdFor(researchId));
     expect((await handle.describe()).type).toBe('deep-research');
