@@ -65,6 +65,7 @@ export const researchSettingsSchema = z
     max_sources: z.number().int().min(1).max(500).default(20),
     timeout_seconds: z.number().int().min(10).max(30 * 24 * 3600).default(600).describe('Overall time for the research after approval'),
     max_iterations: z.number().int().min(1).max(10).default(3),
+    max_sub_queries: z.number().int().min(2).max(5).default(5).describe('Most sub-questions a plan may have (seed 001: 2–5); the planner is told, its answer trimmed by priority, the planning gate enforces it'),
     batch_size: z.number().int().min(1).max(50).default(5).describe('Sources fetched, analysed and written into the report per batch'),
     fetch_concurrency: z.number().int().min(1).max(32).default(4),
     auto_approve: z.boolean().default(false).describe('Approve the plan without waiting (unattended runs)'),

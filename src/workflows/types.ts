@@ -43,6 +43,8 @@ export interface ResearchSettings {
   max_sources: number;
   timeout_seconds: number;
   max_iterations: number;
+  /** Absent in sessions started before the setting existed (their gate allowed 8). */
+  max_sub_queries?: number;
   batch_size: number;
   fetch_concurrency: number;
   auto_approve: boolean;
