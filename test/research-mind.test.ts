@@ -154,6 +154,26 @@ describe('the supervised research loop', () => {
     expect(actions(s)).toEqual(expect.arrayContaining(['supervisor:review_feedback', 'supervisor:review_accepted']));
   });
 
+  it('ends as rejected, not completed, when the reviewer rejects the report; persisted and shown so', async () => {
+    const { env } = await setup({ model: { gapIterations: 0 } });
+    const { researchId } = await env.client.start({ query: 'Review reject check: maglev freight', settings: { ...fast, review_final_report: true } });
+    await waitFor('the review', async () => (await env.client.state(researchId)).status === 'awaiting_review');
+    await env.client.review(researchId, { action: 'reject', feedback: 'the sources are too old' });
+    const result = (await env.client.waitForResult(researchId)) as { status: string };
+    expect(result.status).toBe('rejected');
+    const s = await env.client.state(researchId);
+    expect(s.status).toBe('rejected');
+    expect(s.reason).toBe('report rejected: the sources are too old');
+    expect(actions(s)).toContain('supervisor:review_rejected');
+    const store = new SqliteSessionStore(path.join(env.config.data_dir, 'sessions.db'), env.config.research.collections.research_collection);
+    try {
+      expect(store.get(researchId)?.status).toBe('rejected');
+    } finally {
+      store.close();
+    }
+    expect(formatStatus(s)).toMatch(/rejected/);
+  });
+
   it('flags a claim its cited source does not contain, and records cited links that died since the fetch', async () => {
     const { env } = await setup({ model: { gapIterations: 0, misattributeClaim: true }, web: { headStatus: 404 } });
     const { researchId } = await env.client.start({ query: 'Claim check: wind farms', settings: { ...fast, max_sources: 3 } });

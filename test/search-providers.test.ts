@@ -315,19 +315,19 @@ describe('all providers', () => {
 
 describe('catalog', () => {
   it('describes every provider, and builds each under its own name', () => {
-    expect([...SEARCH_PROVIDER_NAMES].sort()).toEqual(['arxiv', 'brave', 'duckduckgo', 'exa', 'searxng', 'semantic-scholar', 'tavily', 'wikipedia']);
+    expect([...SEARCH_PROVIDER_NAMES].sort()).toEqual(['arxiv', 'brave', 'duckduckgo', 'exa', 'google', 'searxng', 'semantic-scholar', 'tavily', 'wikipedia']);
     expect(SEARCH_PROVIDER_NAMES.filter((n) => SEARCH_PROVIDERS[n].academic).sort()).toEqual(['arxiv', 'semantic-scholar']);
-    expect(SEARCH_PROVIDER_NAMES.filter((n) => SEARCH_PROVIDERS[n].keyRequired).sort()).toEqual(['brave', 'exa', 'tavily']);
+    expect(SEARCH_PROVIDER_NAMES.filter((n) => SEARCH_PROVIDERS[n].keyRequired).sort()).toEqual(['brave', 'exa', 'google', 'tavily']);
     expect(SEARCH_PROVIDERS.arxiv.requestsPerSecond).toBeCloseTo(1 / 3);
     expect(SEARCH_PROVIDERS.duckduckgo.requestsPerSecond).toBe(0.5);
     expect(SEARCH_PROVIDERS.searxng.baseUrlEnv).toBe('SEARXNG_URL');
     for (const name of SEARCH_PROVIDER_NAMES) {
       expect(SEARCH_PROVIDERS[name].requestsPerSecond).toBeGreaterThan(0);
-      const built = createSearchProvider(name, { baseUrl: 'http://127.0.0.1:9', apiKey: 'k', timeoutMs: 1_000, userAgent: USER_AGENT });
+      const built = createSearchProvider(name, { baseUrl: 'http://127.0.0.1:9', apiKey: 'k', engineId: 'cx', timeoutMs: 1_000, userAgent: USER_AGENT });
       expect(built.name).toBe(name);
     }
     expect(isSearchProviderName('brave')).toBe(true);
-    expect(isSearchProviderName('google')).toBe(false);
+    expect(isSearchProviderName('bing')).toBe(false);
   });
 
   it('refuses to build without a required key or a SearXNG URL, naming the variable', () => {

@@ -50,6 +50,8 @@ export interface DecomposeQueryInput extends ModelChoice {
   clarifications: Clarification[];
   feedback: string[];
   previousPlan?: ResearchPlan;
+  /** The session's max_sub_queries; absent in sessions that predate it. */
+  max_sub_queries?: number;
 }
 export interface DecomposeQueryOutput {
   plan: ResearchPlan;

@@ -65,7 +65,7 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   const activities: ResearchActivities = {
     ...createModelActivities(modelDeps),
     ...createMindActivities(modelDeps),
-    ...createVerifyActivities({ artifacts, fetcher, model, defaultModel, pricing: config.models.pricing }),
+    ...createVerifyActivities({ artifacts, fetcher, model, defaultModel, pricing: config.models.pricing, doiResolver: config.fetch.doi_resolver_url }),
     ...createWebActivities({ config, artifacts, fetcher, cache, searchProvider }),
     ...createStoreActivities(sessionStore),
     ...createRelevanceActivities(artifacts),
@@ -101,5 +101,6 @@ function createSearch(config: AppConfig, env: NodeJS.ProcessEnv, name: string): 
   if (name === 'searxng') return new SearxngSearch(config.search.searxng_url as string, timeoutMs, userAgent);
   const provider = name as SearchProviderName;
   const baseUrl = config.search.providers[name]?.base_url ?? SEARCH_PROVIDERS[provider].defaultBaseUrl ?? '';
-  return createSearchProvider(provider, { baseUrl, apiKey: searchApiKeyFromEnv(provider, env), timeoutMs, userAgent });
+  const engineEnv = SEARCH_PROVIDERS[provider].requiredEnv;
+  return createSearchProvider(provider, { baseUrl, apiKey: searchApiKeyFromEnv(provider, env), ...(engineEnv ? { engineId: env[engineEnv] } : {}), timeoutMs, userAgent });
 }

@@ -53,6 +53,12 @@ export function createModelActivities(deps: ModelDeps) {
         outline: dedupeBy(object.outline.map((t) => t.trim()), (t) => t.toLowerCase()).filter((t) => !/^(sources|notes)$/i.test(t)),
       };
       if (plan.outline.length === 0) plan.outline = ['Findings'];
+      const max = input.max_sub_queries;
+      if (max !== undefined && plan.expanded_queries.length > max) {
+        const kept = [...plan.expanded_queries].sort((a, b) => a.priority - b.priority).slice(0, max);
+        plan.assumptions = [...plan.assumptions, `The planner proposed ${plan.expanded_queries.length} sub-questions; the ${max} most important were kept (max_sub_queries).`];
+        plan.expanded_queries = plan.expanded_queries.filter((q) => kept.includes(q));
+      }
       return { plan, usage };
     },
 

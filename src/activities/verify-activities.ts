@@ -7,6 +7,7 @@ import type { ModelProvider } from '../providers/model/types';
 import type { ArtifactStore } from '../stores/artifacts';
 import { annotateReport } from '../verify/annotate';
 import { citedSentences } from '../verify/claims';
+import { checkDois, citedDois, DEFAULT_DOI_RESOLVER } from '../verify/dois';
 import { checkLinks } from '../verify/links';
 import { splitPassages, type Passage } from '../verify/passages';
 import { checkClaims, CLAIM_JUDGE_SYSTEM, claimSupportSchema, judgePrompt, verdictsByIndex, type Judge } from '../verify/support';
@@ -29,6 +30,8 @@ export interface VerifyDeps {
   defaultModel: (role: string) => string;
   pricing: Record<string, Price>;
   linkConcurrency?: number;
+  /** Where DOIs are resolved (https://doi.org unless configured). */
+  doiResolver?: string;
 }
 
 export function createVerifyActivities(deps: VerifyDeps) {
@@ -66,10 +69,12 @@ export function createVerifyActivities(deps: VerifyDeps) {
             heartbeat();
             return verdictsByIndex(res.object, batch.claims.length);
           };
-          const [links, claims] = await Promise.all([
+          const dois = input.check_links ? citedDois(input.report_markdown, cited) : new Map<string, string[]>();
+          const [links, doiChecks, claims] = await Promise.all([
             input.check_links
               ? checkLinks(deps.fetcher, cited.map((s) => s.url), { signal, concurrency: deps.linkConcurrency, onProgress: heartbeat })
               : Promise.resolve([]),
+            checkDois(deps.fetcher, dois, { resolver: deps.doiResolver ?? DEFAULT_DOI_RESOLVER, signal, concurrency: deps.linkConcurrency, onProgress: heartbeat }),
             checkClaims(checked, { passagesOf: passageLoader(deps.artifacts, input.sources), judge, signal }),
           ]).catch((err: unknown) => {
             stop.abort(err);
@@ -78,11 +83,12 @@ export function createVerifyActivities(deps: VerifyDeps) {
           const report_markdown = annotateReport(input.report_markdown, {
             claims,
             links,
+            dois: doiChecks,
             sources: cited,
             linksChecked: input.check_links,
             uncheckedClaims: sentences.length - checked.length,
           });
-          return { report_markdown, links, claims, unchecked_claims: sentences.length - checked.length, ...(usage ? { usage } : {}) };
+          return { report_markdown, links, ...(doiChecks.length ? { dois: doiChecks } : {}), claims, unchecked_claims: sentences.length - checked.length, ...(usage ? { usage } : {}) };
         });
       } catch (err) {
         // Cancellation must reach Temporal as itself, not as a retryable failure.

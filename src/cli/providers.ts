@@ -77,7 +77,8 @@ async function probe(config: AppConfig, env: NodeJS.ProcessEnv, row: ProviderRow
     if (row.type === 'search') {
       if (row.name === 'local') return 'ok';
       const name = row.name as SearchProviderName;
-      const options = { baseUrl: row.base_url as string, apiKey: searchApiKeyFromEnv(name, env), timeoutMs: 10_000, userAgent: config.fetch.user_agent };
+      const engineEnv = SEARCH_PROVIDERS[name].requiredEnv;
+      const options = { baseUrl: row.base_url as string, apiKey: searchApiKeyFromEnv(name, env), ...(engineEnv ? { engineId: env[engineEnv] } : {}), timeoutMs: 10_000, userAgent: config.fetch.user_agent };
       const provider = createSearchProvider(name, options);
       await provider.search({ query: 'test', maxResults: 1 });
       return 'ok';

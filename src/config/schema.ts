@@ -7,6 +7,8 @@ const modelRef = z.string().regex(/^[a-z0-9][a-z0-9_.-]*:.+$/i, 'write models as
 const searchProviderName = z.string().regex(/^[a-z][a-z0-9_-]*$/, 'a search provider name such as tavily or searxng');
 
 export const DEFAULT_SEARCH_CHAIN = ['searxng', 'tavily', 'brave', 'exa', 'duckduckgo'];
+/** Named chains usable wherever a provider name is (seed 001 falls back Tavily → Google → Semantic Scholar). */
+export const DEFAULT_SEARCH_PRESETS: Record<string, string[]> = { 'seed-001': ['tavily', 'google', 'semantic-scholar'] };
 
 const searchProviderOverrides = z
   .object({
@@ -63,6 +65,7 @@ export const researchSettingsSchema = z
     max_sources: z.number().int().min(1).max(500).default(20),
     timeout_seconds: z.number().int().min(10).max(30 * 24 * 3600).default(600).describe('Overall time for the research after approval'),
     max_iterations: z.number().int().min(1).max(10).default(3),
+    max_sub_queries: z.number().int().min(2).max(5).default(5).describe('Most sub-questions a plan may have (seed 001: 2–5); the planner is told, its answer trimmed by priority, the planning gate enforces it'),
     batch_size: z.number().int().min(1).max(50).default(5).describe('Sources fetched, analysed and written into the report per batch'),
     fetch_concurrency: z.number().int().min(1).max(32).default(4),
     auto_approve: z.boolean().default(false).describe('Approve the plan without waiting (unattended runs)'),
@@ -133,6 +136,10 @@ export const configSchema = z
         chain: z.array(searchProviderName).default(DEFAULT_SEARCH_CHAIN).describe('Tried in order; providers without keys are skipped. Overridden by SEARCH_PROVIDERS'),
         mode: z.enum(['fallback', 'combine']).default('fallback').describe('fallback: the first provider that answers; combine: all of them, merged'),
         providers: z.record(z.string(), searchProviderOverrides).default({}).describe('Per-provider base_url and requests_per_second'),
+        presets: z
+          .record(searchProviderName, z.array(searchProviderName).min(1))
+          .default(DEFAULT_SEARCH_PRESETS)
+          .describe('Named search chains; a preset name stands for its providers in any chain (e.g. SEARCH_PROVIDERS=seed-001)'),
       })
       .strict(),
     fetch: z
@@ -143,6 +150,7 @@ export const configSchema = z
         connect_timeout_seconds: z.number().int().min(1).max(120).default(10),
         max_redirects: z.number().int().min(0).max(20).default(5),
         respect_robots: z.boolean().default(true),
+        doi_resolver_url: z.string().url().default('https://doi.org').describe('Where cited DOIs are resolved; overridden by DOI_RESOLVER_URL'),
         per_host_concurrency: z.number().int().min(1).max(32).default(2),
         min_host_gap_ms: z.number().int().min(0).max(60_000).default(0),
         cache_ttl_seconds: z.number().int().min(0).default(86_400).describe('Serve a URL fetched this recently from the artifact store'),

@@ -20,8 +20,10 @@ export function plannerPrompt(input: {
   clarifications: Clarification[];
   feedback: string[];
   previousPlan?: ResearchPlan;
+  max_sub_queries?: number;
 }): string {
   const parts = [`Question:\n${input.query}`];
+  if (input.max_sub_queries) parts.push(`Plan at most ${input.max_sub_queries} expanded_queries (sub-questions), and at least ${Math.min(2, input.max_sub_queries)}.`);
   if (input.clarifications.length) {
     parts.push(`Answers to clarifying questions:\n${input.clarifications.map((c) => `- Q: ${c.question}\n  A: ${c.answer}`).join('\n')}`);
   }

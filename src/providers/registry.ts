@@ -66,6 +66,7 @@ export function searchAvailability(config: AppConfig, env: NodeJS.ProcessEnv, na
   if (!isSearchProviderName(name)) return { ok: false, reason: `unknown search provider "${name}" (known: local, ${SEARCH_PROVIDER_NAMES.join(', ')})` };
   const entry = SEARCH_PROVIDERS[name];
   if (entry.keyRequired && !searchApiKeyFromEnv(name, env)) return { ok: false, reason: `${entry.keyEnv} is not set` };
+  if (entry.requiredEnv && !env[entry.requiredEnv]?.trim()) return { ok: false, reason: `${entry.requiredEnv} is not set` };
   return { ok: true };
 }
 
@@ -99,7 +100,10 @@ export function resolveProviderPlan(config: AppConfig, env: NodeJS.ProcessEnv, s
     );
   }
 
-  const wantedSearch = settings.search_providers ?? [...(settings.search_provider ? [settings.search_provider] : []), ...config.search.chain];
+  const wantedSearch = expandSearchPresets(
+    settings.search_providers ?? [...(settings.search_provider ? [settings.search_provider] : []), ...config.search.chain],
+    config.search.presets,
+  );
   const search_chain = unique(wantedSearch).filter((name) => keep(name, searchAvailability(config, env, name)));
   if (search_chain.length === 0) {
     throw new ConfigError(
@@ -107,6 +111,11 @@ export function resolveProviderPlan(config: AppConfig, env: NodeJS.ProcessEnv, s
     );
   }
   return { model_chains, search_chain, search_mode: settings.search_mode ?? config.search.mode, skipped };
+}
+
+/** Replaces every preset name in a chain by the providers it stands for (presets do not nest). */
+export function expandSearchPresets(chain: string[], presets: Record<string, string[]>): string[] {
+  return chain.flatMap((name) => (Object.hasOwn(presets, name) && !isSearchProviderName(name) ? presets[name] : [name]));
 }
 
 function describeSkipped(skipped: ProviderPlan['skipped']): string {

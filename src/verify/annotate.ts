@@ -2,7 +2,7 @@
 // "Citation check" list at the end of Notes. Only adds text; running it again changes nothing.
 import { parseReport, renderReport } from '../report/markdown';
 import { allSentences, citedSentences, UNSUPPORTED_MARK } from './claims';
-import type { ClaimCheck, LinkCheck } from './types';
+import type { ClaimCheck, DoiCheck, LinkCheck } from './types';
 
 const CHECK_HEADING = '**Citation check**';
 const QUOTED_CHARS = 160;
@@ -11,6 +11,8 @@ export interface CitationCheckSummary {
   claims: ClaimCheck[];
   /** Empty when links were not checked. */
   links: LinkCheck[];
+  /** Cited DOIs re-resolved with the links. */
+  dois?: DoiCheck[];
   sources: { id: string; url: string }[];
   linksChecked: boolean;
   uncheckedClaims?: number;
@@ -78,6 +80,13 @@ function checkList(summary: CitationCheckSummary): string[] {
     for (const link of dead) {
       const why = link.refused ? `not checked: ${link.error ?? 'refused'}` : link.status !== undefined ? `HTTP ${link.status}` : (link.error ?? 'no answer');
       lines.push(`- Dead link${cite(idsOf(link.url))}: <${link.url}> (${inline(why)})`);
+    }
+    const dois = summary.dois ?? [];
+    const unresolved = dois.filter((d) => !d.ok);
+    if (dois.length) lines.push(`- DOIs: ${dois.length - unresolved.length} of ${dois.length} cited DOI(s) resolved.`);
+    for (const d of unresolved) {
+      const why = d.status !== undefined ? `HTTP ${d.status}` : (d.error ?? 'no answer');
+      lines.push(`- DOI does not resolve${cite(d.source_ids)}: ${inline(d.doi)} (${inline(why)})`);
     }
   }
   const count = (verdict: ClaimCheck['verdict']) => summary.claims.filter((c) => c.verdict === verdict).length;

@@ -35,6 +35,18 @@ export interface SourceToVerify {
   url: string;
   /** Parsed text in the artifact store; absent when the source was never parsed. */
   text_file_id?: string;
+  /** The source's DOI when its search result carried one (academic providers). */
+  doi?: string;
+}
+
+export interface DoiCheck {
+  doi: string;
+  /** The sources that carry this DOI; empty when it only appears in the report's text. */
+  source_ids: string[];
+  ok: boolean;
+  status?: number;
+  error?: string;
+  checked_at: string;
 }
 
 export interface VerifyClaimsInput {
@@ -48,6 +60,8 @@ export interface VerifyClaimsInput {
 export interface VerifyClaimsOutput {
   report_markdown: string;
   links: LinkCheck[];
+  /** Cited DOIs re-resolved (checked with the links). */
+  dois?: DoiCheck[];
   claims: ClaimCheck[];
   /** Cited sentences beyond the cap, left unchecked. */
   unchecked_claims: number;

@@ -47,6 +47,8 @@ export async function deepResearch(input: ResearchInput): Promise<ResearchResult
     await researchWithinDeadline(s);
     if (s.timedOut) return await finish(s, 'timed_out', `timeout_seconds (${s.settings.timeout_seconds}) reached`);
     if (s.cancelRequested) return await finish(s, 'cancelled', s.cancelRequested.reason);
+    // Seed 003's end_rejected: a report the reviewer rejected is not a completed one.
+    if (s.reportRejected && patched('report-rejected-outcome')) return await finish(s, 'rejected', s.state.reason);
     return await finish(s, 'completed');
   } catch (err) {
     if (err instanceof ContinueAsNew) throw err;

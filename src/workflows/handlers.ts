@@ -99,6 +99,8 @@ function validateApprove(s: ResearchSession, args?: ApproveArgs): void {
   const queries = args?.plan?.expanded_queries;
   if (queries === undefined) return;
   if (!Array.isArray(queries) || queries.length === 0) throw new Error('an edited plan needs at least one expanded query');
+  const max = s.settings.max_sub_queries;
+  if (max !== undefined && queries.length > max) throw new Error(`an edited plan may have at most ${max} expanded queries (max_sub_queries); it has ${queries.length}`);
   for (const q of queries) {
     if (!q || typeof q.query !== 'string' || !q.query.trim()) throw new Error('every expanded query needs a non-empty "query"');
   }

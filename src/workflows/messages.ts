@@ -1,10 +1,13 @@
-// The public message contract of the `deepResearch` workflow. Clients in any language send the
+// The public message contract of the `deep-research` workflow. Clients in any language send the
 // signals by these names; our own clients use the updates to get an immediate, validated answer.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ResearchEvent, ResearchPlan, ResearchSnapshot, ResearchStatus } from './types';
 
-export const WORKFLOW_TYPE = 'deepResearch';
-export const METADATA_WORKFLOW_TYPE = 'researchMetadata';
+/** The stable workflow type names (seed 000); new sessions start under these. */
+export const WORKFLOW_TYPE = 'deep-research';
+export const METADATA_WORKFLOW_TYPE = 'research-metadata';
+/** The names sessions were started under before; still served, for running sessions and old clients. */
+export const LEGACY_WORKFLOW_TYPES = { research: 'deepResearch', metadata: 'researchMetadata' } as const;
 export const DEFAULT_TASK_QUEUE = 'deep-research';
 export const workflowIdFor = (researchId: string): string => `research-${researchId}`;
 

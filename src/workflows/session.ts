@@ -41,6 +41,8 @@ export class ResearchSession {
   /** A `continue` signal ended the current guidance pause. */
   continueRequested = false;
   readonly reviews: { action: 'accept' | 'reject' | 'feedback'; feedback?: string }[] = [];
+  /** The reviewer rejected the finished report: the session ends as rejected, not completed. */
+  reportRejected = false;
   /** Bumped by every topUp, so waiters notice. */
   budgetVersion = 0;
   /** The one wait for a top-up that every parallel branch joins. */

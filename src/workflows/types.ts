@@ -43,6 +43,8 @@ export interface ResearchSettings {
   max_sources: number;
   timeout_seconds: number;
   max_iterations: number;
+  /** Absent in sessions started before the setting existed (their gate allowed 8). */
+  max_sub_queries?: number;
   batch_size: number;
   fetch_concurrency: number;
   auto_approve: boolean;
@@ -356,6 +358,8 @@ export interface MindState {
   /** "phase:iteration" keys of phases the supervisor already retried once. */
   retried?: string[];
   link_checks?: { url: string; ok: boolean; status?: number; error?: string }[];
+  /** Cited DOIs re-resolved at verification; ok false when the resolver no longer knows one. */
+  doi_checks?: { doi: string; ok: boolean; status?: number; source_ids: string[] }[];
   unsupported_claims?: { sentence: string; source_ids: string[] }[];
 }
 

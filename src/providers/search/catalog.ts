@@ -6,13 +6,14 @@ import { ArxivSearch } from './arxiv';
 import { BraveSearch } from './brave';
 import { DuckDuckGoSearch } from './duckduckgo';
 import { ExaSearch } from './exa';
+import { GOOGLE_ENGINE_ID_ENV, GoogleSearch } from './google';
 import { SearxngSearch } from './searxng';
 import { SemanticScholarSearch } from './semantic-scholar';
 import { TavilySearch } from './tavily';
 import type { SearchProvider, SearchProviderOptions } from './types';
 import { WikipediaSearch } from './wikipedia';
 
-export type SearchProviderName = 'searxng' | 'tavily' | 'brave' | 'exa' | 'duckduckgo' | 'arxiv' | 'semantic-scholar' | 'wikipedia';
+export type SearchProviderName = 'searxng' | 'tavily' | 'brave' | 'exa' | 'duckduckgo' | 'arxiv' | 'semantic-scholar' | 'wikipedia' | 'google';
 
 export interface SearchProviderInfo {
   name: SearchProviderName;
@@ -27,6 +28,8 @@ export interface SearchProviderInfo {
   /** Other spellings of the key variable seen in the wild, read when keyEnv is unset. */
   keyEnvAliases: readonly string[];
   keyRequired: boolean;
+  /** Another variable the provider cannot work without (Google's search engine id). */
+  requiredEnv?: string;
   /** Returns papers with authors/year/DOI/PDF rather than web pages. */
   academic: boolean;
   /** A safe default request rate for one API key (or one client IP when keyless). */
@@ -87,6 +90,19 @@ export const SEARCH_PROVIDERS: Readonly<Record<SearchProviderName, SearchProvide
     requestsPerSecond: 5,
     rateBasis: 'default limit is about 10 queries per second per key; half leaves room for retries',
     create: (o) => new ExaSearch(o),
+  },
+  google: {
+    name: 'google',
+    label: 'Google Programmable Search',
+    defaultBaseUrl: 'https://customsearch.googleapis.com',
+    keyEnv: 'GOOGLE_SEARCH_API_KEY',
+    keyEnvAliases: ['GOOGLE_CSE_API_KEY'],
+    keyRequired: true,
+    requiredEnv: GOOGLE_ENGINE_ID_ENV,
+    academic: false,
+    requestsPerSecond: 1,
+    rateBasis: 'the Custom Search JSON API allows 100 queries per minute per project (and 100 a day free); 1/s stays under it',
+    create: (o) => new GoogleSearch(o),
   },
   duckduckgo: {
     name: 'duckduckgo',

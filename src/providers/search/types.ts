@@ -28,6 +28,8 @@ export interface SearchProviderOptions {
   /** The API root; tests point it at a loopback fake. */
   baseUrl: string;
   apiKey?: string;
+  /** Google Programmable Search only: the search engine id (`cx`), from GOOGLE_SEARCH_ENGINE_ID. */
+  engineId?: string;
   timeoutMs: number;
   userAgent: string;
 }

@@ -60,7 +60,9 @@ export async function verifyReport(s: ResearchSession): Promise<void> {
 /** Every cited URL re-checked, every cited sentence checked against its source; problems flagged in the report. */
 async function checkClaimsAndLinks(s: ResearchSession): Promise<void> {
   const st = s.state;
-  const sources = st.sources.filter((x) => x.status === 'fetched').map((x) => ({ id: x.id, url: x.url, text_file_id: x.text_file_id }));
+  const sources = st.sources
+    .filter((x) => x.status === 'fetched')
+    .map((x) => ({ id: x.id, url: x.url, text_file_id: x.text_file_id, ...(x.paper?.doi ? { doi: x.paper.doi } : {}) }));
   const out = await withModelFallback(s, 'critic', (choice) =>
     s.tool(
       'verify_claims',
@@ -69,6 +71,7 @@ async function checkClaimsAndLinks(s: ResearchSession): Promise<void> {
       (r) => ({
         links: r.links.length,
         dead_links: r.links.filter((l) => !l.ok).length,
+        ...(r.dois ? { dois: r.dois.length, unresolved_dois: r.dois.filter((d) => !d.ok).length } : {}),
         claims: r.claims.length,
         unsupported: r.claims.filter((c) => c.verdict === 'unsupported').length,
       }),
@@ -78,6 +81,10 @@ async function checkClaimsAndLinks(s: ResearchSession): Promise<void> {
   st.report_markdown = out.report_markdown;
   const mind = s.mind();
   mind.link_checks = out.links.map((l) => ({ url: l.url, ok: l.ok, ...(l.status !== undefined ? { status: l.status } : {}), ...(l.error ? { error: l.error } : {}) }));
+  if (out.dois?.length) {
+    mind.doi_checks = out.dois.map((d) => ({ doi: d.doi, ok: d.ok, source_ids: d.source_ids, ...(d.status !== undefined ? { status: d.status } : {}) }));
+    for (const d of out.dois.filter((x) => !x.ok)) s.warn(`cited DOI does not resolve: ${d.doi} (${d.status ?? d.error ?? 'no answer'})`, d.source_ids[0]);
+  }
   mind.unsupported_claims = out.claims.filter((c) => c.verdict === 'unsupported').map((c) => ({ sentence: c.sentence, source_ids: c.source_ids }));
   for (const c of out.claims.filter((x) => x.unsupported_ids?.length)) {
     const ids = c.unsupported_ids as string[];

@@ -10,8 +10,9 @@ import { planningGate } from '../../research/gates';
 import { afterPhase } from './oversight';
 import { withModelFallback } from './providers';
 
-/** The planning gate's upper bound on sub-queries (the planner's schema allows up to 12). */
-const MAX_SUB_QUERIES = 8;
+/** The planning gate's upper bound for sessions that predate the max_sub_queries setting. */
+const LEGACY_MAX_SUB_QUERIES = 8;
+const maxSubQueries = (s: ResearchSession) => s.settings.max_sub_queries ?? LEGACY_MAX_SUB_QUERIES;
 
 export type ApprovalOutcome = 'approved' | 'rejected' | 'expired' | 'cancelled';
 
@@ -31,6 +32,7 @@ export async function draftPlan(s: ResearchSession): Promise<void> {
           feedback: st.plan_feedback,
           previousPlan: st.plan,
           stream: s.streamTarget(),
+          ...(s.settings.max_sub_queries ? { max_sub_queries: s.settings.max_sub_queries } : {}),
           model: choice,
         }),
       (r) => ({ expanded_queries: r.plan.expanded_queries.length, clarifying_questions: r.plan.clarifying_questions.length, usage: r.usage }),
@@ -44,12 +46,12 @@ export async function draftPlan(s: ResearchSession): Promise<void> {
 /** The planning gate and the supervisor's reflection; a failed plan is redrafted once on request. */
 export async function checkPlan(s: ResearchSession): Promise<void> {
   const plan = s.state.plan as ResearchPlan;
-  const gate = planningGate(plan, MAX_SUB_QUERIES);
+  const gate = planningGate(plan, maxSubQueries(s));
   const retry = await afterPhase(s, 'planning', gate, { sub_queries: plan.expanded_queries.length });
   if (!retry) return;
   s.state.plan_feedback.push(`The plan failed its quality check (${gate.failures.join('; ')}). ${retry}`);
   await draftPlan(s);
-  const again = planningGate(s.state.plan as ResearchPlan, MAX_SUB_QUERIES);
+  const again = planningGate(s.state.plan as ResearchPlan, maxSubQueries(s));
   s.mind().gates.push({ phase: 'planning', iteration: 0, passed: again.passed, failures: again.failures });
   s.decide({ agent: 'planner', action: again.passed ? 'replanned' : 'replanned_still_failing', rationale: again.passed ? 'the redrafted plan meets the gate' : again.failures.join('; '), inputs: {}, outputs: { sub_queries: s.state.plan?.expanded_queries.length ?? 0 } });
 }

@@ -25,6 +25,7 @@ export async function reviewFinalReport(s: ResearchSession): Promise<void> {
     if (review.action === 'reject') {
       s.state.reason = review.feedback ? `report rejected: ${review.feedback}` : 'report rejected by the reviewer';
       s.decide({ agent: 'supervisor', action: 'review_rejected', rationale: s.state.reason, inputs: {}, outputs: {} });
+      s.reportRejected = true;
       break;
     }
     const feedback = review.feedback as string;

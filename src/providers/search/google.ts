@@ -1,0 +1,86 @@
+// Google Programmable Search (the Custom Search JSON API): GET /customsearch/v1 with `key` (the API
+// key), `cx` (the search engine id) and `q`; at most 10 results per request (`num`). Results come in
+// `items` (absent when nothing matched). Errors are Google's `{"error":{"code","message","status",
+// "details":[{"reason"}]}}`; an invalid key is a 400 with reason API_KEY_INVALID, which we report as
+// 401 so it is treated as a credentials problem and not retried. Quota errors are 429.
+import { ConfigError } from '../../config/load';
+import { HttpError } from '../http-error';
+import { arrayField, endpoint, finishResults, readJsonObject, refusalMessage, requestedCount, requireApiKey, withTimeout, type ProviderIdentity } from './http';
+import type { SearchProvider, SearchProviderOptions, SearchRequest, SearchResult } from './types';
+
+const GOOGLE: ProviderIdentity = { label: 'Google Programmable Search', keyEnv: 'GOOGLE_SEARCH_API_KEY' };
+export const GOOGLE_ENGINE_ID_ENV = 'GOOGLE_SEARCH_ENGINE_ID';
+const MAX_RESULTS_PER_REQUEST = 10;
+
+interface GoogleItem {
+  link?: string;
+  title?: string;
+  snippet?: string;
+  pagemap?: { metatags?: Record<string, unknown>[] };
+}
+
+interface GoogleErrorBody {
+  error?: { code?: number; message?: string; status?: string; details?: { reason?: string }[]; errors?: { reason?: string }[] };
+}
+
+const PUBLISHED_TAGS = ['article:published_time', 'og:published_time', 'datepublished', 'date', 'dc.date'];
+
+export class GoogleSearch implements SearchProvider {
+  readonly name = 'google';
+  private readonly apiKey: string;
+  private readonly engineId: string;
+
+  constructor(private readonly options: SearchProviderOptions) {
+    this.apiKey = requireApiKey(options, GOOGLE);
+    const engineId = options.engineId?.trim();
+    if (!engineId) throw new ConfigError(`${GOOGLE.label} needs a search engine id: set ${GOOGLE_ENGINE_ID_ENV}`);
+    this.engineId = engineId;
+  }
+
+  async search({ query, maxResults, signal }: SearchRequest): Promise<SearchResult[]> {
+    if (maxResults < 1) return [];
+    const url = endpoint(this.options.baseUrl, 'customsearch/v1');
+    url.searchParams.set('key', this.apiKey);
+    url.searchParams.set('cx', this.engineId);
+    url.searchParams.set('q', query);
+    url.searchParams.set('num', String(requestedCount(maxResults, MAX_RESULTS_PER_REQUEST)));
+    const res = await fetch(url, {
+      headers: { accept: 'application/json', 'user-agent': this.options.userAgent },
+      signal: withTimeout(this.options.timeoutMs, signal),
+    });
+    if (!res.ok) throw refusal(res.status, await res.text().catch(() => ''), res.headers);
+    const body = await readJsonObject<{ items?: unknown }>(res, GOOGLE.label);
+    const results = arrayField<GoogleItem>(body.items, GOOGLE.label, 'items').map((item) => ({
+      url: item.link ?? '',
+      title: item.title ?? item.link ?? '',
+      snippet: (item.snippet ?? '').replace(/\s+/g, ' '),
+      published_date: publishedDate(item),
+    }));
+    return finishResults(results, maxResults);
+  }
+}
+
+/** The key never appears in the message: Google echoes nothing of it, and we add nothing. */
+function refusal(status: number, text: string, headers: Headers): HttpError {
+  let parsed: GoogleErrorBody = {};
+  try {
+    parsed = JSON.parse(text) as GoogleErrorBody;
+  } catch {
+    // not JSON: the status alone says enough
+  }
+  const reasons = [...(parsed.error?.details ?? []), ...(parsed.error?.errors ?? [])].map((d) => d.reason ?? '');
+  const badKey = status === 400 && reasons.some((r) => /API_KEY_INVALID|keyInvalid/i.test(r));
+  const effective = badKey ? 401 : status;
+  const detail = parsed.error?.message?.slice(0, 300);
+  return new HttpError(effective, refusalMessage(GOOGLE, effective, detail), headers);
+}
+
+function publishedDate(item: GoogleItem): string | undefined {
+  for (const tags of item.pagemap?.metatags ?? []) {
+    for (const name of PUBLISHED_TAGS) {
+      const value = tags[name];
+      if (typeof value === 'string' && !Number.isNaN(Date.parse(value))) return value;
+    }
+  }
+  return undefined;
+}
