@@ -207,6 +207,8 @@ export interface VerifyCitationsInput {
   merged_claims?: number;
   /** The queries searched, named in sections that found nothing. */
   searched_queries?: string[];
+  /** Set when every search provider failed and the session went on without search. */
+  search_outage?: { message: string; queries_not_searched: string[] };
 }
 export interface VerifyCitationsOutput {
   report_markdown: string;

@@ -17,6 +17,7 @@ export function createStoreActivities(sessions: () => SessionStore) {
         minRelevance: input.min_relevance,
         mergedClaims: input.merged_claims,
         searchedQueries: input.searched_queries,
+        searchOutage: input.search_outage,
       });
       return {
         report_markdown: result.markdown,

@@ -144,6 +144,8 @@ export interface ReportExtras {
   mergedClaims?: number;
   /** The queries searched, for sections that found nothing. */
   searchedQueries?: string[];
+  /** Every search provider was down: said first, plainly. */
+  searchOutage?: { message: string; queries_not_searched: string[] };
 }
 
 const CITATION_GROUP = /\[((?:S\d+)(?:\s*[,;]\s*S\d+)*)\]/g;
@@ -203,6 +205,14 @@ export function verifyReportCitations(
       : '_No source is cited._',
   });
   const notes: string[] = [];
+  if (extra.searchOutage) {
+    const missed = extra.searchOutage.queries_not_searched;
+    notes.push(
+      `> **Search was unavailable** (${escapeInline(extra.searchOutage.message)}): this report is written from the sources gathered before the outage${
+        missed.length ? `; not searched: ${missed.slice(0, 10).map((q) => `“${escapeInline(q)}”`).join(', ')}` : ''
+      }.`,
+    );
+  }
   notes.push(citationSummary(found, resolvedCount, removedCitations));
   if (extra.skippedSources?.length) {
     notes.push(

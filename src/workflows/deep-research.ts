@@ -17,7 +17,7 @@ import { runSupervisedResearch } from './phases/mind';
 import { checkPlan } from './phases/planning';
 import { chooseProviders } from './phases/providers';
 import { reviewFinalReport } from './phases/review';
-import { runResearch } from './phases/research';
+import { nothingToWriteFrom, runResearch } from './phases/research';
 import { errorMessage, ResearchSession } from './session';
 import type { ResearchInput, ResearchResult } from './types';
 
@@ -64,6 +64,12 @@ export async function deepResearch(input: ResearchInput): Promise<ResearchResult
   }
 }
 
+function failIfNothingToWriteFrom(s: ResearchSession): void {
+  if (!nothingToWriteFrom(s)) return;
+  const outage = s.state.search_outage as { message: string };
+  throw ApplicationFailure.nonRetryable(`search was unavailable from the start and nothing was gathered to write from (${outage.message})`, 'SearchUnavailable');
+}
+
 /**
  * Runs the research and verification phases in a scope that a cancel request or the overall
  * timeout can cancel. Cancellation of that inner scope is an outcome, not an error.
@@ -102,10 +108,12 @@ async function researchWithinDeadline(s: ResearchSession): Promise<void> {
     await research.run(async () => {
       if (s.state.supervised) {
         await runSupervisedResearch(s);
+        failIfNothingToWriteFrom(s);
         await verifyReport(s);
         await reviewFinalReport(s);
       } else {
         await runResearch(s);
+        failIfNothingToWriteFrom(s);
         await verifyReport(s);
       }
     });

@@ -318,6 +318,8 @@ export interface ResearchState {
   providers?: ProviderPlan;
   /** Providers that failed this session, skipped from then on. */
   unavailable_search_providers?: string[];
+  /** Every search provider failed: the session went on with what it had (seed 001: degrade, not fail). */
+  search_outage?: { since: string; message: string; queries_not_searched: string[] };
   /** Runs the supervisor loop (absent in sessions that predate it). */
   supervised?: boolean;
   mind?: MindState;

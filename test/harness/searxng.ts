@@ -12,6 +12,8 @@ export interface SearchOptions {
   includeFailing?: boolean;
   /** Answer with 403 like an instance whose JSON format is disabled. */
   jsonDisabled?: boolean;
+  /** Answer this many searches, then fail every later one with 503 (an outage). */
+  failAfter?: number;
 }
 
 export interface FakeSearch {
@@ -27,6 +29,7 @@ function hash(text: string): number {
 
 export async function startSearch(recorder: Recorder, opts: SearchOptions): Promise<FakeSearch> {
   let first = true;
+  let answered = 0;
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const q = url.searchParams.get('q') ?? '';
@@ -42,6 +45,8 @@ export async function startSearch(recorder: Recorder, opts: SearchOptions): Prom
       res.writeHead(403, { 'content-type': 'text/html' });
       return res.end('<h1>403 Forbidden</h1>', () => (entry.end = Date.now()));
     }
+    if (opts.failAfter !== undefined && answered >= opts.failAfter) return send(503, { error: 'upstream engines unavailable' });
+    answered++;
     const n = opts.resultsPerQuery ?? 8;
     const start = hash(q.toLowerCase()) % opts.pageCount;
     const results = [];

@@ -37,6 +37,7 @@ export async function verifyReport(s: ResearchSession): Promise<void> {
         content_fidelity: st.content_allocation_metadata?.overall_fidelity,
         open_gaps: open.length,
         searched_queries: st.searched_queries,
+        ...(st.search_outage ? { search_outage: { message: st.search_outage.message, queries_not_searched: st.search_outage.queries_not_searched } } : {}),
         ...(scored.length ? { relevance: Object.fromEntries(scored.map((x) => [x.id, x.relevance as number])), min_relevance: s.settings.min_relevance } : {}),
         ...(skipped.length ? { skipped_sources: skipped.map((x) => ({ id: x.id, title: x.title, url: x.url, score: x.relevance ?? 0 })) } : {}),
         ...(st.merged_claims?.length ? { merged_claims: st.merged_claims.length } : {}),

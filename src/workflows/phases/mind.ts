@@ -197,7 +197,8 @@ async function synthesize(s: ResearchSession): Promise<MindPhase> {
 async function refine(s: ResearchSession): Promise<MindPhase> {
   const st = s.state;
   const open = st.gaps.filter((g) => !g.addressed);
-  const budgetSpent = exhaustedBudget(s, 'search') !== undefined;
+  // With search down, another iteration could only re-read what is already here.
+  const budgetSpent = exhaustedBudget(s, 'search') !== undefined || st.search_outage !== undefined;
   const sourcesFull = st.sources.length >= s.settings.max_sources;
   const decision = sourcesFull && open.length
     ? { action: 'complete' as const, rationale: `${open.length} gaps open, but the source budget (${s.settings.max_sources}) is used` }

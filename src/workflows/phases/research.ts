@@ -1,6 +1,6 @@
 // The research loop: search → fetch and parse → analyze → patch the report, batch after batch,
 // iterating on open gaps. All progress lives in `state`, so a continued-as-new run resumes here.
-import { allHandlersFinished, ApplicationFailure, condition, continueAsNew, isCancellation, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, ApplicationFailure, condition, continueAsNew, isCancellation, patched, workflowInfo } from '@temporalio/workflow';
 import type { SearchHit } from '../../activities/contracts';
 import { model, web } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
@@ -78,10 +78,20 @@ export async function searchBatch(s: ResearchSession): Promise<void> {
   const st = s.state;
   s.setPhase('searching');
   const queries = st.pending_queries;
+  if (st.search_outage) {
+    st.search_outage.queries_not_searched.push(...queries.filter((q) => !st.search_outage?.queries_not_searched.includes(q)));
+    st.pending_queries = [];
+    s.info(`search is unavailable: ${queries.length} queries not searched`);
+    return;
+  }
   const results = await pool(queries, s.settings.fetch_concurrency, async (query) => {
     try {
       return { query, hits: await searchQuery(s, query) };
     } catch (err) {
+      if (err instanceof ApplicationFailure && err.type === NO_SEARCH_PROVIDER_LEFT && patched('search-outage-degrades')) {
+        recordSearchOutage(s, query, errorMessage(err));
+        return { query, hits: [] as SearchHit[] };
+      }
       if (isCancellation(err) || (err instanceof ApplicationFailure && err.type === NO_SEARCH_PROVIDER_LEFT)) throw err;
       s.error(`search failed for "${query}": ${errorMessage(err)}`);
       return { query, hits: [] as SearchHit[] };
@@ -111,6 +121,22 @@ export async function searchBatch(s: ResearchSession): Promise<void> {
   st.searched_queries.push(...queries);
   st.pending_queries = [];
   s.info(`search: ${added} new sources (${st.sources.length} of at most ${s.settings.max_sources})`);
+}
+
+/** Seed 001: when no search provider is left, go on with what was gathered and say so. */
+function recordSearchOutage(s: ResearchSession, query: string, message: string): void {
+  const st = s.state;
+  if (!st.search_outage) {
+    st.search_outage = { since: new Date().toISOString(), message, queries_not_searched: [] };
+    s.emit('Status', { level: 'warning', kind: 'search_outage', message: `every search provider failed (${message}): continuing with the sources already gathered` });
+  }
+  if (!st.search_outage.queries_not_searched.includes(query)) st.search_outage.queries_not_searched.push(query);
+}
+
+/** Search is down and nothing was ever fetched: there is nothing to write a report from. */
+export function nothingToWriteFrom(s: ResearchSession): boolean {
+  const st = s.state;
+  return st.search_outage !== undefined && st.findings.length === 0 && !st.sources.some((x) => x.status === 'fetched');
 }
 
 export function nextBatch(s: ResearchSession): Source[] {
