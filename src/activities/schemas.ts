@@ -74,4 +74,5 @@ export const phaseReflectionSchema = z.object({
   reflection: z.string().min(1),
   retry: z.boolean(),
   guidance_for_next_phase: z.string(),
+  quality_score: z.number().min(0).max(1),
 });

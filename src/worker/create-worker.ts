@@ -49,6 +49,7 @@ export async function createResearchWorker(opts: ResearchWorkerOptions): Promise
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     activities,
     maxConcurrentActivityTaskExecutions: 20,
+    maxCachedWorkflows: config.temporal.max_cached_workflows,
     ...opts.overrides,
   });
   const search: Worker[] = [];

@@ -145,6 +145,7 @@ function phaseReflection(prompt: string, script: ModelScript) {
     reflection: `The ${phase} phase ${passed ? 'passed its gate' : 'failed its gate'}.`,
     retry: script.reflectionRetry?.shift() ?? false,
     guidance_for_next_phase: `After ${phase}: keep to the plan.`,
+    quality_score: passed ? 0.8 : 0.4,
   };
 }
 
