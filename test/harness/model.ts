@@ -38,6 +38,8 @@ export interface ModelScript extends ProviderScript {
   criticVerdicts?: ('PASS' | 'REVISE')[];
   /** The supervisor's retry answers, consumed in order; false once they run out. */
   reflectionRetry?: boolean[];
+  /** Extra latency per call, by schema name and prompt (e.g. to make some branches finish last). */
+  delayFor?: (name: string | undefined, prompt: string) => number;
 }
 
 export interface FakeModel {
@@ -204,6 +206,8 @@ export async function startModel(recorder: Recorder, script: ModelScript = {}): 
     if (!answer) return sendJson(400, { error: { message: `unknown response_format ${name}`, type: 'invalid_request_error' } });
     const toolName = typeof body.tool_choice === 'object' ? body.tool_choice.function?.name : undefined;
     if (script.delayMs) await sleep(script.delayMs);
+    const extraDelay = script.delayFor?.(name, prompt) ?? 0;
+    if (extraDelay > 0) await sleep(extraDelay);
     if (body.stream) return streamAnswer(exchange, body, answer, toolName, script);
     const content = answer.blocked ? '' : toolName ? payloadOf(answer) : renderAnswer(answer);
     const usage = usageFor(script, raw, content);
