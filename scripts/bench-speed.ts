@@ -5,6 +5,8 @@
 // kind), the most model calls in flight at once, and the critical-path bound: the longest chain of
 // calls in which each starts only after the one before it ended (the sum of their latencies). No
 // schedule of this run's calls can beat that bound.
+import type { temporal } from '@temporalio/proto';
+import { workflowIdFor } from '../src/workflows/messages';
 import type { RecordedRequest } from '../test/harness/recorder';
 import { runStandalone } from '../test/harness/standalone';
 
@@ -62,6 +64,40 @@ function criticalPath(calls: Call[]): { ms: number; chain: Call[] } {
   return { ms, chain };
 }
 
+const millis = (t: unknown) => {
+  const ts = t as { seconds?: { toNumber?: () => number } | number; nanos?: number } | null | undefined;
+  const sec = typeof ts?.seconds === 'number' ? ts.seconds : (ts?.seconds?.toNumber?.() ?? 0);
+  return sec * 1000 + Math.round((ts?.nanos ?? 0) / 1e6);
+};
+
+/** Per activity type: how long tasks waited to start (queue time, rate limits); workflow task time. */
+function orchestration(events: temporal.api.history.v1.IHistoryEvent[]) {
+  const scheduled = new Map<string, { type: string; at: number }>();
+  const activities: Record<string, { n: number; wait: number; max: number }> = {};
+  let tasks = 0;
+  let taskMs = 0;
+  let taskScheduled = 0;
+  for (const e of events) {
+    const at = millis(e.eventTime);
+    if (e.activityTaskScheduledEventAttributes) scheduled.set(String(e.eventId), { type: e.activityTaskScheduledEventAttributes.activityType?.name ?? '?', at });
+    if (e.activityTaskStartedEventAttributes) {
+      const s = scheduled.get(String(e.activityTaskStartedEventAttributes.scheduledEventId));
+      if (s) {
+        const d = (activities[s.type] ??= { n: 0, wait: 0, max: 0 });
+        d.n += 1;
+        d.wait += at - s.at;
+        d.max = Math.max(d.max, at - s.at);
+      }
+    }
+    if (e.workflowTaskScheduledEventAttributes) taskScheduled = at;
+    if (e.workflowTaskCompletedEventAttributes) {
+      tasks += 1;
+      taskMs += at - taskScheduled;
+    }
+  }
+  return { events: events.length, tasks, taskMs, activities };
+}
+
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 runStandalone(
@@ -97,6 +133,11 @@ runStandalone(
     console.log(`search calls: ${calls.filter((c) => c.server === 'search').length}, fetches: ${calls.filter((c) => c.server === 'web').length}`);
     console.log(`critical-path bound: ${seconds(bound.ms)} over ${bound.chain.length} calls (${bound.chain.map((c) => c.server).join(' → ')})`);
     console.log(`wall / bound: ${(wall / bound.ms).toFixed(2)}`);
+    const overhead = orchestration((await env.temporal.workflow.getHandle(workflowIdFor(researchId)).fetchHistory()).events ?? []);
+    console.log(`history: ${overhead.events} events; workflow tasks ${overhead.tasks}, ${seconds(overhead.taskMs)} in total (schedule to completion)`);
+    for (const [type, d] of Object.entries(overhead.activities)) {
+      console.log(`  ${type.padEnd(18)} ${String(d.n).padStart(3)} calls, schedule-to-start mean ${Math.round(d.wait / d.n)} ms, max ${d.max} ms`);
+    }
     if (process.env.BENCH_TIMELINE) {
       const names = harness.model.requests.map((r) => {
         const body = r.body as { response_format?: { json_schema?: { name?: string } } };
