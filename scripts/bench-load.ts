@@ -6,11 +6,14 @@
 // BENCH_CACHE sets the worker's max_cached_workflows (default: the config's). Prints completions,
 // how many waiting sessions still wait, peak and final worker RSS, wall time and the largest history.
 import { Connection } from '@temporalio/client';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { ResearchClient } from '../src/client/research-client';
 import { startChildWorker } from '../test/harness/child-worker';
 import { startHarness, testConfig } from '../test/harness';
 import { startTestServer } from '../test/harness/temporal';
+import { writeWorkflowBundle } from './bundle-workflows';
 
 const waiting = Number(process.env.BENCH_WAITING ?? 1000);
 const running = Number(process.env.BENCH_RUNNING ?? 100);
@@ -32,7 +35,12 @@ async function inBatches<T>(items: T[], size: number, fn: (item: T) => Promise<u
 async function main(): Promise<void> {
   const server = await startTestServer();
   const harness = await startHarness({ model: { delayMs: modelMs, queries: 3, gapIterations: 1 }, web: { pages: 40 } });
-  const { config, env } = testConfig(harness, server.address, process.env.BENCH_CACHE ? { DEEP_RESEARCH_MAX_CACHED_WORKFLOWS: process.env.BENCH_CACHE } : {});
+  // The worker starts from a pre-built workflow bundle, as a deployed worker should (BENCH_BUNDLE=0: bundle at start).
+  const bundle = process.env.BENCH_BUNDLE === '0' ? undefined : await writeWorkflowBundle(path.join(mkdtempSync(path.join(os.tmpdir(), 'dr-bundle-')), 'workflows.js'));
+  const { config, env } = testConfig(harness, server.address, {
+    ...(process.env.BENCH_CACHE ? { DEEP_RESEARCH_MAX_CACHED_WORKFLOWS: process.env.BENCH_CACHE } : {}),
+    ...(bundle ? { DEEP_RESEARCH_WORKFLOW_BUNDLE: bundle } : {}),
+  });
   const worker = await startChildWorker(env);
   const pid = worker.process.pid as number;
   let peak = rssMb(pid);
@@ -59,7 +67,7 @@ async function main(): Promise<void> {
     });
     let largest = 0;
     for (const id of runIds) largest = Math.max(largest, (await client.handle(id).fetchHistory()).events?.length ?? 0);
-    console.log(`model ${modelMs} ms; worker max_cached_workflows ${config.temporal.max_cached_workflows}`);
+    console.log(`model ${modelMs} ms; worker max_cached_workflows ${config.temporal.max_cached_workflows}, ${bundle ? 'pre-built workflow bundle' : 'bundled at start'}`);
     console.log(`completions: ${completed} of ${running}`);
     console.log(`waiting sessions still waiting: ${stillWaiting} of ${waiting}`);
     console.log(`worker RSS: idle ${idle} MB, peak ${peak} MB, after ${rssMb(pid)} MB`);
