@@ -190,7 +190,7 @@ describe('supervisor: reflectOnPhase', () => {
   it('asks to retry a failed gate when the model says a retry could fix it, with the phase question and metrics in the prompt', async () => {
     const { fake, mind } = await setup({ reflectionRetry: [true] });
     const out = await asActivity(() => mind.reflectOnPhase(reflectInput(false)));
-    expect(out).toMatchObject({ reflection: 'The gathering phase failed its gate.', retry: true, guidance_for_next_phase: 'After gathering: keep to the plan.' });
+    expect(out).toMatchObject({ reflection: 'The gathering phase failed its gate.', retry: true, guidance_for_next_phase: 'After gathering: keep to the plan.', quality_score: 0.4 });
     expect(out.usage).toMatchObject({ role: 'supervisor', model: MODEL });
     const { schema, prompt } = requestOf(fake);
     expect(schema).toBe('phase_reflection');

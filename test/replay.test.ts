@@ -13,6 +13,8 @@ describe('replay of committed histories', () => {
   it('has recorded histories to replay', () => {
     expect(files.length).toBeGreaterThanOrEqual(8);
     expect(files.some((f) => f.startsWith("v1-"))).toBe(true);
+    // v5: parallel branches and lean oversight (patched 'parallel-branches', 'lean-oversight').
+    expect(files.some((f) => f.startsWith('v5-'))).toBe(true);
   });
 
   it.each(files)('%s replays deterministically', async (file) => {

@@ -84,7 +84,9 @@ describe('the supervised research loop', () => {
     const s = await env.client.state(researchId);
     expect(s.status).toBe('completed');
     const log = actions(s);
-    expect(log.slice(0, 3)).toEqual(['supervisor:planning_gate_failed', 'supervisor:retry_planning', 'planner:replanned']);
+    // The failed gate's reflection is recorded as the supervisor's assessment, with a quality score.
+    expect(log.slice(0, 4)).toEqual(['supervisor:planning_gate_failed', 'supervisor:assessment', 'supervisor:retry_planning', 'planner:replanned']);
+    expect(s.mind?.agent_decisions[1].outputs.quality_score).toBe(0.4);
     expect(s.mind?.agent_decisions[0].rationale).toMatch(/only 1 sub-query/);
     expect(s.plan?.expanded_queries.length).toBeGreaterThanOrEqual(2);
     const plans = harness.model.requests.filter((r) => JSON.stringify(r.body).includes('"name":"research_plan"'));

@@ -128,6 +128,8 @@ export interface AnalyzeSourcesInput extends ModelChoice {
   sources: SourceForAnalysis[];
   known_findings: string[];
   max_source_chars: number;
+  /** What the critic, the reviewer or the refiner asked this round to address. */
+  research_feedback?: string[];
 }
 /** How sure the analyzer is: the workflow's three levels, plus a fact several sources confirm and a speculation. */
 export type FindingConfidence = Confidence | 'confirmed' | 'speculation';
@@ -330,5 +332,7 @@ export interface ReflectOnPhaseOutput {
   /** Only ever true when the gate failed. */
   retry: boolean;
   guidance_for_next_phase: string;
+  /** The supervisor's overall judgement of the research so far, 0 (poor) to 1 (excellent). Absent in older results. */
+  quality_score?: number;
   usage: ModelUsage;
 }

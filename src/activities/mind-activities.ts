@@ -60,6 +60,7 @@ export function createMindActivities(deps: ModelDeps) {
         // A passed gate leaves nothing for a retry to fix, whatever the model thought.
         retry: object.retry && !input.gate.passed,
         guidance_for_next_phase: object.guidance_for_next_phase.trim(),
+        ...(object.quality_score !== undefined ? { quality_score: Math.round(object.quality_score * 100) / 100 } : {}),
         usage,
       };
     },

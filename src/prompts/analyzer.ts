@@ -22,6 +22,7 @@ export function analyzerPrompt(input: {
   max_iterations: number;
   known_findings: string[];
   sources: AnalyzerSourceText[];
+  research_feedback?: string[];
 }): string {
   const known = input.known_findings.length ? input.known_findings.map((f) => `- ${f}`).join('\n') : '(none yet)';
   const sources = input.sources
@@ -33,6 +34,7 @@ export function analyzerPrompt(input: {
     `Report outline: ${input.outline.join(' | ')}`,
     `Iteration ${input.iteration} of ${input.max_iterations}.`,
     `Findings so far:\n${known}`,
+    ...(input.research_feedback?.length ? [`Feedback this round must address:\n${input.research_feedback.map((f) => `- ${f}`).join('\n')}`] : []),
     `Sources:\n${sources}`,
   ].join('\n\n');
 }

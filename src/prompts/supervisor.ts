@@ -6,6 +6,7 @@ you pause to reflect on how it went, from its metrics and its quality gate.
 - retry: true only when the gate failed and running the phase again could fix it (for example more
   or different searches); false when the gate passed, or when a retry would only repeat the failure.
 - guidance_for_next_phase: one or two concrete sentences for the next phase (or the retry).
+- quality_score: your judgement of the research so far, from 0 (unusable) to 1 (complete, well sourced).
 Answer with JSON only.`;
 
 /** The question the supervisor answers about each phase. */

@@ -72,8 +72,11 @@ export function searchAvailability(config: AppConfig, env: NodeJS.ProcessEnv, na
 
 /** Requests per second a provider may receive from all sessions together (Temporal enforces it per task queue). */
 export function searchRate(config: AppConfig, name: string): number | undefined {
-  if (name === 'local') return undefined;
-  return config.search.providers[name]?.requests_per_second ?? (isSearchProviderName(name) ? SEARCH_PROVIDERS[name].requestsPerSecond : undefined);
+  const configured = config.search.providers[name]?.requests_per_second;
+  if (configured !== undefined) return configured;
+  // Your own instance (or your own files) is not throttled unless you say so.
+  if (name === 'local' || name === 'searxng') return undefined;
+  return isSearchProviderName(name) ? SEARCH_PROVIDERS[name].requestsPerSecond : undefined;
 }
 
 export function resolveProviderPlan(config: AppConfig, env: NodeJS.ProcessEnv, settings: ResearchSettings): ProviderPlan {

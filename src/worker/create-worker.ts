@@ -38,6 +38,20 @@ export class ResearchWorkers {
   }
 }
 
+/**
+ * A pre-built bundle (tests; or DEEP_RESEARCH_WORKFLOW_BUNDLE, written by `npm run bundle:workflows`)
+ * spares the worker bundling at start, which costs seconds and ~200 MB of memory it never returns.
+ */
+function workflowSource(bundle: WorkerOptions['workflowBundle'], env: NodeJS.ProcessEnv): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
+  if (bundle) return { workflowBundle: bundle };
+  const codePath = env.DEEP_RESEARCH_WORKFLOW_BUNDLE;
+  if (codePath) {
+    if (!existsSync(codePath)) throw new Error(`DEEP_RESEARCH_WORKFLOW_BUNDLE: no bundle at ${codePath} (run npm run bundle:workflows)`);
+    return { workflowBundle: { codePath } };
+  }
+  return { workflowsPath: WORKFLOWS_PATH };
+}
+
 export async function createResearchWorker(opts: ResearchWorkerOptions): Promise<{ worker: ResearchWorkers; close(): void }> {
   const { config } = opts;
   const env = opts.env ?? process.env;
@@ -46,9 +60,10 @@ export async function createResearchWorker(opts: ResearchWorkerOptions): Promise
     connection: opts.connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.task_queue,
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    ...workflowSource(opts.workflowBundle, env),
     activities,
     maxConcurrentActivityTaskExecutions: 20,
+    maxCachedWorkflows: config.temporal.max_cached_workflows,
     ...opts.overrides,
   });
   const search: Worker[] = [];

@@ -27,12 +27,16 @@ export async function deepResearch(input: ResearchInput): Promise<ResearchResult
   // Patch markers are taken before the first await, so replays meet them in the same activation.
   const providerChains = !input.resume && patched('provider-chains');
   const supervisedLoop = !input.resume && patched('supervisor-loop');
+  const parallelBranches = supervisedLoop && patched('parallel-branches');
+  const leanOversight = supervisedLoop && patched('lean-oversight');
   try {
     if (!input.resume) {
       s.emit('AgentInput', { role: 'user', query: input.query });
       if (providerChains) await chooseProviders(s);
       if (supervisedLoop) {
         s.state.supervised = true;
+        if (parallelBranches) s.state.parallel_branches = true;
+        if (leanOversight) s.state.lean_oversight = true;
         s.mind();
       }
       await draftPlan(s);

@@ -73,6 +73,10 @@ export interface ResearchSettings {
   check_links?: boolean;
   check_claims?: boolean;
   max_phase_visits?: number;
+  /** Research branches run at once (absent in sessions before parallel branches: 3). */
+  max_concurrency?: number;
+  /** Model calls in flight at once across the session (absent: 4). */
+  max_model_calls_in_flight?: number;
   budget?: BudgetLimits;
   /** Extra domains per credibility tier (source vetting). */
   vetting_lists?: Partial<Record<'government' | 'academic' | 'preprint' | 'organization' | 'news' | 'unverified', string[]>>;
@@ -322,6 +326,10 @@ export interface ResearchState {
   search_outage?: { since: string; message: string; queries_not_searched: string[] };
   /** Runs the supervisor loop (absent in sessions that predate it). */
   supervised?: boolean;
+  /** Fans each round out into parallel branches, one per query (absent in older sessions). */
+  parallel_branches?: boolean;
+  /** Supervisor reflections only when a gate fails, guidance arrived or an iteration ends. */
+  lean_oversight?: boolean;
   mind?: MindState;
   /** Absolute deadline (epoch ms) of the running phase, kept across continue-as-new. */
   deadline_ms?: number;
@@ -359,6 +367,8 @@ export interface MindState {
   contradictions: { finding_ids: string[]; description: string }[];
   /** "phase:iteration" keys of phases the supervisor already retried once. */
   retried?: string[];
+  /** What the critic, the reviewer or the refiner said the next round must address. */
+  research_feedback?: string[];
   link_checks?: { url: string; ok: boolean; status?: number; error?: string }[];
   /** Cited DOIs re-resolved at verification; ok false when the resolver no longer knows one. */
   doi_checks?: { doi: string; ok: boolean; status?: number; source_ids: string[] }[];

@@ -42,6 +42,8 @@ export interface ModelScript extends ProviderScript {
   carelessWriter?: boolean;
   /** The analyzer states each finding twice, the second time reworded. */
   repeatFindings?: boolean;
+  /** Extra latency per call, by schema name and prompt (e.g. to make some branches finish last). */
+  delayFor?: (name: string | undefined, prompt: string) => number;
 }
 
 export interface FakeModel {
@@ -186,6 +188,7 @@ function phaseReflection(prompt: string, script: ModelScript) {
     reflection: `The ${phase} phase ${passed ? 'passed its gate' : 'failed its gate'}.`,
     retry: script.reflectionRetry?.shift() ?? false,
     guidance_for_next_phase: `After ${phase}: keep to the plan.`,
+    quality_score: passed ? 0.8 : 0.4,
   };
 }
 
@@ -244,6 +247,8 @@ export async function startModel(recorder: Recorder, script: ModelScript = {}): 
     if (!answer) return sendJson(400, { error: { message: `unknown response_format ${name}`, type: 'invalid_request_error' } });
     const toolName = typeof body.tool_choice === 'object' ? body.tool_choice.function?.name : undefined;
     if (script.delayMs) await sleep(script.delayMs);
+    const extraDelay = script.delayFor?.(name, prompt) ?? 0;
+    if (extraDelay > 0) await sleep(extraDelay);
     if (body.stream) return streamAnswer(exchange, body, answer, toolName, script);
     const content = answer.blocked ? '' : toolName ? payloadOf(answer) : renderAnswer(answer);
     const usage = usageFor(script, raw, content);

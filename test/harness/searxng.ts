@@ -14,6 +14,8 @@ export interface SearchOptions {
   jsonDisabled?: boolean;
   /** Answer this many searches, then fail every later one with 503 (an outage). */
   failAfter?: number;
+  /** Delay before every answer (a simulated search latency). */
+  delayMs?: number;
 }
 
 export interface FakeSearch {
@@ -69,7 +71,9 @@ export async function startSearch(recorder: Recorder, opts: SearchOptions): Prom
         score: 1 / (i + 1),
       });
     }
-    send(200, { query: q, number_of_results: results.length, results, answers: [], suggestions: [], unresponsive_engines: [] });
+    const body = { query: q, number_of_results: results.length, results, answers: [], suggestions: [], unresponsive_engines: [] };
+    if (opts.delayMs) setTimeout(() => send(200, body), opts.delayMs);
+    else send(200, body);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;

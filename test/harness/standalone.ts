@@ -3,14 +3,14 @@
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { workflowIdFor } from '../../src/workflows/messages';
-import { startEnvironment, startHarness, type Harness, type HarnessOptions, type TestEnvironment } from './index';
+import { startEnvironment, startHarness, type EnvironmentOptions, type Harness, type HarnessOptions, type TestEnvironment } from './index';
 import { startTestServer } from './temporal';
 
-export function runStandalone(opts: HarnessOptions, fn: (env: TestEnvironment, harness: Harness) => Promise<void>): void {
+export function runStandalone(opts: HarnessOptions, fn: (env: TestEnvironment, harness: Harness) => Promise<void>, envOpts: EnvironmentOptions = {}): void {
   const main = async () => {
     const server = await startTestServer();
     const harness = await startHarness(opts);
-    const env = await startEnvironment(harness, server.address);
+    const env = await startEnvironment(harness, server.address, envOpts);
     try {
       await fn(env, harness);
     } finally {

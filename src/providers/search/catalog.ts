@@ -50,7 +50,7 @@ export const SEARCH_PROVIDERS: Readonly<Record<SearchProviderName, SearchProvide
     keyRequired: false,
     academic: false,
     requestsPerSecond: 1,
-    rateBasis: 'self-hosted; one query fans out to many upstream engines, which rate-limit the instance',
+    rateBasis: 'self-hosted, so not throttled unless search.providers.searxng.requests_per_second is set (one query fans out to upstream engines that may rate-limit the instance)',
     create: (o) => new SearxngSearch(o.baseUrl, o.timeoutMs, o.userAgent),
   },
   tavily: {

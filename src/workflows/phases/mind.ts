@@ -5,12 +5,14 @@
 // markers on sources and findings), so a continued run resumes here.
 import { isCancellation } from '@temporalio/workflow';
 import { decisionFromIteration } from '../../research/decisions';
-import { decideIteration, gatheringGate, analysisGate, synthesisGate } from '../../research/gates';
+import { decideIteration, gatheringGate, analysisGate, synthesisGate, refinementGate } from '../../research/gates';
 import { classifySource } from '../../research/vetting';
 import { model } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
 import type { Finding, MindPhase, ResearchPlan } from '../types';
 import { exhaustedBudget } from './budget';
+import { branchesOn, continueAsNewWhenDue, drainReport, runBranches } from './branches';
+import { modelCall } from './model-slots';
 import { afterPhase, pauseForGuidance } from './oversight';
 import { withModelFallback } from './providers';
 import { analyzeBatch, continueAsNewIfDue, fetchAndParse, nextBatch, normalizeQuery, patchReport, searchBatch, startFirstIteration } from './research';
@@ -38,10 +40,11 @@ export async function runSupervisedResearch(s: ResearchSession): Promise<void> {
         mind.phase = await refine(s);
         break;
       default:
+        if (branchesOn(s)) await drainReport(s);
         return;
     }
     await persistSession(s);
-    await continueAsNewIfDue(s);
+    await (branchesOn(s) ? continueAsNewWhenDue(s) : continueAsNewIfDue(s));
   }
 }
 
@@ -60,7 +63,8 @@ async function gather(s: ResearchSession): Promise<MindPhase> {
   const st = s.state;
   if (st.pending_queries.length > 0) await searchBatch(s);
   vetSources(s);
-  await fetchPending(s);
+  if (branchesOn(s)) await runBranches(s);
+  else await fetchPending(s);
   const planned = st.searched_queries.length;
   const completed = new Set(st.sources.filter((x) => x.status === 'fetched').map((x) => normalizeQuery(x.query))).size;
   rateSources(s);
@@ -127,7 +131,9 @@ async function analyze(s: ResearchSession): Promise<MindPhase> {
   }
   const gate = analysisGate(st.findings, st.sources);
   const retry = await afterPhase(s, 'analysis', gate, { findings: st.findings.length, gaps: st.gaps.filter((g) => !g.addressed).length });
-  return (await reflexion(s, retry)) ? 'GATHERING' : 'SYNTHESIS';
+  if (await reflexion(s, retry)) return 'GATHERING';
+  // With branches the report lane writes beside the loop: the next round need not wait for it.
+  return branchesOn(s) ? 'REFINEMENT' : 'SYNTHESIS';
 }
 
 /** The critic reviews the merged findings: PASS, or REVISE with feedback and another gathering round. */
@@ -136,7 +142,7 @@ async function reflexion(s: ResearchSession, guidance: string | undefined): Prom
   const mind = s.mind();
   if (s.settings.reflexion === false || st.findings.length === 0) return false;
   const plan = st.plan as ResearchPlan;
-  const out = await withModelFallback(s, 'critic', (choice) =>
+  const out = await modelCall(s, () => withModelFallback(s, 'critic', (choice) =>
     s.tool(
       'critique_findings',
       { findings: st.findings.length, revision: mind.reflexion_revisions, model: choice },
@@ -154,7 +160,7 @@ async function reflexion(s: ResearchSession, guidance: string | undefined): Prom
         }),
       (r) => ({ verdict: r.verdict, suggested_queries: r.suggested_queries.length, usage: r.usage }),
     ),
-  );
+  ));
   s.addModelUsage(out.usage);
   for (const c of out.contradictions) if (!mind.contradictions.some((k) => k.description === c.description)) mind.contradictions.push(c);
   const budgetLeft = (s.settings.max_reflexion_revisions ?? 2) - mind.reflexion_revisions;
@@ -175,12 +181,15 @@ async function reflexion(s: ResearchSession, guidance: string | undefined): Prom
   if (!revise) return false;
   mind.reflexion_revisions += 1;
   st.pending_queries = queries;
+  // The critic's words, not only its queries, reach every branch of the revision.
+  mind.research_feedback = [`Critic: ${out.feedback}`, ...out.missing.map((m) => `Missing: ${m}`)].slice(0, 6);
   return true;
 }
 
 async function synthesize(s: ResearchSession): Promise<MindPhase> {
   const st = s.state;
   const chunk = Math.max(2, s.settings.batch_size * 2);
+  if (branchesOn(s)) await drainReport(s);
   const unreported = () => st.findings.filter((f) => !f.reported);
   for (let findings = unreported().slice(0, chunk); findings.length > 0; findings = unreported().slice(0, chunk)) {
     await patchReport(s, findings);
@@ -190,7 +199,7 @@ async function synthesize(s: ResearchSession): Promise<MindPhase> {
   }
   const gate = synthesisGate(st.report_markdown);
   await afterPhase(s, 'synthesis', gate, { report_chars: st.report_markdown.length });
-  return 'REFINEMENT';
+  return branchesOn(s) ? 'COMPLETED' : 'REFINEMENT';
 }
 
 /** decide_iteration, then the refiner turns open gaps, critique and guidance into the next queries. */
@@ -204,15 +213,19 @@ async function refine(s: ResearchSession): Promise<MindPhase> {
     ? { action: 'complete' as const, rationale: `${open.length} gaps open, but the source budget (${s.settings.max_sources}) is used` }
     : decideIteration(st.gaps, st.iteration, s.settings.max_iterations, budgetSpent);
   s.decide(decisionFromIteration(decision, { iteration: st.iteration, maxIterations: s.settings.max_iterations, openGaps: open.length, budgetExhausted: budgetSpent }, ''));
+  // Lean oversight: the refinement gate, and the one reflection of the iteration beside the refiner.
+  const reflection = s.state.lean_oversight ? endOfIteration(s, open.length, budgetSpent || sourcesFull) : undefined;
+  const done: MindPhase = branchesOn(s) ? 'SYNTHESIS' : 'COMPLETED';
   if (decision.action === 'complete') {
+    await reflection;
     await pauseForGuidance(s, 'refinement');
-    return 'COMPLETED';
+    return done;
   }
-  const queries = await refinedQueries(s, undefined, undefined);
+  const [queries] = await Promise.all([refinedQueries(s, undefined, undefined), reflection]);
   for (const gap of open) gap.addressed = true;
   if (queries.length === 0) {
     s.decide({ agent: 'refiner', action: 'complete', rationale: 'open gaps suggest no new queries', inputs: { open_gaps: open.length }, outputs: {} });
-    return 'COMPLETED';
+    return done;
   }
   st.iteration += 1;
   st.pending_queries = queries;
@@ -221,9 +234,17 @@ async function refine(s: ResearchSession): Promise<MindPhase> {
   return 'GATHERING';
 }
 
+/** The refinement gate ("passed": another round is worth running) and the iteration's reflection. */
+async function endOfIteration(s: ResearchSession, openGaps: number, searchSpent: boolean): Promise<void> {
+  const st = s.state;
+  const gate = refinementGate(st.gaps, s.settings.max_iterations - st.iteration, searchSpent ? { searches: 0 } : {});
+  await afterPhase(s, 'refinement', gate, { iteration: st.iteration, open_gaps: openGaps }, { endOfIteration: true, pause: false });
+}
+
 /** New queries from the refiner; the gaps' own suggestions when the refiner has none or fails. */
 async function refinedQueries(s: ResearchSession, problem: string | undefined, supervisorGuidance: string | undefined): Promise<string[]> {
   const st = s.state;
+  const mind = s.mind();
   const open = st.gaps.filter((g) => !g.addressed);
   const plan = st.plan as ResearchPlan;
   const limit = Math.max(2, plan.expanded_queries.length);
@@ -241,7 +262,8 @@ async function refinedQueries(s: ResearchSession, problem: string | undefined, s
   const gaps = [...open.map((g) => ({ description: g.description, suggested_queries: g.suggested_queries, priority: g.priority }))];
   if (problem) gaps.unshift({ description: problem, suggested_queries: [], priority: 1 });
   try {
-    const out = await withModelFallback(s, 'refiner', (choice) =>
+    const criticFeedback = mind.research_feedback?.find((f) => f.startsWith('Critic: '))?.slice('Critic: '.length);
+    const out = await modelCall(s, () => withModelFallback(s, 'refiner', (choice) =>
       s.tool(
         'refine_gaps',
         { gaps: gaps.length, iteration: st.iteration, model: choice },
@@ -255,14 +277,20 @@ async function refinedQueries(s: ResearchSession, problem: string | undefined, s
             iteration: st.iteration,
             max_iterations: s.settings.max_iterations,
             guidance: [...s.takeGuidance('refinement'), ...(supervisorGuidance ? [supervisorGuidance] : [])],
+            ...(criticFeedback ? { critic_feedback: criticFeedback } : {}),
             model: choice,
           }),
         (r) => ({ gaps: r.gaps.length, usage: r.usage }),
       ),
-    );
+    ));
     s.addModelUsage(out.usage);
     const queries = fresh(out.gaps.sort((a, b) => a.priority - b.priority).flatMap((g) => g.suggested_queries));
     s.decide({ agent: 'refiner', action: 'queries', rationale: out.rationale, inputs: { gaps: gaps.length }, outputs: { queries } });
+    // The gaps the refiner named travel with its queries into every branch of the next round.
+    if (queries.length) {
+      const reviewer = (mind.research_feedback ?? []).filter((f) => f.startsWith('Reviewer: '));
+      mind.research_feedback = [...reviewer, ...out.gaps.slice(0, 6).map((g) => `Gap: ${g.description}`)];
+    }
     if (queries.length) return queries;
   } catch (err) {
     if (isCancellation(err)) throw err;

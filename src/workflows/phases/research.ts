@@ -202,6 +202,7 @@ export async function analyzeBatch(s: ResearchSession, batch: Source[]): Promise
     sources: fetched.map((src) => ({ id: src.id, title: src.title, url: src.url, text_file_id: src.text_file_id as string })),
     known_findings: st.findings.slice(-30).map((f) => f.content),
     max_source_chars: s.settings.max_source_chars_for_analysis,
+    ...(st.mind?.research_feedback?.length ? { research_feedback: st.mind.research_feedback } : {}),
   };
   s.emit('AgentInput', { role: 'analyzer', sources: input.sources.map((x) => x.id), iteration: st.iteration });
   const out = await withModelFallback(s, 'analyzer', (choice) =>

@@ -36,6 +36,8 @@ export async function reviewFinalReport(s: ResearchSession): Promise<void> {
     mind.review_rounds += 1;
     s.state.gaps.push({ description: `Reviewer: ${feedback}`, suggested_queries: [`${s.state.initial_query} ${feedback}`.slice(0, 300)], priority: 1, addressed: false, iteration: s.state.iteration });
     s.decide({ agent: 'supervisor', action: 'review_feedback', rationale: feedback, inputs: { round: mind.review_rounds }, outputs: {} });
+    // The reviewer's own words reach every branch of the extra round, not only the derived query.
+    mind.research_feedback = [`Reviewer: ${feedback}`];
     s.setStatus('running', 'searching');
     // One more round on the reviewer's gap, whatever iterations were used before.
     s.settings.max_iterations = Math.max(s.settings.max_iterations, s.state.iteration + 1);

@@ -1,0 +1,168 @@
+// Parallel research branches (the map fan-out): every query of a round is a branch that fetches,
+// parses and analyses its own sources, batch by batch, with the next batch's fetches overlapping
+// the current batch's analysis. Up to max_concurrency branches run at once, and at most
+// max_model_calls_in_flight model calls run at once across the whole session. The living report is
+// written by one serial lane that takes the branches' batches in plan order, so the report, the
+// finding ids and the gaps come out the same whatever order the branches finish in. The lane runs
+// beside the rest of the loop (the critic does not need the report); synthesis joins it.
+import { allHandlersFinished, condition, workflowInfo } from '@temporalio/workflow';
+import type { ResearchSession } from '../session';
+import type { Finding, Gap, Source } from '../types';
+import { modelCall } from './model-slots';
+import { analyzeBatch, continueAsNewIfDue, fetchAndParse, normalizeQuery, patchReport, pool } from './research';
+
+export const DEFAULT_MAX_CONCURRENCY = 3;
+
+/** Whether this session runs the branch fan-out (new sessions; older ones keep their loop). */
+export function branchesOn(s: ResearchSession): boolean {
+  return s.state.parallel_branches === true;
+}
+
+/** The serial report writer: patches in the order batches were queued, each awaited in turn. */
+class ReportLane {
+  private tail: Promise<void> = Promise.resolve();
+  private failure: unknown;
+
+  constructor(private readonly s: ResearchSession) {}
+
+  /** Queues a batch whose findings arrive later; the lane waits for them in queue order. */
+  queue(findings: Promise<Finding[]>): void {
+    const s = this.s;
+    this.tail = this.tail.then(async () => {
+      if (this.failure) return;
+      try {
+        const batch = (await findings).filter((f) => !f.reported);
+        if (batch.length === 0) return;
+        await modelCall(s, () => patchReport(s, batch));
+        for (const f of batch) f.reported = true;
+      } catch (err) {
+        // Kept for drain(): the findings stay unreported and synthesis writes them.
+        this.failure = err;
+      }
+    });
+  }
+
+  async drain(): Promise<void> {
+    await this.tail;
+    const failure = this.failure;
+    this.failure = undefined;
+    if (failure) throw failure;
+  }
+}
+
+const lanes = new WeakMap<ResearchSession, ReportLane>();
+
+function lane(s: ResearchSession): ReportLane {
+  let l = lanes.get(s);
+  if (!l) lanes.set(s, (l = new ReportLane(s)));
+  return l;
+}
+
+/** Waits until every queued report patch is written (synthesis, and before continuing as new). */
+export function drainReport(s: ResearchSession): Promise<void> {
+  return lane(s).drain();
+}
+
+/** continueAsNewIfDue, once the report lane is empty: nothing in flight is left behind. */
+export async function continueAsNewWhenDue(s: ResearchSession): Promise<void> {
+  const info = workflowInfo();
+  const limit = s.settings.continue_as_new_after_events;
+  if (!info.continueAsNewSuggested && !(limit > 0 && info.historyLength >= limit)) return;
+  await drainReport(s);
+  await condition(allHandlersFinished);
+  await continueAsNewIfDue(s);
+}
+
+/**
+ * Fans the pending sources out into one branch per query (in the order the queries were searched)
+ * and runs the branches; returns once every branch has analysed its sources. Report patches are
+ * queued in plan order and may still be running.
+ */
+export async function runBranches(s: ResearchSession): Promise<void> {
+  const st = s.state;
+  const branches = branchesOf(st.sources.filter((x) => x.status === 'pending'), st.searched_queries);
+  if (branches.length === 0) return;
+  const firstFinding = st.findings.length;
+  const firstGap = st.gaps.length;
+  const order = new Map<Finding, number>();
+  // Each batch's findings, in plan order, as promises the report lane awaits one after another.
+  const results = branches.map((sources) => batchesOf(sources, s.settings.batch_size).map(() => deferred<Finding[]>()));
+  results.forEach((batches) => batches.forEach((d) => lane(s).queue(d.promise)));
+  s.info(`research branches: ${branches.length} (at most ${s.settings.max_concurrency ?? DEFAULT_MAX_CONCURRENCY} at once)`);
+  await pool(
+    branches.map((sources, i) => ({ sources, i })),
+    s.settings.max_concurrency ?? DEFAULT_MAX_CONCURRENCY,
+    async ({ sources, i }) => {
+      try {
+        await runBranch(s, sources, (batch, findings) => {
+          for (const f of findings) order.set(f, i * 10_000 + batch);
+          results[i][batch].resolve(findings);
+        });
+      } finally {
+        // A failed branch (or a cancelled one) must not hold the lane forever.
+        for (const d of results[i]) d.resolve([]);
+      }
+    },
+  );
+  joinInPlanOrder(s, firstFinding, firstGap, order);
+}
+
+/** One branch: fetch and parse a batch, then analyse it while the next batch is fetched. */
+async function runBranch(s: ResearchSession, sources: Source[], done: (batch: number, findings: Finding[]) => void): Promise<void> {
+  let analysis: Promise<void> = Promise.resolve();
+  const batches = batchesOf(sources, s.settings.batch_size);
+  for (const [index, batch] of batches.entries()) {
+    await fetchAndParse(s, batch);
+    const previous = analysis;
+    analysis = (async () => {
+      await previous;
+      const findings = await modelCall(s, () => analyzeBatch(s, batch));
+      for (const source of batch) source.analyzed = true;
+      done(index, findings);
+    })();
+    // Awaited below or by the next batch; handled now so a failure is not reported as unhandled.
+    analysis.catch(() => undefined);
+    // Keep at most one batch fetched ahead of its analysis.
+    if (index + 1 < batches.length) await previous;
+  }
+  await analysis;
+}
+
+/** Findings and gaps of this fan-out, renumbered in plan order (branch, then batch). */
+function joinInPlanOrder(s: ResearchSession, firstFinding: number, firstGap: number, order: Map<Finding, number>): void {
+  const st = s.state;
+  const added = st.findings.splice(firstFinding);
+  const rank = (f: Finding) => order.get(f) ?? Number.MAX_SAFE_INTEGER;
+  added.sort((a, b) => rank(a) - rank(b) || Number(a.id.slice(1)) - Number(b.id.slice(1)));
+  added.forEach((f, i) => (f.id = `F${firstFinding + i + 1}`));
+  st.findings.push(...added);
+  const gaps = st.gaps.splice(firstGap);
+  gaps.sort(byPriorityThenText);
+  st.gaps.push(...gaps);
+}
+
+const byPriorityThenText = (a: Gap, b: Gap) => a.priority - b.priority || (a.description < b.description ? -1 : a.description > b.description ? 1 : 0);
+
+/** Pending sources grouped by the query that found them, in search order. */
+function branchesOf(pending: Source[], searched: string[]): Source[][] {
+  const byQuery = new Map<string, Source[]>();
+  for (const q of searched) byQuery.set(normalizeQuery(q), []);
+  for (const source of pending) {
+    const key = normalizeQuery(source.query);
+    if (!byQuery.has(key)) byQuery.set(key, []);
+    (byQuery.get(key) as Source[]).push(source);
+  }
+  return [...byQuery.values()].filter((list) => list.length > 0);
+}
+
+function batchesOf<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += Math.max(1, size)) out.push(items.slice(i, i + Math.max(1, size)));
+  return out;
+}
+
+function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void } {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}

@@ -1,0 +1,176 @@
+// Parallel research branches on a real Temporal server with the scripted model: branches overlap
+// their model calls but never exceed the session's cap; the outcome does not depend on which
+// branch finishes first; what the critic and the reviewer say reaches the next round's analysis;
+// passing gates cost no model call, and the refinement gate and the supervisor's quality score are
+// in the decision log.
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import type { RecordedRequest } from './harness/recorder';
+import { startEnvironment, startHarness, waitFor, type Harness, type HarnessOptions, type TestEnvironment } from './harness';
+
+const fourBranches = { auto_approve: true, max_iterations: 1, max_search_results_per_query: 3, batch_size: 3, max_sources: 24, check_claims: false, check_links: false };
+
+/** The most model calls the harness had in flight at the same moment. */
+function peakInFlight(calls: RecordedRequest[]): number {
+  const edges = calls.flatMap((c) => [
+    { t: c.start, d: 1 },
+    { t: c.end ?? Number.MAX_SAFE_INTEGER, d: -1 },
+  ]);
+  edges.sort((a, b) => a.t - b.t || a.d - b.d);
+  let now = 0;
+  let peak = 0;
+  for (const e of edges) peak = Math.max(peak, (now += e.d));
+  return peak;
+}
+
+const schemaOf = (body: Record<string, unknown>) => (body.response_format as { json_schema?: { name?: string } } | undefined)?.json_schema?.name;
+const promptOf = (body: Record<string, unknown>) =>
+  ((body.messages as { role: string; content: unknown }[]) ?? [])
+    .filter((m) => m.role === 'user')
+    .map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))
+    .join('\n');
+
+describe('parallel research branches', () => {
+  const opened: { harness: Harness; env: TestEnvironment }[] = [];
+
+  async function setup(opts: HarnessOptions) {
+    const harness = await startHarness(opts);
+    const env = await startEnvironment(harness, inject('temporalAddress'));
+    opened.push({ harness, env });
+    return { harness, env };
+  }
+  afterEach(async () => {
+    for (const { harness, env } of opened.splice(0)) {
+      await env.close();
+      await harness.close();
+    }
+  });
+
+  /** Model calls with what they asked for, in the order the harness received them. */
+  const modelCalls = (harness: Harness) =>
+    harness.recorder.of('model').map((r, i) => ({ ...r, schema: schemaOf(harness.model.requests[i].body), prompt: promptOf(harness.model.requests[i].body) }));
+
+  it('runs branches concurrently, never more model calls at once than max_model_calls_in_flight', async () => {
+    // Analyses take long enough that branches overlap however busy the machine is.
+    const slowAnalysis = (name: string | undefined) => (name === 'source_analysis' ? 2000 : 100);
+    const { harness, env } = await setup({ model: { queries: 4, gapIterations: 0, delayFor: slowAnalysis } });
+    const { researchId } = await env.client.start({ query: 'Branch cap: offshore wind', settings: { ...fourBranches, max_concurrency: 4, max_model_calls_in_flight: 2 } });
+    await env.client.waitForResult(researchId);
+    const s = await env.client.state(researchId);
+    expect(s.status).toBe('completed');
+    const calls = modelCalls(harness);
+    const analyses = calls.filter((c) => c.schema === 'source_analysis');
+    expect(analyses.length).toBe(4);
+    // Branches overlapped (two analyses at once), but the cap of 2 held for every kind of call.
+    expect(peakInFlight(analyses)).toBe(2);
+    expect(peakInFlight(calls)).toBe(2);
+
+    const wide = await setup({ model: { queries: 4, gapIterations: 0, delayFor: slowAnalysis } });
+    const run = await wide.env.client.start({ query: 'Branch cap: offshore wind', settings: { ...fourBranches, max_concurrency: 3 } });
+    await wide.env.client.waitForResult(run.researchId);
+    const wideCalls = modelCalls(wide.harness);
+    // Three branches at once (max_concurrency), and with the report lane no more than 4 calls.
+    expect(peakInFlight(wideCalls.filter((c) => c.schema === 'source_analysis'))).toBe(3);
+    expect(peakInFlight(wideCalls)).toBeLessThanOrEqual(4);
+  });
+
+  it('gives the same sources, findings, gaps and report whichever branch finishes first', async () => {
+    const firstSource = (prompt: string) => Number(/<source id="S(\d+)"/.exec(prompt)?.[1] ?? 0);
+    // In one world the first branch's analysis is fastest, in the other it is slowest.
+    const runIn = async (slowFirst: boolean) => {
+      const { harness, env } = await setup({
+        model: {
+          queries: 4,
+          gapIterations: 1,
+          delayFor: (name, prompt) => (name === 'source_analysis' ? (slowFirst ? 3600 - firstSource(prompt) * 300 : firstSource(prompt) * 300) : 0),
+        },
+      });
+      const { researchId } = await env.client.start({ query: 'Branch order: heat pumps', settings: { ...fourBranches, max_concurrency: 4 } });
+      await env.client.waitForResult(researchId);
+      const analyses = modelCalls(harness).filter((c) => c.schema === 'source_analysis');
+      const finishOrder = [...analyses].sort((a, b) => (a.end as number) - (b.end as number)).map((c) => firstSource(c.prompt));
+      return { state: await env.client.state(researchId), finishOrder };
+    };
+    const fast = await runIn(false);
+    const slow = await runIn(true);
+    // The first branch's analysis finished first in one world and last in the other.
+    expect(fast.finishOrder[0]).toBe(1);
+    expect(slow.finishOrder[slow.finishOrder.length - 1]).toBe(1);
+    expect(fast.state.status).toBe('completed');
+    // The two worlds differ only in their loopback port and fetch times.
+    const local = (text: string) => text.replace(/127\.0\.0\.1:\d+/g, 'web').replace(/fetched [^,)]+, snapshot [0-9a-f]+/g, 'fetched');
+    const outcome = (s: typeof fast.state) => ({
+      sources: s.sources.map((x) => local(`${x.id} ${x.url}`)),
+      findings: s.findings.map((f) => `${f.id} ${f.content} ${f.source_ids.join(',')}`),
+      gaps: s.gaps.map((g) => g.description),
+      report: local(s.report_markdown),
+    });
+    expect(outcome(slow.state)).toEqual(outcome(fast.state));
+    expect(fast.state.findings.map((f) => f.id)).toEqual(fast.state.findings.map((_, i) => `F${i + 1}`));
+  });
+
+  it("puts the critic's words into every branch of the revision, and the refiner's input", async () => {
+    const { harness, env } = await setup({ model: { queries: 2, gapIterations: 1, criticVerdicts: ['REVISE'] } });
+    const { researchId } = await env.client.start({ query: 'Critique carried: biochar', settings: { ...fourBranches, max_iterations: 2, max_sources: 30 } });
+    await env.client.waitForResult(researchId);
+    const s = await env.client.state(researchId);
+    expect(s.status).toBe('completed');
+    const critique = 'Review 1: the evidence on Critique carried: biochar rests on too few primary sources.';
+    const analyses = modelCalls(harness).filter((c) => c.schema === 'source_analysis');
+    const revision = analyses.filter((c) => c.prompt.includes(`Critic: ${critique}`));
+    // Both revision queries (the critic suggested two) were branches, and both saw the critique.
+    const revisionQueries = s.sources.filter((x) => / (primary data|official statistics) 1$/.test(x.query));
+    expect(new Set(revisionQueries.map((x) => x.query)).size).toBe(2);
+    expect(revision.length).toBeGreaterThanOrEqual(2);
+    for (const query of new Set(revisionQueries.map((x) => x.query))) {
+      const ids = revisionQueries.filter((x) => x.query === query).map((x) => x.id);
+      expect(revision.some((c) => ids.some((id) => c.prompt.includes(`<source id="${id}"`))), `branch for "${query}" saw the critique`).toBe(true);
+    }
+    // The first round, before any critique, did not.
+    expect(analyses.filter((c) => c.prompt.includes('Feedback this round must address')).length).toBeLessThan(analyses.length);
+    const refiner = modelCalls(harness).find((c) => c.schema === 'gap_refinement');
+    expect(refiner?.prompt).toContain(`Critic's feedback:\n${critique}`);
+    // The refiner's gaps, in turn, reached the next iteration's branches.
+    const lastIteration = analyses.filter((c) => c.prompt.includes('Iteration 2 of 2'));
+    expect(lastIteration.length).toBeGreaterThan(0);
+    expect(lastIteration.every((c) => /Feedback this round must address:\n- Gap: /.test(c.prompt))).toBe(true);
+  });
+
+  it("puts the reviewer's feedback into the extra round's analysis", async () => {
+    const { harness, env } = await setup({ model: { queries: 2, gapIterations: 0 } });
+    const { researchId } = await env.client.start({ query: 'Review carried: green steel', settings: { ...fourBranches, review_final_report: true } });
+    await waitFor('the review', async () => (await env.client.state(researchId)).status === 'awaiting_review');
+    const before = harness.model.requests.length;
+    await env.client.review(researchId, { action: 'feedback', feedback: 'compare hydrogen and electric arc routes' });
+    await waitFor('the second review', async () => {
+      const s = await env.client.state(researchId);
+      return s.status === 'awaiting_review' && (s.mind?.review_rounds ?? 0) === 1;
+    });
+    await env.client.review(researchId, { action: 'accept' });
+    await env.client.waitForResult(researchId);
+    const later = harness.model.requests.slice(before).filter((r) => schemaOf(r.body) === 'source_analysis');
+    expect(later.length).toBeGreaterThan(0);
+    expect(later.every((r) => promptOf(r.body).includes('- Reviewer: compare hydrogen and electric arc routes'))).toBe(true);
+  });
+
+  it('reflects only at the end of an iteration when every gate passes; refinement gate and quality score in the log', async () => {
+    const { harness, env } = await setup({ model: { queries: 3, gapIterations: 1 } });
+    const { researchId } = await env.client.start({ query: 'Lean oversight: district heating', settings: { ...fourBranches, max_iterations: 2, max_sources: 30 } });
+    await env.client.waitForResult(researchId);
+    const s = await env.client.state(researchId);
+    expect(s.status).toBe('completed');
+    const log = s.mind?.agent_decisions ?? [];
+    const actions = log.map((d) => `${d.agent}:${d.action}`);
+    expect(actions).toEqual(expect.arrayContaining(['supervisor:planning_gate_passed', 'supervisor:gathering_gate_passed', 'supervisor:analysis_gate_passed', 'supervisor:synthesis_gate_passed']));
+    // Passing gates are decided by rule, and say so.
+    const passed = log.filter((d) => /_gate_passed$/.test(d.action) && d.action !== 'refinement_gate_passed');
+    expect(passed.every((d) => /skipped by rule/.test(String(d.outputs.reflection)))).toBe(true);
+    // The refinement gate: passed after iteration 1 (a gap is open), failed after 2 (none left).
+    expect(actions.filter((a) => a.startsWith('supervisor:refinement_gate_'))).toEqual(['supervisor:refinement_gate_passed', 'supervisor:refinement_gate_failed']);
+    // One reflection per iteration, each an assessment with a quality score.
+    const reflections = harness.model.requests.filter((r) => schemaOf(r.body) === 'phase_reflection');
+    expect(reflections).toHaveLength(2);
+    const assessments = log.filter((d) => d.action === 'assessment');
+    expect(assessments).toHaveLength(2);
+    expect(assessments.every((d) => typeof d.outputs.quality_score === 'number' && d.outputs.quality_score >= 0 && d.outputs.quality_score <= 1)).toBe(true);
+  });
+});
