@@ -17,6 +17,7 @@ import { doctor } from './doctor';
 import { extract } from './extract';
 import { formatProviders, listProviders } from './providers';
 import { registerSteeringCommands } from './steering';
+import { registerServiceCommands } from './service-commands';
 import { formatEvent, formatPlan, formatStatus, progressLine } from './format';
 import { connect, ensureServer, ensureWorker, recordWorkerPid, runningWorkerPid, usesEmbeddedServer } from './runtime';
 
@@ -244,6 +245,7 @@ export function buildProgram(): Command {
       await withClient({}, async (c) => out(o.json, { researchId: id, ...(await c.cancel(id, o.reason)) }, `research ${id}: cancelling`));
     });
   registerSteeringCommands(program, withClient, out);
+  registerServiceCommands(program, log);
   program
     .command('status')
     .argument('<researchId>')
