@@ -18,6 +18,7 @@ import { extract } from './extract';
 import { formatProviders, listProviders } from './providers';
 import { registerSteeringCommands } from './steering';
 import { registerServiceCommands } from './service-commands';
+import { registerSessionCommands } from './session-commands';
 import { formatEvent, formatPlan, formatStatus, progressLine } from './format';
 import { connect, ensureServer, ensureWorker, recordWorkerPid, runningWorkerPid, usesEmbeddedServer } from './runtime';
 
@@ -246,6 +247,7 @@ export function buildProgram(): Command {
     });
   registerSteeringCommands(program, withClient, out);
   registerServiceCommands(program, log);
+  registerSessionCommands(program, withClient, out);
   program
     .command('status')
     .argument('<researchId>')

@@ -7,6 +7,7 @@ import { ResearchClient, ResearchError, validateQuery } from '../client/research
 import { FileArtifactStore } from '../stores/artifacts';
 import { FetchCache } from '../stores/fetch-cache';
 import { artifactIdsIn, SqliteSessionStore } from '../stores/sessions';
+import type { EnhanceOptions } from '../client/session-ops';
 import type { Accepted, ReviewArgs, TopUpArgs } from '../workflows/messages';
 import { TERMINAL_STATUSES, type ResearchEvent, type ResearchPlan, type ResearchSnapshot, type ResearchStatus } from '../workflows/types';
 import { ApiError, invalid, notFound, wrongState } from './errors';
@@ -110,6 +111,27 @@ export class ResearchService {
   topUp = (owner: string, id: string, amounts: TopUpArgs) => this.steer(owner, id, (c) => c.topUp(id, amounts));
   review = (owner: string, id: string, review: ReviewArgs) => this.steer(owner, id, (c) => c.review(id, review));
   cancel = (owner: string, id: string, reason?: string) => this.steer(owner, id, (c) => c.cancel(id, reason));
+
+  retry = (owner: string, id: string) => this.steer(owner, id, (c) => c.retry(id));
+  resume = (owner: string, id: string) => this.steer(owner, id, (c) => c.resume(id));
+
+  /** A new version of a completed session, owned by the same user; the old one stays as it was. */
+  async enhance(owner: string, id: string, opts: EnhanceOptions): Promise<SessionView> {
+    const parent = this.owned(owner, id);
+    let started: { researchId: string } | undefined;
+    await this.steer(owner, id, async (c) => {
+      try {
+        started = await c.enhance(id, { ...opts, researchId: undefined });
+      } catch (err) {
+        if (/^invalid settings/.test((err as Error).message)) throw invalid('model', (err as Error).message);
+        throw err;
+      }
+      return { status: parent.status };
+    });
+    const researchId = (started as { researchId: string }).researchId;
+    this.store.insert({ research_id: researchId, owner, query: parent.query, status: 'running', settings: {}, parent_id: id });
+    return this.view(this.owned(owner, researchId));
+  }
 
   async continue(owner: string, id: string): Promise<{ status: string }> {
     await this.steer(owner, id, async (c) => {

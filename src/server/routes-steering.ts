@@ -71,4 +71,24 @@ export function registerSteeringRoutes(root: FastifyInstance, service: ResearchS
   app.post('/api/research/:id/cancel', {
     schema: { tags, summary: 'Cancel a running session (what is done is kept)', params: idParams, body: z.object({ reason: text(2000).optional() }).strict().nullish() },
   }, async (req) => service.cancel(req.user, req.params.id, req.body?.reason));
+
+  app.post('/api/research/:id/retry', {
+    schema: { tags: ['operations'], summary: 'Retry a failed session from where it failed; finished searches, fetches and findings are reused (retryFromFailed)', params: idParams },
+  }, async (req) => service.retry(req.user, req.params.id));
+
+  app.post('/api/research/:id/resume', {
+    schema: { tags: ['operations'], summary: 'Resume a cancelled or timed-out session from where it stopped', params: idParams },
+  }, async (req) => service.resume(req.user, req.params.id));
+
+  app.post('/api/research/:id/enhance', {
+    schema: {
+      tags: ['operations'], summary: 'Research a completed session further into a new version; the old report stays readable (enhanceResearch)', params: idParams,
+      body: z.object({
+        iterations: z.number().int().min(1).max(10).optional(),
+        model: z.string().trim().min(3).max(200).optional().describe('"provider:model" for every role'),
+        focus: text(2000).optional(),
+        contexts: z.array(z.object({ content: text(20_000), label: text(200).optional() }).strict()).max(10).optional(),
+      }).strict().nullish(),
+    },
+  }, async (req, reply) => reply.code(201).send(await service.enhance(req.user, req.params.id, req.body ?? {})));
 }
