@@ -1,7 +1,13 @@
 // CLI commands for the service: `serve` and API tokens.
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { checkModelConfigured } from '../activities';
+import { createMcpServer } from '../server/mcp';
+import { ResearchService } from '../server/research-service';
+import { serve } from '../server/serve';
 import { ServiceStore } from '../server/service-store';
+import { connect, ensureWorker } from './runtime';
 
 export function registerServiceCommands(program: Command, log: (line: string) => void): void {
   program
@@ -14,7 +20,6 @@ export function registerServiceCommands(program: Command, log: (line: string) =>
     .action(async (o: { host: string; port: string; cors?: string; rateLimit: string }) => {
       const port = Number(o.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, got "${o.port}"`);
-      const { serve } = await import('../server/serve');
       const running = await serve({
         host: o.host,
         port,
@@ -25,6 +30,20 @@ export function registerServiceCommands(program: Command, log: (line: string) =>
       const stop = () => void running.close().then(() => process.exit(0));
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
+    });
+
+  program
+    .command('mcp')
+    .description('serve the research tools over MCP on stdio (start, status, approve, answer, report, list)')
+    .option('--user <name>', 'whose sessions the tools see', 'local')
+    .action(async (o: { user: string }) => {
+      const config = loadConfig();
+      checkModelConfigured(config, process.env);
+      const client = await connect(config, { startServer: true, log });
+      await ensureWorker(client, log);
+      const service = new ResearchService(client);
+      await createMcpServer(service, o.user).connect(new StdioServerTransport());
+      log(`deep-research MCP server on stdio (user ${o.user})`);
     });
 
   const token = program.command('token').description('API tokens for the service');

@@ -9,6 +9,7 @@ import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { authenticate, isLoopback, rateLimitKey } from './auth';
 import { ApiError } from './errors';
+import { registerMcpRoutes } from './mcp';
 import type { ResearchService } from './research-service';
 import { registerOutputRoutes } from './routes-output';
 import { registerSessionRoutes } from './routes-sessions';
@@ -91,6 +92,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerSessionRoutes(app, service);
   registerSteeringRoutes(app, service);
   registerOutputRoutes(app, service);
+  registerMcpRoutes(app, service);
   await opts.extend?.(app);
   return app;
 }
