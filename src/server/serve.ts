@@ -7,6 +7,7 @@ import { loadConfig } from '../config/load';
 import { buildApp } from './app';
 import { assertSafeBinding } from './auth';
 import { ResearchService } from './research-service';
+import { ServiceStore } from './service-store';
 
 export interface ServeOptions {
   host: string;
@@ -19,10 +20,16 @@ export interface ServeOptions {
 export async function serve(opts: ServeOptions): Promise<{ app: FastifyInstance; close(): Promise<void> }> {
   const config = loadConfig();
   checkModelConfigured(config, process.env);
+  // Refused before anything starts: beyond loopback only with API tokens.
+  const tokens = ServiceStore.open(config.data_dir);
+  try {
+    assertSafeBinding(opts.host, tokens);
+  } finally {
+    tokens.close();
+  }
   const client = await connect(config, { startServer: true, log: opts.log });
   const service = new ResearchService(client);
   try {
-    assertSafeBinding(opts.host, service.store);
     await ensureWorker(client, opts.log);
   } catch (err) {
     service.close();
