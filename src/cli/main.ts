@@ -17,8 +17,11 @@ import { doctor } from './doctor';
 import { extract } from './extract';
 import { formatProviders, listProviders } from './providers';
 import { registerSteeringCommands } from './steering';
+import { registerServiceCommands } from './service-commands';
+import { registerSessionCommands } from './session-commands';
 import { formatEvent, formatPlan, formatStatus, progressLine } from './format';
-import { connect, ensureServer, ensureWorker, recordWorkerPid, runningWorkerPid, usesEmbeddedServer } from './runtime';
+import { connect, ensureServer, ensureWorker, recordWorkerPid, runningWorkerPid, usesEmbeddedServer, warnIfNoWorker } from './runtime';
+import { workerCommand } from './worker-commands';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -85,9 +88,12 @@ function parseSettings(json?: string, pairs: string[] = []): Record<string, unkn
 }
 
 async function waitForPlan(client: ResearchClient, id: string): Promise<ResearchSnapshot> {
+  const since = Date.now();
+  let warned = false;
   for (;;) {
     const s = await client.state(id);
     if (s.status !== 'planning') return s;
+    if (!warned) warned = await warnIfNoWorker(client, Date.now() - since, log);
     await sleep(500);
   }
 }
@@ -244,6 +250,8 @@ export function buildProgram(): Command {
       await withClient({}, async (c) => out(o.json, { researchId: id, ...(await c.cancel(id, o.reason)) }, `research ${id}: cancelling`));
     });
   registerSteeringCommands(program, withClient, out);
+  registerServiceCommands(program, log);
+  registerSessionCommands(program, withClient, out);
   program
     .command('status')
     .argument('<researchId>')
@@ -332,9 +340,13 @@ export function buildProgram(): Command {
     .action(async () => withClient({ startRuntime: true }, async (c) => out(true, await c.metadata(), '')));
   program
     .command('worker')
-    .description('run a worker in the foreground (for unattended runs and scale-out)')
-    .action(async () => {
+    .argument('[action]', '"status" or "stop"; without one, run a worker in the foreground')
+    .description('run a worker in the foreground (for unattended runs and scale-out); worker status | stop')
+    .option('--json')
+    .action(async (action: string | undefined, o: Common) => {
       const config = loadConfig();
+      if (action === 'status' || action === 'stop') return workerCommand(action, config, o.json);
+      if (action) throw new Error(`unknown worker action "${action}" (status, stop)`);
       if (usesEmbeddedServer()) await ensureServer(config, log);
       recordWorkerPid(config);
       await runWorker(log);

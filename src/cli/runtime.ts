@@ -7,7 +7,8 @@ import { ResearchClient } from '../client/research-client';
 import type { AppConfig } from '../config/schema';
 import { ensureTemporalBinary } from '../temporal/binary';
 import { connectClient, ensureSearchAttributes } from '../temporal/connection';
-import { isAlive, portOpen, readDevServer, startDevServer } from '../temporal/dev-server';
+import { isAlive, portOpen, startDevServer } from '../temporal/dev-server';
+import { livePollers, parseWorkerRecord, providerFingerprint, type WorkerRecord } from './workers';
 
 export function usesEmbeddedServer(env: NodeJS.ProcessEnv = process.env): boolean {
   return !env.TEMPORAL_ADDRESS;
@@ -38,32 +39,53 @@ function workerPidFile(config: AppConfig): string {
   return path.join(config.data_dir, `worker-${config.temporal.task_queue}.pid`);
 }
 
-export function runningWorkerPid(config: AppConfig): number | undefined {
+export function readWorkerRecord(config: AppConfig): WorkerRecord | undefined {
   try {
-    const pid = Number(readFileSync(workerPidFile(config), 'utf8'));
-    return pid && isAlive(pid) ? pid : undefined;
+    return parseWorkerRecord(readFileSync(workerPidFile(config), 'utf8'));
   } catch {
     return undefined;
   }
 }
 
-/** Workers that polled the task queue within the last minute, anywhere. */
+export function runningWorkerPid(config: AppConfig): number | undefined {
+  const record = readWorkerRecord(config);
+  return record && isAlive(record.pid) ? record.pid : undefined;
+}
+
+/** Workers polling the task queue that are alive: within the last minute, and running if on this machine. */
 export async function activePollers(client: ResearchClient): Promise<number> {
   const res = await client.connection.workflowService.describeTaskQueue({
     namespace: client.config.temporal.namespace,
     taskQueue: { name: client.config.temporal.task_queue, kind: 1 /* NORMAL */ },
     taskQueueType: 1 /* WORKFLOW */,
   });
-  const cutoff = Date.now() - 60_000;
-  return (res.pollers ?? []).filter((p) => Number(p.lastAccessTime?.seconds ?? 0) * 1000 >= cutoff).length;
+  return livePollers(res.pollers ?? []).length;
 }
 
-/** Starts `deep-research worker` in the background unless a worker already serves the task queue. */
+/** Stops the background worker this data directory started; true when there was one. */
+export async function stopBackgroundWorker(config: AppConfig, log: (line: string) => void): Promise<boolean> {
+  const pid = runningWorkerPid(config);
+  if (!pid) return false;
+  process.kill(pid, 'SIGTERM');
+  for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+  log(`stopped the background worker (pid ${pid})`);
+  return true;
+}
+
+/**
+ * Starts `deep-research worker` in the background unless a live worker already serves the task
+ * queue; restarts our own background worker when the provider environment changed since it started.
+ */
 export async function ensureWorker(client: ResearchClient, log: (line: string) => void): Promise<number | undefined> {
   const config = client.config;
   const existing = runningWorkerPid(config);
-  if (existing) return existing;
-  if ((await activePollers(client).catch(() => 0)) > 0) return undefined;
+  const fingerprint = providerFingerprint(process.env);
+  if (existing) {
+    const record = readWorkerRecord(config);
+    if (!record?.fingerprint || record.fingerprint === fingerprint) return existing;
+    log('the provider environment changed since the background worker started: restarting it');
+    await stopBackgroundWorker(config, () => undefined);
+  } else if ((await activePollers(client).catch(() => 0)) > 0) return undefined;
   mkdirSync(config.data_dir, { recursive: true });
   const logFd = openSync(path.join(config.data_dir, 'worker.log'), 'a');
   const child = spawn(process.execPath, [...process.execArgv, process.argv[1], 'worker'], {
@@ -73,12 +95,25 @@ export async function ensureWorker(client: ResearchClient, log: (line: string) =
   });
   closeSync(logFd);
   child.unref();
-  writeFileSync(workerPidFile(config), String(child.pid));
+  writeWorkerRecord(config, { pid: child.pid as number, fingerprint, started_at: new Date().toISOString() });
   log(`started a background worker (pid ${child.pid}, log ${path.join(config.data_dir, 'worker.log')})`);
   return child.pid as number;
 }
 
-export function recordWorkerPid(config: AppConfig): void {
+function writeWorkerRecord(config: AppConfig, record: WorkerRecord): void {
   mkdirSync(config.data_dir, { recursive: true });
-  writeFileSync(workerPidFile(config), String(process.pid));
+  writeFileSync(workerPidFile(config), JSON.stringify(record));
+}
+
+/** A foreground worker records itself with the environment it runs with. */
+export function recordWorkerPid(config: AppConfig): void {
+  writeWorkerRecord(config, { pid: process.pid, fingerprint: providerFingerprint(process.env), started_at: new Date().toISOString() });
+}
+
+/** One line when a session has waited for a worker longer than a few seconds. */
+export async function warnIfNoWorker(client: ResearchClient, waitedMs: number, log: (line: string) => void): Promise<boolean> {
+  if (waitedMs < 5_000) return false;
+  if ((await activePollers(client).catch(() => 1)) > 0) return false;
+  log(`waiting for a worker: none is polling task queue "${client.config.temporal.task_queue}" (start one with "deep-research worker")`);
+  return true;
 }

@@ -36,6 +36,8 @@ import {
 } from '../workflows/messages';
 import type { ResearchEvent, ResearchInput, ResearchPlan, ResearchSnapshot } from '../workflows/types';
 import type { ResearchMetadata } from '../workflows/metadata';
+import { TERMINAL_STATUSES, type ResearchState, type ResearchStatus } from '../workflows/types';
+import { continuationState, enhancedState, ENHANCEABLE, RESUMABLE, RETRYABLE, type EnhanceOptions } from './session-ops';
 
 export const MAX_QUERY_CHARS = 4_000;
 
@@ -172,6 +174,69 @@ export class ResearchClient {
 
   list(options?: { limit?: number; cursor?: string; status?: string }): SessionPage {
     return this.sessions().list(options);
+  }
+
+  /** A failed session runs again from where it failed, as the same session (retryFromFailed). */
+  retry(id: string): Promise<{ researchId: string; status: ResearchStatus }> {
+    return this.runAgain(id, RETRYABLE, 'only a failed session can be retried');
+  }
+
+  /** A cancelled or timed-out session goes on from where it stopped, as the same session. */
+  resume(id: string): Promise<{ researchId: string; status: ResearchStatus }> {
+    return this.runAgain(id, RESUMABLE, 'only a cancelled or timed-out session can be resumed');
+  }
+
+  /** A completed session researched further into a new version; the old one and its report stay. */
+  async enhance(id: string, opts: EnhanceOptions = {}): Promise<{ researchId: string; status: ResearchStatus; parentId: string }> {
+    const snapshot = await this.finishedSnapshot(id);
+    if (!ENHANCEABLE.includes(snapshot.status)) throw new ResearchError(`research ${id} is ${snapshot.status}; only a completed session can be enhanced`);
+    const settings = resolveSettings(snapshot.settings, opts.model ? { model: opts.model } : {});
+    for (let version = 2; version < 100; version++) {
+      const researchId = opts.researchId ?? `${id.replace(/-v\d+$/, '').slice(0, 56)}-v${version}`;
+      const state = enhancedState(snapshot, researchId, settings, opts, new Date().toISOString());
+      try {
+        await this.startRun(state, 'REJECT_DUPLICATE');
+        return { researchId, status: 'running', parentId: id };
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError) || opts.researchId) {
+          throw err instanceof WorkflowExecutionAlreadyStartedError ? new ResearchError(`research ${researchId} already exists`) : err;
+        }
+      }
+    }
+    throw new ResearchError(`research ${id} has too many versions`);
+  }
+
+  private async runAgain(id: string, allowed: readonly ResearchStatus[], rule: string): Promise<{ researchId: string; status: ResearchStatus }> {
+    const snapshot = await this.finishedSnapshot(id);
+    if (!allowed.includes(snapshot.status)) throw new ResearchError(`research ${id} is ${snapshot.status}; ${rule}`);
+    try {
+      await this.startRun(continuationState(snapshot), 'ALLOW_DUPLICATE');
+    } catch (err) {
+      if (err instanceof WorkflowExecutionAlreadyStartedError) throw new ResearchError(`research ${id} is still finishing; try again in a moment`);
+      throw err;
+    }
+    return { researchId: id, status: 'running' };
+  }
+
+  /** The persisted snapshot of a session that has ended (the live one if it was never persisted). */
+  private async finishedSnapshot(id: string): Promise<ResearchSnapshot> {
+    const live = await this.state(id);
+    if (!TERMINAL_STATUSES.includes(live.status)) return live;
+    const stored = this.sessions().get(id);
+    return stored && TERMINAL_STATUSES.includes(stored.status) ? stored : live;
+  }
+
+  private async startRun(state: ResearchState, policy: 'ALLOW_DUPLICATE' | 'REJECT_DUPLICATE'): Promise<void> {
+    const input: ResearchInput = { researchId: state.research_id, query: state.initial_query, settings: state.settings, resume: state };
+    await this.client.workflow.start(WORKFLOW_TYPE, {
+      taskQueue: this.config.temporal.task_queue,
+      workflowId: workflowIdFor(state.research_id),
+      args: [input],
+      workflowIdReusePolicy: policy,
+      ...(this.searchAttributes
+        ? { searchAttributes: { [SEARCH_ATTRIBUTES.status]: ['running'], [SEARCH_ATTRIBUTES.createdAt]: [new Date(state.created_at)] } }
+        : {}),
+    });
   }
 
   async waitForResult(id: string): Promise<unknown> {

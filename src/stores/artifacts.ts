@@ -1,6 +1,6 @@
 // Content-addressed artifact store: page bodies, PDFs and parsed text live here, never in history.
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ArtifactKind } from '../workflows/types';
 
@@ -63,6 +63,12 @@ export class FileArtifactStore implements ArtifactStore {
     } catch {
       return undefined;
     }
+  }
+
+  async delete(fileId: string): Promise<void> {
+    const file = this.pathFor(fileId);
+    await rm(file, { force: true });
+    await rm(`${file}.json`, { force: true });
   }
 
   private pathFor(fileId: string): string {

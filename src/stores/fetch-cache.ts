@@ -32,6 +32,12 @@ export class FetchCache {
       .run(entry);
   }
 
+  /** Drops cached fetches whose artifact is gone (a deleted session's). */
+  forget(fileIds: string[]): void {
+    const del = this.db.prepare('DELETE FROM fetches WHERE file_id = ?');
+    this.db.transaction(() => fileIds.forEach((id) => del.run(id)))();
+  }
+
   close(): void {
     this.db.close();
   }

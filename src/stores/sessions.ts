@@ -156,7 +156,27 @@ export class SqliteSessionStore implements SessionStore {
     return { sessions: page, next_cursor: next };
   }
 
+  /** Removes the session and its events (delete is final: the service checks ownership first). */
+  delete(researchId: string): void {
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM sessions WHERE collection = ? AND research_id = ?').run(this.collection, researchId);
+      this.db.prepare('DELETE FROM session_events WHERE collection = ? AND research_id = ?').run(this.collection, researchId);
+    })();
+  }
+
+  /** Artifact ids the stored snapshots refer to, leaving out one session's (any *file_id field). */
+  artifactIdsExcept(researchId: string): Set<string> {
+    const ids = new Set<string>();
+    const rows = this.db.prepare('SELECT snapshot FROM sessions WHERE research_id != ?').iterate(researchId) as Iterable<{ snapshot: string }>;
+    for (const row of rows) for (const id of artifactIdsIn(row.snapshot)) ids.add(id);
+    return ids;
+  }
+
   close(): void {
     this.db.close();
   }
+}
+
+export function artifactIdsIn(json: string): string[] {
+  return [...json.matchAll(/"[a-z_]*file_id":"([a-f0-9]{64})"/g)].map((m) => m[1]);
 }

@@ -1,0 +1,76 @@
+// CLI commands for the service: `serve` and API tokens.
+import type { Command } from 'commander';
+import { loadConfig } from '../config/load';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { checkModelConfigured } from '../activities';
+import { createMcpServer } from '../server/mcp';
+import { ResearchService } from '../server/research-service';
+import { serve } from '../server/serve';
+import { ServiceStore } from '../server/service-store';
+import { connect, ensureWorker } from './runtime';
+
+export function registerServiceCommands(program: Command, log: (line: string) => void): void {
+  program
+    .command('serve')
+    .description('serve the HTTP API (docs at /api/docs) on this machine')
+    .option('--host <host>', 'address to listen on (beyond loopback needs API tokens)', '127.0.0.1')
+    .option('--port <port>', 'port', '8080')
+    .option('--cors <origins>', 'comma-separated origins allowed to call the API from a browser')
+    .option('--rate-limit <n>', 'requests per minute per token', '600')
+    .action(async (o: { host: string; port: string; cors?: string; rateLimit: string }) => {
+      const port = Number(o.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, got "${o.port}"`);
+      const running = await serve({
+        host: o.host,
+        port,
+        corsOrigins: o.cors?.split(',').map((s) => s.trim()).filter(Boolean),
+        rateLimitPerMinute: Number(o.rateLimit) || 600,
+        log,
+      });
+      const stop = () => void running.close().then(() => process.exit(0));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+
+  program
+    .command('mcp')
+    .description('serve the research tools over MCP on stdio (start, status, approve, answer, report, list)')
+    .option('--user <name>', 'whose sessions the tools see', 'local')
+    .action(async (o: { user: string }) => {
+      const config = loadConfig();
+      checkModelConfigured(config, process.env);
+      const client = await connect(config, { startServer: true, log });
+      await ensureWorker(client, log);
+      const service = new ResearchService(client);
+      await createMcpServer(service, o.user).connect(new StdioServerTransport());
+      log(`deep-research MCP server on stdio (user ${o.user})`);
+    });
+
+  const token = program.command('token').description('API tokens for the service');
+  token
+    .command('create')
+    .argument('<user>')
+    .option('--label <text>')
+    .description('create an API token for <user>; it is shown once and stored hashed')
+    .action((user: string, o: { label?: string }) => {
+      const store = ServiceStore.open(loadConfig().data_dir);
+      try {
+        process.stdout.write(`${store.createToken(user, o.label)}\n`);
+        log(`token for ${user} created; it is not shown again`);
+      } finally {
+        store.close();
+      }
+    });
+  token
+    .command('revoke')
+    .argument('<user>')
+    .description("revoke every token of <user>")
+    .action((user: string) => {
+      const store = ServiceStore.open(loadConfig().data_dir);
+      try {
+        log(`revoked ${store.revokeTokens(user)} token(s) of ${user}`);
+      } finally {
+        store.close();
+      }
+    });
+}

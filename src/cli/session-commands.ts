@@ -1,0 +1,48 @@
+// Runs again from a stored session: retry a failed one, resume a cancelled or timed-out one,
+// enhance a completed one into a new version.
+import type { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import type { ResearchClient } from '../client/research-client';
+import type { AppConfig } from '../config/schema';
+
+interface Common {
+  json?: boolean;
+}
+
+type WithClient = <T>(opts: { startRuntime?: boolean }, fn: (client: ResearchClient, config: AppConfig) => Promise<T>) => Promise<T>;
+type Out = (json: boolean | undefined, value: unknown, text: string) => void;
+
+export function registerSessionCommands(program: Command, withClient: WithClient, out: Out): void {
+  program
+    .command('retry')
+    .argument('<researchId>')
+    .description('run a failed session again from where it failed (finished work is reused)')
+    .option('--json')
+    .action(async (id: string, o: Common) => {
+      await withClient({ startRuntime: true }, async (c) => out(o.json, await c.retry(id), `research ${id}: retrying from where it failed`));
+    });
+  program
+    .command('resume')
+    .argument('<researchId>')
+    .description('go on with a cancelled or timed-out session from where it stopped')
+    .option('--json')
+    .action(async (id: string, o: Common) => {
+      await withClient({ startRuntime: true }, async (c) => out(o.json, await c.resume(id), `research ${id}: resumed`));
+    });
+  program
+    .command('enhance')
+    .argument('<researchId>')
+    .description('research a completed session further into a new version (the old report stays)')
+    .option('--iterations <n>', 'more research iterations', '1')
+    .option('--model <provider:model>', 'another model for every role')
+    .option('--focus <text>', 'what the new version should add')
+    .option('--context <file...>', 'text files to take into account')
+    .option('--json')
+    .action(async (id: string, o: Common & { iterations: string; model?: string; focus?: string; context?: string[] }) => {
+      const contexts = (o.context ?? []).map((file) => ({ content: readFileSync(file, 'utf8'), label: file }));
+      await withClient({ startRuntime: true }, async (c) => {
+        const started = await c.enhance(id, { iterations: Number(o.iterations) || 1, model: o.model, focus: o.focus, contexts });
+        out(o.json, started, `research ${id}: enhancing as ${started.researchId}`);
+      });
+    });
+}

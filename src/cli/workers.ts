@@ -1,0 +1,54 @@
+// Workers that are really there: the background worker's pid file also records a fingerprint of
+// the provider environment it started with (a hash, never the values), so a changed key or base
+// URL restarts it; pollers whose process on this machine is gone do not count as a live worker.
+import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
+import { isAlive } from '../temporal/dev-server';
+
+const PROVIDER_VARS = /^(OPENAI|ANTHROPIC|GOOGLE|GEMINI|OLLAMA|TAVILY|BRAVE|EXA|SEARXNG|SERPER|SEMANTIC_SCHOLAR|SEARCH|FETCH|MODEL|DEEP_RESEARCH)_|_API_KEY$|_BASE_URL$/;
+
+/** A hash of the provider-related variables' names and values: compares environments, reveals nothing. */
+export function providerFingerprint(env: NodeJS.ProcessEnv = process.env): string {
+  const lines = Object.keys(env)
+    .filter((name) => PROVIDER_VARS.test(name) && env[name] !== undefined)
+    .sort()
+    .map((name) => `${name}=${env[name]}`);
+  return createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 32);
+}
+
+export interface WorkerRecord {
+  pid: number;
+  fingerprint?: string;
+  started_at?: string;
+}
+
+/** The pid file holds JSON now; a bare pid (older CLIs) still reads. */
+export function parseWorkerRecord(text: string): WorkerRecord | undefined {
+  const trimmed = text.trim();
+  if (/^\d+$/.test(trimmed)) return { pid: Number(trimmed) };
+  try {
+    const record = JSON.parse(trimmed) as WorkerRecord;
+    return Number.isInteger(record.pid) && record.pid > 0 ? record : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface Poller {
+  identity?: string | null;
+  lastAccessTime?: { seconds?: unknown } | null;
+}
+
+/**
+ * Pollers seen within the last minute that may still be alive: one on this machine counts only
+ * while its process runs (a worker that just died still shows its last poll for a minute).
+ */
+export function livePollers(pollers: Poller[], now = Date.now(), host = hostname()): Poller[] {
+  const cutoff = now - 60_000;
+  return pollers.filter((p) => {
+    if (Number(p.lastAccessTime?.seconds ?? 0) * 1000 < cutoff) return false;
+    const match = /^(\d+)@(.+)$/.exec(p.identity ?? '');
+    if (match && match[2] === host) return isAlive(Number(match[1]));
+    return true;
+  });
+}

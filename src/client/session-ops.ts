@@ -1,0 +1,68 @@
+// Session operations that start a new run from a persisted session (seed 004's retryFromFailed and
+// enhanceResearch, plus resume): the new run is seeded with the stored state, the same way
+// continue-as-new carries it, so finished searches, fetches and findings are reused, not repeated.
+import type { ResearchSettings, ResearchSnapshot, ResearchState, ResearchStatus } from '../workflows/types';
+
+export const RETRYABLE: readonly ResearchStatus[] = ['failed'];
+export const RESUMABLE: readonly ResearchStatus[] = ['cancelled', 'timed_out'];
+export const ENHANCEABLE: readonly ResearchStatus[] = ['completed'];
+
+export interface EnhanceOptions {
+  /** More research iterations on top of those already run (default 1). */
+  iterations?: number;
+  /** Another model for every role, "provider:model". */
+  model?: string;
+  /** What the new version should add: becomes an open gap the refiner plans queries for. */
+  focus?: string;
+  /** Extra input: user text the report should take into account (kept as guidance). */
+  contexts?: { content: string; label?: string }[];
+  /** The new version's id (default "<id>-v<n>"). */
+  researchId?: string;
+}
+
+/** The state a retry or resume continues from: the same session, its event numbering carried on. */
+export function continuationState(snapshot: ResearchSnapshot): ResearchState {
+  const { last_event_seq, ...rest } = snapshot;
+  return {
+    ...rest,
+    reason: undefined,
+    events: [],
+    persisted_seq: Math.max(snapshot.persisted_seq, last_event_seq),
+    // The workflow resets the deadline for any status other than running.
+    deadline_ms: undefined,
+  };
+}
+
+/** The first state of an enhanced version: a new session that starts from the finished one. */
+export function enhancedState(snapshot: ResearchSnapshot, newId: string, settings: ResearchSettings, opts: EnhanceOptions, now: string): ResearchState {
+  const { last_event_seq: _seq, ...rest } = snapshot;
+  const iterations = Math.max(1, Math.min(opts.iterations ?? 1, 10));
+  const contexts = (opts.contexts ?? []).filter((c) => c.content.trim());
+  const focus = opts.focus?.trim() || (contexts.length ? contexts.map((c) => c.label ?? c.content.slice(0, 120)).join('; ') : 'deepen the weakest sections of the report');
+  const gap = { description: focus, suggested_queries: [], priority: 1, addressed: false, iteration: snapshot.iteration };
+  const notes = contexts.map((c) => ({ text: `${c.label ? `${c.label}: ` : ''}${c.content}`, received_at: now }));
+  const mind = snapshot.mind
+    ? // The supervisor picks up at refinement: it turns the open gap into the next iteration's queries.
+      { ...snapshot.mind, phase: 'REFINEMENT' as const, phase_visits: {}, guidance: [...snapshot.mind.guidance, ...notes] }
+    : undefined;
+  return {
+    ...rest,
+    research_id: newId,
+    settings: {
+      ...settings,
+      max_iterations: snapshot.iteration + iterations,
+      // Room for new sources: the refiner stops when the source budget is used up.
+      max_sources: snapshot.sources.length + settings.max_sources,
+      ...(opts.model ? { model: opts.model } : {}),
+    },
+    created_at: now,
+    updated_at: now,
+    reason: undefined,
+    events: [],
+    persisted_seq: 0,
+    deadline_ms: undefined,
+    continued_runs: 0,
+    gaps: [...snapshot.gaps, gap],
+    mind,
+  };
+}

@@ -1,0 +1,98 @@
+// The HTTP service: Fastify with zod-validated routes, generated OpenAPI, security headers, rate
+// limits per token, body limits, CORS only when configured, and one error shape for every refusal.
+import cors from '@fastify/cors';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { authenticate, isLoopback, rateLimitKey } from './auth';
+import { ApiError } from './errors';
+import { registerMcpRoutes } from './mcp';
+import type { ResearchService } from './research-service';
+import { registerOutputRoutes } from './routes-output';
+import { registerSessionRoutes } from './routes-sessions';
+import { registerSteeringRoutes } from './routes-steering';
+
+export interface AppOptions {
+  service: ResearchService;
+  host?: string;
+  /** Requests per minute per token (or per address without one). */
+  rateLimitPerMinute?: number;
+  bodyLimitBytes?: number;
+  /** Origins allowed to call the API from a browser; none by default. */
+  corsOrigins?: string[];
+  /** Extra routes (the MCP transport) registered after the API. */
+  extend?: (app: FastifyInstance) => void | Promise<void>;
+  logger?: boolean;
+}
+
+const PUBLIC = [/^\/api\/openapi\.json$/, /^\/api\/docs(\/|$)/, /^\/api\/shared\//, /^\/share\//, /^\/api\/health$/];
+
+export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
+  const { service } = opts;
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: opts.bodyLimitBytes ?? 256 * 1024,
+    // Path parameters longer than this are refused before any route runs.
+    routerOptions: { maxParamLength: 200 },
+    requestTimeout: 0,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  await app.register(helmet, {
+    contentSecurityPolicy: { directives: { defaultSrc: ["'self'"], scriptSrc: ["'self'"], styleSrc: ["'self'", "'unsafe-inline'"], imgSrc: ["'self'", 'data:'] } },
+  });
+  if (opts.corsOrigins?.length) await app.register(cors, { origin: opts.corsOrigins });
+  await app.register(rateLimit, { max: opts.rateLimitPerMinute ?? 600, timeWindow: '1 minute', keyGenerator: rateLimitKey });
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'deep-research', description: 'Durable deep research: plan, approve from anywhere, research, report.', version: '1' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/api/docs' });
+
+  const requireAuth = () => !isLoopback(opts.host ?? '127.0.0.1') || service.store.tokenCount() > 0;
+  app.addHook('onRequest', async (req) => {
+    const url = req.url.split('?')[0];
+    if (PUBLIC.some((p) => p.test(url))) return;
+    authenticate(req, service.store, requireAuth());
+  });
+
+  app.setErrorHandler((err: FastifyError | ApiError | Error, req, reply) => {
+    if (err instanceof ApiError) {
+      return reply.code(err.statusCode).send({ error: err.code, message: err.message, ...err.details });
+    }
+    if (hasZodFastifySchemaValidationErrors(err)) {
+      const first = err.validation[0];
+      const where = (err as FastifyError).validationContext ?? 'body';
+      const field = [where, ...first.instancePath.split('/').filter(Boolean)].join('.');
+      return reply.code(400).send({ error: 'INVALID_REQUEST', message: `${field}: ${first.message}`, field });
+    }
+    const status = (err as FastifyError).statusCode;
+    if (status && status >= 400 && status < 500) {
+      return reply.code(status).send({ error: status === 429 ? 'RATE_LIMITED' : 'INVALID_REQUEST', message: err.message });
+    }
+    if (/unreachable|UNAVAILABLE|ECONNREFUSED|DEADLINE_EXCEEDED/i.test(err.message)) {
+      req.log.warn(err);
+      return reply.code(503).send({ error: 'UNAVAILABLE', message: 'the research engine (Temporal) did not answer; try again' });
+    }
+    req.log.error(err);
+    return reply.code(500).send({ error: 'INTERNAL', message: 'unexpected error' });
+  });
+  app.setNotFoundHandler((req, reply) => reply.code(404).send({ error: 'NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` }));
+
+  app.get('/api/health', { schema: { hide: true } }, async () => ({ ok: true }));
+  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  registerSessionRoutes(app, service);
+  registerSteeringRoutes(app, service);
+  registerOutputRoutes(app, service);
+  registerMcpRoutes(app, service);
+  await opts.extend?.(app);
+  return app;
+}

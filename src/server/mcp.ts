@@ -1,0 +1,86 @@
+// The research service as MCP tools (seed 001's `research action=…`): start, status, approve,
+// answer, report, list — over stdio (`deep-research mcp`) and over the service's HTTP transport.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { ApiError } from './errors';
+import type { ResearchService } from './research-service';
+
+type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean };
+
+async function answer(run: () => Promise<unknown>): Promise<ToolResult> {
+  try {
+    const value = await run();
+    return { content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }] };
+  } catch (err) {
+    const status = err instanceof ApiError && err.details.status ? ` (status: ${err.details.status})` : '';
+    return { content: [{ type: 'text', text: `${(err as Error).message}${status}` }], isError: true };
+  }
+}
+
+export function createMcpServer(service: ResearchService, user: string): McpServer {
+  const server = new McpServer({ name: 'deep-research', version: '1.0.0' });
+  const id = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).describe('the research id');
+
+  server.registerTool('start', {
+    description: 'Start deep research on a question. It plans first and waits for approval unless auto_approve is true.',
+    inputSchema: { query: z.string().min(1).max(4000), auto_approve: z.boolean().optional(), settings: z.record(z.string(), z.unknown()).optional() },
+  }, ({ query, auto_approve, settings }) => answer(() => service.create(user, { query, auto_approve, settings })));
+
+  server.registerTool('status', {
+    description: 'Status, plan (with clarifying questions), source and finding counts of a research session.',
+    inputSchema: { research_id: id },
+  }, ({ research_id }) =>
+    answer(async () => {
+      const { research, state } = await service.state(user, research_id);
+      return {
+        ...research,
+        plan: state?.plan,
+        phase: state?.phase,
+        sources: state?.sources.length ?? 0,
+        findings: state?.findings.length ?? 0,
+        reason: state?.reason,
+      };
+    }));
+
+  server.registerTool('approve', {
+    description: 'Approve the plan of a session awaiting approval (or start a draft).',
+    inputSchema: { research_id: id },
+  }, ({ research_id }) => answer(() => service.approve(user, research_id)));
+
+  server.registerTool('answer', {
+    description: 'Answer the clarifying questions of a session awaiting clarification, in order.',
+    inputSchema: { research_id: id, answers: z.array(z.string().max(4000)).min(1).max(20) },
+  }, ({ research_id, answers }) => answer(() => service.answer(user, research_id, answers)));
+
+  server.registerTool('report', {
+    description: 'The report of a session as Markdown (the living report while it runs).',
+    inputSchema: { research_id: id },
+  }, ({ research_id }) => answer(async () => (await service.report(user, research_id)).markdown));
+
+  server.registerTool('list', {
+    description: 'Your research sessions, newest first.',
+    inputSchema: { limit: z.number().int().min(1).max(100).optional(), cursor: z.string().max(400).optional(), q: z.string().max(200).optional() },
+  }, ({ limit, cursor, q }) => answer(() => service.list({ owner: user, limit, cursor, q })));
+  return server;
+}
+
+/** POST /api/mcp: the MCP streamable HTTP transport, stateless, one server per request, as the caller. */
+export function registerMcpRoutes(app: FastifyInstance, service: ResearchService): void {
+  app.post('/api/mcp', { schema: { tags: ['mcp'], summary: 'MCP tools (start, status, approve, answer, report, list) over streamable HTTP' } }, async (req, reply) => {
+    const server = createMcpServer(service, req.user);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    reply.hijack();
+    reply.raw.once('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req.raw, reply.raw, req.body);
+  });
+  const notAllowed = async (_req: unknown, reply: { code(n: number): { send(b: unknown): unknown } }) =>
+    reply.code(405).send({ error: 'INVALID_REQUEST', message: 'this MCP endpoint is stateless: POST only' });
+  app.get('/api/mcp', { schema: { hide: true } }, notAllowed);
+  app.delete('/api/mcp', { schema: { hide: true } }, notAllowed);
+}

@@ -1,0 +1,309 @@
+// The service's operations, independent of HTTP (the API and the MCP tools both call these):
+// ownership, drafts, steering with 404/409 answers, favourites, share tokens and delete.
+import { randomBytes, randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { resolveSettings } from '../config/load';
+import { ResearchClient, ResearchError, validateQuery } from '../client/research-client';
+import { FileArtifactStore } from '../stores/artifacts';
+import { FetchCache } from '../stores/fetch-cache';
+import { artifactIdsIn, SqliteSessionStore } from '../stores/sessions';
+import type { EnhanceOptions } from '../client/session-ops';
+import type { Accepted, ReviewArgs, TopUpArgs } from '../workflows/messages';
+import { TERMINAL_STATUSES, type ResearchEvent, type ResearchPlan, type ResearchSnapshot, type ResearchStatus } from '../workflows/types';
+import { ApiError, invalid, notFound, wrongState } from './errors';
+import { ServiceStore, type ListFilter, type OwnedSession } from './service-store';
+
+export interface CreateRequest {
+  query: string;
+  settings?: Record<string, unknown>;
+  draft?: boolean;
+  auto_approve?: boolean;
+}
+
+export interface SessionView {
+  research_id: string;
+  status: string;
+  query: string;
+  favourite: boolean;
+  shared: boolean;
+  share_token?: string;
+  parent_id: string | null;
+  settings?: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+}
+
+const VALIDATION = /empty|needs|must|no answers|longer than|not valid|at least|expects/i;
+
+export class ResearchService {
+  readonly store: ServiceStore;
+  private sessionStore: SqliteSessionStore | undefined;
+
+  constructor(readonly client: ResearchClient) {
+    this.store = ServiceStore.open(client.config.data_dir);
+  }
+
+  view(s: OwnedSession): SessionView {
+    return {
+      research_id: s.research_id,
+      status: s.status,
+      query: s.query,
+      favourite: s.favourite,
+      shared: !!s.share_token,
+      ...(s.share_token ? { share_token: s.share_token } : {}),
+      parent_id: s.parent_id,
+      ...(s.status === 'draft' ? { settings: s.settings } : {}),
+      created_at: s.created_at,
+      updated_at: s.updated_at,
+    };
+  }
+
+  owned(owner: string, id: string): OwnedSession {
+    const s = this.store.owned(id, owner);
+    if (!s) throw notFound(id);
+    return s;
+  }
+
+  async create(owner: string, req: CreateRequest): Promise<SessionView> {
+    const query = this.checkQuery(req.query);
+    const settings = req.settings ?? {};
+    this.checkSettings(settings);
+    if (req.draft) {
+      const researchId = this.newId();
+      return this.view(this.store.insert({ research_id: researchId, owner, query, status: 'draft', settings, parent_id: null }));
+    }
+    const researchId = this.newId();
+    // Owned before the workflow exists, so no event or state is ever visible to anybody else.
+    this.store.insert({ research_id: researchId, owner, query, status: 'planning', settings: {}, parent_id: null });
+    try {
+      await this.client.start({ query, settings, researchId, autoApprove: req.auto_approve });
+    } catch (err) {
+      this.store.remove(researchId);
+      throw err instanceof ResearchError ? invalid('query', err.message) : err;
+    }
+    return this.view(this.owned(owner, researchId));
+  }
+
+  editDraft(owner: string, id: string, changes: { query?: string; settings?: Record<string, unknown> }): SessionView {
+    const s = this.owned(owner, id);
+    if (s.status !== 'draft') throw wrongState(id, s.status, `research ${id} is ${s.status}; only a draft can be edited`);
+    const query = changes.query === undefined ? undefined : this.checkQuery(changes.query);
+    const settings = changes.settings === undefined ? undefined : { ...s.settings, ...changes.settings };
+    if (settings) this.checkSettings(settings);
+    return this.view(this.store.update(id, { query, settings }));
+  }
+
+  /** A draft starts running with its plan approved ahead; a plan waiting for approval is approved. */
+  async approve(owner: string, id: string, plan?: Partial<ResearchPlan>): Promise<Accepted | { status: string }> {
+    const s = this.owned(owner, id);
+    if (s.status === 'draft') {
+      await this.client.start({ query: s.query, settings: s.settings, researchId: id, autoApprove: true });
+      this.store.update(id, { status: 'planning' });
+      return { status: 'planning' };
+    }
+    return this.steer(owner, id, (c) => c.approve(id, plan));
+  }
+
+  reject = (owner: string, id: string, reason?: string) => this.steer(owner, id, (c) => c.reject(id, reason));
+  answer = (owner: string, id: string, answers: string[] | Record<string, string>) => this.steer(owner, id, (c) => c.answer(id, answers));
+  revise = (owner: string, id: string, feedback: string) => this.steer(owner, id, (c) => c.revise(id, feedback));
+  guide = (owner: string, id: string, text: string) => this.steer(owner, id, (c) => c.guide(id, text));
+  topUp = (owner: string, id: string, amounts: TopUpArgs) => this.steer(owner, id, (c) => c.topUp(id, amounts));
+  review = (owner: string, id: string, review: ReviewArgs) => this.steer(owner, id, (c) => c.review(id, review));
+  cancel = (owner: string, id: string, reason?: string) => this.steer(owner, id, (c) => c.cancel(id, reason));
+
+  retry = (owner: string, id: string) => this.steer(owner, id, (c) => c.retry(id));
+  resume = (owner: string, id: string) => this.steer(owner, id, (c) => c.resume(id));
+
+  /** A new version of a completed session, owned by the same user; the old one stays as it was. */
+  async enhance(owner: string, id: string, opts: EnhanceOptions): Promise<SessionView> {
+    const parent = this.owned(owner, id);
+    let started: { researchId: string } | undefined;
+    await this.steer(owner, id, async (c) => {
+      try {
+        started = await c.enhance(id, { ...opts, researchId: undefined });
+      } catch (err) {
+        if (/^invalid settings/.test((err as Error).message)) throw invalid('model', (err as Error).message);
+        throw err;
+      }
+      return { status: parent.status };
+    });
+    const researchId = (started as { researchId: string }).researchId;
+    this.store.insert({ research_id: researchId, owner, query: parent.query, status: 'running', settings: {}, parent_id: id });
+    return this.view(this.owned(owner, researchId));
+  }
+
+  async continue(owner: string, id: string): Promise<{ status: string }> {
+    await this.steer(owner, id, async (c) => {
+      const state = await c.state(id);
+      if (state.status !== 'awaiting_guidance') throw new ResearchError(`research ${id} is ${state.status}, not awaiting guidance`);
+      await c.continue(id);
+      return { status: state.status };
+    });
+    return { status: (await this.refresh(id)) ?? 'unknown' };
+  }
+
+  async state(owner: string, id: string): Promise<{ research: SessionView; state: ResearchSnapshot | null }> {
+    const s = this.owned(owner, id);
+    if (s.status === 'draft') return { research: this.view(s), state: null };
+    const state = await this.client.state(id).catch((err: unknown) => {
+      throw this.plain(id, err);
+    });
+    return { research: this.view(this.noteStatus(s, state.status)), state };
+  }
+
+  async report(owner: string, id: string): Promise<{ session: OwnedSession; markdown: string; state: ResearchSnapshot }> {
+    const s = this.owned(owner, id);
+    if (s.status === 'draft') throw wrongState(id, 'draft', `research ${id} is a draft and has no report yet`);
+    return this.reportOf(s);
+  }
+
+  async reportOf(s: OwnedSession): Promise<{ session: OwnedSession; markdown: string; state: ResearchSnapshot }> {
+    const state = await this.client.state(s.research_id).catch((err: unknown) => {
+      throw this.plain(s.research_id, err);
+    });
+    return { session: this.noteStatus(s, state.status), markdown: state.report_markdown, state };
+  }
+
+  async events(owner: string, id: string, afterSeq: number): Promise<{ events: ResearchEvent[]; status: string }> {
+    const s = this.owned(owner, id);
+    if (s.status === 'draft') return { events: [], status: 'draft' };
+    const events = await this.client.events(id, afterSeq).catch((err: unknown) => {
+      throw this.plain(id, err);
+    });
+    const status = (await this.refresh(id)) ?? s.status;
+    return { events, status };
+  }
+
+  async list(filter: ListFilter): Promise<{ sessions: SessionView[]; next_cursor?: string }> {
+    await Promise.all(this.store.unsettled(filter.owner).map((s) => this.refresh(s.research_id)));
+    const page = this.store.list(filter);
+    return { sessions: page.sessions.map((s) => this.view(s)), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
+  }
+
+  favourite(owner: string, id: string, favourite: boolean): SessionView {
+    this.owned(owner, id);
+    return this.view(this.store.update(id, { favourite }));
+  }
+
+  share(owner: string, id: string): SessionView {
+    const s = this.owned(owner, id);
+    if (s.status === 'draft') throw wrongState(id, 'draft', `research ${id} is a draft; there is nothing to share yet`);
+    return this.view(s.share_token ? s : this.store.update(id, { share_token: randomBytes(24).toString('base64url') }));
+  }
+
+  unshare(owner: string, id: string): SessionView {
+    this.owned(owner, id);
+    return this.view(this.store.update(id, { share_token: null }));
+  }
+
+  shared(token: string): OwnedSession {
+    const s = /^[A-Za-z0-9_-]{20,64}$/.test(token) ? this.store.byShareToken(token) : undefined;
+    if (!s) throw new ApiError(404, 'NOT_FOUND', 'no shared research at this link (it may have been unshared)');
+    return s;
+  }
+
+  /** Ends a running workflow, then removes the session, its events and the artifacts no other session uses. */
+  async delete(owner: string, id: string): Promise<{ deleted: string; artifacts_removed: number }> {
+    const s = this.owned(owner, id);
+    if (s.status !== 'draft') {
+      const handle = this.client.handle(id);
+      const described = await handle.describe().catch(() => undefined);
+      if (described?.status.name === 'RUNNING') await handle.terminate('deleted by its owner').catch(() => undefined);
+    }
+    const sessions = this.sessions();
+    const stored = sessions.get(id);
+    const mine = new Set(stored ? artifactIdsIn(JSON.stringify(stored)) : []);
+    const others = sessions.artifactIdsExcept(id);
+    const orphans = [...mine].filter((fileId) => !others.has(fileId));
+    const artifacts = new FileArtifactStore(path.join(this.client.config.data_dir, 'artifacts'));
+    for (const fileId of orphans) await artifacts.delete(fileId);
+    if (orphans.length) {
+      const cache = new FetchCache(path.join(this.client.config.data_dir, 'fetch-cache.db'));
+      try {
+        cache.forget(orphans);
+      } finally {
+        cache.close();
+      }
+    }
+    sessions.delete(id);
+    this.store.remove(id);
+    return { deleted: id, artifacts_removed: orphans.length };
+  }
+
+  close(): void {
+    this.store.close();
+    this.sessionStore?.close();
+  }
+
+  sessions(): SqliteSessionStore {
+    return (this.sessionStore ??= new SqliteSessionStore(
+      path.join(this.client.config.data_dir, 'sessions.db'),
+      this.client.config.research.collections.research_collection,
+    ));
+  }
+
+  /** Runs one steering operation; refusals become 404 (unknown), 400 (bad input) or 409 (wrong state). */
+  private async steer<T extends { status: string }>(owner: string, id: string, op: (c: ResearchClient) => Promise<T>): Promise<T> {
+    const s = this.owned(owner, id);
+    if (s.status === 'draft') throw wrongState(id, 'draft', `research ${id} is a draft: approve it to start it`);
+    try {
+      const result = await op(this.client);
+      this.store.update(id, { status: result.status });
+      return result;
+    } catch (err) {
+      if (!(err instanceof ResearchError)) throw err;
+      if (/^unknown research id/.test(err.message)) throw notFound(id);
+      const status = (await this.refresh(id)) ?? s.status;
+      if (VALIDATION.test(err.message) && !/limit of/.test(err.message)) throw invalid('body', err.message);
+      throw wrongState(id, status, err.message);
+    }
+  }
+
+  /** The current status from the engine, remembered for listing; undefined when it cannot be read. */
+  async refresh(id: string): Promise<string | undefined> {
+    const s = this.store.get(id);
+    if (!s || s.status === 'draft') return s?.status;
+    try {
+      const state = await this.client.state(id);
+      this.noteStatus(s, state.status);
+      return state.status;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private noteStatus(s: OwnedSession, status: ResearchStatus): OwnedSession {
+    return s.status === status ? s : this.store.update(s.research_id, { status });
+  }
+
+  private plain(id: string, err: unknown): Error {
+    if (err instanceof ResearchError && /^unknown research id/.test(err.message)) return notFound(id);
+    return err instanceof Error ? err : new Error(String(err));
+  }
+
+  private checkQuery(query: unknown): string {
+    try {
+      return validateQuery(query);
+    } catch (err) {
+      throw invalid('query', (err as Error).message);
+    }
+  }
+
+  private checkSettings(settings: Record<string, unknown>): void {
+    try {
+      resolveSettings(this.client.config.research.settings, settings);
+    } catch (err) {
+      throw invalid('settings', (err as Error).message);
+    }
+  }
+
+  private newId(): string {
+    for (;;) {
+      const id = randomUUID().replace(/-/g, '').slice(0, 12);
+      if (!this.store.exists(id)) return id;
+    }
+  }
+}
+
+export const isTerminal = (status: string): boolean => (TERMINAL_STATUSES as readonly string[]).includes(status);

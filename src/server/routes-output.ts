@@ -1,0 +1,135 @@
+// What a session produced: the report (Markdown, HTML, JSON), artifacts by file id, the live event
+// stream (Server-Sent Events with Last-Event-ID resume) and read-only share links.
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import path from 'node:path';
+import { z } from 'zod';
+import { FileArtifactStore } from '../stores/artifacts';
+import { artifactIdsIn } from '../stores/sessions';
+import type { ResearchSnapshot } from '../workflows/types';
+import { ApiError, invalid } from './errors';
+import { reportPage } from './render';
+import { isTerminal, type ResearchService } from './research-service';
+import type { OwnedSession } from './service-store';
+import { idParams } from './routes-sessions';
+
+const CONTENT_TYPES: Record<string, string> = { html: 'text/html', pdf: 'application/pdf', docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', text: 'text/plain; charset=utf-8' };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function reportJson(s: OwnedSession, state: ResearchSnapshot) {
+  return {
+    research_id: s.research_id,
+    status: state.status,
+    query: state.initial_query,
+    report_markdown: state.report_markdown,
+    sources: state.sources.map((src) => ({ id: src.id, url: src.url, title: src.title, status: src.status, tier: src.tier, credibility: src.credibility })),
+    findings: state.findings.map((f) => ({ id: f.id, content: f.content, confidence: f.confidence, source_ids: f.source_ids })),
+    citation_warnings: state.citation_warnings,
+    usage: state.usage,
+    updated_at: state.updated_at,
+  };
+}
+
+export function registerOutputRoutes(root: FastifyInstance, service: ResearchService): void {
+  const app = root.withTypeProvider<ZodTypeProvider>();
+
+  app.get('/api/research/:id/report', {
+    schema: {
+      tags: ['output'],
+      summary: 'The report as Markdown (default), HTML or JSON. PDF is not rendered by the API (no browser on the server).',
+      params: idParams,
+      querystring: z.object({ format: z.enum(['md', 'html', 'json']).default('md') }),
+    },
+  }, async (req, reply) => {
+    const { session, markdown, state } = await service.report(req.user, req.params.id);
+    const format = req.query.format;
+    if (format === 'json') return reportJson(session, state);
+    if (format === 'html') return reply.type('text/html; charset=utf-8').send(reportPage(state.initial_query, markdown));
+    return reply.type('text/markdown; charset=utf-8').send(markdown);
+  });
+
+  app.get('/api/research/:id/artifacts/:fileId', {
+    schema: {
+      tags: ['output'],
+      summary: 'One stored artifact of this session (page body, PDF, parsed text) with its content type',
+      params: idParams.extend({ fileId: z.string().regex(/^[a-f0-9]{64}$/, 'not a file id') }),
+    },
+  }, async (req, reply) => {
+    const { state } = await service.state(req.user, req.params.id);
+    const fileId = req.params.fileId;
+    if (!state || !artifactIdsIn(JSON.stringify(state)).includes(fileId)) throw new ApiError(404, 'NOT_FOUND', `research ${req.params.id} has no artifact ${fileId}`);
+    const store = new FileArtifactStore(path.join(service.client.config.data_dir, 'artifacts'));
+    const meta = await store.describe(fileId);
+    if (!meta) throw new ApiError(404, 'NOT_FOUND', `artifact ${fileId} is no longer stored`);
+    const body = await store.get(fileId);
+    // Fetched pages are served inert: sandboxed, never run as this origin's script.
+    return reply
+      .header('content-security-policy', "sandbox; default-src 'none'")
+      .header('content-disposition', `inline; filename="${fileId}"`)
+      .type(meta.content_type ?? CONTENT_TYPES[meta.kind] ?? 'application/octet-stream')
+      .send(body);
+  });
+
+  app.get('/api/research/:id/events', {
+    schema: {
+      tags: ['output'],
+      summary: 'Live events as Server-Sent Events (id = event seq). Reconnect with Last-Event-ID (or ?after=) to resume with no gap.',
+      params: idParams,
+      querystring: z.object({ after: z.coerce.number().int().min(0).optional() }),
+    },
+  }, async (req, reply) => {
+    service.owned(req.user, req.params.id);
+    const header = req.headers['last-event-id'];
+    let after = req.query.after ?? 0;
+    if (header !== undefined) {
+      if (typeof header !== 'string' || !/^\d{1,12}$/.test(header)) throw invalid('headers.last-event-id', 'Last-Event-ID must be an event seq (a whole number)');
+      after = Number(header);
+    }
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-content-type-options': 'nosniff' });
+    let closed = false;
+    req.raw.once('close', () => (closed = true));
+    raw.write('retry: 2000\n\n');
+    let idle = 0;
+    while (!closed) {
+      let batch: { events: { seq: number; type: string }[]; status: string };
+      try {
+        batch = await service.events(req.user, req.params.id, after);
+      } catch (err) {
+        raw.write(`event: error\ndata: ${JSON.stringify({ message: (err as Error).message })}\n\n`);
+        break;
+      }
+      for (const e of batch.events) {
+        if (e.seq <= after) continue;
+        raw.write(`id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
+        after = e.seq;
+      }
+      if (batch.events.length === 0 && (isTerminal(batch.status) || batch.status === 'draft')) {
+        raw.write(`event: end\ndata: ${JSON.stringify({ status: batch.status, last_event_id: after })}\n\n`);
+        break;
+      }
+      idle = batch.events.length ? 0 : idle + 1;
+      if (idle > 0 && idle % 30 === 0) raw.write(': keep-alive\n\n');
+      await sleep(500);
+    }
+    raw.end();
+  });
+
+  const tokenParams = z.object({ token: z.string().regex(/^[A-Za-z0-9_-]{20,64}$/, 'not a share token') });
+
+  app.get('/api/shared/:token', {
+    schema: { tags: ['sharing'], summary: 'A shared report as JSON (read-only, no token needed)', params: tokenParams, security: [] },
+  }, async (req) => {
+    const { session, state } = await service.reportOf(service.shared(req.params.token));
+    return reportJson(session, state);
+  });
+
+  app.get('/share/:token', {
+    schema: { tags: ['sharing'], summary: 'A shared report as a read-only page', params: tokenParams, security: [] },
+  }, async (req, reply) => {
+    const { state } = await service.reportOf(service.shared(req.params.token));
+    const note = isTerminal(state.status) ? `Shared research · ${state.status}` : `Shared research · in progress (${state.status})`;
+    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(reportPage(state.initial_query, state.report_markdown, note));
+  });
+}

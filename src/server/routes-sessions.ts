@@ -1,0 +1,106 @@
+// Sessions as resources: create (run or draft), edit a draft, list, get, favourite, share, delete,
+// and the settings metadata a start form is built from.
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ApiError, invalid } from './errors';
+import type { ResearchService } from './research-service';
+import { InvalidCursorError } from './service-store';
+
+export const idParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'not a research id') });
+const settings = z.record(z.string(), z.unknown()).describe('per-session settings (see GET /api/metadata)');
+const STATUSES = [
+  'draft', 'planning', 'awaiting_clarification', 'awaiting_approval', 'running', 'awaiting_budget', 'awaiting_guidance',
+  'verifying', 'awaiting_review', 'completed', 'failed', 'cancelled', 'rejected', 'expired', 'timed_out',
+] as const;
+
+export function registerSessionRoutes(root: FastifyInstance, service: ResearchService): void {
+  const app = root.withTypeProvider<ZodTypeProvider>();
+
+  app.post('/api/research', {
+    schema: {
+      tags: ['sessions'],
+      summary: 'Create a research session: run now (plan, then wait for approval) or save a draft (createResearch / saveDraft)',
+      body: z.object({
+        query: z.string().min(1).max(4000),
+        settings: settings.optional(),
+        draft: z.boolean().optional().describe('save as a draft; nothing runs until it is approved'),
+        auto_approve: z.boolean().optional().describe('run the plan without waiting for approval'),
+      }).strict(),
+    },
+  }, async (req, reply) => reply.code(201).send(await service.create(req.user, req.body)));
+
+  app.patch('/api/research/:id', {
+    schema: {
+      tags: ['sessions'],
+      summary: 'Edit a draft: its question or settings (settings are merged)',
+      params: idParams,
+      body: z.object({ query: z.string().min(1).max(4000).optional(), settings: settings.optional() }).strict(),
+    },
+  }, async (req) => service.editDraft(req.user, req.params.id, req.body));
+
+  app.get('/api/research', {
+    schema: {
+      tags: ['sessions'],
+      summary: 'List your sessions, newest first (listResearches)',
+      querystring: z.object({
+        limit: z.coerce.number().int().min(1).max(100).optional(),
+        cursor: z.string().max(400).optional(),
+        status: z.enum(STATUSES).optional(),
+        favourite: z.enum(['true', 'false']).optional(),
+        q: z.string().max(200).optional().describe('text the question contains'),
+      }),
+    },
+  }, async (req) => {
+    const { favourite, ...rest } = req.query;
+    try {
+      return await service.list({ owner: req.user, ...rest, favourite: favourite === undefined ? undefined : favourite === 'true' });
+    } catch (err) {
+      if (err instanceof InvalidCursorError) throw invalid('querystring.cursor', err.message);
+      throw err;
+    }
+  });
+
+  app.get('/api/research/:id', {
+    schema: { tags: ['sessions'], summary: 'One session: status, plan, sources with tiers, findings, usage, decisions (getResearch)', params: idParams },
+  }, async (req) => service.state(req.user, req.params.id));
+
+  app.put('/api/research/:id/favourite', {
+    schema: { tags: ['sessions'], summary: 'Mark or unmark as favourite (toggleFavourite)', params: idParams, body: z.object({ favourite: z.boolean() }).strict() },
+  }, async (req) => service.favourite(req.user, req.params.id, req.body.favourite));
+
+  app.post('/api/research/:id/share', {
+    schema: { tags: ['sharing'], summary: 'Share read-only at an unguessable link (same link while shared)', params: idParams },
+  }, async (req) => {
+    const view = service.share(req.user, req.params.id);
+    return { ...view, share_url: `/share/${view.share_token}`, share_json_url: `/api/shared/${view.share_token}` };
+  });
+
+  app.delete('/api/research/:id/share', {
+    schema: { tags: ['sharing'], summary: 'Revoke the share link (unshareResearch)', params: idParams },
+  }, async (req) => service.unshare(req.user, req.params.id));
+
+  app.delete('/api/research/:id', {
+    schema: { tags: ['sessions'], summary: 'Delete: ends a running workflow, removes the session, its events and artifacts no other session uses', params: idParams },
+  }, async (req) => service.delete(req.user, req.params.id));
+
+  app.get('/api/metadata', {
+    schema: { tags: ['sessions'], summary: 'The settings JSON Schema and session collection (researchMetadata workflow)' },
+  }, async () => {
+    try {
+      return await withTimeout(service.client.metadata(), 20_000);
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      throw new Error(`UNAVAILABLE: ${(err as Error).message}`);
+    }
+  });
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no worker answered in time')), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,94 @@
+// Steering a session: approve, reject, answer, revise, guide, continue, top-up, review, cancel.
+// Each answers 404 for an unknown id, 409 with the current status when the session is not in a
+// state that accepts it, 400 naming the field for bad input.
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { ResearchPlan } from '../workflows/types';
+import type { ResearchService } from './research-service';
+import { idParams } from './routes-sessions';
+
+const text = (max: number) => z.string().trim().min(1).max(max);
+const planEdit = z
+  .object({
+    expanded_queries: z.array(z.object({ query: text(500) }).passthrough()).min(1).max(50).optional(),
+    outline: z.array(text(300)).max(50).optional(),
+    clarifying_questions: z.array(text(500)).max(20).optional(),
+  })
+  .passthrough();
+
+export function registerSteeringRoutes(root: FastifyInstance, service: ResearchService): void {
+  const app = root.withTypeProvider<ZodTypeProvider>();
+  const tags = ['steering'];
+
+  app.post('/api/research/:id/approve', {
+    schema: { tags, summary: 'Approve a draft (starts it) or a plan awaiting approval, optionally edited (approveResearch)', params: idParams, body: z.object({ plan: planEdit.optional() }).strict().nullish() },
+  }, async (req) => service.approve(req.user, req.params.id, req.body?.plan as Partial<ResearchPlan> | undefined));
+
+  app.post('/api/research/:id/reject', {
+    schema: { tags, summary: 'Reject the plan; the session ends', params: idParams, body: z.object({ reason: text(2000).optional() }).strict().nullish() },
+  }, async (req) => service.reject(req.user, req.params.id, req.body?.reason));
+
+  app.post('/api/research/:id/answer', {
+    schema: {
+      tags, summary: 'Answer the clarifying questions, in order or by question', params: idParams,
+      body: z.object({ answers: z.union([z.array(z.string().max(4000)).min(1).max(20), z.record(z.string(), z.string().max(4000))]) }).strict(),
+    },
+  }, async (req) => service.answer(req.user, req.params.id, req.body.answers));
+
+  app.post('/api/research/:id/revise', {
+    schema: { tags, summary: 'Ask for a revised plan', params: idParams, body: z.object({ feedback: text(4000) }).strict() },
+  }, async (req) => service.revise(req.user, req.params.id, req.body.feedback));
+
+  app.post('/api/research/:id/guide', {
+    schema: { tags, summary: 'Steer the next phase with guidance', params: idParams, body: z.object({ text: text(4000) }).strict() },
+  }, async (req) => service.guide(req.user, req.params.id, req.body.text));
+
+  app.post('/api/research/:id/continue', {
+    schema: { tags, summary: 'End a pause for guidance without guidance', params: idParams },
+  }, async (req) => service.continue(req.user, req.params.id));
+
+  app.post('/api/research/:id/top-up', {
+    schema: {
+      tags, summary: 'Raise the budget of a session (e.g. one waiting in awaiting_budget)', params: idParams,
+      body: z.object({
+        tokens: z.number().int().positive().max(1e9).optional(),
+        cost_usd: z.number().positive().max(1e4).optional(),
+        searches: z.number().int().positive().max(1e5).optional(),
+        fetches: z.number().int().positive().max(1e5).optional(),
+        wall_seconds: z.number().int().positive().max(1e7).optional(),
+      }).strict().refine((b) => Object.keys(b).length > 0, 'name at least one of tokens, cost_usd, searches, fetches, wall_seconds'),
+    },
+  }, async (req) => service.topUp(req.user, req.params.id, req.body));
+
+  app.post('/api/research/:id/review', {
+    schema: {
+      tags, summary: 'Accept, reject or give feedback on the finished report', params: idParams,
+      body: z.object({ action: z.enum(['accept', 'reject', 'feedback']), feedback: text(4000).optional() }).strict(),
+    },
+  }, async (req) => service.review(req.user, req.params.id, req.body));
+
+  app.post('/api/research/:id/cancel', {
+    schema: { tags, summary: 'Cancel a running session (what is done is kept)', params: idParams, body: z.object({ reason: text(2000).optional() }).strict().nullish() },
+  }, async (req) => service.cancel(req.user, req.params.id, req.body?.reason));
+
+  app.post('/api/research/:id/retry', {
+    schema: { tags: ['operations'], summary: 'Retry a failed session from where it failed; finished searches, fetches and findings are reused (retryFromFailed)', params: idParams },
+  }, async (req) => service.retry(req.user, req.params.id));
+
+  app.post('/api/research/:id/resume', {
+    schema: { tags: ['operations'], summary: 'Resume a cancelled or timed-out session from where it stopped', params: idParams },
+  }, async (req) => service.resume(req.user, req.params.id));
+
+  app.post('/api/research/:id/enhance', {
+    schema: {
+      tags: ['operations'], summary: 'Research a completed session further into a new version; the old report stays readable (enhanceResearch)', params: idParams,
+      body: z.object({
+        iterations: z.number().int().min(1).max(10).optional(),
+        model: z.string().trim().min(3).max(200).optional().describe('"provider:model" for every role'),
+        focus: text(2000).optional(),
+        contexts: z.array(z.object({ content: text(20_000), label: text(200).optional() }).strict()).max(10).optional(),
+      }).strict().nullish(),
+    },
+  }, async (req, reply) => reply.code(201).send(await service.enhance(req.user, req.params.id, req.body ?? {})));
+}

@@ -1,0 +1,184 @@
+// What the service knows beyond the research engine: API tokens (hashed), who owns which session,
+// drafts that have no workflow yet, favourites and share tokens. One SQLite file in the data dir.
+import Database from 'better-sqlite3';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+
+export interface OwnedSession {
+  research_id: string;
+  owner: string;
+  query: string;
+  status: string;
+  favourite: boolean;
+  /** Settings of a draft (JSON), kept until it is approved. */
+  settings: Record<string, unknown>;
+  share_token: string | null;
+  parent_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+interface Row extends Omit<OwnedSession, 'favourite' | 'settings'> {
+  favourite: number;
+  settings: string;
+}
+
+export interface ListFilter {
+  owner: string;
+  limit?: number;
+  cursor?: string;
+  status?: string;
+  favourite?: boolean;
+  q?: string;
+}
+
+export class InvalidCursorError extends Error {}
+
+export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+export class ServiceStore {
+  private readonly db: Database.Database;
+
+  constructor(file: string) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS api_tokens (
+        token_hash TEXT PRIMARY KEY, user TEXT NOT NULL, label TEXT, created_at TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS owned_sessions (
+        research_id TEXT PRIMARY KEY, owner TEXT NOT NULL, query TEXT NOT NULL, status TEXT NOT NULL,
+        favourite INTEGER NOT NULL DEFAULT 0, settings TEXT NOT NULL DEFAULT '{}', share_token TEXT UNIQUE,
+        parent_id TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+      CREATE INDEX IF NOT EXISTS owned_by_created ON owned_sessions (owner, created_at DESC, research_id DESC);
+    `);
+  }
+
+  static open(dataDir: string): ServiceStore {
+    return new ServiceStore(path.join(dataDir, 'service.db'));
+  }
+
+  /** A new token for `user`; only its hash is kept, so this is the one time it is seen. */
+  createToken(user: string, label?: string): string {
+    if (!/^[A-Za-z0-9_.@-]{1,64}$/.test(user)) throw new Error('a user name may use letters, digits, "_", ".", "@" and "-" (at most 64)');
+    const token = `drt_${randomBytes(24).toString('base64url')}`;
+    this.db.prepare('INSERT INTO api_tokens (token_hash, user, label, created_at) VALUES (?, ?, ?, ?)').run(hashToken(token), user, label ?? null, new Date().toISOString());
+    return token;
+  }
+
+  userForToken(token: string): string | undefined {
+    const row = this.db.prepare('SELECT user FROM api_tokens WHERE token_hash = ?').get(hashToken(token)) as { user: string } | undefined;
+    return row?.user;
+  }
+
+  tokenCount(): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM api_tokens').get() as { n: number }).n;
+  }
+
+  revokeTokens(user: string): number {
+    return this.db.prepare('DELETE FROM api_tokens WHERE user = ?').run(user).changes;
+  }
+
+  insert(s: Omit<OwnedSession, 'favourite' | 'share_token' | 'created_at' | 'updated_at'> & { favourite?: boolean }): OwnedSession {
+    const now = new Date().toISOString();
+    this.db
+      .prepare(
+        `INSERT INTO owned_sessions (research_id, owner, query, status, favourite, settings, share_token, parent_id, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)`,
+      )
+      .run(s.research_id, s.owner, s.query, s.status, s.favourite ? 1 : 0, JSON.stringify(s.settings), s.parent_id, now, now);
+    return this.get(s.research_id) as OwnedSession;
+  }
+
+  exists(researchId: string): boolean {
+    return !!this.db.prepare('SELECT 1 FROM owned_sessions WHERE research_id = ?').get(researchId);
+  }
+
+  get(researchId: string): OwnedSession | undefined {
+    const row = this.db.prepare('SELECT * FROM owned_sessions WHERE research_id = ?').get(researchId) as Row | undefined;
+    return row ? fromRow(row) : undefined;
+  }
+
+  /** The session if `owner` owns it; anybody else's is as good as absent. */
+  owned(researchId: string, owner: string): OwnedSession | undefined {
+    const s = this.get(researchId);
+    return s && s.owner === owner ? s : undefined;
+  }
+
+  byShareToken(token: string): OwnedSession | undefined {
+    const row = this.db.prepare('SELECT * FROM owned_sessions WHERE share_token = ?').get(token) as Row | undefined;
+    return row ? fromRow(row) : undefined;
+  }
+
+  update(researchId: string, changes: Partial<Pick<OwnedSession, 'query' | 'status' | 'favourite' | 'settings' | 'share_token'>>): OwnedSession {
+    const sets: string[] = [];
+    const values: unknown[] = [];
+    for (const [key, value] of Object.entries(changes)) {
+      if (value === undefined) continue;
+      sets.push(`${key} = ?`);
+      values.push(key === 'settings' ? JSON.stringify(value) : key === 'favourite' ? (value ? 1 : 0) : value);
+    }
+    sets.push('updated_at = ?');
+    values.push(new Date().toISOString());
+    this.db.prepare(`UPDATE owned_sessions SET ${sets.join(', ')} WHERE research_id = ?`).run(...values, researchId);
+    return this.get(researchId) as OwnedSession;
+  }
+
+  remove(researchId: string): void {
+    this.db.prepare('DELETE FROM owned_sessions WHERE research_id = ?').run(researchId);
+  }
+
+  /** Newest first; the cursor is opaque: base64url of "<created_at>|<research_id>". */
+  list(f: ListFilter): { sessions: OwnedSession[]; next_cursor?: string } {
+    const limit = Math.max(1, Math.min(f.limit ?? 20, 100));
+    let where = 'owner = ?';
+    const params: unknown[] = [f.owner];
+    if (f.status) {
+      where += ' AND status = ?';
+      params.push(f.status);
+    }
+    if (f.favourite !== undefined) {
+      where += ' AND favourite = ?';
+      params.push(f.favourite ? 1 : 0);
+    }
+    if (f.q) {
+      where += " AND query LIKE ? ESCAPE '\\'";
+      params.push(`%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    }
+    if (f.cursor) {
+      const decoded = Buffer.from(f.cursor, 'base64url').toString('utf8');
+      const sep = decoded.indexOf('|');
+      if (sep < 1 || Number.isNaN(Date.parse(decoded.slice(0, sep)))) throw new InvalidCursorError('cursor is not one this server issued');
+      const created = decoded.slice(0, sep);
+      where += ' AND (created_at < ? OR (created_at = ? AND research_id < ?))';
+      params.push(created, created, decoded.slice(sep + 1));
+    }
+    const rows = this.db
+      .prepare(`SELECT * FROM owned_sessions WHERE ${where} ORDER BY created_at DESC, research_id DESC LIMIT ?`)
+      .all(...params, limit + 1) as Row[];
+    const page = rows.slice(0, limit).map(fromRow);
+    const last = page[page.length - 1];
+    return {
+      sessions: page,
+      next_cursor: rows.length > limit && last ? Buffer.from(`${last.created_at}|${last.research_id}`).toString('base64url') : undefined,
+    };
+  }
+
+  /** Sessions of `owner` whose last known status may still change. */
+  unsettled(owner: string): OwnedSession[] {
+    const rows = this.db
+      .prepare(`SELECT * FROM owned_sessions WHERE owner = ? AND status NOT IN ('draft','completed','failed','cancelled','rejected','expired','timed_out','deleted') LIMIT 200`)
+      .all(owner) as Row[];
+    return rows.map(fromRow);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+function fromRow(row: Row): OwnedSession {
+  return { ...row, favourite: !!row.favourite, settings: JSON.parse(row.settings) as Record<string, unknown> };
+}

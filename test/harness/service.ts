@@ -1,0 +1,89 @@
+// The HTTP service over the harness: a real Fastify server on loopback in front of a test
+// environment, plus small helpers to call it and to read its Server-Sent Events.
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/server/app';
+import { ResearchService } from '../../src/server/research-service';
+import type { TestEnvironment } from './index';
+
+export interface TestService {
+  url: string;
+  app: FastifyInstance;
+  service: ResearchService;
+  call(method: string, path: string, opts?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; text: string; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+export async function startService(env: TestEnvironment, opts: { rateLimitPerMinute?: number } = {}): Promise<TestService> {
+  const service = new ResearchService(env.client);
+  const app = await buildApp({ service, host: '127.0.0.1', rateLimitPerMinute: opts.rateLimitPerMinute ?? 100_000 });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  return {
+    url,
+    app,
+    service,
+    call: async (method, path, o = {}) => {
+      const headers: Record<string, string> = { ...(o.headers ?? {}) };
+      if (o.token) headers.authorization = `Bearer ${o.token}`;
+      if (o.body !== undefined) headers['content-type'] ??= 'application/json';
+      const res = await fetch(`${url}${path}`, { method, headers, body: o.body === undefined ? undefined : typeof o.body === 'string' ? o.body : JSON.stringify(o.body) });
+      const text = await res.text();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // not JSON
+      }
+      return { status: res.status, body, text, headers: res.headers };
+    },
+    close: async () => {
+      await app.close();
+      service.store.close();
+    },
+  };
+}
+
+export interface SseEvent {
+  id?: string;
+  event: string;
+  data: string;
+}
+
+/** Reads an SSE stream until `stop` says so or the server ends it; returns what arrived. */
+export async function readSse(url: string, opts: { token?: string; lastEventId?: string; stop?: (e: SseEvent, all: SseEvent[]) => boolean } = {}): Promise<SseEvent[]> {
+  const controller = new AbortController();
+  const headers: Record<string, string> = { accept: 'text/event-stream' };
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.lastEventId) headers['last-event-id'] = opts.lastEventId;
+  const res = await fetch(url, { headers, signal: controller.signal });
+  if (res.status !== 200 || !res.body) throw new Error(`SSE answered ${res.status}: ${await res.text()}`);
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  const events: SseEvent[] = [];
+  let buffer = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return events;
+      buffer += decoder.decode(value, { stream: true });
+      let cut: number;
+      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+        const frame = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        const e: SseEvent = { event: 'message', data: '' };
+        let isEvent = false;
+        for (const line of frame.split('\n')) {
+          if (line.startsWith('id: ')) e.id = line.slice(4);
+          else if (line.startsWith('event: ')) e.event = line.slice(7);
+          else if (line.startsWith('data: ')) (e.data += line.slice(6), (isEvent = true));
+        }
+        if (!isEvent) continue;
+        events.push(e);
+        if (opts.stop?.(e, events)) return events;
+      }
+    }
+  } finally {
+    controller.abort();
+  }
+}

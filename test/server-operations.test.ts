@@ -1,0 +1,101 @@
+// Session operations over the API: retry a failed session, resume a cancelled one, enhance a
+// completed one — each from the persisted state, repeating no finished call.
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
+import { readSse, startService, type TestService } from './harness/service';
+
+const SMALL = { max_sources: 4, max_iterations: 1, max_search_results_per_query: 2 };
+
+describe('retry, resume and enhance through the API', () => {
+  let harness: Harness;
+  let env: TestEnvironment;
+  let api: TestService;
+  let token: string;
+
+  beforeAll(async () => {
+    harness = await startHarness();
+    env = await startEnvironment(harness, inject('temporalAddress'));
+    api = await startService(env);
+    token = api.service.store.createToken('ops');
+  });
+  afterAll(async () => {
+    await api?.close();
+    await env?.close();
+    await harness?.close();
+  });
+
+  const get = async (id: string) => (await api.call('GET', `/api/research/${id}`, { token })).body;
+  const waitStatus = (id: string, wanted: string[]) =>
+    waitFor(`research ${id} in ${wanted.join('/')}`, async () => {
+      const body = await get(id);
+      return wanted.includes(body.research?.status) && body;
+    }, 90_000, 200);
+  const contiguous = async (id: string) => {
+    const events = await readSse(`${api.url}/api/research/${id}/events`, { token });
+    const seqs = events.filter((e) => e.id).map((e) => Number(e.id));
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    return events;
+  };
+
+  it('a session failed mid-analysis is retried from where it failed and repeats no finished call', async () => {
+    const id = (await api.call('POST', '/api/research', { token, body: { query: 'Ops retry: algae fuel', settings: SMALL, auto_approve: true } })).body.research_id as string;
+    await waitFor('a first finding', async () => (await get(id)).state?.findings?.length > 0, 90_000, 50);
+    harness.model.script.failures = Array.from({ length: 500 }, () => ({ status: 401, type: 'authentication_error', message: 'scripted: key revoked' }));
+    const failed = await waitStatus(id, ['failed', 'completed']);
+    harness.model.script.failures = [];
+    expect(failed.research.status).toBe('failed');
+    const retryAt = Date.now();
+    const done = (ok: (r: { status?: number }) => boolean, server: 'model' | 'web' | 'search') =>
+      new Set(harness.recorder.of(server).filter((r) => r.start < retryAt && ok(r)).map((r) => r.key));
+    const before = { model: done((r) => r.status === 200, 'model'), web: done((r) => r.status === 200, 'web'), search: done((r) => r.status === 200, 'search') };
+    expect(before.model.size).toBeGreaterThan(0);
+
+    expect((await api.call('POST', `/api/research/${id}/enhance`, { token })).body).toMatchObject({ error: 'WRONG_STATE', status: 'failed' });
+    expect((await api.call('POST', `/api/research/${id}/resume`, { token })).status).toBe(409);
+    const retried = await api.call('POST', `/api/research/${id}/retry`, { token });
+    expect(retried.status, retried.text).toBe(200);
+    const end = await waitStatus(id, ['completed', 'failed']);
+    expect(end.research.status).toBe('completed');
+    for (const server of ['model', 'web', 'search'] as const) {
+      const again = harness.recorder.of(server).filter((r) => r.start >= retryAt && before[server].has(r.key));
+      expect(again.map((r) => r.key), server).toEqual([]);
+    }
+    expect(end.state.findings.length).toBeGreaterThanOrEqual(failed.state.findings.length);
+    await contiguous(id);
+    expect((await api.call('POST', `/api/research/${id}/retry`, { token })).body).toMatchObject({ status: 'completed', message: `research ${id} is completed; only a failed session can be retried` });
+  });
+
+  it('a cancelled session resumes from where it stopped, with one event log', async () => {
+    const id = (await api.call('POST', '/api/research', { token, body: { query: 'Ops resume: kelp', settings: SMALL, auto_approve: true } })).body.research_id as string;
+    await waitStatus(id, ['running']);
+    await api.call('POST', `/api/research/${id}/cancel`, { token, body: { reason: 'lunch' } });
+    const cancelled = await waitStatus(id, ['cancelled', 'completed']);
+    expect(cancelled.research.status).toBe('cancelled');
+    const resumed = await api.call('POST', `/api/research/${id}/resume`, { token });
+    expect(resumed.status, resumed.text).toBe(200);
+    const end = await waitStatus(id, ['completed', 'failed']);
+    expect(end.research.status).toBe('completed');
+    expect(end.state.report_markdown).toMatch(/^# Ops resume: kelp/);
+    const events = await contiguous(id);
+    expect(events.filter((e) => e.event === 'WorkflowCancelledEvent')).toHaveLength(1);
+    expect(JSON.parse(events.filter((e) => e.event === 'StopEvent').at(-1)?.data ?? '{}').data.status).toBe('completed');
+  });
+
+  it('a completed session is enhanced into a new version; the old report stays as it was', async () => {
+    const id = (await api.call('POST', '/api/research', { token, body: { query: 'Ops enhance: seaweed', settings: SMALL, auto_approve: true } })).body.research_id as string;
+    const old = await waitStatus(id, ['completed']);
+    const oldReport = (await api.call('GET', `/api/research/${id}/report`, { token })).text;
+    const enhanced = await api.call('POST', `/api/research/${id}/enhance`, { token, body: { iterations: 1, focus: 'seaweed farming costs', contexts: [{ content: 'Our farm pays 2 EUR/kg.', label: 'notes' }] } });
+    expect(enhanced.status, enhanced.text).toBe(201);
+    expect(enhanced.body).toMatchObject({ research_id: `${id}-v2`, parent_id: id });
+    const v2 = await waitStatus(`${id}-v2`, ['completed', 'failed']);
+    expect(v2.research.status).toBe('completed');
+    expect(v2.state.iteration).toBeGreaterThan(old.state.iteration);
+    expect(v2.state.searched_queries.length).toBeGreaterThan(old.state.searched_queries.length);
+    expect((await api.call('GET', `/api/research/${id}/report`, { token })).text).toBe(oldReport);
+    const list = await api.call('GET', '/api/research?q=seaweed', { token });
+    expect(list.body.sessions.map((s: { research_id: string }) => s.research_id)).toEqual([`${id}-v2`, id]);
+    const badModel = await api.call('POST', `/api/research/${id}/enhance`, { token, body: { iterations: 0 } });
+    expect(badModel.body.field).toBe('body.iterations');
+  });
+});

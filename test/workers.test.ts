@@ -1,0 +1,67 @@
+// Workers that are really there: a poller whose process died does not count, the background
+// worker's environment is compared by fingerprint (never by value), worker status/stop work.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../src/config/load';
+import { livePollers, parseWorkerRecord, providerFingerprint } from '../src/cli/workers';
+import { isAlive } from '../src/temporal/dev-server';
+
+describe('worker liveness', () => {
+  it('a poller on this machine counts only while its process runs; old polls never', () => {
+    const dead = spawnSync(process.execPath, ['-e', 'process.pid']).pid as number;
+    const now = Date.now();
+    const at = (ms: number) => ({ seconds: Math.floor(ms / 1000) });
+    const pollers = [
+      { identity: `${dead}@${hostname()}`, lastAccessTime: at(now - 5_000) },
+      { identity: `${process.pid}@${hostname()}`, lastAccessTime: at(now - 5_000) },
+      { identity: '4242@another-machine', lastAccessTime: at(now - 5_000) },
+      { identity: `${process.pid}@${hostname()}`, lastAccessTime: at(now - 120_000) },
+    ];
+    expect(livePollers(pollers, now).map((p) => p.identity)).toEqual([`${process.pid}@${hostname()}`, '4242@another-machine']);
+  });
+
+  it('the provider fingerprint changes with a key or base URL and reveals neither', () => {
+    const base = { OPENAI_API_KEY: 'sk-secret-1', OPENAI_BASE_URL: 'http://a', PATH: '/bin', HOME: '/root' };
+    const fp = providerFingerprint(base);
+    expect(fp).not.toContain('secret');
+    expect(providerFingerprint({ ...base, PATH: '/usr/bin' })).toBe(fp);
+    expect(providerFingerprint({ ...base, OPENAI_API_KEY: 'sk-secret-2' })).not.toBe(fp);
+    expect(providerFingerprint({ ...base, OPENAI_BASE_URL: 'http://b' })).not.toBe(fp);
+    expect(providerFingerprint({ ...base, TAVILY_API_KEY: 'x' })).not.toBe(fp);
+  });
+
+  it('reads old and new pid files', () => {
+    expect(parseWorkerRecord('123\n')).toEqual({ pid: 123 });
+    expect(parseWorkerRecord('{"pid":7,"fingerprint":"ab"}')).toEqual({ pid: 7, fingerprint: 'ab' });
+    expect(parseWorkerRecord('garbage')).toBeUndefined();
+  });
+
+  it('worker status names the background worker; worker stop ends it', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'dr-workers-'));
+    const sleeper = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    const queue = 'workers-test';
+    writeFileSync(path.join(dataDir, `worker-${queue}.pid`), JSON.stringify({ pid: sleeper.pid, fingerprint: 'not-this-env', started_at: '2026-01-01T00:00:00Z' }));
+    const env = { ...process.env, DEEP_RESEARCH_DATA_DIR: dataDir, DEEP_RESEARCH_TASK_QUEUE: queue, TEMPORAL_ADDRESS: '127.0.0.1:1' };
+    const spawnAsync = (_: unknown, args: string[]) =>
+      new Promise<{ stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(PROJECT_ROOT, 'src', 'cli', 'main.ts'), ...args], { env });
+        let stderr = '';
+        child.stderr.on('data', (d: Buffer) => (stderr += d));
+        child.once('exit', () => resolve({ stderr }));
+      });
+    const cli = (args: string[]) => spawnSync(process.execPath, ['--require', 'tsx/cjs', path.join(PROJECT_ROOT, 'src', 'cli', 'main.ts'), ...args], { env, encoding: 'utf8' });
+    const status = JSON.parse(cli(['worker', 'status', '--json']).stdout) as { background_worker: { pid: number; environment_changed: boolean }; live_pollers: number | null };
+    expect(status.background_worker).toMatchObject({ pid: sleeper.pid, environment_changed: true });
+    expect(status.live_pollers).toBeNull();
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => sleeper.once('exit', (_code, signal) => resolve(signal)));
+    const stop = spawnAsync(cli, ['worker', 'stop']);
+    expect(await exited).toBe('SIGTERM');
+    expect((await stop).stderr).toContain(`stopped the background worker (pid ${sleeper.pid})`);
+    expect(isAlive(sleeper.pid as number)).toBe(false);
+    expect(cli(['worker', 'stop']).stderr).toContain('no background worker of this data directory is running');
+    expect(cli(['worker', 'restart']).stderr.trim()).toBe('deep-research: unknown worker action "restart" (status, stop)');
+  });
+});
