@@ -53,6 +53,7 @@ interface StartFlags {
   set?: string[];
   model?: string;
   search?: string;
+  review?: boolean;
 }
 
 /** --settings, then --set pairs, then the --model and --search shortcuts. */
@@ -60,6 +61,7 @@ function sessionSettings(o: StartFlags): Record<string, unknown> {
   const settings = parseSettings(o.settings, o.set);
   if (o.model) settings.model = o.model;
   if (o.search) settings.search_providers = o.search.split(',').map((p) => p.trim()).filter(Boolean);
+  if (o.review) settings.review_final_report = true;
   return settings;
 }
 
@@ -109,7 +111,7 @@ async function followProgress(client: ResearchClient, id: string, json?: boolean
       else if (!json) log(line);
       last = line;
     }
-    if (TERMINAL_STATUSES.includes(s.status) || s.status === 'awaiting_approval' || s.status === 'awaiting_clarification') {
+    if (TERMINAL_STATUSES.includes(s.status) || ['awaiting_approval', 'awaiting_clarification', 'awaiting_review'].includes(s.status)) {
       if (tty) process.stderr.write('\n');
       return s;
     }
@@ -128,7 +130,8 @@ async function askApproval(client: ResearchClient, id: string, s: ResearchSnapsh
     for (;;) {
       if (state.status === 'awaiting_clarification' && state.plan) {
         const answers: string[] = [];
-        for (const q of state.plan.clarifying_questions) answers.push(await rl.question(`${q}\n> `));
+        log('The planner has questions (Enter skips one):');
+        for (const q of state.plan.clarifying_questions) answers.push((await rl.question(`${q}\n> `)).trim());
         await client.answer(id, answers);
       } else {
         const answer = (await rl.question('Approve this plan? [y]es, [n]o, [r]evise, [d]etach: ')).trim().toLowerCase();
@@ -153,6 +156,30 @@ async function askApproval(client: ResearchClient, id: string, s: ResearchSnapsh
   }
 }
 
+/** review_final_report at the terminal: accept, reject, or feedback for one more pass. */
+async function askReview(client: ResearchClient, id: string, json?: boolean): Promise<ResearchSnapshot> {
+  if (!process.stdin.isTTY) {
+    log(`the report waits for review: run "deep-research review ${id} accept|reject|feedback \"…\"" from any machine`);
+    return client.state(id);
+  }
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    for (;;) {
+      log(`\n${(await client.report(id)).slice(0, 4_000)}\n`);
+      const answer = (await rl.question('Accept this report? [a]ccept, [r]eject, [f]eedback, [d]etach: ')).trim().toLowerCase();
+      if (answer.startsWith('d')) return client.state(id);
+      if (answer.startsWith('a')) await client.review(id, { action: 'accept' });
+      else if (answer.startsWith('r')) await client.review(id, { action: 'reject', feedback: (await rl.question('Why (optional): ')).trim() || undefined });
+      else if (answer.startsWith('f')) await client.review(id, { action: 'feedback', feedback: (await rl.question('What should another pass cover?\n> ')).trim() });
+      else continue;
+      const s = await followProgress(client, id, json);
+      if (s.status !== 'awaiting_review') return s;
+    }
+  } finally {
+    rl.close();
+  }
+}
+
 export function buildProgram(): Command {
   const program = new Command('deep-research')
     .description('Durable deep research on Temporal: plan, approve from anywhere, research, report.')
@@ -160,7 +187,8 @@ export function buildProgram(): Command {
 
   const startOptions = (cmd: Command) =>
     cmd
-      .option('-y, --yes', 'approve the plan without asking (unattended)')
+      .option('-y, --yes', 'approve the plan without asking (unattended; clarifying questions are not asked)')
+      .option('--review', 'wait for your review of the finished report (accept, reject, or feedback)')
       .option('--id <researchId>', 'choose the research id')
       .option('--settings <json>', 'per-session settings as JSON, or @file.json')
       .option('--set <key=value...>', 'one setting, e.g. --set max_sources=10')
@@ -171,7 +199,11 @@ export function buildProgram(): Command {
   startOptions(program.command('research').argument('<question>').description('plan, approve at the terminal, research and follow progress')).action(
     async (question: string, o: Common & StartFlags & { yes?: boolean; id?: string }) => {
       await withClient({ startRuntime: true }, async (client) => {
-        const started = await client.start({ query: question, researchId: o.id, settings: sessionSettings(o), autoApprove: o.yes });
+        const settings = sessionSettings(o);
+        // Seed 002: at a terminal the planner's questions are asked; unattended runs skip them.
+        const interactive = process.stdin.isTTY && !o.yes && !o.json;
+        if (interactive && settings.ask_clarifications === undefined) settings.ask_clarifications = true;
+        const started = await client.start({ query: question, researchId: o.id, settings, autoApprove: o.yes });
         log(`research ${started.researchId} started; Ctrl-C detaches, the research goes on`);
         process.once('SIGINT', () => {
           log(`\ndetached: follow with "deep-research watch ${started.researchId}"`);
@@ -188,6 +220,7 @@ export function buildProgram(): Command {
           }
         }
         s = await followProgress(client, started.researchId, o.json);
+        if (s.status === 'awaiting_review') s = await askReview(client, started.researchId, o.json);
         const hint = `deep-research report ${started.researchId} --out report.md`;
         const why = s.reason && s.status !== 'completed' ? ` (${s.reason})` : '';
         out(

@@ -118,7 +118,9 @@ function validateAnswers(s: ResearchSession, args: AnswerClarificationsArgs): vo
   expectStatus(s, ['awaiting_clarification'], 'awaiting clarification answers');
   const answers = args?.answers;
   const values = Array.isArray(answers) ? answers : answers && typeof answers === 'object' ? Object.values(answers) : [];
-  if (values.length === 0 || values.every((a) => typeof a !== 'string' || !a.trim())) throw new Error('no answers given');
+  // Blank answers (all of them) skip the questions: the plan goes to approval as it is.
+  if (values.length === 0) throw new Error('no answers given');
+  if (values.some((a) => typeof a !== 'string')) throw new Error('every answer must be text (blank to skip a question)');
 }
 
 function validateRevision(s: ResearchSession, args: RevisePlanArgs): void {

@@ -1,7 +1,7 @@
 // Planning and the human checkpoint. Nothing here can reach the web: the only activities this module
 // can reach are the planner model and provider resolution, so search, fetch and retrieval are structurally impossible before
 // approval (the research phase is entered only after `awaitApproval` returns 'approved').
-import { condition } from '@temporalio/workflow';
+import { condition, patched } from '@temporalio/workflow';
 import { planner } from '../activities';
 import type { Decision, ResearchSession } from '../session';
 import type { ExpandedQuery, ResearchPlan } from '../types';
@@ -67,12 +67,19 @@ export async function awaitApproval(s: ResearchSession): Promise<ApprovalOutcome
       if (typeof decision === 'string') return decision;
       if (decision.kind === 'reject') return rejected(s, decision.reason);
       if (decision.kind === 'answer') {
+        if (allBlank(decision.answers) && patched('skip-clarifications')) {
+          skipClarifications(s, plan, 'the user skipped them');
+          continue;
+        }
         recordAnswers(s, plan.clarifying_questions, decision.answers);
         await draftPlan(s);
       }
       continue;
     }
     if (s.settings.auto_approve) {
+      if (plan.clarifying_questions.length && !s.settings.ask_clarifications && s.state.clarifications.length === 0) {
+        noteUnasked(plan, 'unattended run');
+      }
       s.info('plan approved automatically (auto_approve)');
       return 'approved';
     }
@@ -116,6 +123,23 @@ async function nextDecision(s: ResearchSession): Promise<Decision | 'expired' | 
 function rejected(s: ResearchSession, reason?: string): ApprovalOutcome {
   s.state.reason = reason ?? 'rejected';
   return 'rejected';
+}
+
+function allBlank(answers: string[] | Record<string, string>): boolean {
+  const values = Array.isArray(answers) ? answers : Object.values(answers);
+  return values.every((a) => typeof a !== 'string' || !a.trim());
+}
+
+/** The plan goes to approval as it is; its assumptions say which questions were not answered. */
+function skipClarifications(s: ResearchSession, plan: ResearchPlan, why: string): void {
+  s.state.clarification_rounds = s.settings.max_clarification_rounds;
+  noteUnasked(plan, why);
+  s.info(`clarifying questions skipped (${why})`);
+}
+
+function noteUnasked(plan: ResearchPlan, why: string): void {
+  const note = `Clarifying questions not answered (${why}): ${plan.clarifying_questions.join(' / ')}`;
+  if (!plan.assumptions.includes(note)) plan.assumptions.push(note);
 }
 
 function recordAnswers(s: ResearchSession, questions: string[], answers: string[] | Record<string, string>): void {

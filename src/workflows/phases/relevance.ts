@@ -7,10 +7,16 @@ import type { Source } from '../types';
 
 export const DEFAULT_MIN_RELEVANCE = 0.2;
 
+/**
+ * Whether this session scores relevance. Sessions recorded before the gate read every page; their
+ * callers must not even await here, since one more await reorders parallel branches' commands.
+ */
+export function relevanceGateOn(): boolean {
+  return patched('relevance-gate');
+}
+
 /** The sources worth reading; the rest are marked skipped with their score. */
 export async function skipOffTopic(s: ResearchSession, fetched: Source[]): Promise<Source[]> {
-  // Sessions recorded before the gate read every page.
-  if (!patched('relevance-gate')) return fetched;
   const threshold = s.settings.min_relevance ?? DEFAULT_MIN_RELEVANCE;
   const unscored = fetched.filter((src) => src.relevance === undefined && src.text_file_id);
   if (unscored.length) {

@@ -6,7 +6,7 @@ import { model, web } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
 import type { Finding, ResearchPlan, Source, SourceFidelity } from '../types';
 import { reserveBudget } from './budget';
-import { skipOffTopic } from './relevance';
+import { relevanceGateOn, skipOffTopic } from './relevance';
 import { persistSession } from './persist';
 import { withModelFallback } from './providers';
 import { NO_SEARCH_PROVIDER_LEFT, searchQuery } from './search';
@@ -189,7 +189,8 @@ async function fetchOne(s: ResearchSession, source: Source): Promise<void> {
 
 export async function analyzeBatch(s: ResearchSession, batch: Source[]): Promise<Finding[]> {
   const st = s.state;
-  const fetched = await skipOffTopic(s, batch.filter((src) => src.status === 'fetched' && src.text_file_id && !src.skipped_off_topic));
+  const readable = batch.filter((src) => src.status === 'fetched' && src.text_file_id && !src.skipped_off_topic);
+  const fetched = relevanceGateOn() ? await skipOffTopic(s, readable) : readable;
   if (fetched.length === 0) return [];
   s.setPhase('analyzing');
   const plan = st.plan as ResearchPlan;
