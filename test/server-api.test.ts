@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parseDocument } from '../src/parsing';
 import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
 import { readSse, startService, type TestService } from './harness/service';
 
@@ -33,7 +34,7 @@ describe('the HTTP service', () => {
       return wanted.includes(res.body.research?.status) && res.body;
     }, 90_000, 300);
 
-  it('draft → edit → approve → events to the end → report as Markdown, HTML and JSON', async () => {
+  it('draft → edit → approve → events to the end → report as Markdown, HTML, JSON and PDF', async () => {
     const created = await api.call('POST', '/api/research', { token: alice, body: { query: 'API draft: wind power', draft: true, settings: { max_sources: 9 } } });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ status: 'draft', query: 'API draft: wind power', settings: { max_sources: 9 } });
@@ -77,9 +78,15 @@ describe('the HTTP service', () => {
     expect(json.body.report_markdown).toBe(md.text);
     expect(json.body.sources.length).toBeGreaterThan(0);
     expect(json.body.sources[0]).toHaveProperty('tier');
-    const pdf = await api.call('GET', `/api/research/${id}/report?format=pdf`, { token: alice });
-    expect(pdf.status).toBe(400);
-    expect(pdf.body.field).toBe('querystring.format');
+    const pdf = await fetch(`${api.url}/api/research/${id}/report?format=pdf`, { headers: { authorization: `Bearer ${alice}` } });
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    expect(pdf.headers.get('content-disposition')).toBe(`attachment; filename="research-${id}.pdf"`);
+    const pdfText = (await parseDocument(Buffer.from(await pdf.arrayBuffer()), 'application/pdf', 'report.pdf')).text.replace(/\s+/g, ' ');
+    expect(pdfText).toContain('API draft: solar power');
+    const firstCited = /^[^#\n][^\n]*\[S\d+\]/m.exec(md.text)?.[0].replace(/\[S\d+(, S\d+)*\]/g, '').replace(/^\s*(?:[-*+]|\d+\.)\s+/, '').replace(/[*_`]/g, '').trim().slice(0, 40) as string;
+    expect(pdfText).toContain(firstCited.replace(/\s+/g, ' '));
+    expect((await api.call('GET', `/api/research/${id}/report?format=docx`, { token: alice })).body.field).toBe('querystring.format');
 
     const got = await api.call('GET', `/api/research/${id}`, { token: alice });
     expect(got.body.state.findings.length).toBeGreaterThan(0);

@@ -4,6 +4,7 @@ import { Command, Option } from 'commander';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
+import { reportPdf } from '../report/pdf';
 import { ResearchClient } from '../client/research-client';
 import { checkModelConfigured } from '../activities';
 import { loadConfig } from '../config/load';
@@ -320,11 +321,15 @@ export function buildProgram(): Command {
   program
     .command('report')
     .argument('<researchId>')
-    .option('--out <file>', 'write the report to a file')
+    .option('--out <file>', 'write the report to a file (a .pdf name writes a PDF)')
     .action(async (id: string, o: { out?: string }) => {
       await withClient({}, async (c) => {
         const md = await c.report(id);
-        if (o.out) {
+        if (o.out?.toLowerCase().endsWith('.pdf')) {
+          const pdf = await reportPdf(md, { title: (await c.state(id)).initial_query });
+          writeFileSync(o.out, pdf);
+          log(`wrote a ${pdf.length}-byte PDF to ${o.out}`);
+        } else if (o.out) {
           writeFileSync(o.out, md);
           log(`wrote ${md.length} characters to ${o.out}`);
         } else process.stdout.write(md);

@@ -8,6 +8,7 @@ import { FileArtifactStore } from '../stores/artifacts';
 import { artifactIdsIn } from '../stores/sessions';
 import type { ResearchSnapshot } from '../workflows/types';
 import { ApiError, invalid } from './errors';
+import { reportPdf } from '../report/pdf';
 import { reportPage } from './render';
 import { isTerminal, type ResearchService } from './research-service';
 import type { OwnedSession } from './service-store';
@@ -36,15 +37,19 @@ export function registerOutputRoutes(root: FastifyInstance, service: ResearchSer
   app.get('/api/research/:id/report', {
     schema: {
       tags: ['output'],
-      summary: 'The report as Markdown (default), HTML or JSON. PDF is not rendered by the API (no browser on the server).',
+      summary: 'The report as Markdown (default), HTML, JSON or PDF (laid out on the server, no browser needed)',
       params: idParams,
-      querystring: z.object({ format: z.enum(['md', 'html', 'json']).default('md') }),
+      querystring: z.object({ format: z.enum(['md', 'html', 'json', 'pdf']).default('md') }),
     },
   }, async (req, reply) => {
     const { session, markdown, state } = await service.report(req.user, req.params.id);
     const format = req.query.format;
     if (format === 'json') return reportJson(session, state);
     if (format === 'html') return reply.type('text/html; charset=utf-8').send(reportPage(state.initial_query, markdown));
+    if (format === 'pdf') {
+      const pdf = await reportPdf(markdown, { title: state.initial_query, subject: `deep-research ${session.research_id} (${state.status})` });
+      return reply.type('application/pdf').header('content-disposition', `attachment; filename="research-${session.research_id}.pdf"`).send(pdf);
+    }
     return reply.type('text/markdown; charset=utf-8').send(markdown);
   });
 

@@ -17,6 +17,8 @@ export interface ServeOptions {
   log: (line: string) => void;
 }
 
+const WORKER_CHECK_MS = 30_000;
+
 export async function serve(opts: ServeOptions): Promise<{ app: FastifyInstance; close(): Promise<void> }> {
   const config = loadConfig();
   checkModelConfigured(config, process.env);
@@ -40,10 +42,16 @@ export async function serve(opts: ServeOptions): Promise<{ app: FastifyInstance;
   await app.listen({ host: opts.host, port: opts.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
+  // A worker that dies later is replaced: sessions never wait for one that is not coming.
+  const watchdog = setInterval(() => {
+    ensureWorker(client, opts.log).catch((err: unknown) => opts.log(`worker check failed: ${(err as Error).message}`));
+  }, WORKER_CHECK_MS);
+  watchdog.unref();
   opts.log(`deep-research API on http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port} (docs at /api/docs, OpenAPI at /api/openapi.json)`);
   return {
     app,
     close: async () => {
+      clearInterval(watchdog);
       await app.close();
       service.close();
       client.close();
