@@ -52,6 +52,8 @@ export interface DecomposeQueryInput extends ModelChoice {
   previousPlan?: ResearchPlan;
   /** The session's max_sub_queries; absent in sessions that predate it. */
   max_sub_queries?: number;
+  /** Matches in the user's own documents, for the planner to build on. */
+  known_documents?: { title: string; snippet: string }[];
 }
 export interface DecomposeQueryOutput {
   plan: ResearchPlan;
@@ -239,6 +241,8 @@ export interface PersistSessionInput {
 
 export interface ResearchActivities {
   decomposeQuery(input: DecomposeQueryInput): Promise<DecomposeQueryOutput>;
+  /** The user's own documents only (LOCAL_DOCS_DIR); never the web. Empty without a corpus. */
+  lookupLocalKnowledge(input: { query: string; maxResults: number }): Promise<{ hits: { title: string; url: string; snippet: string }[] }>;
   webSearch(input: WebSearchInput): Promise<WebSearchOutput>;
   fetchUrl(input: FetchUrlInput): Promise<FetchUrlOutput>;
   parseContent(input: ParseContentInput): Promise<ParseContentOutput>;

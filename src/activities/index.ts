@@ -69,6 +69,15 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
     ...createWebActivities({ config, artifacts, fetcher, cache, searchProvider }),
     ...createStoreActivities(sessionStore),
     ...createRelevanceActivities(artifacts),
+    async lookupLocalKnowledge({ query, maxResults }) {
+      if (!config.search.local_path) return { hits: [] };
+      try {
+        const hits = await searchProvider('local').search({ query, maxResults });
+        return { hits: hits.map((h) => ({ title: h.title.slice(0, 200), url: h.url, snippet: h.snippet.slice(0, 300) })) };
+      } catch (err) {
+        throw toFailure(err, 'looking up the local documents', 'LOCAL_DOCS_DIR');
+      }
+    },
     async resolveProviders({ settings }) {
       try {
         return resolveProviderPlan(config, env, settings);

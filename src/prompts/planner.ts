@@ -21,9 +21,17 @@ export function plannerPrompt(input: {
   feedback: string[];
   previousPlan?: ResearchPlan;
   max_sub_queries?: number;
+  known_documents?: { title: string; snippet: string }[];
 }): string {
   const parts = [`Question:\n${input.query}`];
   if (input.max_sub_queries) parts.push(`Plan at most ${input.max_sub_queries} expanded_queries (sub-questions), and at least ${Math.min(2, input.max_sub_queries)}.`);
+  if (input.known_documents?.length) {
+    parts.push(
+      `The user's own documents that match (their local corpus, not the web) — plan around what they already have:\n${input.known_documents
+        .map((d) => `- ${d.title}: ${d.snippet}`)
+        .join('\n')}`,
+    );
+  }
   if (input.clarifications.length) {
     parts.push(`Answers to clarifying questions:\n${input.clarifications.map((c) => `- Q: ${c.question}\n  A: ${c.answer}`).join('\n')}`);
   }

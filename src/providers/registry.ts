@@ -113,7 +113,7 @@ export function resolveProviderPlan(config: AppConfig, env: NodeJS.ProcessEnv, s
       `no search provider available: set SEARXNG_URL, TAVILY_API_KEY, BRAVE_API_KEY or EXA_API_KEY, add duckduckgo to the chain, or point LOCAL_DOCS_DIR at your documents (${describeSkipped(skipped)})`,
     );
   }
-  return { model_chains, search_chain, search_mode: settings.search_mode ?? config.search.mode, skipped };
+  return { model_chains, search_chain, search_mode: settings.search_mode ?? config.search.mode, skipped, ...(config.search.local_path ? { local_corpus: true } : {}) };
 }
 
 /** Replaces every preset name in a chain by the providers it stands for (presets do not nest). */

@@ -15,6 +15,8 @@ const MODEL_OPTIONS = {
 
 /** The only activity planning can reach: no search, fetch or stored-text access before approval. */
 export const planner = proxyActivities<Pick<ResearchActivities, 'decomposeQuery'>>(MODEL_OPTIONS);
+/** The user's own documents, for planning: this proxy reaches no web activity. */
+export const knowledge = proxyActivities<Pick<ResearchActivities, 'lookupLocalKnowledge'>>({ startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 3 } });
 
 export const model = proxyActivities<
   Pick<ResearchActivities, 'analyzeSources' | 'updateReport' | 'critiqueFindings' | 'refineGaps' | 'reflectOnPhase'>

@@ -255,6 +255,8 @@ export interface ProviderPlan {
   search_mode: 'fallback' | 'combine';
   /** Providers left out, with why (a missing key, an unknown name). */
   skipped: { name: string; reason: string }[];
+  /** A folder of the user's own documents is configured (LOCAL_DOCS_DIR): consulted while planning. */
+  local_corpus?: boolean;
 }
 
 export type EventType =
@@ -322,6 +324,8 @@ export interface ResearchState {
   providers?: ProviderPlan;
   /** Providers that failed this session, skipped from then on. */
   unavailable_search_providers?: string[];
+  /** What the user's own documents hold on the question, found while planning (never the web). */
+  local_knowledge?: { title: string; url: string; snippet: string }[];
   /** Every search provider failed: the session went on with what it had (seed 001: degrade, not fail). */
   search_outage?: { since: string; message: string; queries_not_searched: string[] };
   /** Runs the supervisor loop (absent in sessions that predate it). */

@@ -76,6 +76,9 @@ function plan(prompt: string, script: ModelScript) {
   const n = script.queries ?? 3;
   const facets = ['overview', 'costs', 'policy', 'history', 'risks', 'outlook'];
   const queries = facets.slice(0, n).map((f, i) => ({ query: `${topic} ${f}${answers.length ? ` (${answers.join(', ')})` : ''}`, rationale: `Covers the ${f} of the question.`, priority: i + 1 }));
+  // A plan shaped by the user's own documents builds on the first of them.
+  const known = /The user's own documents[^\n]*\n- ([^:\n]+):/.exec(prompt)?.[1];
+  if (known) queries.unshift({ query: `${topic} beyond ${known}`, rationale: 'Builds on what the user already has.', priority: 1 });
   for (const f of feedback) queries.unshift({ query: `${topic} ${f}`, rationale: 'Asked for in the review.', priority: 1 });
   return {
     clarifying_questions: script.clarify && !answered ? ['Which region should the research focus on?', 'Which time span matters?'] : [],

@@ -1,9 +1,9 @@
 // Planning and the human checkpoint. Nothing here can reach the web: the only activities this module
-// can reach are the planner model and provider resolution, so search, fetch and retrieval are structurally impossible before
-// approval (the research phase is entered only after `awaitApproval` returns 'approved').
+// can reach are the planner model and the user's own documents (a local-only lookup), so web search,
+// fetch and retrieval are structurally impossible before approval (the research phase is entered only after `awaitApproval` returns 'approved').
 import { condition, patched } from '@temporalio/workflow';
-import { planner } from '../activities';
-import type { Decision, ResearchSession } from '../session';
+import { knowledge, planner } from '../activities';
+import { errorMessage, type Decision, type ResearchSession } from '../session';
 import type { ExpandedQuery, ResearchPlan } from '../types';
 import { persistSession } from './persist';
 import { planningGate } from '../../research/gates';
@@ -16,9 +16,24 @@ const maxSubQueries = (s: ResearchSession) => s.settings.max_sub_queries ?? LEGA
 
 export type ApprovalOutcome = 'approved' | 'rejected' | 'expired' | 'cancelled';
 
+/** Seed 003's knowledge lookup beside planning: the user's own corpus, never the web. */
+async function lookUpLocalKnowledge(s: ResearchSession): Promise<void> {
+  const st = s.state;
+  if (st.local_knowledge || !st.providers?.local_corpus || !patched('local-knowledge-planning')) return;
+  try {
+    const out = await s.tool('lookup_local_knowledge', { query: st.initial_query }, () => knowledge.lookupLocalKnowledge({ query: st.initial_query, maxResults: 5 }), (r) => ({ hits: r.hits.length }));
+    st.local_knowledge = out.hits;
+    if (out.hits.length) s.info(`your documents: ${out.hits.length} match the question (${out.hits.map((h) => h.title).join('; ').slice(0, 300)})`);
+  } catch (err) {
+    st.local_knowledge = [];
+    s.warn(`could not read your documents while planning: ${errorMessage(err)}`);
+  }
+}
+
 export async function draftPlan(s: ResearchSession): Promise<void> {
   s.setStatus('planning', 'planning');
   const st = s.state;
+  await lookUpLocalKnowledge(s);
   s.emit('AgentInput', { role: 'planner', query: st.initial_query, clarifications: st.clarifications, feedback: st.plan_feedback });
   const out = await withModelFallback(s, 'planner', (choice) =>
     s.tool(
@@ -33,6 +48,7 @@ export async function draftPlan(s: ResearchSession): Promise<void> {
           previousPlan: st.plan,
           stream: s.streamTarget(),
           ...(s.settings.max_sub_queries ? { max_sub_queries: s.settings.max_sub_queries } : {}),
+          ...(st.local_knowledge?.length ? { known_documents: st.local_knowledge.map((d) => ({ title: d.title, snippet: d.snippet })) } : {}),
           model: choice,
         }),
       (r) => ({ expanded_queries: r.plan.expanded_queries.length, clarifying_questions: r.plan.clarifying_questions.length, usage: r.usage }),
