@@ -15,6 +15,8 @@ describe('replay of committed histories', () => {
     expect(files.some((f) => f.startsWith("v1-"))).toBe(true);
     // v5: parallel branches and lean oversight (patched 'parallel-branches', 'lean-oversight').
     expect(files.some((f) => f.startsWith('v5-'))).toBe(true);
+    // v6: stable name deep-research, relevance gate, report lane and the seed-faithfulness patches.
+    expect(files.some((f) => f.startsWith('v6-'))).toBe(true);
   });
 
   it.each(files)('%s replays deterministically', async (file) => {
