@@ -75,7 +75,7 @@ async function main(): Promise<void> {
     console.log(`largest history: ${largest} events`);
   } finally {
     clearInterval(sampler);
-    client.close();
+    await client.close();
     await connection.close();
     await worker.kill('SIGTERM');
     await harness.close();

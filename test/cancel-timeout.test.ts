@@ -17,7 +17,7 @@ describe('cancel and timeout', () => {
     store = new SqliteSessionStore(path.join(env.config.data_dir, 'sessions.db'));
   });
   afterAll(async () => {
-    store?.close();
+    await store?.close();
     await env?.close();
     await harness?.close();
   });
@@ -30,14 +30,14 @@ describe('cancel and timeout', () => {
     return researchId;
   }
 
-  function expectPartialPersisted(researchId: string, status: string) {
-    const saved = store.get(researchId);
+  async function expectPartialPersisted(researchId: string, status: string) {
+    const saved = await store.get(researchId);
     expect(saved?.status).toBe(status);
     expect(saved?.findings.length).toBeGreaterThan(0);
     expect(saved?.report_markdown).toMatch(/\[S\d+\]/);
     expect(saved?.sources.some((s) => s.status === 'fetched' && s.text_file_id)).toBe(true);
     expect(saved?.sources.some((s) => s.status === 'pending')).toBe(true);
-    const events = store.events(researchId);
+    const events = await store.events(researchId);
     expect(events.at(-1)?.type).toBe('StopEvent');
     return { saved: saved!, events };
   }
@@ -47,7 +47,7 @@ describe('cancel and timeout', () => {
     await env.client.cancel(researchId, 'seen enough');
     const result = (await env.client.waitForResult(researchId)) as { status: string };
     expect(result.status).toBe('cancelled');
-    const { saved, events } = expectPartialPersisted(researchId, 'cancelled');
+    const { saved, events } = await expectPartialPersisted(researchId, 'cancelled');
     expect(saved.reason).toBe('seen enough');
     expect(events.some((e) => e.type === 'WorkflowCancelledEvent')).toBe(true);
     await expect(env.client.cancel(researchId)).rejects.toThrow(/already (finished|cancelled)/);
@@ -59,7 +59,7 @@ describe('cancel and timeout', () => {
     const err = await env.client.waitForResult(researchId).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(WorkflowFailedError);
     expect((await env.client.handle(researchId).describe()).status.name).toBe('CANCELLED');
-    const { saved } = expectPartialPersisted(researchId, 'cancelled');
+    const { saved } = await expectPartialPersisted(researchId, 'cancelled');
     expect(saved.reason).toBe('cancelled through Temporal');
   });
 
@@ -69,7 +69,7 @@ describe('cancel and timeout', () => {
       const { researchId } = await env.client.start({ query: 'Slow research: grid stability', settings: { ...settings, timeout_seconds: 10 } });
       const result = (await env.client.waitForResult(researchId)) as { status: string };
       expect(result.status).toBe('timed_out');
-      const saved = store.get(researchId);
+      const saved = await store.get(researchId);
       expect(saved?.status).toBe('timed_out');
       expect(saved?.reason).toMatch(/timeout_seconds \(10\) reached/);
       expect(saved?.report_markdown).toContain('# Slow research: grid stability');

@@ -77,7 +77,7 @@ describe('crash during the branch fan-out', () => {
       expect(analyses().filter((r) => r.start > killedAt).length).toBeGreaterThan(0);
       expect(s.findings.map((f) => f.id)).toEqual(s.findings.map((_, i) => `F${i + 1}`));
     } finally {
-      client.close();
+      await client.close();
       await connection.close();
     }
   });

@@ -69,7 +69,7 @@ describe('crash recovery', () => {
       const repeated = webRepeats.length + [...harness.recorder.duplicates('model').values()].length;
       expect(repeated).toBeLessThanOrEqual(inFlightAtKill);
     } finally {
-      client.close();
+      await client.close();
       await connection.close();
     }
   });

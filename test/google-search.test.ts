@@ -101,7 +101,7 @@ describe('Google Programmable Search', () => {
       expect(out.hits.map((h) => h.url)).toEqual(['https://site0.example.org/heat%20pumps', 'https://site1.example.org/heat%20pumps']);
       expect(out.hits.every((h) => h.provider === 'google')).toBe(true);
     } finally {
-      built.close();
+      await built.close();
     }
   });
 });

@@ -38,7 +38,7 @@ describe('a research session over the harness, end to end', () => {
     expect(harness.recorder.of('web')).toHaveLength(0);
     // The plan is already persisted for other clients.
     const store = new SqliteSessionStore(path.join(env.config.data_dir, 'sessions.db'));
-    expect(store.get(researchId)?.status).toBe('awaiting_approval');
+    expect((await store.get(researchId))?.status).toBe('awaiting_approval');
 
     const approvedAt = Date.now();
     await env.client.approve(researchId);
@@ -98,14 +98,14 @@ describe('a research session over the harness, end to end', () => {
     }, 10_000);
 
     // The final snapshot and the whole event log are persisted.
-    const persisted = store.get(researchId);
+    const persisted = await store.get(researchId);
     expect(persisted?.status).toBe('completed');
     expect(persisted?.report_markdown).toBe(s.report_markdown);
-    const events = store.events(researchId);
+    const events = await store.events(researchId);
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     expect(events.at(-1)?.type).toBe('StopEvent');
-    expect(store.list().sessions[0].research_id).toBe(researchId);
-    store.close();
+    expect((await store.list()).sessions[0].research_id).toBe(researchId);
+    await store.close();
   });
 
   it('a second session on the same question is served from the fetch cache, not the web', async () => {

@@ -55,7 +55,7 @@ function asActivity<T>(fn: () => Promise<T>): Promise<T> {
 
 function textArtifacts(texts: Record<string, string>): ArtifactStore {
   const missing = () => Promise.reject(new Error('not stored in this test'));
-  return { put: missing, get: missing, describe: missing, getText: async (id) => texts[id] ?? missing() };
+  return { put: missing, get: missing, describe: missing, delete: missing, getText: async (id) => texts[id] ?? missing() };
 }
 
 /** The user prompt and schema name of the fake's n-th request. */

@@ -76,22 +76,22 @@ describe('session store', () => {
   const snap = (id: string, created: string, status = 'completed'): ResearchSnapshot =>
     ({ research_id: id, status, initial_query: `q ${id}`, created_at: created, updated_at: created, report_markdown: '' }) as unknown as ResearchSnapshot;
 
-  it('replaces by research id, keeps events by seq, lists newest first with a cursor', () => {
+  it('replaces by research id, keeps events by seq, lists newest first with a cursor', async () => {
     const store = new SqliteSessionStore(path.join(tmp(), 's.db'));
-    for (let i = 1; i <= 5; i++) store.save(snap(`r${i}`, `2026-01-0${i}T00:00:00Z`), []);
-    store.save(snap('r3', '2026-01-03T00:00:00Z', 'running'), [{ seq: 1, time: 't', type: 'Status', data: {} }]);
-    store.save(snap('r3', '2026-01-03T00:00:00Z', 'completed'), [{ seq: 1, time: 't', type: 'Status', data: {} }, { seq: 2, time: 't', type: 'StopEvent', data: {} }]);
-    expect(store.get('r3')?.status).toBe('completed');
-    expect(store.events('r3').map((e) => e.seq)).toEqual([1, 2]);
-    expect(store.events('r3', 1).map((e) => e.type)).toEqual(['StopEvent']);
-    const page1 = store.list({ limit: 2 });
+    for (let i = 1; i <= 5; i++) await store.save(snap(`r${i}`, `2026-01-0${i}T00:00:00Z`), []);
+    await store.save(snap('r3', '2026-01-03T00:00:00Z', 'running'), [{ seq: 1, time: 't', type: 'Status', data: {} }]);
+    await store.save(snap('r3', '2026-01-03T00:00:00Z', 'completed'), [{ seq: 1, time: 't', type: 'Status', data: {} }, { seq: 2, time: 't', type: 'StopEvent', data: {} }]);
+    expect((await store.get('r3'))?.status).toBe('completed');
+    expect((await store.events('r3')).map((e) => e.seq)).toEqual([1, 2]);
+    expect((await store.events('r3', 1)).map((e) => e.type)).toEqual(['StopEvent']);
+    const page1 = await store.list({ limit: 2 });
     expect(page1.sessions.map((s) => s.research_id)).toEqual(['r5', 'r4']);
-    const page2 = store.list({ limit: 2, cursor: page1.next_cursor });
+    const page2 = await store.list({ limit: 2, cursor: page1.next_cursor });
     expect(page2.sessions.map((s) => s.research_id)).toEqual(['r3', 'r2']);
-    const page3 = store.list({ limit: 2, cursor: page2.next_cursor });
+    const page3 = await store.list({ limit: 2, cursor: page2.next_cursor });
     expect(page3.sessions.map((s) => s.research_id)).toEqual(['r1']);
     expect(page3.next_cursor).toBeUndefined();
-    store.close();
+    await store.close();
   });
 });
 

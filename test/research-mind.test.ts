@@ -121,9 +121,9 @@ describe('the supervised research loop', () => {
     expect(paused.usage.fetch_calls).toBe(2);
     // The pause is persisted: other clients see it without Temporal.
     const store = new SqliteSessionStore(path.join(env.config.data_dir, 'sessions.db'));
-    await waitFor('the persisted pause', async () => store.get(researchId)?.status === 'awaiting_budget');
-    expect(store.get(researchId)?.report_markdown).toContain('# Budget check: heat pumps');
-    store.close();
+    await waitFor('the persisted pause', async () => (await store.get(researchId))?.status === 'awaiting_budget');
+    expect((await store.get(researchId))?.report_markdown).toContain('# Budget check: heat pumps');
+    await store.close();
     await new Promise((r) => setTimeout(r, 1000));
     expect((await env.client.state(researchId)).usage.fetch_calls).toBe(2);
     await env.client.topUp(researchId, { fetches: 10 });
@@ -169,9 +169,9 @@ describe('the supervised research loop', () => {
     expect(actions(s)).toContain('supervisor:review_rejected');
     const store = new SqliteSessionStore(path.join(env.config.data_dir, 'sessions.db'), env.config.research.collections.research_collection);
     try {
-      expect(store.get(researchId)?.status).toBe('rejected');
+      expect((await store.get(researchId))?.status).toBe('rejected');
     } finally {
-      store.close();
+      await store.close();
     }
     expect(formatStatus(s)).toMatch(/rejected/);
   });

@@ -19,8 +19,8 @@ describe('the HTTP service', () => {
     harness = await startHarness();
     env = await startEnvironment(harness, inject('temporalAddress'));
     api = await startService(env);
-    alice = api.service.store.createToken('alice');
-    bob = api.service.store.createToken('bob');
+    alice = await api.service.store.createToken('alice');
+    bob = await api.service.store.createToken('bob');
   });
   afterAll(async () => {
     await api?.close();
@@ -192,13 +192,13 @@ describe('the HTTP service', () => {
     const done = await waitStatus(id, alice, ['completed']);
     const files = (done.state.sources as { file_id?: string; text_file_id?: string }[]).flatMap((s) => [s.file_id, s.text_file_id]).filter(Boolean) as string[];
     expect(files.length).toBeGreaterThan(0);
-    const others = api.service.sessions().artifactIdsExcept(id);
+    const others = await api.service.sessions().artifactIdsExcept(id);
     const deleted = await api.call('DELETE', `/api/research/${id}`, { token: alice });
     expect(deleted.status).toBe(200);
     const root = path.join(env.config.data_dir, 'artifacts');
     for (const f of files) expect(existsSync(path.join(root, f.slice(0, 2), f)), f).toBe(others.has(f));
-    expect(api.service.sessions().get(id)).toBeUndefined();
-    expect(api.service.sessions().events(id)).toEqual([]);
+    expect(await api.service.sessions().get(id)).toBeUndefined();
+    expect(await api.service.sessions().events(id)).toEqual([]);
     expect((await api.call('GET', `/api/research/${id}`, { token: alice })).status).toBe(404);
 
     const running = await api.call('POST', '/api/research', { token: alice, body: { query: 'API delete: waiting', settings: SMALL } });

@@ -20,7 +20,7 @@ describe('the HTTP service under malformed input', () => {
     harness = await startHarness();
     env = await startEnvironment(harness, inject('temporalAddress'));
     api = await startService(env);
-    token = api.service.store.createToken('fuzzer');
+    token = await api.service.store.createToken('fuzzer');
   });
   afterAll(async () => {
     await api?.close();

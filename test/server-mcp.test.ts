@@ -22,7 +22,7 @@ describe('MCP tools', () => {
     harness = await startHarness();
     env = await startEnvironment(harness, inject('temporalAddress'));
     api = await startService(env);
-    token = api.service.store.createToken('mcp-user');
+    token = await api.service.store.createToken('mcp-user');
   });
   afterAll(async () => {
     await api?.close();
@@ -49,7 +49,7 @@ describe('MCP tools', () => {
       expect(again.isError).toBe(true);
       expect(again.content[0].text).toMatch(/\(status: completed\)$/);
       // Ownership holds over MCP too.
-      const other = api.service.store.createToken('someone-else');
+      const other = await api.service.store.createToken('someone-else');
       const client2 = new Client({ name: 'test2', version: '1.0.0' });
       await client2.connect(new StreamableHTTPClientTransport(new URL(`${api.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${other}` } } }));
       const foreign = (await client2.callTool({ name: 'report', arguments: { research_id: id } })) as ToolAnswer;

@@ -16,7 +16,7 @@ describe('retry, resume and enhance through the API', () => {
     harness = await startHarness();
     env = await startEnvironment(harness, inject('temporalAddress'));
     api = await startService(env);
-    token = api.service.store.createToken('ops');
+    token = await api.service.store.createToken('ops');
   });
   afterAll(async () => {
     await api?.close();

@@ -10,10 +10,10 @@ import { LocalDocumentSearch } from '../providers/search/local';
 import { SearxngSearch } from '../providers/search/searxng';
 import type { SearchProvider } from '../providers/search/types';
 import { fetcherFromConfig } from '../fetching/fetcher';
-import { FileArtifactStore, type ArtifactStore } from '../stores/artifacts';
-import { FetchCache } from '../stores/fetch-cache';
+import type { ArtifactStore } from '../stores/artifacts';
 import { AgentStreamSink } from '../stores/agent-stream';
-import { SqliteSessionStore, type SessionStore } from '../stores/sessions';
+import { openArtifactStore, openFetchCache, openSessionStore } from '../stores/open';
+import type { SessionStore } from '../stores/sessions';
 import type { ResearchActivities } from './contracts';
 import { createMindActivities } from './mind-activities';
 import { createVerifyActivities } from './verify-activities';
@@ -30,13 +30,14 @@ export interface ActivityDeps {
   sessions?: SessionStore;
 }
 
-export function createActivities(deps: ActivityDeps): { activities: ResearchActivities; close(): void } {
+export function createActivities(deps: ActivityDeps): { activities: ResearchActivities; close(): Promise<void> } {
   const { config } = deps;
   const env = deps.env ?? process.env;
-  const artifacts = deps.artifacts ?? new FileArtifactStore(path.join(config.data_dir, 'artifacts'));
+  const ownArtifacts = deps.artifacts ? undefined : openArtifactStore(config, env);
+  const artifacts = deps.artifacts ?? (ownArtifacts as ArtifactStore);
   let sessions = deps.sessions;
-  const sessionStore = () =>
-    (sessions ??= new SqliteSessionStore(path.join(config.data_dir, 'sessions.db'), config.research.collections.research_collection));
+  const ownsSessions = !sessions;
+  const sessionStore = () => (sessions ??= openSessionStore(config, env));
   const models = new Map<string, ModelProvider>();
   const model = (ref: string, role?: string) => {
     const connection = modelConnection(config, env, ref, role);
@@ -59,7 +60,7 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
     return provider;
   };
   const fetcher = fetcherFromConfig(config, env);
-  const cache = new FetchCache(path.join(config.data_dir, 'fetch-cache.db'));
+  const cache = openFetchCache(config, env);
   const streams = new AgentStreamSink(sessionStore);
   const modelDeps = { model, defaultModel, pricing: config.models.pricing, artifacts, budget: config.budget, streams };
   const activities: ResearchActivities = {
@@ -88,10 +89,11 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   };
   return {
     activities,
-    close: () => {
-      sessions?.close();
-      cache.close();
-      void fetcher.close();
+    close: async () => {
+      if (ownsSessions) await sessions?.close();
+      await cache.close();
+      await ownArtifacts?.close?.();
+      await fetcher.close();
     },
   };
 }

@@ -30,7 +30,7 @@ export function createStoreActivities(sessions: () => SessionStore) {
 
     /** Idempotent: replaces the snapshot by research_id and upserts events by seq. */
     async persistSession(input: PersistSessionInput): Promise<void> {
-      sessions().save(input.snapshot, input.events);
+      await sessions().save(input.snapshot, input.events);
     },
 
     async researchSettingsSchema(): Promise<Record<string, unknown>> {

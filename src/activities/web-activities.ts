@@ -74,7 +74,7 @@ export function createWebActivities(deps: WebDeps) {
 
     async fetchUrl({ url }: FetchUrlInput): Promise<FetchUrlOutput> {
       if (/^file:/i.test(url)) return fetchLocalFile(url);
-      const cached = deps.cache.fresh(url, config.fetch.cache_ttl_seconds);
+      const cached = await deps.cache.fresh(url, config.fetch.cache_ttl_seconds);
       if (cached && (await artifacts.describe(cached.file_id))) {
         const { url: _url, ...rest } = cached;
         return { ...rest, from_cache: true };
@@ -91,7 +91,7 @@ export function createWebActivities(deps: WebDeps) {
           size: doc.body.length,
           fetched_at: new Date().toISOString(),
         };
-        deps.cache.put({ url, ...result });
+        await deps.cache.put({ url, ...result });
         return result;
       } catch (err) {
         if (err instanceof FetchRefusedError) throw ApplicationFailure.nonRetryable(err.message, 'FetchRefused');

@@ -2,14 +2,13 @@
 // --json prints one JSON object.
 import { Command, Option } from 'commander';
 import { readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { reportPdf } from '../report/pdf';
 import { ResearchClient } from '../client/research-client';
 import { checkModelConfigured } from '../activities';
 import { loadConfig } from '../config/load';
 import type { AppConfig } from '../config/schema';
-import { SqliteSessionStore } from '../stores/sessions';
+import { openSessionStore } from '../stores/open';
 import { ensureTemporalBinary } from '../temporal/binary';
 import { readDevServer, stopDevServer } from '../temporal/dev-server';
 import { runWorker } from '../worker/main';
@@ -44,7 +43,7 @@ async function withClient<T>(opts: { startRuntime?: boolean }, fn: (client: Rese
   try {
     return await fn(client, config);
   } finally {
-    client.close();
+    await client.close();
     await client.connection.close();
   }
 }
@@ -421,16 +420,16 @@ export function buildProgram(): Command {
 }
 
 async function listSessions(config: AppConfig, o: Common & { limit: string; cursor?: string; status?: string }): Promise<void> {
-  const store = new SqliteSessionStore(path.join(config.data_dir, 'sessions.db'), config.research.collections.research_collection);
+  const store = openSessionStore(config);
   try {
-    const page = store.list({ limit: Number(o.limit), cursor: o.cursor, status: o.status });
+    const page = await store.list({ limit: Number(o.limit), cursor: o.cursor, status: o.status });
     const text = page.sessions.length
       ? page.sessions.map((s) => `${s.research_id}  ${s.status.padEnd(22)} ${s.created_at}  ${s.initial_query.slice(0, 60)}`).join('\n') +
         (page.next_cursor ? `\nmore: --cursor ${page.next_cursor}` : '')
       : 'no research sessions yet';
     out(o.json, page, text);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -6,7 +6,7 @@ import { checkModelConfigured } from '../activities';
 import { createMcpServer } from '../server/mcp';
 import { ResearchService } from '../server/research-service';
 import { serve } from '../server/serve';
-import { ServiceStore } from '../server/service-store';
+import { openServiceStore } from '../stores/open';
 import { connect, ensureWorker } from './runtime';
 
 export function registerServiceCommands(program: Command, log: (line: string) => void): void {
@@ -52,25 +52,25 @@ export function registerServiceCommands(program: Command, log: (line: string) =>
     .argument('<user>')
     .option('--label <text>')
     .description('create an API token for <user>; it is shown once and stored hashed')
-    .action((user: string, o: { label?: string }) => {
-      const store = ServiceStore.open(loadConfig().data_dir);
+    .action(async (user: string, o: { label?: string }) => {
+      const store = openServiceStore(loadConfig());
       try {
-        process.stdout.write(`${store.createToken(user, o.label)}\n`);
+        process.stdout.write(`${await store.createToken(user, o.label)}\n`);
         log(`token for ${user} created; it is not shown again`);
       } finally {
-        store.close();
+        await store.close();
       }
     });
   token
     .command('revoke')
     .argument('<user>')
     .description("revoke every token of <user>")
-    .action((user: string) => {
-      const store = ServiceStore.open(loadConfig().data_dir);
+    .action(async (user: string) => {
+      const store = openServiceStore(loadConfig());
       try {
-        log(`revoked ${store.revokeTokens(user)} token(s) of ${user}`);
+        log(`revoked ${await store.revokeTokens(user)} token(s) of ${user}`);
       } finally {
-        store.close();
+        await store.close();
       }
     });
 }

@@ -20,7 +20,7 @@ export async function workerCommand(action: 'status' | 'stop', config: AppConfig
     try {
       pollers = await activePollers(client);
     } finally {
-      client.close();
+      await client.close();
       await client.connection.close();
     }
   } catch {

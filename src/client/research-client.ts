@@ -8,10 +8,10 @@ import {
   type Connection,
 } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { resolveSettings } from '../config/load';
 import type { AppConfig } from '../config/schema';
-import { SqliteSessionStore, type SessionPage } from '../stores/sessions';
+import { openSessionStore } from '../stores/open';
+import type { SessionPage, SessionStore } from '../stores/sessions';
 import {
   answerClarificationsUpdate,
   approveUpdate,
@@ -54,7 +54,7 @@ export interface StartOptions {
 
 export class ResearchClient {
   readonly client: Client;
-  private store: SqliteSessionStore | undefined;
+  private store: SessionStore | undefined;
 
   constructor(
     readonly connection: Connection,
@@ -134,8 +134,8 @@ export class ResearchClient {
     try {
       return await this.handle(id).query(stateQuery);
     } catch (err) {
-      const stored = this.sessions().get(id);
-      if (stored && isGone(err)) return stored;
+      const stored = isGone(err) ? await this.sessions().get(id) : undefined;
+      if (stored) return stored;
       throw this.explain(id, err);
     }
   }
@@ -144,8 +144,8 @@ export class ResearchClient {
     try {
       return await this.handle(id).query(reportQuery);
     } catch (err) {
-      const stored = this.sessions().get(id);
-      if (stored && isGone(err)) return stored.report_markdown;
+      const stored = isGone(err) ? await this.sessions().get(id) : undefined;
+      if (stored) return stored.report_markdown;
       throw this.explain(id, err);
     }
   }
@@ -159,20 +159,20 @@ export class ResearchClient {
     try {
       live = await this.handle(id).query(eventsQuery, { afterSeq });
     } catch (err) {
-      if (!isGone(err) || !this.sessions().get(id)) throw this.explain(id, err);
-      return bySeq(this.sessions().events(id, afterSeq), options.stream ? this.sessions().streamEvents(id, afterSeq) : []);
+      if (!isGone(err) || !(await this.sessions().get(id))) throw this.explain(id, err);
+      return bySeq(await this.sessions().events(id, afterSeq), options.stream ? await this.sessions().streamEvents(id, afterSeq) : []);
     }
     const first = live[0]?.seq;
     // AgentStream events are never in the workflow: they come from the session store, when asked for.
-    const streamed = options.stream ? this.sessions().streamEvents(id, afterSeq) : [];
+    const streamed = options.stream ? await this.sessions().streamEvents(id, afterSeq) : [];
     if (first !== undefined && first > afterSeq + 1) {
-      const archived = this.sessions().events(id, afterSeq).filter((e) => e.seq < first);
+      const archived = (await this.sessions().events(id, afterSeq)).filter((e) => e.seq < first);
       return bySeq([...archived, ...live], streamed);
     }
     return bySeq(live, streamed);
   }
 
-  list(options?: { limit?: number; cursor?: string; status?: string }): SessionPage {
+  list(options?: { limit?: number; cursor?: string; status?: string }): Promise<SessionPage> {
     return this.sessions().list(options);
   }
 
@@ -222,7 +222,7 @@ export class ResearchClient {
   private async finishedSnapshot(id: string): Promise<ResearchSnapshot> {
     const live = await this.state(id);
     if (!TERMINAL_STATUSES.includes(live.status)) return live;
-    const stored = this.sessions().get(id);
+    const stored = await this.sessions().get(id);
     return stored && TERMINAL_STATUSES.includes(stored.status) ? stored : live;
   }
 
@@ -255,15 +255,14 @@ export class ResearchClient {
     return this.client.workflow.getHandle(workflowIdFor(id));
   }
 
-  close(): void {
-    this.store?.close();
+  async close(): Promise<void> {
+    await this.store?.close();
+    this.store = undefined;
   }
 
-  private sessions(): SqliteSessionStore {
-    return (this.store ??= new SqliteSessionStore(
-      path.join(this.config.data_dir, 'sessions.db'),
-      this.config.research.collections.research_collection,
-    ));
+  /** The session store (shared PostgreSQL with DATABASE_URL), opened on first use. */
+  sessions(): SessionStore {
+    return (this.store ??= openSessionStore(this.config));
   }
 
   private async update(id: string, run: () => Promise<Accepted>): Promise<Accepted> {
@@ -276,7 +275,7 @@ export class ResearchClient {
           .describe()
           .catch(() => undefined);
         if (closed) {
-          const status = this.sessions().get(id)?.status ?? closed.status.name.toLowerCase();
+          const status = (await this.sessions().get(id))?.status ?? closed.status.name.toLowerCase();
           throw new ResearchError(`research ${id} has already finished (${status})`);
         }
       }

@@ -57,11 +57,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
 
-  const requireAuth = () => !isLoopback(opts.host ?? '127.0.0.1') || service.store.tokenCount() > 0;
+  const requireAuth = async () => !isLoopback(opts.host ?? '127.0.0.1') || (await service.store.tokenCount()) > 0;
   app.addHook('onRequest', async (req) => {
     const url = req.url.split('?')[0];
     if (PUBLIC.some((p) => p.test(url))) return;
-    authenticate(req, service.store, requireAuth());
+    await authenticate(req, service.store, requireAuth);
   });
 
   app.setErrorHandler((err: FastifyError | ApiError | Error, req, reply) => {

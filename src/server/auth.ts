@@ -21,8 +21,8 @@ export interface AuthPolicy {
   required(): boolean;
 }
 
-export function assertSafeBinding(host: string, store: ServiceStore): void {
-  if (!isLoopback(host) && store.tokenCount() === 0) {
+export async function assertSafeBinding(host: string, store: ServiceStore): Promise<void> {
+  if (!isLoopback(host) && (await store.tokenCount()) === 0) {
     throw new Error(`refusing to listen on ${host} without authentication: create a token first with "deep-research token create <user>"`);
   }
 }
@@ -40,14 +40,14 @@ export function rateLimitKey(req: FastifyRequest): string {
   return token ? `t:${hashToken(token).slice(0, 32)}` : `ip:${req.ip}`;
 }
 
-export function authenticate(req: FastifyRequest, store: ServiceStore, requireAuth: boolean): void {
+export async function authenticate(req: FastifyRequest, store: ServiceStore, requireAuth: () => Promise<boolean>): Promise<void> {
   const token = bearerToken(req);
   if (token) {
-    const user = store.userForToken(token);
+    const user = await store.userForToken(token);
     if (!user) throw new ApiError(401, 'UNAUTHORIZED', 'this API token is not valid');
     req.user = user;
     return;
   }
-  if (requireAuth) throw new ApiError(401, 'UNAUTHORIZED', 'send an API token: "Authorization: Bearer <token>" (deep-research token create <user>)');
+  if (await requireAuth()) throw new ApiError(401, 'UNAUTHORIZED', 'send an API token: "Authorization: Bearer <token>" (deep-research token create <user>)');
   req.user = LOCAL_USER;
 }

@@ -1,17 +1,15 @@
 // The service's operations, independent of HTTP (the API and the MCP tools both call these):
 // ownership, drafts, steering with 404/409 answers, favourites, share tokens and delete.
 import { randomBytes, randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { resolveSettings } from '../config/load';
 import { ResearchClient, ResearchError, validateQuery } from '../client/research-client';
-import { FileArtifactStore } from '../stores/artifacts';
-import { FetchCache } from '../stores/fetch-cache';
-import { artifactIdsIn, SqliteSessionStore } from '../stores/sessions';
+import { openArtifactStore, openFetchCache, openServiceStore } from '../stores/open';
+import { artifactIdsIn, type SessionStore } from '../stores/sessions';
 import type { EnhanceOptions } from '../client/session-ops';
 import type { Accepted, ReviewArgs, TopUpArgs } from '../workflows/messages';
 import { TERMINAL_STATUSES, type ResearchEvent, type ResearchPlan, type ResearchSnapshot, type ResearchStatus } from '../workflows/types';
 import { ApiError, invalid, notFound, wrongState } from './errors';
-import { ServiceStore, type ListFilter, type OwnedSession } from './service-store';
+import type { ListFilter, OwnedSession, ServiceStore } from './service-store';
 
 export interface CreateRequest {
   query: string;
@@ -37,10 +35,8 @@ const VALIDATION = /empty|needs|must|no answers|longer than|not valid|at least|e
 
 export class ResearchService {
   readonly store: ServiceStore;
-  private sessionStore: SqliteSessionStore | undefined;
-
   constructor(readonly client: ResearchClient) {
-    this.store = ServiceStore.open(client.config.data_dir);
+    this.store = openServiceStore(client.config);
   }
 
   view(s: OwnedSession): SessionView {
@@ -58,8 +54,8 @@ export class ResearchService {
     };
   }
 
-  owned(owner: string, id: string): OwnedSession {
-    const s = this.store.owned(id, owner);
+  async owned(owner: string, id: string): Promise<OwnedSession> {
+    const s = await this.store.owned(id, owner);
     if (!s) throw notFound(id);
     return s;
   }
@@ -69,36 +65,36 @@ export class ResearchService {
     const settings = req.settings ?? {};
     this.checkSettings(settings);
     if (req.draft) {
-      const researchId = this.newId();
-      return this.view(this.store.insert({ research_id: researchId, owner, query, status: 'draft', settings, parent_id: null }));
+      const researchId = await this.newId();
+      return this.view(await this.store.insert({ research_id: researchId, owner, query, status: 'draft', settings, parent_id: null }));
     }
-    const researchId = this.newId();
+    const researchId = await this.newId();
     // Owned before the workflow exists, so no event or state is ever visible to anybody else.
-    this.store.insert({ research_id: researchId, owner, query, status: 'planning', settings: {}, parent_id: null });
+    await this.store.insert({ research_id: researchId, owner, query, status: 'planning', settings: {}, parent_id: null });
     try {
       await this.client.start({ query, settings, researchId, autoApprove: req.auto_approve });
     } catch (err) {
-      this.store.remove(researchId);
+      await this.store.remove(researchId);
       throw err instanceof ResearchError ? invalid('query', err.message) : err;
     }
-    return this.view(this.owned(owner, researchId));
+    return this.view(await this.owned(owner, researchId));
   }
 
-  editDraft(owner: string, id: string, changes: { query?: string; settings?: Record<string, unknown> }): SessionView {
-    const s = this.owned(owner, id);
+  async editDraft(owner: string, id: string, changes: { query?: string; settings?: Record<string, unknown> }): Promise<SessionView> {
+    const s = await this.owned(owner, id);
     if (s.status !== 'draft') throw wrongState(id, s.status, `research ${id} is ${s.status}; only a draft can be edited`);
     const query = changes.query === undefined ? undefined : this.checkQuery(changes.query);
     const settings = changes.settings === undefined ? undefined : { ...s.settings, ...changes.settings };
     if (settings) this.checkSettings(settings);
-    return this.view(this.store.update(id, { query, settings }));
+    return this.view(await this.store.update(id, { query, settings }));
   }
 
   /** A draft starts running with its plan approved ahead; a plan waiting for approval is approved. */
   async approve(owner: string, id: string, plan?: Partial<ResearchPlan>): Promise<Accepted | { status: string }> {
-    const s = this.owned(owner, id);
+    const s = await this.owned(owner, id);
     if (s.status === 'draft') {
       await this.client.start({ query: s.query, settings: s.settings, researchId: id, autoApprove: true });
-      this.store.update(id, { status: 'planning' });
+      await this.store.update(id, { status: 'planning' });
       return { status: 'planning' };
     }
     return this.steer(owner, id, (c) => c.approve(id, plan));
@@ -117,7 +113,7 @@ export class ResearchService {
 
   /** A new version of a completed session, owned by the same user; the old one stays as it was. */
   async enhance(owner: string, id: string, opts: EnhanceOptions): Promise<SessionView> {
-    const parent = this.owned(owner, id);
+    const parent = await this.owned(owner, id);
     let started: { researchId: string } | undefined;
     await this.steer(owner, id, async (c) => {
       try {
@@ -129,8 +125,8 @@ export class ResearchService {
       return { status: parent.status };
     });
     const researchId = (started as { researchId: string }).researchId;
-    this.store.insert({ research_id: researchId, owner, query: parent.query, status: 'running', settings: {}, parent_id: id });
-    return this.view(this.owned(owner, researchId));
+    await this.store.insert({ research_id: researchId, owner, query: parent.query, status: 'running', settings: {}, parent_id: id });
+    return this.view(await this.owned(owner, researchId));
   }
 
   async continue(owner: string, id: string): Promise<{ status: string }> {
@@ -144,16 +140,16 @@ export class ResearchService {
   }
 
   async state(owner: string, id: string): Promise<{ research: SessionView; state: ResearchSnapshot | null }> {
-    const s = this.owned(owner, id);
+    const s = await this.owned(owner, id);
     if (s.status === 'draft') return { research: this.view(s), state: null };
     const state = await this.client.state(id).catch((err: unknown) => {
       throw this.plain(id, err);
     });
-    return { research: this.view(this.noteStatus(s, state.status)), state };
+    return { research: this.view(await this.noteStatus(s, state.status)), state };
   }
 
   async report(owner: string, id: string): Promise<{ session: OwnedSession; markdown: string; state: ResearchSnapshot }> {
-    const s = this.owned(owner, id);
+    const s = await this.owned(owner, id);
     if (s.status === 'draft') throw wrongState(id, 'draft', `research ${id} is a draft and has no report yet`);
     return this.reportOf(s);
   }
@@ -162,11 +158,11 @@ export class ResearchService {
     const state = await this.client.state(s.research_id).catch((err: unknown) => {
       throw this.plain(s.research_id, err);
     });
-    return { session: this.noteStatus(s, state.status), markdown: state.report_markdown, state };
+    return { session: await this.noteStatus(s, state.status), markdown: state.report_markdown, state };
   }
 
   async events(owner: string, id: string, afterSeq: number): Promise<{ events: ResearchEvent[]; status: string }> {
-    const s = this.owned(owner, id);
+    const s = await this.owned(owner, id);
     if (s.status === 'draft') return { events: [], status: 'draft' };
     const events = await this.client.events(id, afterSeq).catch((err: unknown) => {
       throw this.plain(id, err);
@@ -176,80 +172,81 @@ export class ResearchService {
   }
 
   async list(filter: ListFilter): Promise<{ sessions: SessionView[]; next_cursor?: string }> {
-    await Promise.all(this.store.unsettled(filter.owner).map((s) => this.refresh(s.research_id)));
-    const page = this.store.list(filter);
+    await Promise.all((await this.store.unsettled(filter.owner)).map((s) => this.refresh(s.research_id)));
+    const page = await this.store.list(filter);
     return { sessions: page.sessions.map((s) => this.view(s)), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
   }
 
-  favourite(owner: string, id: string, favourite: boolean): SessionView {
-    this.owned(owner, id);
-    return this.view(this.store.update(id, { favourite }));
+  async favourite(owner: string, id: string, favourite: boolean): Promise<SessionView> {
+    await this.owned(owner, id);
+    return this.view(await this.store.update(id, { favourite }));
   }
 
-  share(owner: string, id: string): SessionView {
-    const s = this.owned(owner, id);
+  async share(owner: string, id: string): Promise<SessionView> {
+    const s = await this.owned(owner, id);
     if (s.status === 'draft') throw wrongState(id, 'draft', `research ${id} is a draft; there is nothing to share yet`);
-    return this.view(s.share_token ? s : this.store.update(id, { share_token: randomBytes(24).toString('base64url') }));
+    return this.view(s.share_token ? s : await this.store.update(id, { share_token: randomBytes(24).toString('base64url') }));
   }
 
-  unshare(owner: string, id: string): SessionView {
-    this.owned(owner, id);
-    return this.view(this.store.update(id, { share_token: null }));
+  async unshare(owner: string, id: string): Promise<SessionView> {
+    await this.owned(owner, id);
+    return this.view(await this.store.update(id, { share_token: null }));
   }
 
-  shared(token: string): OwnedSession {
-    const s = /^[A-Za-z0-9_-]{20,64}$/.test(token) ? this.store.byShareToken(token) : undefined;
+  async shared(token: string): Promise<OwnedSession> {
+    const s = /^[A-Za-z0-9_-]{20,64}$/.test(token) ? await this.store.byShareToken(token) : undefined;
     if (!s) throw new ApiError(404, 'NOT_FOUND', 'no shared research at this link (it may have been unshared)');
     return s;
   }
 
   /** Ends a running workflow, then removes the session, its events and the artifacts no other session uses. */
   async delete(owner: string, id: string): Promise<{ deleted: string; artifacts_removed: number }> {
-    const s = this.owned(owner, id);
+    const s = await this.owned(owner, id);
     if (s.status !== 'draft') {
       const handle = this.client.handle(id);
       const described = await handle.describe().catch(() => undefined);
       if (described?.status.name === 'RUNNING') await handle.terminate('deleted by its owner').catch(() => undefined);
     }
     const sessions = this.sessions();
-    const stored = sessions.get(id);
+    const stored = await sessions.get(id);
     const mine = new Set(stored ? artifactIdsIn(JSON.stringify(stored)) : []);
-    const others = sessions.artifactIdsExcept(id);
+    const others = await sessions.artifactIdsExcept(id);
     const orphans = [...mine].filter((fileId) => !others.has(fileId));
-    const artifacts = new FileArtifactStore(path.join(this.client.config.data_dir, 'artifacts'));
-    for (const fileId of orphans) await artifacts.delete(fileId);
+    const artifacts = openArtifactStore(this.client.config);
+    try {
+      for (const fileId of orphans) await artifacts.delete(fileId);
+    } finally {
+      await artifacts.close?.();
+    }
     if (orphans.length) {
-      const cache = new FetchCache(path.join(this.client.config.data_dir, 'fetch-cache.db'));
+      const cache = openFetchCache(this.client.config);
       try {
-        cache.forget(orphans);
+        await cache.forget(orphans);
       } finally {
-        cache.close();
+        await cache.close();
       }
     }
-    sessions.delete(id);
-    this.store.remove(id);
+    await sessions.delete(id);
+    await this.store.remove(id);
     return { deleted: id, artifacts_removed: orphans.length };
   }
 
-  close(): void {
-    this.store.close();
-    this.sessionStore?.close();
+  async close(): Promise<void> {
+    await this.store.close();
   }
 
-  sessions(): SqliteSessionStore {
-    return (this.sessionStore ??= new SqliteSessionStore(
-      path.join(this.client.config.data_dir, 'sessions.db'),
-      this.client.config.research.collections.research_collection,
-    ));
+  /** The client's session store: one connection for the whole service. */
+  sessions(): SessionStore {
+    return this.client.sessions();
   }
 
   /** Runs one steering operation; refusals become 404 (unknown), 400 (bad input) or 409 (wrong state). */
   private async steer<T extends { status: string }>(owner: string, id: string, op: (c: ResearchClient) => Promise<T>): Promise<T> {
-    const s = this.owned(owner, id);
+    const s = await this.owned(owner, id);
     if (s.status === 'draft') throw wrongState(id, 'draft', `research ${id} is a draft: approve it to start it`);
     try {
       const result = await op(this.client);
-      this.store.update(id, { status: result.status });
+      await this.store.update(id, { status: result.status });
       return result;
     } catch (err) {
       if (!(err instanceof ResearchError)) throw err;
@@ -262,18 +259,18 @@ export class ResearchService {
 
   /** The current status from the engine, remembered for listing; undefined when it cannot be read. */
   async refresh(id: string): Promise<string | undefined> {
-    const s = this.store.get(id);
+    const s = await this.store.get(id);
     if (!s || s.status === 'draft') return s?.status;
     try {
       const state = await this.client.state(id);
-      this.noteStatus(s, state.status);
+      await this.noteStatus(s, state.status);
       return state.status;
     } catch {
       return undefined;
     }
   }
 
-  private noteStatus(s: OwnedSession, status: ResearchStatus): OwnedSession {
+  private async noteStatus(s: OwnedSession, status: ResearchStatus): Promise<OwnedSession> {
     return s.status === status ? s : this.store.update(s.research_id, { status });
   }
 
@@ -298,10 +295,10 @@ export class ResearchService {
     }
   }
 
-  private newId(): string {
+  private async newId(): Promise<string> {
     for (;;) {
       const id = randomUUID().replace(/-/g, '').slice(0, 12);
-      if (!this.store.exists(id)) return id;
+      if (!(await this.store.exists(id))) return id;
     }
   }
 }

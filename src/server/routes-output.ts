@@ -83,7 +83,7 @@ export function registerOutputRoutes(root: FastifyInstance, service: ResearchSer
       querystring: z.object({ after: z.coerce.number().int().min(0).optional() }),
     },
   }, async (req, reply) => {
-    service.owned(req.user, req.params.id);
+    await service.owned(req.user, req.params.id);
     const header = req.headers['last-event-id'];
     let after = req.query.after ?? 0;
     if (header !== undefined) {
@@ -126,14 +126,14 @@ export function registerOutputRoutes(root: FastifyInstance, service: ResearchSer
   app.get('/api/shared/:token', {
     schema: { tags: ['sharing'], summary: 'A shared report as JSON (read-only, no token needed)', params: tokenParams, security: [] },
   }, async (req) => {
-    const { session, state } = await service.reportOf(service.shared(req.params.token));
+    const { session, state } = await service.reportOf(await service.shared(req.params.token));
     return reportJson(session, state);
   });
 
   app.get('/share/:token', {
     schema: { tags: ['sharing'], summary: 'A shared report as a read-only page', params: tokenParams, security: [] },
   }, async (req, reply) => {
-    const { state } = await service.reportOf(service.shared(req.params.token));
+    const { state } = await service.reportOf(await service.shared(req.params.token));
     const note = isTerminal(state.status) ? `Shared research · ${state.status}` : `Shared research · in progress (${state.status})`;
     return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(reportPage(state.initial_query, state.report_markdown, note));
   });

@@ -72,7 +72,7 @@ export function registerSessionRoutes(root: FastifyInstance, service: ResearchSe
   app.post('/api/research/:id/share', {
     schema: { tags: ['sharing'], summary: 'Share read-only at an unguessable link (same link while shared)', params: idParams },
   }, async (req) => {
-    const view = service.share(req.user, req.params.id);
+    const view = await service.share(req.user, req.params.id);
     return { ...view, share_url: `/share/${view.share_token}`, share_json_url: `/api/shared/${view.share_token}` };
   });
 

@@ -7,7 +7,7 @@ import { loadConfig } from '../config/load';
 import { buildApp } from './app';
 import { assertSafeBinding } from './auth';
 import { ResearchService } from './research-service';
-import { ServiceStore } from './service-store';
+import { openServiceStore } from '../stores/open';
 
 export interface ServeOptions {
   host: string;
@@ -23,18 +23,18 @@ export async function serve(opts: ServeOptions): Promise<{ app: FastifyInstance;
   const config = loadConfig();
   checkModelConfigured(config, process.env);
   // Refused before anything starts: beyond loopback only with API tokens.
-  const tokens = ServiceStore.open(config.data_dir);
+  const tokens = openServiceStore(config);
   try {
-    assertSafeBinding(opts.host, tokens);
+    await assertSafeBinding(opts.host, tokens);
   } finally {
-    tokens.close();
+    await tokens.close();
   }
   const client = await connect(config, { startServer: true, log: opts.log });
   const service = new ResearchService(client);
   try {
     await ensureWorker(client, opts.log);
   } catch (err) {
-    service.close();
+    await service.close();
     await client.connection.close();
     throw err;
   }
@@ -53,8 +53,8 @@ export async function serve(opts: ServeOptions): Promise<{ app: FastifyInstance;
     close: async () => {
       clearInterval(watchdog);
       await app.close();
-      service.close();
-      client.close();
+      await service.close();
+      await client.close();
       await client.connection.close();
     },
   };

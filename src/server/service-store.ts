@@ -37,7 +37,47 @@ export class InvalidCursorError extends Error {}
 
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
-export class ServiceStore {
+export interface ServiceStore {
+  /** A new token for `user`; only its hash is kept, so this is the one time it is seen. */
+  createToken(user: string, label?: string): Promise<string>;
+  userForToken(token: string): Promise<string | undefined>;
+  tokenCount(): Promise<number>;
+  revokeTokens(user: string): Promise<number>;
+  insert(s: NewOwnedSession): Promise<OwnedSession>;
+  exists(researchId: string): Promise<boolean>;
+  get(researchId: string): Promise<OwnedSession | undefined>;
+  /** The session if `owner` owns it; anybody else's is as good as absent. */
+  owned(researchId: string, owner: string): Promise<OwnedSession | undefined>;
+  byShareToken(token: string): Promise<OwnedSession | undefined>;
+  update(researchId: string, changes: SessionChanges): Promise<OwnedSession>;
+  remove(researchId: string): Promise<void>;
+  /** Newest first; the cursor is opaque: base64url of "<created_at>|<research_id>". */
+  list(f: ListFilter): Promise<{ sessions: OwnedSession[]; next_cursor?: string }>;
+  /** Sessions of `owner` whose last known status may still change. */
+  unsettled(owner: string): Promise<OwnedSession[]>;
+  close(): Promise<void>;
+}
+
+export type NewOwnedSession = Omit<OwnedSession, 'favourite' | 'share_token' | 'created_at' | 'updated_at'> & { favourite?: boolean };
+export type SessionChanges = Partial<Pick<OwnedSession, 'query' | 'status' | 'favourite' | 'settings' | 'share_token'>>;
+
+export const USER_NAME = /^[A-Za-z0-9_.@-]{1,64}$/;
+export const USER_NAME_RULE = 'a user name may use letters, digits, "_", ".", "@" and "-" (at most 64)';
+export const newApiToken = (): string => `drt_${randomBytes(24).toString('base64url')}`;
+/** Statuses after which the engine will not change a session any more. */
+export const SETTLED_STATUSES = ['draft', 'completed', 'failed', 'cancelled', 'rejected', 'expired', 'timed_out', 'deleted'];
+
+export function decodeCursor(cursor: string): { created: string; id: string } {
+  const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
+  const sep = decoded.indexOf('|');
+  if (sep < 1 || Number.isNaN(Date.parse(decoded.slice(0, sep)))) throw new InvalidCursorError('cursor is not one this server issued');
+  return { created: decoded.slice(0, sep), id: decoded.slice(sep + 1) };
+}
+
+export const encodeCursor = (row: { created_at: string; research_id: string }): string =>
+  Buffer.from(`${row.created_at}|${row.research_id}`).toString('base64url');
+
+export class SqliteServiceStore implements ServiceStore {
   private readonly db: Database.Database;
 
   constructor(file: string) {
@@ -56,32 +96,27 @@ export class ServiceStore {
     `);
   }
 
-  static open(dataDir: string): ServiceStore {
-    return new ServiceStore(path.join(dataDir, 'service.db'));
-  }
-
-  /** A new token for `user`; only its hash is kept, so this is the one time it is seen. */
-  createToken(user: string, label?: string): string {
-    if (!/^[A-Za-z0-9_.@-]{1,64}$/.test(user)) throw new Error('a user name may use letters, digits, "_", ".", "@" and "-" (at most 64)');
-    const token = `drt_${randomBytes(24).toString('base64url')}`;
+  async createToken(user: string, label?: string): Promise<string> {
+    if (!USER_NAME.test(user)) throw new Error(USER_NAME_RULE);
+    const token = newApiToken();
     this.db.prepare('INSERT INTO api_tokens (token_hash, user, label, created_at) VALUES (?, ?, ?, ?)').run(hashToken(token), user, label ?? null, new Date().toISOString());
     return token;
   }
 
-  userForToken(token: string): string | undefined {
+  async userForToken(token: string): Promise<string | undefined> {
     const row = this.db.prepare('SELECT user FROM api_tokens WHERE token_hash = ?').get(hashToken(token)) as { user: string } | undefined;
     return row?.user;
   }
 
-  tokenCount(): number {
+  async tokenCount(): Promise<number> {
     return (this.db.prepare('SELECT count(*) AS n FROM api_tokens').get() as { n: number }).n;
   }
 
-  revokeTokens(user: string): number {
+  async revokeTokens(user: string): Promise<number> {
     return this.db.prepare('DELETE FROM api_tokens WHERE user = ?').run(user).changes;
   }
 
-  insert(s: Omit<OwnedSession, 'favourite' | 'share_token' | 'created_at' | 'updated_at'> & { favourite?: boolean }): OwnedSession {
+  async insert(s: NewOwnedSession): Promise<OwnedSession> {
     const now = new Date().toISOString();
     this.db
       .prepare(
@@ -89,30 +124,29 @@ export class ServiceStore {
          VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)`,
       )
       .run(s.research_id, s.owner, s.query, s.status, s.favourite ? 1 : 0, JSON.stringify(s.settings), s.parent_id, now, now);
-    return this.get(s.research_id) as OwnedSession;
+    return (await this.get(s.research_id)) as OwnedSession;
   }
 
-  exists(researchId: string): boolean {
+  async exists(researchId: string): Promise<boolean> {
     return !!this.db.prepare('SELECT 1 FROM owned_sessions WHERE research_id = ?').get(researchId);
   }
 
-  get(researchId: string): OwnedSession | undefined {
+  async get(researchId: string): Promise<OwnedSession | undefined> {
     const row = this.db.prepare('SELECT * FROM owned_sessions WHERE research_id = ?').get(researchId) as Row | undefined;
     return row ? fromRow(row) : undefined;
   }
 
-  /** The session if `owner` owns it; anybody else's is as good as absent. */
-  owned(researchId: string, owner: string): OwnedSession | undefined {
-    const s = this.get(researchId);
+  async owned(researchId: string, owner: string): Promise<OwnedSession | undefined> {
+    const s = await this.get(researchId);
     return s && s.owner === owner ? s : undefined;
   }
 
-  byShareToken(token: string): OwnedSession | undefined {
+  async byShareToken(token: string): Promise<OwnedSession | undefined> {
     const row = this.db.prepare('SELECT * FROM owned_sessions WHERE share_token = ?').get(token) as Row | undefined;
     return row ? fromRow(row) : undefined;
   }
 
-  update(researchId: string, changes: Partial<Pick<OwnedSession, 'query' | 'status' | 'favourite' | 'settings' | 'share_token'>>): OwnedSession {
+  async update(researchId: string, changes: SessionChanges): Promise<OwnedSession> {
     const sets: string[] = [];
     const values: unknown[] = [];
     for (const [key, value] of Object.entries(changes)) {
@@ -123,15 +157,14 @@ export class ServiceStore {
     sets.push('updated_at = ?');
     values.push(new Date().toISOString());
     this.db.prepare(`UPDATE owned_sessions SET ${sets.join(', ')} WHERE research_id = ?`).run(...values, researchId);
-    return this.get(researchId) as OwnedSession;
+    return (await this.get(researchId)) as OwnedSession;
   }
 
-  remove(researchId: string): void {
+  async remove(researchId: string): Promise<void> {
     this.db.prepare('DELETE FROM owned_sessions WHERE research_id = ?').run(researchId);
   }
 
-  /** Newest first; the cursor is opaque: base64url of "<created_at>|<research_id>". */
-  list(f: ListFilter): { sessions: OwnedSession[]; next_cursor?: string } {
+  async list(f: ListFilter): Promise<{ sessions: OwnedSession[]; next_cursor?: string }> {
     const limit = Math.max(1, Math.min(f.limit ?? 20, 100));
     let where = 'owner = ?';
     const params: unknown[] = [f.owner];
@@ -148,12 +181,9 @@ export class ServiceStore {
       params.push(`%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
     }
     if (f.cursor) {
-      const decoded = Buffer.from(f.cursor, 'base64url').toString('utf8');
-      const sep = decoded.indexOf('|');
-      if (sep < 1 || Number.isNaN(Date.parse(decoded.slice(0, sep)))) throw new InvalidCursorError('cursor is not one this server issued');
-      const created = decoded.slice(0, sep);
+      const { created, id } = decodeCursor(f.cursor);
       where += ' AND (created_at < ? OR (created_at = ? AND research_id < ?))';
-      params.push(created, created, decoded.slice(sep + 1));
+      params.push(created, created, id);
     }
     const rows = this.db
       .prepare(`SELECT * FROM owned_sessions WHERE ${where} ORDER BY created_at DESC, research_id DESC LIMIT ?`)
@@ -162,19 +192,17 @@ export class ServiceStore {
     const last = page[page.length - 1];
     return {
       sessions: page,
-      next_cursor: rows.length > limit && last ? Buffer.from(`${last.created_at}|${last.research_id}`).toString('base64url') : undefined,
+      next_cursor: rows.length > limit && last ? encodeCursor(last) : undefined,
     };
   }
 
-  /** Sessions of `owner` whose last known status may still change. */
-  unsettled(owner: string): OwnedSession[] {
-    const rows = this.db
-      .prepare(`SELECT * FROM owned_sessions WHERE owner = ? AND status NOT IN ('draft','completed','failed','cancelled','rejected','expired','timed_out','deleted') LIMIT 200`)
-      .all(owner) as Row[];
+  async unsettled(owner: string): Promise<OwnedSession[]> {
+    const settled = SETTLED_STATUSES.map((st) => `'${st}'`).join(',');
+    const rows = this.db.prepare(`SELECT * FROM owned_sessions WHERE owner = ? AND status NOT IN (${settled}) LIMIT 200`).all(owner) as Row[];
     return rows.map(fromRow);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.db.close();
   }
 }

@@ -26,7 +26,7 @@ export interface StreamCall {
 export interface StreamWriter {
   push(delta: string): void;
   /** Writes what is buffered; call when the model call ends, however it ends. */
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** Chunk numbers leave room for this many events after one workflow event. */
@@ -47,9 +47,11 @@ export class AgentStreamSink {
     let chars = 0;
     let lastAt = -Infinity;
     let stopped = false;
-    const flush = (final: boolean) => {
+    // Writes go out one after another, in order; push() never waits for the store.
+    let writes: Promise<void> = Promise.resolve();
+    const flush = async (final: boolean) => {
       if (stopped || (!buffer && !final) || (!buffer && chunk === 0)) return;
-      const used = this.used(call.research_id);
+      const used = await this.used(call.research_id);
       if (used >= this.limits.maxPerSession || chunk >= SEQ_SLOTS - 1) {
         stopped = true;
         return;
@@ -72,30 +74,37 @@ export class AgentStreamSink {
         },
       };
       buffer = '';
-      lastAt = this.now();
+      this.counts.set(call.research_id, used + 1);
       try {
-        this.sessions().appendStream(call.research_id, `${call.call_key}#${call.attempt}`, chunk, event);
-        this.counts.set(call.research_id, used + 1);
+        await this.sessions().appendStream(call.research_id, `${call.call_key}#${call.attempt}`, chunk, event);
       } catch {
         // The stream is a convenience: a store that cannot take it must not fail the model call.
         stopped = true;
       }
       if (last) stopped = true;
     };
+    const enqueue = (final: boolean) => {
+      writes = writes.then(() => flush(final)).catch(() => {
+        stopped = true;
+      });
+      return writes;
+    };
     return {
       push: (delta) => {
         if (stopped || !delta) return;
         buffer += delta;
-        if (this.now() - lastAt >= this.limits.minIntervalMs) flush(false);
+        if (this.now() - lastAt < this.limits.minIntervalMs) return;
+        lastAt = this.now();
+        void enqueue(false);
       },
-      close: () => flush(true),
+      close: () => enqueue(true),
     };
   }
 
-  private used(researchId: string): number {
+  private async used(researchId: string): Promise<number> {
     let n = this.counts.get(researchId);
     if (n === undefined) {
-      n = this.sessions().streamCount(researchId);
+      n = await this.sessions().streamCount(researchId);
       this.counts.set(researchId, n);
     }
     return n;

@@ -22,6 +22,8 @@ export interface ArtifactStore {
   get(fileId: string): Promise<Buffer>;
   getText(fileId: string): Promise<string>;
   describe(fileId: string): Promise<StoredArtifact | undefined>;
+  delete(fileId: string): Promise<void>;
+  close?(): Promise<void>;
 }
 
 const FILE_ID = /^[a-f0-9]{64}$/;

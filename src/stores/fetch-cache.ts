@@ -7,7 +7,15 @@ import type { FetchUrlOutput } from '../activities/contracts';
 
 export type CachedFetch = Omit<FetchUrlOutput, 'from_cache'> & { url: string };
 
-export class FetchCache {
+export interface FetchCache {
+  fresh(url: string, ttlSeconds: number, now?: number): Promise<CachedFetch | undefined>;
+  put(entry: CachedFetch): Promise<void>;
+  /** Drops cached fetches whose artifact is gone (a deleted session's). */
+  forget(fileIds: string[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class SqliteFetchCache implements FetchCache {
   private readonly db: Database.Database;
 
   constructor(file: string) {
@@ -20,25 +28,24 @@ export class FetchCache {
       final_url TEXT NOT NULL, status INTEGER NOT NULL, size INTEGER NOT NULL, fetched_at TEXT NOT NULL)`);
   }
 
-  fresh(url: string, ttlSeconds: number, now = Date.now()): CachedFetch | undefined {
+  async fresh(url: string, ttlSeconds: number, now = Date.now()): Promise<CachedFetch | undefined> {
     if (ttlSeconds <= 0) return undefined;
     const row = this.db.prepare('SELECT * FROM fetches WHERE url = ?').get(url) as CachedFetch | undefined;
     return row && now - Date.parse(row.fetched_at) <= ttlSeconds * 1000 ? row : undefined;
   }
 
-  put(entry: CachedFetch): void {
+  async put(entry: CachedFetch): Promise<void> {
     this.db
       .prepare('INSERT OR REPLACE INTO fetches (url, file_id, kind, content_type, final_url, status, size, fetched_at) VALUES (@url, @file_id, @kind, @content_type, @final_url, @status, @size, @fetched_at)')
       .run(entry);
   }
 
-  /** Drops cached fetches whose artifact is gone (a deleted session's). */
-  forget(fileIds: string[]): void {
+  async forget(fileIds: string[]): Promise<void> {
     const del = this.db.prepare('DELETE FROM fetches WHERE file_id = ?');
     this.db.transaction(() => fileIds.forEach((id) => del.run(id)))();
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.db.close();
   }
 }

@@ -19,17 +19,21 @@ export interface SessionPage {
 }
 
 export interface SessionStore {
-  save(snapshot: ResearchSnapshot, events: ResearchEvent[]): void;
-  get(researchId: string): ResearchSnapshot | undefined;
-  events(researchId: string, afterSeq?: number, limit?: number): ResearchEvent[];
-  list(options?: { limit?: number; cursor?: string; status?: string }): SessionPage;
+  save(snapshot: ResearchSnapshot, events: ResearchEvent[]): Promise<void>;
+  get(researchId: string): Promise<ResearchSnapshot | undefined>;
+  events(researchId: string, afterSeq?: number, limit?: number): Promise<ResearchEvent[]>;
+  list(options?: { limit?: number; cursor?: string; status?: string }): Promise<SessionPage>;
   /** Writes (or rewrites, on a retry) one AgentStream event of a model call. */
-  appendStream(researchId: string, callKey: string, chunk: number, event: ResearchEvent): void;
+  appendStream(researchId: string, callKey: string, chunk: number, event: ResearchEvent): Promise<void>;
   /** How many AgentStream events the session has, for its bound. */
-  streamCount(researchId: string): number;
+  streamCount(researchId: string): Promise<number>;
   /** AgentStream events after `afterSeq`, in order (they are never in workflow history). */
-  streamEvents(researchId: string, afterSeq?: number, limit?: number): ResearchEvent[];
-  close(): void;
+  streamEvents(researchId: string, afterSeq?: number, limit?: number): Promise<ResearchEvent[]>;
+  /** Removes the session and its events (delete is final: the service checks ownership first). */
+  delete(researchId: string): Promise<void>;
+  /** Artifact ids the stored snapshots refer to, leaving out one session's (any *file_id field). */
+  artifactIdsExcept(researchId: string): Promise<Set<string>>;
+  close(): Promise<void>;
 }
 
 export class SqliteSessionStore implements SessionStore {
@@ -72,7 +76,7 @@ export class SqliteSessionStore implements SessionStore {
     `);
   }
 
-  save(snapshot: ResearchSnapshot, events: ResearchEvent[]): void {
+  async save(snapshot: ResearchSnapshot, events: ResearchEvent[]): Promise<void> {
     const del = this.db.prepare('DELETE FROM sessions WHERE collection = ? AND research_id = ?');
     const ins = this.db.prepare(
       'INSERT INTO sessions (collection, research_id, status, initial_query, created_at, updated_at, snapshot) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -93,34 +97,34 @@ export class SqliteSessionStore implements SessionStore {
     })();
   }
 
-  get(researchId: string): ResearchSnapshot | undefined {
+  async get(researchId: string): Promise<ResearchSnapshot | undefined> {
     const row = this.db
       .prepare('SELECT snapshot FROM sessions WHERE collection = ? AND research_id = ?')
       .get(this.collection, researchId) as { snapshot: string } | undefined;
     return row ? (JSON.parse(row.snapshot) as ResearchSnapshot) : undefined;
   }
 
-  events(researchId: string, afterSeq = 0, limit = 10_000): ResearchEvent[] {
+  async events(researchId: string, afterSeq = 0, limit = 10_000): Promise<ResearchEvent[]> {
     const rows = this.db
       .prepare('SELECT event FROM session_events WHERE collection = ? AND research_id = ? AND seq > ? ORDER BY seq LIMIT ?')
       .all(this.collection, researchId, afterSeq, limit) as { event: string }[];
     return rows.map((r) => JSON.parse(r.event) as ResearchEvent);
   }
 
-  appendStream(researchId: string, callKey: string, chunk: number, event: ResearchEvent): void {
+  async appendStream(researchId: string, callKey: string, chunk: number, event: ResearchEvent): Promise<void> {
     this.db
       .prepare('INSERT OR REPLACE INTO session_stream (collection, research_id, call_key, chunk, seq, event) VALUES (?, ?, ?, ?, ?, ?)')
       .run(this.collection, researchId, callKey, chunk, event.seq, JSON.stringify(event));
   }
 
-  streamCount(researchId: string): number {
+  async streamCount(researchId: string): Promise<number> {
     const row = this.db
       .prepare('SELECT COUNT(*) AS n FROM session_stream WHERE collection = ? AND research_id = ?')
       .get(this.collection, researchId) as { n: number };
     return row.n;
   }
 
-  streamEvents(researchId: string, afterSeq = 0, limit = 10_000): ResearchEvent[] {
+  async streamEvents(researchId: string, afterSeq = 0, limit = 10_000): Promise<ResearchEvent[]> {
     const rows = this.db
       .prepare('SELECT event FROM session_stream WHERE collection = ? AND research_id = ? AND seq > ? ORDER BY seq LIMIT ?')
       .all(this.collection, researchId, afterSeq, limit) as { event: string }[];
@@ -128,7 +132,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   /** Newest first. The cursor is opaque to callers: "<created_at>|<research_id>" of the last row. */
-  list(options: { limit?: number; cursor?: string; status?: string } = {}): SessionPage {
+  async list(options: { limit?: number; cursor?: string; status?: string } = {}): Promise<SessionPage> {
     const limit = Math.max(1, Math.min(options.limit ?? 20, 200));
     const params: unknown[] = [this.collection];
     let where = 'collection = ?';
@@ -157,7 +161,7 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   /** Removes the session and its events (delete is final: the service checks ownership first). */
-  delete(researchId: string): void {
+  async delete(researchId: string): Promise<void> {
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM sessions WHERE collection = ? AND research_id = ?').run(this.collection, researchId);
       this.db.prepare('DELETE FROM session_events WHERE collection = ? AND research_id = ?').run(this.collection, researchId);
@@ -165,14 +169,14 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   /** Artifact ids the stored snapshots refer to, leaving out one session's (any *file_id field). */
-  artifactIdsExcept(researchId: string): Set<string> {
+  async artifactIdsExcept(researchId: string): Promise<Set<string>> {
     const ids = new Set<string>();
     const rows = this.db.prepare('SELECT snapshot FROM sessions WHERE research_id != ?').iterate(researchId) as Iterable<{ snapshot: string }>;
     for (const row of rows) for (const id of artifactIdsIn(row.snapshot)) ids.add(id);
     return ids;
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.db.close();
   }
 }

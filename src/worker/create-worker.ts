@@ -52,7 +52,7 @@ function workflowSource(bundle: WorkerOptions['workflowBundle'], env: NodeJS.Pro
   return { workflowsPath: WORKFLOWS_PATH };
 }
 
-export async function createResearchWorker(opts: ResearchWorkerOptions): Promise<{ worker: ResearchWorkers; close(): void }> {
+export async function createResearchWorker(opts: ResearchWorkerOptions): Promise<{ worker: ResearchWorkers; close(): Promise<void> }> {
   const { config } = opts;
   const env = opts.env ?? process.env;
   const { activities, close } = createActivities({ config, env });

@@ -14,7 +14,7 @@ export async function runWorker(log: (line: string) => void = console.log): Prom
   try {
     await worker.run();
   } finally {
-    close();
+    await close();
     await connection.close();
   }
 }

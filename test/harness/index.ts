@@ -111,7 +111,7 @@ export async function startEnvironment(harness: Harness, address: string, opts: 
     stopWorker = async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
-      close();
+      await close();
       await nativeConnection.close();
       stopWorker = async () => undefined;
     };
@@ -126,7 +126,7 @@ export async function startEnvironment(harness: Harness, address: string, opts: 
     stopWorker: () => stopWorker(),
     close: async () => {
       await stopWorker();
-      client.close();
+      await client.close();
       await connection.close();
     },
   };

@@ -39,7 +39,7 @@ export async function startService(env: TestEnvironment, opts: { rateLimitPerMin
     },
     close: async () => {
       await app.close();
-      service.store.close();
+      await service.close();
     },
   };
 }
