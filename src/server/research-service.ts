@@ -5,6 +5,7 @@ import { resolveSettings } from '../config/load';
 import { ResearchClient, ResearchError, validateQuery } from '../client/research-client';
 import { openArtifactStore, openFetchCache, openServiceStore } from '../stores/open';
 import { artifactIdsIn, type SessionStore } from '../stores/sessions';
+import type { ArtifactStore } from '../stores/artifacts';
 import type { EnhanceOptions } from '../client/session-ops';
 import type { Accepted, ReviewArgs, TopUpArgs } from '../workflows/messages';
 import { TERMINAL_STATUSES, type ResearchEvent, type ResearchPlan, type ResearchSnapshot, type ResearchStatus } from '../workflows/types';
@@ -35,6 +36,7 @@ const VALIDATION = /empty|needs|must|no answers|longer than|not valid|at least|e
 
 export class ResearchService {
   readonly store: ServiceStore;
+  private artifactStore: ArtifactStore | undefined;
   constructor(readonly client: ResearchClient) {
     this.store = openServiceStore(client.config);
   }
@@ -212,12 +214,7 @@ export class ResearchService {
     const mine = new Set(stored ? artifactIdsIn(JSON.stringify(stored)) : []);
     const others = await sessions.artifactIdsExcept(id);
     const orphans = [...mine].filter((fileId) => !others.has(fileId));
-    const artifacts = openArtifactStore(this.client.config);
-    try {
-      for (const fileId of orphans) await artifacts.delete(fileId);
-    } finally {
-      await artifacts.close?.();
-    }
+    for (const fileId of orphans) await this.artifacts().delete(fileId);
     if (orphans.length) {
       const cache = openFetchCache(this.client.config);
       try {
@@ -233,6 +230,12 @@ export class ResearchService {
 
   async close(): Promise<void> {
     await this.store.close();
+    await this.artifactStore?.close?.();
+  }
+
+  /** The artifact store (shared PostgreSQL with DATABASE_URL), opened on first use. */
+  artifacts(): ArtifactStore {
+    return (this.artifactStore ??= openArtifactStore(this.client.config));
   }
 
   /** The client's session store: one connection for the whole service. */

@@ -2,9 +2,7 @@
 // stream (Server-Sent Events with Last-Event-ID resume) and read-only share links.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import path from 'node:path';
 import { z } from 'zod';
-import { FileArtifactStore } from '../stores/artifacts';
 import { artifactIdsIn } from '../stores/sessions';
 import type { ResearchSnapshot } from '../workflows/types';
 import { ApiError, invalid } from './errors';
@@ -63,7 +61,7 @@ export function registerOutputRoutes(root: FastifyInstance, service: ResearchSer
     const { state } = await service.state(req.user, req.params.id);
     const fileId = req.params.fileId;
     if (!state || !artifactIdsIn(JSON.stringify(state)).includes(fileId)) throw new ApiError(404, 'NOT_FOUND', `research ${req.params.id} has no artifact ${fileId}`);
-    const store = new FileArtifactStore(path.join(service.client.config.data_dir, 'artifacts'));
+    const store = service.artifacts();
     const meta = await store.describe(fileId);
     if (!meta) throw new ApiError(404, 'NOT_FOUND', `artifact ${fileId} is no longer stored`);
     const body = await store.get(fileId);

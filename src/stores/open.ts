@@ -1,26 +1,49 @@
 // Chooses the stores' back-end: SQLite files and an artifacts folder in the data dir (the embedded
-// default), or shared PostgreSQL when DATABASE_URL is set (artifacts in S3 with ARTIFACTS_URL).
+// default), or shared PostgreSQL when DATABASE_URL=postgres://… is set, so that several workers on
+// several machines see the same sessions, cache, tokens and artifacts.
 import path from 'node:path';
+import { ConfigError } from '../config/load';
 import type { AppConfig } from '../config/schema';
 import { SqliteServiceStore, type ServiceStore } from '../server/service-store';
 import { FileArtifactStore, type ArtifactStore } from './artifacts';
 import { SqliteFetchCache, type FetchCache } from './fetch-cache';
+import { PgArtifactStore } from './postgres/artifacts';
+import { isPostgresUrl, openDatabase } from './postgres/database';
+import { PgFetchCache } from './postgres/fetch-cache';
+import { PgServiceStore } from './postgres/service';
+import { PgSessionStore } from './postgres/sessions';
 import { SqliteSessionStore, type SessionStore } from './sessions';
 
 type StoreConfig = Pick<AppConfig, 'data_dir'> & { research: { collections: { research_collection: string } } };
 
-export function openSessionStore(config: StoreConfig, _env: NodeJS.ProcessEnv = process.env): SessionStore {
-  return new SqliteSessionStore(path.join(config.data_dir, 'sessions.db'), config.research.collections.research_collection);
+/** The shared database's URL, or undefined for the embedded SQLite stores. */
+export function databaseUrl(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const url = env.DATABASE_URL?.trim();
+  if (!url) return undefined;
+  if (!isPostgresUrl(url)) throw new ConfigError('DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:5432/db); unset it for the embedded SQLite stores');
+  return url;
 }
 
-export function openArtifactStore(config: Pick<AppConfig, 'data_dir'>, _env: NodeJS.ProcessEnv = process.env): ArtifactStore {
-  return new FileArtifactStore(path.join(config.data_dir, 'artifacts'));
+export function openSessionStore(config: StoreConfig, env: NodeJS.ProcessEnv = process.env): SessionStore {
+  const url = databaseUrl(env);
+  const collection = config.research.collections.research_collection;
+  return url ? new PgSessionStore(openDatabase(url), collection) : new SqliteSessionStore(path.join(config.data_dir, 'sessions.db'), collection);
 }
 
-export function openFetchCache(config: Pick<AppConfig, 'data_dir'>, _env: NodeJS.ProcessEnv = process.env): FetchCache {
-  return new SqliteFetchCache(path.join(config.data_dir, 'fetch-cache.db'));
+export function openArtifactStore(config: Pick<AppConfig, 'data_dir'>, env: NodeJS.ProcessEnv = process.env): ArtifactStore {
+  if (env.ARTIFACTS_URL?.trim()) {
+    throw new ConfigError('ARTIFACTS_URL (S3 artifacts) is not supported yet: unset it; with DATABASE_URL artifacts live in PostgreSQL');
+  }
+  const url = databaseUrl(env);
+  return url ? new PgArtifactStore(openDatabase(url)) : new FileArtifactStore(path.join(config.data_dir, 'artifacts'));
 }
 
-export function openServiceStore(config: Pick<AppConfig, 'data_dir'>, _env: NodeJS.ProcessEnv = process.env): ServiceStore {
-  return new SqliteServiceStore(path.join(config.data_dir, 'service.db'));
+export function openFetchCache(config: Pick<AppConfig, 'data_dir'>, env: NodeJS.ProcessEnv = process.env): FetchCache {
+  const url = databaseUrl(env);
+  return url ? new PgFetchCache(openDatabase(url)) : new SqliteFetchCache(path.join(config.data_dir, 'fetch-cache.db'));
+}
+
+export function openServiceStore(config: Pick<AppConfig, 'data_dir'>, env: NodeJS.ProcessEnv = process.env): ServiceStore {
+  const url = databaseUrl(env);
+  return url ? new PgServiceStore(openDatabase(url)) : new SqliteServiceStore(path.join(config.data_dir, 'service.db'));
 }

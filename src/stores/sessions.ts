@@ -141,12 +141,9 @@ export class SqliteSessionStore implements SessionStore {
       params.push(options.status);
     }
     if (options.cursor) {
-      const decoded = Buffer.from(options.cursor, 'base64url').toString('utf8');
-      const sep = decoded.indexOf('|');
-      if (sep < 0) throw new Error('invalid cursor');
+      const { created, id } = decodeSessionCursor(options.cursor);
       where += ' AND (created_at < ? OR (created_at = ? AND research_id < ?))';
-      const created = decoded.slice(0, sep);
-      params.push(created, created, decoded.slice(sep + 1));
+      params.push(created, created, id);
     }
     const rows = this.db
       .prepare(
@@ -156,19 +153,18 @@ export class SqliteSessionStore implements SessionStore {
       .all(...params, limit + 1) as SessionSummary[];
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    const next = rows.length > limit && last ? Buffer.from(`${last.created_at}|${last.research_id}`).toString('base64url') : undefined;
+    const next = rows.length > limit && last ? encodeSessionCursor(last) : undefined;
     return { sessions: page, next_cursor: next };
   }
 
-  /** Removes the session and its events (delete is final: the service checks ownership first). */
   async delete(researchId: string): Promise<void> {
     this.db.transaction(() => {
-      this.db.prepare('DELETE FROM sessions WHERE collection = ? AND research_id = ?').run(this.collection, researchId);
-      this.db.prepare('DELETE FROM session_events WHERE collection = ? AND research_id = ?').run(this.collection, researchId);
+      for (const table of ['sessions', 'session_events', 'session_stream']) {
+        this.db.prepare(`DELETE FROM ${table} WHERE collection = ? AND research_id = ?`).run(this.collection, researchId);
+      }
     })();
   }
 
-  /** Artifact ids the stored snapshots refer to, leaving out one session's (any *file_id field). */
   async artifactIdsExcept(researchId: string): Promise<Set<string>> {
     const ids = new Set<string>();
     const rows = this.db.prepare('SELECT snapshot FROM sessions WHERE research_id != ?').iterate(researchId) as Iterable<{ snapshot: string }>;
@@ -183,4 +179,15 @@ export class SqliteSessionStore implements SessionStore {
 
 export function artifactIdsIn(json: string): string[] {
   return [...json.matchAll(/"[a-z_]*file_id":"([a-f0-9]{64})"/g)].map((m) => m[1]);
+}
+
+/** The list cursor is opaque to callers: base64url of "<created_at>|<research_id>" of the last row. */
+export const encodeSessionCursor = (row: { created_at: string; research_id: string }): string =>
+  Buffer.from(`${row.created_at}|${row.research_id}`).toString('base64url');
+
+export function decodeSessionCursor(cursor: string): { created: string; id: string } {
+  const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
+  const sep = decoded.indexOf('|');
+  if (sep < 0) throw new Error('invalid cursor');
+  return { created: decoded.slice(0, sep), id: decoded.slice(sep + 1) };
 }

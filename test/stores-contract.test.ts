@@ -1,0 +1,214 @@
+// One contract for every store, run against both back-ends: the embedded SQLite files and a real
+// PostgreSQL server started for this file (skipped, with the reason, where none can be found).
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { InvalidCursorError } from '../src/server/service-store';
+import { openArtifactStore, openFetchCache, openServiceStore, openSessionStore } from '../src/stores/open';
+import { openDatabase } from '../src/stores/postgres/database';
+import type { ResearchEvent, ResearchSnapshot } from '../src/workflows/types';
+import { createDatabase, startPostgres } from './harness/postgres';
+
+const postgres = await startPostgres();
+if (postgres.skip) console.warn(`PostgreSQL store tests skipped: ${postgres.skip}`);
+afterAll(async () => postgres.pg?.stop());
+
+let databases = 0;
+interface Backend {
+  /** A fresh, empty place for the stores: a new data dir, and a new database on PostgreSQL. */
+  fresh(): Promise<{ config: { data_dir: string; research: { collections: { research_collection: string } } }; env: NodeJS.ProcessEnv }>;
+}
+
+const sqlite: Backend = {
+  fresh: async () => ({ config: config(), env: {} }),
+};
+const postgresql: Backend = {
+  fresh: async () => ({ config: config(), env: { DATABASE_URL: await createDatabase(postgres.pg?.url as string, `contract_${++databases}`) } }),
+};
+
+function config() {
+  return { data_dir: mkdtempSync(path.join(os.tmpdir(), 'dr-contract-')), research: { collections: { research_collection: 'research-sessions' } } };
+}
+
+const snap = (id: string, created: string, status = 'completed', extra: Record<string, unknown> = {}): ResearchSnapshot =>
+  ({ research_id: id, status, initial_query: `q ${id}`, created_at: created, updated_at: created, report_markdown: '', ...extra }) as unknown as ResearchSnapshot;
+const ev = (seq: number, type = 'Status'): ResearchEvent => ({ seq, time: 't', type, data: {} }) as ResearchEvent;
+const id64 = (c: string) => c.repeat(64);
+
+for (const [name, backend] of [
+  ['SQLite', sqlite],
+  ['PostgreSQL', postgresql],
+] as const) {
+  const skip = name === 'PostgreSQL' && !postgres.pg;
+  describe.skipIf(skip)(`${name} stores`, () => {
+    it('sessions: replaced by id, events kept by seq, listed newest first with a cursor and a status filter', async () => {
+      const { config, env } = await backend.fresh();
+      const store = openSessionStore(config, env);
+      try {
+        for (let i = 1; i <= 5; i++) await store.save(snap(`r${i}`, `2026-01-0${i}T00:00:00Z`), []);
+        await store.save(snap('r3', '2026-01-03T00:00:00Z', 'running'), [ev(1)]);
+        await store.save(snap('r3', '2026-01-03T00:00:00Z', 'failed'), [ev(1), ev(2, 'StopEvent')]);
+        expect((await store.get('r3'))?.status).toBe('failed');
+        expect(await store.get('nope')).toBeUndefined();
+        expect((await store.events('r3')).map((e) => e.seq)).toEqual([1, 2]);
+        expect((await store.events('r3', 1)).map((e) => e.type)).toEqual(['StopEvent']);
+        const page1 = await store.list({ limit: 2 });
+        expect(page1.sessions.map((s) => s.research_id)).toEqual(['r5', 'r4']);
+        const page2 = await store.list({ limit: 2, cursor: page1.next_cursor });
+        expect(page2.sessions.map((s) => s.research_id)).toEqual(['r3', 'r2']);
+        const page3 = await store.list({ limit: 2, cursor: page2.next_cursor });
+        expect(page3.sessions.map((s) => s.research_id)).toEqual(['r1']);
+        expect(page3.next_cursor).toBeUndefined();
+        expect((await store.list({ status: 'failed' })).sessions.map((s) => s.research_id)).toEqual(['r3']);
+        expect(page1.sessions[0]).toEqual({ research_id: 'r5', status: 'completed', initial_query: 'q r5', created_at: '2026-01-05T00:00:00Z', updated_at: '2026-01-05T00:00:00Z' });
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('sessions: the stream sits beside the events, a retry rewrites its chunk, delete removes everything', async () => {
+      const { config, env } = await backend.fresh();
+      const store = openSessionStore(config, env);
+      const other = openSessionStore(config, env);
+      try {
+        await store.save(snap('s1', '2026-02-01T00:00:00Z', 'running', { sources: [{ text_file_id: id64('a') }] }), [ev(1), ev(2)]);
+        await store.save(snap('s2', '2026-02-02T00:00:00Z', 'running', { sources: [{ text_file_id: id64('b') }] }), []);
+        await store.appendStream('s1', 'run/1#1', 1, { ...ev(1.001, 'AgentStream'), data: { delta: 'first' } });
+        await store.appendStream('s1', 'run/1#1', 1, { ...ev(1.001, 'AgentStream'), data: { delta: 'again' } });
+        await store.appendStream('s1', 'run/1#1', 2, ev(1.002, 'AgentStream'));
+        // A second store on the same place (another process) reads what the first wrote.
+        expect(await other.streamCount('s1')).toBe(2);
+        expect((await other.streamEvents('s1')).map((e) => e.data.delta ?? null)).toEqual(['again', null]);
+        expect((await other.streamEvents('s1', 1.001)).map((e) => e.seq)).toEqual([1.002]);
+        expect([...(await other.artifactIdsExcept('s1'))]).toEqual([id64('b')]);
+        await other.delete('s1');
+        expect(await store.get('s1')).toBeUndefined();
+        expect(await store.events('s1')).toEqual([]);
+        expect(await store.streamCount('s1')).toBe(0);
+        expect((await store.list()).sessions.map((s) => s.research_id)).toEqual(['s2']);
+      } finally {
+        await other.close();
+        await store.close();
+      }
+    });
+
+    it('artifacts: content addressed, stored once, readable back, refused ids, deleted', async () => {
+      const { config, env } = await backend.fresh();
+      const store = openArtifactStore(config, env);
+      try {
+        const a = await store.put('hello', { name: 'a', kind: 'text', source_url: 'https://a.example/' });
+        const b = await store.put(Buffer.from('hello'), { name: 'b', kind: 'html' });
+        expect(b).toEqual(a);
+        expect(a.file_id).toMatch(/^[a-f0-9]{64}$/);
+        expect(a.size).toBe(5);
+        expect(await store.getText(a.file_id)).toBe('hello');
+        const bytes = Buffer.from([0, 255, 1, 254, 0]);
+        const bin = await store.put(bytes, { name: 'bin', kind: 'pdf', content_type: 'application/pdf' });
+        expect(Buffer.compare(await store.get(bin.file_id), bytes)).toBe(0);
+        expect((await store.describe(bin.file_id))?.content_type).toBe('application/pdf');
+        await expect(store.get(id64('0'))).rejects.toThrow('not found');
+        await expect(store.get('../../etc/passwd')).rejects.toThrow('not an artifact id');
+        await expect(store.describe('../x')).rejects.toThrow('not an artifact id');
+        await store.delete(a.file_id);
+        expect(await store.describe(a.file_id)).toBeUndefined();
+        await expect(store.get(a.file_id)).rejects.toThrow('not found');
+      } finally {
+        await store.close?.();
+      }
+    });
+
+    it('fetch cache: fresh within the TTL, stale after, forgotten with its artifact', async () => {
+      const { config, env } = await backend.fresh();
+      const cache = openFetchCache(config, env);
+      try {
+        const at = Date.parse('2026-03-01T00:00:00Z');
+        const entry = { url: 'https://a.example/p', file_id: id64('c'), kind: 'html' as const, content_type: 'text/html', final_url: 'https://a.example/p', status: 200, size: 10, fetched_at: new Date(at).toISOString() };
+        await cache.put(entry);
+        await cache.put({ ...entry, status: 203 });
+        expect(await cache.fresh(entry.url, 60, at + 30_000)).toEqual({ ...entry, status: 203 });
+        expect(await cache.fresh(entry.url, 60, at + 61_000)).toBeUndefined();
+        expect(await cache.fresh(entry.url, 0, at)).toBeUndefined();
+        await cache.forget([id64('c')]);
+        expect(await cache.fresh(entry.url, 60, at)).toBeUndefined();
+      } finally {
+        await cache.close();
+      }
+    });
+
+    it('service: hashed tokens, ownership, drafts, favourites, share tokens, filtered pages', async () => {
+      const { config, env } = await backend.fresh();
+      const store = openServiceStore(config, env);
+      try {
+        expect(await store.tokenCount()).toBe(0);
+        const token = await store.createToken('alice', 'laptop');
+        await store.createToken('alice');
+        await expect(store.createToken('no spaces')).rejects.toThrow(/user name/);
+        expect(await store.userForToken(token)).toBe('alice');
+        expect(await store.userForToken('drt_nope')).toBeUndefined();
+        expect(await store.tokenCount()).toBe(2);
+        expect(await store.revokeTokens('alice')).toBe(2);
+        expect(await store.userForToken(token)).toBeUndefined();
+
+        const queries = ['Heat pumps 100%', 'solar_panels', 'HEAT storage', 'wind'];
+        for (const [i, query] of queries.entries()) {
+          await store.insert({ research_id: `id${i}`, owner: 'alice', query, status: i === 3 ? 'running' : 'completed', settings: { i }, parent_id: null });
+          await new Promise((r) => setTimeout(r, 2));
+        }
+        await store.insert({ research_id: 'bobs', owner: 'bob', query: 'heat', status: 'draft', settings: {}, parent_id: null });
+        expect(await store.exists('id0')).toBe(true);
+        expect(await store.exists('zz')).toBe(false);
+        expect(await store.owned('bobs', 'alice')).toBeUndefined();
+        expect((await store.get('id0'))?.settings).toEqual({ i: 0 });
+        const fav = await store.update('id1', { favourite: true, settings: { x: 1 } });
+        expect(fav).toMatchObject({ favourite: true, settings: { x: 1 }, query: 'solar_panels' });
+        const shared = await store.update('id2', { share_token: 'tok_abcdefghijklmnopqrstuvwx' });
+        expect((await store.byShareToken('tok_abcdefghijklmnopqrstuvwx'))?.research_id).toBe('id2');
+        expect(shared.share_token).toBe('tok_abcdefghijklmnopqrstuvwx');
+
+        const ids = async (f: Parameters<typeof store.list>[0]) => (await store.list(f)).sessions.map((s) => s.research_id);
+        expect(await ids({ owner: 'alice' })).toEqual(['id3', 'id2', 'id1', 'id0']);
+        expect(await ids({ owner: 'alice', q: 'heat' })).toEqual(['id2', 'id0']);
+        expect(await ids({ owner: 'alice', q: '100%' })).toEqual(['id0']);
+        expect(await ids({ owner: 'alice', q: '_' })).toEqual(['id1']);
+        expect(await ids({ owner: 'alice', favourite: true })).toEqual(['id1']);
+        expect(await ids({ owner: 'alice', status: 'running' })).toEqual(['id3']);
+        const first = await store.list({ owner: 'alice', limit: 3 });
+        expect(await ids({ owner: 'alice', limit: 3, cursor: first.next_cursor })).toEqual(['id0']);
+        await expect(store.list({ owner: 'alice', cursor: 'garbage' })).rejects.toThrow(InvalidCursorError);
+        expect((await store.unsettled('alice')).map((s) => s.research_id)).toEqual(['id3']);
+        expect(await store.unsettled('bob')).toEqual([]);
+        await store.remove('id3');
+        expect(await store.get('id3')).toBeUndefined();
+      } finally {
+        await store.close();
+      }
+    });
+  });
+}
+
+describe.skipIf(!postgres.pg)('PostgreSQL migrations', () => {
+  it('run once, under a lock, however many processes start at the same time', async () => {
+    const url = await createDatabase(postgres.pg?.url as string, 'migrations_race');
+    // Distinct URLs give distinct pools, as distinct processes would have.
+    const starters = Array.from({ length: 6 }, (_, i) => openDatabase(`${url}?application_name=worker${i}`));
+    try {
+      await Promise.all(starters.map((db) => db.query('SELECT 1 FROM sessions LIMIT 1')));
+    } finally {
+      await Promise.all(starters.map((db) => db.release()));
+    }
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+      expect(rows.map((r) => r.version)).toEqual([1]);
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('refuses a DATABASE_URL that is not PostgreSQL, saying what to set', () => {
+    expect(() => openSessionStore(config(), { DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL must be a PostgreSQL URL/);
+  });
+});
