@@ -60,6 +60,8 @@ export class ResearchClient {
     readonly connection: Connection,
     readonly config: AppConfig,
     private readonly searchAttributes = false,
+    /** Where DATABASE_URL (shared stores) is read from. */
+    readonly env: NodeJS.ProcessEnv = process.env,
   ) {
     this.client = new Client({ connection, namespace: config.temporal.namespace });
   }
@@ -262,7 +264,7 @@ export class ResearchClient {
 
   /** The session store (shared PostgreSQL with DATABASE_URL), opened on first use. */
   sessions(): SessionStore {
-    return (this.store ??= openSessionStore(this.config));
+    return (this.store ??= openSessionStore(this.config, this.env));
   }
 
   private async update(id: string, run: () => Promise<Accepted>): Promise<Accepted> {

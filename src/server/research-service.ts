@@ -38,7 +38,7 @@ export class ResearchService {
   readonly store: ServiceStore;
   private artifactStore: ArtifactStore | undefined;
   constructor(readonly client: ResearchClient) {
-    this.store = openServiceStore(client.config);
+    this.store = openServiceStore(client.config, client.env);
   }
 
   view(s: OwnedSession): SessionView {
@@ -216,7 +216,7 @@ export class ResearchService {
     const orphans = [...mine].filter((fileId) => !others.has(fileId));
     for (const fileId of orphans) await this.artifacts().delete(fileId);
     if (orphans.length) {
-      const cache = openFetchCache(this.client.config);
+      const cache = openFetchCache(this.client.config, this.client.env);
       try {
         await cache.forget(orphans);
       } finally {
@@ -235,7 +235,7 @@ export class ResearchService {
 
   /** The artifact store (shared PostgreSQL with DATABASE_URL), opened on first use. */
   artifacts(): ArtifactStore {
-    return (this.artifactStore ??= openArtifactStore(this.client.config));
+    return (this.artifactStore ??= openArtifactStore(this.client.config, this.client.env));
   }
 
   /** The client's session store: one connection for the whole service. */
