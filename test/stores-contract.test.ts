@@ -1,6 +1,6 @@
 // One contract for every store, run against both back-ends: the embedded SQLite files and a real
 // PostgreSQL server started for this file (skipped, with the reason, where none can be found).
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -10,10 +10,15 @@ import { openArtifactStore, openFetchCache, openServiceStore, openSessionStore }
 import { openDatabase } from '../src/stores/postgres/database';
 import type { ResearchEvent, ResearchSnapshot } from '../src/workflows/types';
 import { createDatabase, startPostgres } from './harness/postgres';
+import { startFakeS3 } from './harness/s3';
 
 const postgres = await startPostgres();
 if (postgres.skip) console.warn(`PostgreSQL store tests skipped: ${postgres.skip}`);
-afterAll(async () => postgres.pg?.stop());
+const s3 = await startFakeS3();
+afterAll(async () => {
+  await postgres.pg?.stop();
+  await s3.close();
+});
 
 let databases = 0;
 interface Backend {
@@ -94,31 +99,6 @@ for (const [name, backend] of [
       }
     });
 
-    it('artifacts: content addressed, stored once, readable back, refused ids, deleted', async () => {
-      const { config, env } = await backend.fresh();
-      const store = openArtifactStore(config, env);
-      try {
-        const a = await store.put('hello', { name: 'a', kind: 'text', source_url: 'https://a.example/' });
-        const b = await store.put(Buffer.from('hello'), { name: 'b', kind: 'html' });
-        expect(b).toEqual(a);
-        expect(a.file_id).toMatch(/^[a-f0-9]{64}$/);
-        expect(a.size).toBe(5);
-        expect(await store.getText(a.file_id)).toBe('hello');
-        const bytes = Buffer.from([0, 255, 1, 254, 0]);
-        const bin = await store.put(bytes, { name: 'bin', kind: 'pdf', content_type: 'application/pdf' });
-        expect(Buffer.compare(await store.get(bin.file_id), bytes)).toBe(0);
-        expect((await store.describe(bin.file_id))?.content_type).toBe('application/pdf');
-        await expect(store.get(id64('0'))).rejects.toThrow('not found');
-        await expect(store.get('../../etc/passwd')).rejects.toThrow('not an artifact id');
-        await expect(store.describe('../x')).rejects.toThrow('not an artifact id');
-        await store.delete(a.file_id);
-        expect(await store.describe(a.file_id)).toBeUndefined();
-        await expect(store.get(a.file_id)).rejects.toThrow('not found');
-      } finally {
-        await store.close?.();
-      }
-    });
-
     it('fetch cache: fresh within the TTL, stale after, forgotten with its artifact', async () => {
       const { config, env } = await backend.fresh();
       const cache = openFetchCache(config, env);
@@ -187,6 +167,71 @@ for (const [name, backend] of [
     });
   });
 }
+
+let buckets = 0;
+const artifactBackends = [
+  ['a data-dir folder', false, sqlite.fresh],
+  ['PostgreSQL', !postgres.pg, postgresql.fresh],
+  [
+    'an S3-compatible bucket',
+    false,
+    async () => ({
+      config: config(),
+      env: { ARTIFACTS_URL: `s3://artifacts/run-${++buckets}/`, AWS_ENDPOINT_URL_S3: s3.url, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test-secret' } as NodeJS.ProcessEnv,
+    }),
+  ],
+] as const;
+
+for (const [name, skip, fresh] of artifactBackends) {
+  describe.skipIf(skip)(`artifacts in ${name}`, () => {
+  it('artifacts: content addressed, stored once, readable back, refused ids, deleted', async () => {
+    const { config, env } = await fresh();
+    const store = openArtifactStore(config, env);
+    try {
+      const a = await store.put('hello', { name: 'a', kind: 'text', source_url: 'https://a.example/' });
+      const b = await store.put(Buffer.from('hello'), { name: 'b', kind: 'html' });
+      expect(b).toEqual(a);
+      expect(a.file_id).toMatch(/^[a-f0-9]{64}$/);
+      expect(a.size).toBe(5);
+      expect(await store.getText(a.file_id)).toBe('hello');
+      const bytes = Buffer.from([0, 255, 1, 254, 0]);
+      const bin = await store.put(bytes, { name: 'bin', kind: 'pdf', content_type: 'application/pdf' });
+      expect(Buffer.compare(await store.get(bin.file_id), bytes)).toBe(0);
+      expect((await store.describe(bin.file_id))?.content_type).toBe('application/pdf');
+      await expect(store.get(id64('0'))).rejects.toThrow('not found');
+      await expect(store.get('../../etc/passwd')).rejects.toThrow('not an artifact id');
+      await expect(store.describe('../x')).rejects.toThrow('not an artifact id');
+      await store.delete(a.file_id);
+      expect(await store.describe(a.file_id)).toBeUndefined();
+      await expect(store.get(a.file_id)).rejects.toThrow('not found');
+    } finally {
+      await store.close?.();
+    }
+  });
+
+  });
+}
+
+describe('artifacts in an S3-compatible bucket', () => {
+  it('are objects under the prefix, bytes beside their description, nothing in the data dir', async () => {
+    const dir = config();
+    const store = openArtifactStore(dir, { ARTIFACTS_URL: 's3://artifacts/fleet/one', AWS_ENDPOINT_URL_S3: s3.url, AWS_ACCESS_KEY_ID: 'k', AWS_SECRET_ACCESS_KEY: 's' });
+    try {
+      const a = await store.put('<p>page</p>', { name: 'https://a.example/', kind: 'html', content_type: 'text/html' });
+      const key = `artifacts/fleet/one/${a.file_id.slice(0, 2)}/${a.file_id}`;
+      expect(s3.objects.get(key)?.body.toString()).toBe('<p>page</p>');
+      expect(s3.objects.get(key)?.contentType).toBe('text/html');
+      expect(JSON.parse(s3.objects.get(`${key}.json`)?.body.toString() ?? '{}')).toMatchObject({ file_id: a.file_id, kind: 'html' });
+      expect(existsSync(path.join(dir.data_dir, 'artifacts'))).toBe(false);
+    } finally {
+      await store.close?.();
+    }
+  });
+
+  it('refuses an ARTIFACTS_URL that is not s3://bucket/prefix', () => {
+    expect(() => openArtifactStore(config(), { ARTIFACTS_URL: 'https://bucket.example/x' })).toThrow(/ARTIFACTS_URL must look like s3:/);
+  });
+});
 
 describe.skipIf(!postgres.pg)('PostgreSQL migrations', () => {
   it('run once, under a lock, however many processes start at the same time', async () => {

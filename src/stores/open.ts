@@ -1,6 +1,7 @@
 // Chooses the stores' back-end: SQLite files and an artifacts folder in the data dir (the embedded
 // default), or shared PostgreSQL when DATABASE_URL=postgres://… is set, so that several workers on
-// several machines see the same sessions, cache, tokens and artifacts.
+// several machines see the same sessions, cache, tokens and artifacts; artifacts go to an
+// S3-compatible bucket instead when ARTIFACTS_URL=s3://bucket/prefix is set.
 import path from 'node:path';
 import { ConfigError } from '../config/load';
 import type { AppConfig } from '../config/schema';
@@ -12,6 +13,7 @@ import { isPostgresUrl, openDatabase } from './postgres/database';
 import { PgFetchCache } from './postgres/fetch-cache';
 import { PgServiceStore } from './postgres/service';
 import { PgSessionStore } from './postgres/sessions';
+import { parseArtifactsUrl, S3ArtifactStore } from './s3-artifacts';
 import { SqliteSessionStore, type SessionStore } from './sessions';
 
 type StoreConfig = Pick<AppConfig, 'data_dir'> & { research: { collections: { research_collection: string } } };
@@ -31,9 +33,8 @@ export function openSessionStore(config: StoreConfig, env: NodeJS.ProcessEnv = p
 }
 
 export function openArtifactStore(config: Pick<AppConfig, 'data_dir'>, env: NodeJS.ProcessEnv = process.env): ArtifactStore {
-  if (env.ARTIFACTS_URL?.trim()) {
-    throw new ConfigError('ARTIFACTS_URL (S3 artifacts) is not supported yet: unset it; with DATABASE_URL artifacts live in PostgreSQL');
-  }
+  const bucket = env.ARTIFACTS_URL?.trim();
+  if (bucket) return new S3ArtifactStore(parseArtifactsUrl(bucket), env);
   const url = databaseUrl(env);
   return url ? new PgArtifactStore(openDatabase(url)) : new FileArtifactStore(path.join(config.data_dir, 'artifacts'));
 }

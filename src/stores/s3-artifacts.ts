@@ -1,0 +1,110 @@
+// Artifacts in any S3-compatible bucket (ARTIFACTS_URL=s3://bucket/prefix): content-addressed like
+// the folder store, one object for the bytes and one for their description, so every machine of a
+// fleet reads what any worker stored. Temporal owns retries: the SDK's own are off. The SDK is
+// loaded on first use, so installations without a bucket never load it.
+import type { S3Client } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
+import { ConfigError } from '../config/load';
+import type { ArtifactMeta, ArtifactStore, StoredArtifact } from './artifacts';
+
+const FILE_ID = /^[a-f0-9]{64}$/;
+
+export interface S3Location {
+  bucket: string;
+  prefix: string;
+}
+
+export function parseArtifactsUrl(url: string): S3Location {
+  const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(url.trim());
+  if (!match) throw new ConfigError('ARTIFACTS_URL must look like s3://bucket/optional/prefix');
+  return { bucket: match[1], prefix: (match[2] ?? '').replace(/^\/+|\/+$/g, '') };
+}
+
+type Sdk = typeof import('@aws-sdk/client-s3');
+
+/** A client from the environment: region, an S3-compatible endpoint and keys when given, else the SDK's defaults. */
+function s3ClientFromEnv(sdk: Sdk, env: NodeJS.ProcessEnv): S3Client {
+  const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
+  const credentials =
+    env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
+      ? { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}) }
+      : undefined;
+  return new sdk.S3Client({
+    region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
+    ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
+    ...(credentials ? { credentials } : {}),
+    maxAttempts: 1,
+    // Plain checksums only when S3 requires them: S3-compatible stores differ in what else they take.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+}
+
+export class S3ArtifactStore implements ArtifactStore {
+  private connected: Promise<{ sdk: Sdk; client: S3Client }> | undefined;
+
+  constructor(
+    private readonly where: S3Location,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {}
+
+  private connect() {
+    return (this.connected ??= import('@aws-sdk/client-s3').then((sdk) => ({ sdk, client: s3ClientFromEnv(sdk, this.env) })));
+  }
+
+  async put(body: Buffer | string, meta: ArtifactMeta): Promise<StoredArtifact> {
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    const fileId = createHash('sha256').update(bytes).digest('hex');
+    const existing = await this.describe(fileId);
+    if (existing) return existing;
+    const stored: StoredArtifact = { ...meta, file_id: fileId, size: bytes.length, created_at: new Date().toISOString() };
+    const { sdk, client } = await this.connect();
+    // The bytes first: a description is only ever there for bytes that are.
+    await client.send(new sdk.PutObjectCommand({ Bucket: this.where.bucket, Key: this.key(fileId), Body: bytes, ContentType: meta.content_type ?? 'application/octet-stream' }));
+    await client.send(new sdk.PutObjectCommand({ Bucket: this.where.bucket, Key: `${this.key(fileId)}.json`, Body: JSON.stringify(stored), ContentType: 'application/json' }));
+    return stored;
+  }
+
+  async get(fileId: string): Promise<Buffer> {
+    const bytes = await this.read(this.key(fileId));
+    if (!bytes) throw new Error(`artifact ${fileId} not found`);
+    return bytes;
+  }
+
+  async getText(fileId: string): Promise<string> {
+    return (await this.get(fileId)).toString('utf8');
+  }
+
+  async describe(fileId: string): Promise<StoredArtifact | undefined> {
+    const json = await this.read(`${this.key(fileId)}.json`);
+    return json ? (JSON.parse(json.toString('utf8')) as StoredArtifact) : undefined;
+  }
+
+  async delete(fileId: string): Promise<void> {
+    const key = this.key(fileId);
+    const { sdk, client } = await this.connect();
+    await client.send(new sdk.DeleteObjectCommand({ Bucket: this.where.bucket, Key: `${key}.json` }));
+    await client.send(new sdk.DeleteObjectCommand({ Bucket: this.where.bucket, Key: key }));
+  }
+
+  async close(): Promise<void> {
+    if (this.connected) (await this.connected).client.destroy();
+  }
+
+  private key(fileId: string): string {
+    if (!FILE_ID.test(fileId)) throw new Error(`not an artifact id: ${fileId}`);
+    const name = `${fileId.slice(0, 2)}/${fileId}`;
+    return this.where.prefix ? `${this.where.prefix}/${name}` : name;
+  }
+
+  private async read(key: string): Promise<Buffer | undefined> {
+    const { sdk, client } = await this.connect();
+    try {
+      const res = await client.send(new sdk.GetObjectCommand({ Bucket: this.where.bucket, Key: key }));
+      return Buffer.from((await res.Body?.transformToByteArray()) ?? []);
+    } catch (err) {
+      if (err instanceof sdk.S3ServiceException && (err.name === 'NoSuchKey' || err.$metadata.httpStatusCode === 404)) return undefined;
+      throw err;
+    }
+  }
+}
