@@ -7,7 +7,7 @@ import { loadConfig } from '../config/load';
 import { buildApp } from './app';
 import { assertSafeBinding } from './auth';
 import { ResearchService } from './research-service';
-import { openServiceStore } from '../stores/open';
+import { openServiceStore, prepareSharedStores } from '../stores/open';
 
 export interface ServeOptions {
   host: string;
@@ -23,6 +23,7 @@ export async function serve(opts: ServeOptions): Promise<{ app: FastifyInstance;
   const config = loadConfig();
   checkModelConfigured(config, process.env);
   // Refused before anything starts: beyond loopback only with API tokens.
+  await prepareSharedStores();
   const tokens = openServiceStore(config);
   try {
     await assertSafeBinding(opts.host, tokens);

@@ -26,6 +26,20 @@ export function databaseUrl(env: NodeJS.ProcessEnv = process.env): string | unde
   return url;
 }
 
+/** With DATABASE_URL: connects and migrates now, so a worker or server fails at start, not mid-session. */
+export async function prepareSharedStores(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const url = databaseUrl(env);
+  if (!url) return;
+  const db = openDatabase(url);
+  try {
+    await db.query('SELECT 1');
+  } catch (err) {
+    throw new ConfigError(`the shared database (DATABASE_URL) is not usable: ${(err as Error).message}`);
+  } finally {
+    await db.release();
+  }
+}
+
 export function openSessionStore(config: StoreConfig, env: NodeJS.ProcessEnv = process.env): SessionStore {
   const url = databaseUrl(env);
   const collection = config.research.collections.research_collection;

@@ -2,6 +2,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createActivities } from '../activities';
+import { prepareSharedStores } from '../stores/open';
 import type { AppConfig } from '../config/schema';
 import { searchAvailability, searchRate } from '../providers/registry';
 import { SEARCH_PROVIDER_NAMES } from '../providers/search/catalog';
@@ -55,6 +56,7 @@ function workflowSource(bundle: WorkerOptions['workflowBundle'], env: NodeJS.Pro
 export async function createResearchWorker(opts: ResearchWorkerOptions): Promise<{ worker: ResearchWorkers; close(): Promise<void> }> {
   const { config } = opts;
   const env = opts.env ?? process.env;
+  await prepareSharedStores(env);
   const { activities, close } = createActivities({ config, env });
   const main = await Worker.create({
     connection: opts.connection,

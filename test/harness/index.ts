@@ -15,6 +15,11 @@ import { Recorder } from './recorder';
 import { startSearch, type FakeSearch, type SearchOptions } from './searxng';
 import { startWeb, type FakeWeb, type WebOptions } from './web';
 
+// Tests choose their stores themselves: a shared database or bucket in the caller's shell must
+// never receive test sessions (the fleet and store tests pass theirs explicitly).
+delete process.env.DATABASE_URL;
+delete process.env.ARTIFACTS_URL;
+
 export interface HarnessOptions {
   model?: ModelScript;
   web?: WebOptions;

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { MIGRATIONS } from './migrations';
 
 export interface PgDatabase {
-  /** Runs once the schema is current; every store awaits it before its first query. */
+  /** Runs once the schema is current (the first query migrates it). */
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>>;
   /** Runs `work` in one transaction on one connection. */
   transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T>;
@@ -15,7 +15,8 @@ export interface PgDatabase {
 
 interface Shared {
   pool: pg.Pool;
-  ready: Promise<void>;
+  /** The migration run, started by the first query; forgotten when it fails, so a later query retries. */
+  ready?: Promise<void>;
   users: number;
 }
 
@@ -34,21 +35,24 @@ export function openDatabase(url: string): PgDatabase {
     const pool = new pg.Pool({ connectionString: url, max: 8, idleTimeoutMillis: 10_000 });
     // An idle connection the server drops must not take the process down; the next query reconnects.
     pool.on('error', () => undefined);
-    const ready = migrate(pool);
-    ready.catch(() => undefined);
-    shared = { pool, ready, users: 0 };
+    shared = { pool, users: 0 };
     pools.set(url, shared);
   }
   const s = shared;
   s.users++;
   let released = false;
+  const ready = () =>
+    (s.ready ??= migrate(s.pool).catch((err: unknown) => {
+      s.ready = undefined;
+      throw err;
+    }));
   return {
     async query(sql, params) {
-      await s.ready;
+      await ready();
       return s.pool.query(sql, params);
     },
     async transaction(work) {
-      await s.ready;
+      await ready();
       const client = await s.pool.connect();
       try {
         await client.query('BEGIN');
