@@ -34,6 +34,8 @@ export interface ScheduleView {
   next_runs: string[];
   /** The sessions it started, oldest first (the most recent ones Temporal remembers). */
   runs: { research_id: string; scheduled_at: string }[];
+  /** Runs still going (a firing while one runs is skipped). */
+  running: number;
   created_at?: string;
 }
 
@@ -147,6 +149,7 @@ function view(id: string, d: ScheduleDescription): ScheduleView {
     ...(d.state.note ? { note: d.state.note } : {}),
     next_runs: d.info.nextActionTimes.slice(0, 3).map((t) => t.toISOString()),
     runs,
+    running: d.info.runningActions.length,
     created_at: d.info.createdAt.toISOString(),
   };
 }

@@ -12,6 +12,7 @@ import { ApiError } from './errors';
 import { registerMcpRoutes } from './mcp';
 import type { ResearchService } from './research-service';
 import { registerOutputRoutes } from './routes-output';
+import { registerScheduleRoutes } from './routes-schedules';
 import { registerSessionRoutes } from './routes-sessions';
 import { registerSteeringRoutes } from './routes-steering';
 
@@ -92,6 +93,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerSessionRoutes(app, service);
   registerSteeringRoutes(app, service);
   registerOutputRoutes(app, service);
+  registerScheduleRoutes(app, service);
   registerMcpRoutes(app, service);
   await opts.extend?.(app);
   return app;
