@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../src/config/load';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { diffRuns, whatChangedMarkdown } from '../src/delivery/diff';
 import type { ScheduleView } from '../src/client/schedules';
@@ -116,6 +119,33 @@ describe('research on a schedule', () => {
     expect((await api.call('DELETE', `/api/schedules/${id}`)).status).toBe(204);
     expect((await api.call('GET', `/api/schedules/${id}`)).status).toBe(404);
     expect((await api.call('POST', `/api/schedules/${id}/trigger`)).status).toBe(404);
+  });
+
+  it('is managed from the command line', async () => {
+    const cli = (args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+      new Promise((resolve) => {
+        const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(PROJECT_ROOT, 'src', 'cli', 'main.ts'), ...args], {
+          env: { ...process.env, ...env.env },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (d: Buffer) => (stdout += d));
+        child.stderr.on('data', (d: Buffer) => (stderr += d));
+        child.once('exit', (code) => resolve({ code, stdout, stderr }));
+      });
+    const id = `cli-${randomUUID().slice(0, 6)}`;
+    const created = await cli(['schedule', 'CLI scheduled: solar power', '--every', '7d', '--id', id, '--email', 'reader@example.test', '--json']);
+    expect(created.code, created.stderr).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ schedule_id: id, every: '7d', paused: false, runs: [] });
+    const listed = await cli(['schedule', 'list']);
+    expect(listed.stdout).toContain(`schedule ${id}: every 7d`);
+    expect(listed.stdout).toContain('question: CLI scheduled: solar power');
+    expect((await cli(['schedule', 'pause', id])).stdout).toContain(`schedule ${id}: every 7d (paused)`);
+    expect((await cli(['schedule', 'delete', id])).stdout.trim()).toBe(`schedule ${id} deleted (the sessions it started stay)`);
+    const gone = await cli(['schedule', 'show', id]);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr.trim()).toBe(`deep-research: unknown schedule ${id}`);
   });
 
   it('tells changed findings and sources apart from new and gone ones', () => {
