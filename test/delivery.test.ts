@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { formatStatus } from '../src/cli/format';
-import { verifySignature, SIGNATURE_HEADER, DELIVERY_ID_HEADER } from '../src/delivery/webhook';
+import { sign, verifySignature, SIGNATURE_HEADER, DELIVERY_ID_HEADER } from '../src/delivery/webhook';
 import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
 import { startSmtp, startWebhookReceiver, type FakeSmtp, type FakeWebhook } from './harness/delivery';
 
@@ -69,6 +69,9 @@ describe('delivery of the report by e-mail and signed webhook', () => {
       expect(verifySignature('another-secret', call.headers[SIGNATURE_HEADER] as string, call.body)).toBe(false);
       expect(verifySignature(SECRET, call.headers[SIGNATURE_HEADER] as string, `${call.body} `)).toBe(false);
     }
+    // A replayed request is refused once its timestamp is old.
+    const stale = Math.floor(Date.now() / 1000) - 600;
+    expect(verifySignature(SECRET, sign(SECRET, stale, hook.calls[2].body), hook.calls[2].body)).toBe(false);
     // The retry is the same delivery (same id); one successful delivery per event.
     expect(hook.calls[0].headers[DELIVERY_ID_HEADER]).toBe(hook.calls[1].headers[DELIVERY_ID_HEADER]);
     const delivered = hook.calls.filter((c) => c.answered === 204).map((c) => JSON.parse(c.body) as Record<string, unknown>);

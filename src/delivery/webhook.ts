@@ -63,6 +63,7 @@ export async function postWebhook(req: WebhookRequest): Promise<number> {
     await res.body?.cancel();
     if (res.ok) return res.status;
     const message = `webhook ${target.url.origin}${target.url.pathname} answered HTTP ${res.status}`;
+    if (res.status >= 300 && res.status < 400) throw ApplicationFailure.nonRetryable(`${message} (a redirect: give the final URL; redirects are not followed)`, 'DeliveryRefused');
     if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429) throw ApplicationFailure.nonRetryable(message, 'DeliveryRefused');
     throw ApplicationFailure.retryable(message, 'DeliveryFailed');
   } catch (err) {
