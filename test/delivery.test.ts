@@ -1,7 +1,8 @@
+import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { formatStatus } from '../src/cli/format';
 import { sign, verifySignature, SIGNATURE_HEADER, DELIVERY_ID_HEADER } from '../src/delivery/webhook';
-import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
+import { startEnvironment, startHarness, waitFor, workflowBundle, type Harness, type TestEnvironment } from './harness';
 import { startSmtp, startWebhookReceiver, type FakeSmtp, type FakeWebhook } from './harness/delivery';
 
 const SECRET = 'test-signing-secret';
@@ -88,6 +89,8 @@ describe('delivery of the report by e-mail and signed webhook', () => {
     ]);
     expect(log.find((r) => r.event === 'awaiting_approval' && r.channel === 'webhook')?.attempts).toBe(2);
     expect(formatStatus(s)).toContain('delivery: 4 sent, 0 failed');
+    // The delivery path replays deterministically from its history.
+    await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, await env.client.handle(researchId).fetchHistory(), researchId);
   });
 
   it('a delivery that cannot be made is logged and the research still completes', async () => {

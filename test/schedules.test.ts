@@ -2,10 +2,11 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../src/config/load';
+import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { diffRuns, whatChangedMarkdown } from '../src/delivery/diff';
 import type { ScheduleView } from '../src/client/schedules';
-import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
+import { startEnvironment, startHarness, waitFor, workflowBundle, type Harness, type TestEnvironment } from './harness';
 import { startService, type TestService } from './harness/service';
 
 const SMALL = { max_sources: 6, max_search_results_per_query: 3, batch_size: 3, max_iterations: 1 };
@@ -75,6 +76,8 @@ describe('research on a schedule', () => {
     const firstUrls = new Set(one.sources.filter((x) => x.status === 'fetched').map((x) => x.url));
     const newOne = two.sources.find((x) => x.status === 'fetched' && !firstUrls.has(x.url));
     expect(section).toContain(newOne!.url);
+    // The comparison path replays deterministically from its history.
+    await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, await env.client.handle(second).fetchHistory(), second);
 
     // Pause, unpause, list, delete.
     expect((await schedules.pause(id)).paused).toBe(true);
