@@ -110,6 +110,29 @@ describe('delivery of the report by e-mail and signed webhook', () => {
     expect(formatStatus(s)).toContain('delivery: 0 sent, 2 failed');
   });
 
+  it('a failed session is mailed when delivery asks for failures', async () => {
+    // A second environment whose search is down from the start: the session fails for want of sources.
+    const down = await startHarness({ search: { failAfter: 0 } });
+    const failing = await startEnvironment(down, inject('temporalAddress'), { extraEnv: { SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtp.port) } });
+    try {
+      const { researchId } = await failing.client.start({
+        query: 'Why did the search fail?',
+        autoApprove: true,
+        settings: { ...SMALL, delivery: { email: { to: ['oncall@example.test'] }, on: ['failed'] } },
+      });
+      await expect(failing.client.waitForResult(researchId)).rejects.toThrow();
+      const s = await failing.client.state(researchId);
+      expect(s.status).toBe('failed');
+      expect(s.delivery_log?.map((r) => [r.event, r.channel, r.ok])).toEqual([['failed', 'email', true]]);
+      const mail = smtp.mails.find((m) => m.subject === 'Research failed: Why did the search fail?');
+      expect(mail?.text).toContain(`Research ${researchId}: failed (`);
+      expect(mail?.text).toContain('search was unavailable');
+    } finally {
+      await failing.close();
+      await down.close();
+    }
+  });
+
   it('refuses delivery settings that could never work', async () => {
     await expect(env.client.start({ query: 'q', settings: { delivery: { email: { to: ['not an address'] } } } })).rejects.toThrow(/invalid settings: .*delivery/);
     await expect(env.client.start({ query: 'q', settings: { delivery: { webhooks: [{ url: 'ftp://example.test/x' }] } } })).rejects.toThrow(/only http\(s\) webhooks/);
