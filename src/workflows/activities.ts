@@ -69,9 +69,10 @@ export const local = proxyLocalActivities<Pick<ResearchActivities, 'researchSett
  * Delivery: e-mail and webhooks, retried with backoff for about ten minutes; a delivery that still
  * fails is logged in the session and never fails the research.
  */
+export const DELIVERY_MAX_ATTEMPTS = 8;
 export const delivery = proxyActivities<Pick<ResearchActivities, 'deliverEmail' | 'deliverWebhook'>>({
   startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 8, nonRetryableErrorTypes: [...NON_RETRYABLE, 'DeliveryRefused', 'FetchRefused'] },
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: DELIVERY_MAX_ATTEMPTS, nonRetryableErrorTypes: [...NON_RETRYABLE, 'DeliveryRefused', 'FetchRefused'] },
 });
 
 export const comparison = proxyActivities<Pick<ResearchActivities, 'compareWithPreviousRun'>>({

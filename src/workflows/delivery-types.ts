@@ -18,8 +18,8 @@ export interface DeliveryRecord {
   /** The recipients, or the webhook URL. */
   target: string;
   ok: boolean;
-  /** Attempts Temporal made (the last one succeeded when ok). */
-  attempts: number;
+  /** Attempts Temporal made: the successful one's number, or all of them when retries ran out. */
+  attempts?: number;
   at: string;
   /** The webhook's HTTP status or the SMTP server's answer. */
   response?: string;

@@ -2,7 +2,7 @@
 // runs a schedule started. Neither can fail the research: failures end up in the delivery log.
 import { ActivityFailure, CancellationScope } from '@temporalio/workflow';
 import { digestOf, withWhatChanged } from '../../delivery/diff';
-import { comparison, delivery } from '../activities';
+import { comparison, delivery, DELIVERY_MAX_ATTEMPTS } from '../activities';
 import type { DeliveryEvent, DeliveryRecord } from '../delivery-types';
 import { errorMessage, type ResearchSession } from '../session';
 import type { ResearchSettings } from '../types';
@@ -47,7 +47,7 @@ async function attempt(
     return { event, channel, target, ok: true, attempts: out.attempts, at: new Date().toISOString(), response: out.response };
   } catch (err) {
     const exhausted = err instanceof ActivityFailure && err.retryState === 'MAXIMUM_ATTEMPTS_REACHED';
-    return { event, channel, target, ok: false, attempts: exhausted ? 8 : 1, at: new Date().toISOString(), error: errorMessage(err) };
+    return { event, channel, target, ok: false, ...(exhausted ? { attempts: DELIVERY_MAX_ATTEMPTS } : {}), at: new Date().toISOString(), error: errorMessage(err) };
   }
 }
 
