@@ -9,7 +9,10 @@ import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { authenticate, isLoopback, rateLimitKey } from './auth';
 import { ApiError } from './errors';
+import type { PayloadCodec } from '@temporalio/common';
+import { payloadCodecFromEnv } from '../temporal/codec';
 import { registerMcpRoutes } from './mcp';
+import { codecOriginsFromEnv, isCodecPreflight, registerCodecRoutes } from './routes-codec';
 import type { ResearchService } from './research-service';
 import { registerOutputRoutes } from './routes-output';
 import { registerSessionRoutes } from './routes-sessions';
@@ -26,6 +29,10 @@ export interface AppOptions {
   /** Extra routes (the MCP transport) registered after the API. */
   extend?: (app: FastifyInstance) => void | Promise<void>;
   logger?: boolean;
+  /** The payload codec behind /codec/*; from DEEP_RESEARCH_PAYLOAD_KEYS by default. */
+  codec?: PayloadCodec;
+  /** The Temporal Web UI origins that may call /codec/* from a browser (DEEP_RESEARCH_CODEC_ORIGINS). */
+  codecOrigins?: string[];
 }
 
 const PUBLIC = [/^\/api\/openapi\.json$/, /^\/api\/docs(\/|$)/, /^\/api\/shared\//, /^\/share\//, /^\/api\/health$/];
@@ -60,7 +67,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const requireAuth = () => !isLoopback(opts.host ?? '127.0.0.1') || service.store.tokenCount() > 0;
   app.addHook('onRequest', async (req) => {
     const url = req.url.split('?')[0];
-    if (PUBLIC.some((p) => p.test(url))) return;
+    if (PUBLIC.some((p) => p.test(url)) || isCodecPreflight(req)) return;
     authenticate(req, service.store, requireAuth());
   });
 
@@ -93,6 +100,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerSteeringRoutes(app, service);
   registerOutputRoutes(app, service);
   registerMcpRoutes(app, service);
+  registerCodecRoutes(app, opts.codec ?? payloadCodecFromEnv(), opts.codecOrigins ?? codecOriginsFromEnv());
   await opts.extend?.(app);
   return app;
 }

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { checkModelConfigured } from '../activities';
 import { connect, ensureWorker } from '../cli/runtime';
 import { loadConfig } from '../config/load';
+import { stopTracing, startTracing } from '../telemetry/tracing';
 import { buildApp } from './app';
 import { assertSafeBinding } from './auth';
 import { ResearchService } from './research-service';
@@ -29,6 +30,7 @@ export async function serve(opts: ServeOptions): Promise<{ app: FastifyInstance;
   } finally {
     tokens.close();
   }
+  startTracing('deep-research-serve');
   const client = await connect(config, { startServer: true, log: opts.log });
   const service = new ResearchService(client);
   try {
@@ -56,6 +58,7 @@ export async function serve(opts: ServeOptions): Promise<{ app: FastifyInstance;
       service.close();
       client.close();
       await client.connection.close();
+      await stopTracing();
     },
   };
 }
