@@ -23,6 +23,13 @@ export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean 
   return !!(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
 }
 
+/** OTLP/HTTP: the traces endpoint as given, or <base endpoint>/v1/traces. */
+export function tracesUrl(env: NodeJS.ProcessEnv): string {
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  if (traces) return traces;
+  return `${(env.OTEL_EXPORTER_OTLP_ENDPOINT ?? '').trim().replace(/\/+$/, '')}/v1/traces`;
+}
+
 interface Tracing {
   provider: BasicTracerProvider;
   processor: SpanProcessor;
@@ -39,7 +46,7 @@ export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = proce
   if (active) return true;
   if (!tracingRequested(env)) return false;
   const resource = new Resource({ 'service.name': env.OTEL_SERVICE_NAME?.trim() || serviceName });
-  const processor = new BatchSpanProcessor(new OTLPTraceExporter());
+  const processor = new BatchSpanProcessor(new OTLPTraceExporter({ url: tracesUrl(env) }));
   const provider = new BasicTracerProvider({ resource, spanProcessors: [processor] });
   provider.register({ contextManager: new AsyncLocalStorageContextManager().enable(), propagator: new W3CTraceContextPropagator() });
   active = { provider, processor, resource };
