@@ -15,6 +15,8 @@ export interface ServeOptions {
   port: number;
   corsOrigins?: string[];
   rateLimitPerMinute?: number;
+  /** false: workers run elsewhere (a deployment); the server never starts one. */
+  startWorker?: boolean;
   log: (line: string) => void;
 }
 
@@ -33,8 +35,9 @@ export async function serve(opts: ServeOptions): Promise<{ app: FastifyInstance;
   startTracing('deep-research-serve');
   const client = await connect(config, { startServer: true, log: opts.log });
   const service = new ResearchService(client);
+  const startWorker = opts.startWorker !== false;
   try {
-    await ensureWorker(client, opts.log);
+    if (startWorker) await ensureWorker(client, opts.log);
   } catch (err) {
     service.close();
     await client.connection.close();
@@ -45,10 +48,12 @@ export async function serve(opts: ServeOptions): Promise<{ app: FastifyInstance;
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
   // A worker that dies later is replaced: sessions never wait for one that is not coming.
-  const watchdog = setInterval(() => {
-    ensureWorker(client, opts.log).catch((err: unknown) => opts.log(`worker check failed: ${(err as Error).message}`));
-  }, WORKER_CHECK_MS);
-  watchdog.unref();
+  const watchdog = startWorker
+    ? setInterval(() => {
+        ensureWorker(client, opts.log).catch((err: unknown) => opts.log(`worker check failed: ${(err as Error).message}`));
+      }, WORKER_CHECK_MS)
+    : undefined;
+  watchdog?.unref();
   opts.log(`deep-research API on http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port} (docs at /api/docs, OpenAPI at /api/openapi.json)`);
   return {
     app,
