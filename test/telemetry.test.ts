@@ -6,6 +6,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ResearchClient } from '../src/client/research-client';
 import { PROJECT_ROOT } from '../src/config/load';
+import { buildApp } from '../src/server/app';
+import { ResearchService } from '../src/server/research-service';
+import { createLogger } from '../src/telemetry/logging';
 import { flushTracing, startTracing, stopTracing } from '../src/telemetry/tracing';
 import { startHarness, testConfig, waitFor, type Harness } from './harness';
 import { startChildWorker, type ChildWorker } from './harness/child-worker';
@@ -151,5 +154,22 @@ describe('telemetry: one trace from client to activities, worker metrics, JSON l
     expect(records.find((r) => typeof r.msg === 'string' && r.msg.includes('worker polling'))).toMatchObject({ level: 'info', name: 'deep-research-worker' });
     const saved = records.filter((r) => r.research_id === researchId && r.msg === 'session saved');
     expect(saved.map((r) => r.status)).toContain('completed');
+  });
+
+  it('logs API requests as JSON with the research id of the route', async () => {
+    const lines: string[] = [];
+    const logger = createLogger('deep-research-serve', { LOG_LEVEL: 'info' }, { write: (line: string) => void lines.push(line) });
+    const service = new ResearchService(client);
+    const app = await buildApp({ service, host: '127.0.0.1', loggerInstance: logger });
+    try {
+      const res = await app.inject({ method: 'GET', url: `/api/research/${researchId}` });
+      expect(res.statusCode).toBe(404); // started outside the service: not this user's session
+      const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+      const done = records.find((r) => r.msg === 'request completed');
+      expect(done).toMatchObject({ name: 'deep-research-serve', research_id: researchId, level: 'info' });
+    } finally {
+      await app.close();
+      service.store.close();
+    }
   });
 });

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { checkModelConfigured } from '../activities';
 import { connect, ensureWorker } from '../cli/runtime';
 import { loadConfig } from '../config/load';
+import { createLogger } from '../telemetry/logging';
 import { stopTracing, startTracing } from '../telemetry/tracing';
 import { buildApp } from './app';
 import { assertSafeBinding } from './auth';
@@ -43,7 +44,13 @@ export async function serve(opts: ServeOptions): Promise<{ app: FastifyInstance;
     await client.connection.close();
     throw err;
   }
-  const app = await buildApp({ service, host: opts.host, corsOrigins: opts.corsOrigins, rateLimitPerMinute: opts.rateLimitPerMinute });
+  const app = await buildApp({
+    service,
+    host: opts.host,
+    corsOrigins: opts.corsOrigins,
+    rateLimitPerMinute: opts.rateLimitPerMinute,
+    loggerInstance: createLogger('deep-research-serve'),
+  });
   await app.listen({ host: opts.host, port: opts.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
