@@ -1,5 +1,6 @@
 import { Connection } from '@temporalio/client';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { Worker } from '@temporalio/worker';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
@@ -9,7 +10,8 @@ import { PROJECT_ROOT } from '../src/config/load';
 import { buildApp } from '../src/server/app';
 import { ResearchService } from '../src/server/research-service';
 import { createLogger } from '../src/telemetry/logging';
-import { flushTracing, startTracing, stopTracing } from '../src/telemetry/tracing';
+import { flushTracing, startTracing, stopTracing, tracingSinks } from '../src/telemetry/tracing';
+import { writeWorkflowBundle } from '../scripts/bundle-workflows';
 import { startHarness, testConfig, waitFor, type Harness } from './harness';
 import { startChildWorker, type ChildWorker } from './harness/child-worker';
 
@@ -170,6 +172,21 @@ describe('telemetry: one trace from client to activities, worker metrics, JSON l
     } finally {
       await app.close();
       service.store.close();
+    }
+  });
+
+  it('a workflow bundle with the tracing interceptors (as deploy/Dockerfile builds it) replays the committed histories', async () => {
+    const codePath = await writeWorkflowBundle(path.join(PROJECT_ROOT, '.tmp', `bundle-${process.pid}.js`));
+    const dir = path.join(__dirname, 'histories');
+    const files = readdirSync(dir).filter((f) => /^v(1|6)-.*\.json$/.test(f));
+    expect(files.length).toBeGreaterThanOrEqual(6);
+    try {
+      for (const file of files) {
+        const history = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as unknown;
+        await Worker.runReplayHistory({ workflowBundle: { codePath }, sinks: tracingSinks() }, history, file);
+      }
+    } finally {
+      rmSync(codePath, { force: true });
     }
   });
 });
