@@ -42,7 +42,8 @@ describe('encrypted payloads (DEEP_RESEARCH_PAYLOAD_KEYS)', () => {
     });
     const bytes = Buffer.from(temporal.api.history.v1.History.encode(raw.history ?? {}).finish());
     expect(raw.history?.events?.length).toBeGreaterThan(10);
-    for (const needle of [QUERY, 'axolotl', 'Kessler-Varga', 'regeneration']) {
+    // Nor the sources it found: page titles of the harness web and its address.
+    for (const needle of [QUERY, 'axolotl', 'Kessler-Varga', 'regeneration', ' in depth', harness.web.host]) {
       expect(bytes.includes(Buffer.from(needle))).toBe(false);
     }
     // ... while the same bytes, decrypted with the key, do hold the question.
