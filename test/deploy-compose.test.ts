@@ -1,10 +1,14 @@
 import type { Command } from 'commander';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
 import { buildProgram } from '../src/cli/main';
 import { PROJECT_ROOT } from '../src/config/load';
+import { waitFor } from './harness';
 
 interface Service {
   image?: string;
@@ -96,5 +100,54 @@ describe('deploy/docker-compose.yml', () => {
     expect(services.serve.environment?.DEEP_RESEARCH_CODEC_ORIGINS).toBe(`http://localhost:${uiPort}`);
     expect(services['temporal-ui'].environment?.TEMPORAL_CODEC_ENDPOINT).toBe(`http://localhost:${proxyPort}/codec`);
     expect(services.proxy.command?.join(' ')).toContain(`--to serve:${services.serve.command?.[services.serve.command.indexOf('--port') + 1]}`);
+  });
+
+  it('runs serve as the compose file does: --no-worker starts no worker, the codec answers from its env', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'dr-deploy-'));
+    const queue = `deploy-${randomBytes(4).toString('hex')}`;
+    const env = {
+      PATH: process.env.PATH,
+      DEEP_RESEARCH_DATA_DIR: dataDir,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      DEEP_RESEARCH_TASK_QUEUE: queue,
+      OPENAI_API_KEY: 'k',
+      DEEP_RESEARCH_PAYLOAD_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+      DEEP_RESEARCH_CODEC_ORIGINS: 'http://localhost:8233',
+    };
+    const args = services.serve.command?.map((a) => (a === '0.0.0.0' ? '127.0.0.1' : a === '8080' ? '0' : a)) ?? [];
+    const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(PROJECT_ROOT, 'src', 'cli', 'main.ts'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stderr.on('data', (d: Buffer) => {
+          stderr += d.toString();
+          const match = /API on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+          if (match) resolve(match[1]);
+        });
+        child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+      });
+      const preflight = await fetch(`${url}/codec/decode`, { method: 'OPTIONS', headers: { origin: 'http://localhost:8233', 'access-control-request-method': 'POST' } });
+      expect(preflight.status).toBe(204);
+      const post = (action: string, body: unknown) =>
+        fetch(`${url}/codec/${action}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<{ payloads: { metadata: Record<string, string>; data: string }[] }>);
+      const plain = { payloads: [{ metadata: { encoding: Buffer.from('json/plain').toString('base64') }, data: Buffer.from('"a question"').toString('base64') }] };
+      const sealed = await post('encode', plain);
+      expect(Buffer.from(sealed.payloads[0].data, 'base64').toString()).not.toContain('question');
+      expect(await post('decode', sealed)).toEqual(plain);
+      // No worker was started: no background worker record, nothing spawned.
+      expect(stderr).not.toContain('started a background worker');
+      expect(existsSync(path.join(dataDir, `worker-${queue}.pid`))).toBe(false);
+      // Request logs are JSON lines on stdout.
+      const logged = () => stdout.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { name?: string; req?: { url?: string } });
+      await waitFor('the request log', async () => logged().some((l) => l.name === 'deep-research-serve' && l.req?.url === '/codec/encode'));
+    } finally {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+    }
   });
 });
