@@ -1,5 +1,7 @@
 // Builds the activity implementations from their dependencies (config, stores, providers).
 import path from 'node:path';
+import { sweepArchive } from '../budget/archive';
+import { budgetSettingsOf } from '../budget/settings';
 import { ConfigError } from '../config/load';
 import type { AppConfig } from '../config/schema';
 import { createModelProvider } from '../providers/model/ai-sdk';
@@ -61,7 +63,9 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   const fetcher = fetcherFromConfig(config, env);
   const cache = new FetchCache(path.join(config.data_dir, 'fetch-cache.db'));
   const streams = new AgentStreamSink(sessionStore);
-  const modelDeps = { model, defaultModel, pricing: config.models.pricing, artifacts, budget: config.budget, streams };
+  const budget = budgetSettingsOf(config);
+  const archiveSweep = startArchiveSweep(budget.archive.dir, budget.archive.ttl_hours);
+  const modelDeps = { model, defaultModel, pricing: config.models.pricing, artifacts, budget, streams };
   const activities: ResearchActivities = {
     ...createModelActivities(modelDeps),
     ...createMindActivities(modelDeps),
@@ -89,11 +93,28 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   return {
     activities,
     close: () => {
+      clearInterval(archiveSweep);
       sessions?.close();
       cache.close();
       void fetcher.close();
     },
   };
+}
+
+const ARCHIVE_SWEEP_MS = 3_600_000;
+
+/**
+ * Expired archive records are deleted when the worker starts and every hour after. The sweep runs
+ * whether archiving is on or off: records written while it was on still expire.
+ */
+function startArchiveSweep(dir: string | undefined, ttlHours: number): NodeJS.Timeout {
+  const sweep = () => {
+    if (dir) sweepArchive(dir, ttlHours).catch(() => undefined);
+  };
+  sweep();
+  const timer = setInterval(sweep, ARCHIVE_SWEEP_MS);
+  timer.unref();
+  return timer;
 }
 
 /** Fails early, with what to set, when no model could serve this installation's planner. */
