@@ -5,6 +5,7 @@ import { budgetSettingsOf } from '../budget/settings';
 import { ConfigError } from '../config/load';
 import type { AppConfig } from '../config/schema';
 import { createModelProvider } from '../providers/model/ai-sdk';
+import { createEmbedder } from '../providers/model/embeddings';
 import { modelConnection, modelProviders, resolveProviderPlan, searchAvailability } from '../providers/registry';
 import { createSearchProvider, searchApiKeyFromEnv, SEARCH_PROVIDERS, type SearchProviderName } from '../providers/search/catalog';
 import type { ModelProvider } from '../providers/model/types';
@@ -127,7 +128,11 @@ function createSearch(config: AppConfig, env: NodeJS.ProcessEnv, name: string): 
   if (!availability.ok) throw new ConfigError(`search provider ${name} is not available: ${availability.reason}`);
   const userAgent = config.fetch.user_agent;
   const timeoutMs = config.search.timeout_seconds * 1000;
-  if (name === 'local') return new LocalDocumentSearch(config.search.local_path as string, path.join(config.data_dir, 'local-index.json'));
+  if (name === 'local') {
+    const embedding = config.search.embedding_model;
+    const embedder = embedding ? createEmbedder(modelConnection(config, env, embedding)) : undefined;
+    return new LocalDocumentSearch(config.search.local_path as string, path.join(config.data_dir, 'local-index.json'), embedder);
+  }
   if (name === 'searxng') return new SearxngSearch(config.search.searxng_url as string, timeoutMs, userAgent);
   const provider = name as SearchProviderName;
   const baseUrl = config.search.providers[name]?.base_url ?? SEARCH_PROVIDERS[provider].defaultBaseUrl ?? '';

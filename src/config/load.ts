@@ -35,6 +35,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (env.SEARXNG_URL) config.search.searxng_url = env.SEARXNG_URL;
   if (env.DOI_RESOLVER_URL) config.fetch.doi_resolver_url = env.DOI_RESOLVER_URL;
   if (env.LOCAL_DOCS_DIR) config.search.local_path = env.LOCAL_DOCS_DIR;
+  if (env.LOCAL_EMBEDDING_MODEL) {
+    if (!/^[^:]+:.+$/.test(env.LOCAL_EMBEDDING_MODEL)) throw new ConfigError('LOCAL_EMBEDDING_MODEL must be provider:model, e.g. ollama:nomic-embed-text');
+    config.search.embedding_model = env.LOCAL_EMBEDDING_MODEL;
+  }
   if (env.TEMPORAL_ADDRESS) config.temporal.address = env.TEMPORAL_ADDRESS;
   if (env.TEMPORAL_NAMESPACE) config.temporal.namespace = env.TEMPORAL_NAMESPACE;
   if (env.DEEP_RESEARCH_TASK_QUEUE) config.temporal.task_queue = env.DEEP_RESEARCH_TASK_QUEUE;

@@ -245,15 +245,15 @@ export const EMBEDDING_CONCEPTS: Record<string, string> = {
   automobile: 'car', automobiles: 'car', vehicle: 'car', vehicles: 'car', cars: 'car', car: 'car', motorcar: 'car',
   physician: 'doctor', physicians: 'doctor', doctors: 'doctor', doctor: 'doctor', clinician: 'doctor',
 };
-const EMBEDDING_DIMS = 64;
+const EMBEDDING_DIMS = 256;
 
 export function fakeEmbedding(text: string): number[] {
   const vector = new Array<number>(EMBEDDING_DIMS).fill(0);
   for (const word of text.toLowerCase().match(/[a-z]+/g) ?? []) {
     if (word.length < 3) continue;
     const concept = EMBEDDING_CONCEPTS[word] ?? word;
-    let h = 0;
-    for (const ch of concept) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
+    let h = 2166136261; // FNV-1a
+    for (const ch of concept) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
     vector[h % EMBEDDING_DIMS] += 1;
   }
   const norm = Math.hypot(...vector) || 1;
