@@ -1,5 +1,7 @@
 // Token budgets: sources degrade gracefully, lowest priority first, the top ones never below 30 %,
 // and a run over a small context window records and reports the fidelity it achieved.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { allocate, phaseBudget, DEFAULT_BUDGET } from '../src/budget/allocate';
 import { condense } from '../src/budget/condense';
@@ -56,7 +58,12 @@ describe('a run over a small context window', () => {
   let env: TestEnvironment;
   beforeAll(async () => {
     harness = await startHarness({ model: { gapIterations: 0 } });
-    env = await startEnvironment(harness, inject('temporalAddress'), { extraEnv: { MODEL_CONTEXT_TOKENS: '3000' } });
+    env = await startEnvironment(harness, inject('temporalAddress'), {
+      extraEnv: { MODEL_CONTEXT_TOKENS: '3000' },
+      configure: (config) => {
+        config.research.content_archive_enabled = true;
+      },
+    });
   });
   afterAll(async () => {
     await env?.close();
@@ -75,6 +82,11 @@ describe('a run over a small context window', () => {
     expect(s.content_allocation_metadata?.analysis_budget_tokens).toBe(Math.floor((3000 - 1500) * 0.85 * 0.4));
     // Condensed by the model (summarization is on by default), not by trimming.
     expect(fidelity.some((f) => f.summarized)).toBe(true);
+    // Nothing dropped (allow_content_dropping is off); what was cut hardest is in the archive.
+    expect(fidelity.some((f) => f.level === 'dropped')).toBe(false);
+    const archived = fidelity.filter((f) => ['compressed', 'key_points', 'headline'].includes(f.level));
+    expect(archived.length).toBeGreaterThan(0);
+    for (const f of archived) expect(existsSync(path.join(env.config.data_dir, 'research-archive', `${f.archive_hash?.replace('sha256:', '')}.json`))).toBe(true);
     expect(s.content_allocation_metadata?.overall_fidelity).toBeLessThan(1);
     expect(s.report_markdown).toMatch(/Content fidelity \d+%/);
   });

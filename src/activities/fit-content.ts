@@ -44,6 +44,7 @@ export interface FitResult {
 
 /** Texts shorter than this are condensed by rule: a summary would cost more than it saves. */
 const MIN_TOKENS_TO_SUMMARIZE = 120;
+const SUMMARY_CONCURRENCY = 3;
 const ARCHIVED_LEVELS: FidelityLevel[] = ['compressed', 'key_points', 'headline', 'dropped'];
 
 type Deps = Pick<ModelDeps, 'model' | 'pricing' | 'artifacts' | 'budget'>;
@@ -68,8 +69,8 @@ export function createContentFitter(deps: Deps) {
     );
     const usage = { input_tokens: 0, output_tokens: 0, cost_usd: 0 };
     const fidelity: Record<string, SourceFidelity> = {};
-    const texts: string[] = [];
-    for (const [i, item] of items.entries()) {
+    const texts: string[] = new Array<string>(items.length).fill('');
+    const fitOne = async (item: FitItem, i: number) => {
       const a = allocation.allocations[i];
       const targetChars = Math.floor(item.text.length * (a.full_tokens ? a.allocated_tokens / a.full_tokens : 1));
       let text = a.level === 'full' ? item.text : '';
@@ -90,7 +91,7 @@ export function createContentFitter(deps: Deps) {
           metadata: { ...(item.title ? { title: item.title } : {}), ...item.metadata },
         });
       }
-      texts.push(text);
+      texts[i] = text;
       fidelity[item.id] = {
         level: a.level,
         fidelity: a.fidelity,
@@ -99,8 +100,13 @@ export function createContentFitter(deps: Deps) {
         ...(summarized ? { summarized: true } : {}),
         ...(archive_hash ? { archive_hash } : {}),
       };
+    };
+    // A few summaries at a time, in item order.
+    for (let start = 0; start < items.length; start += SUMMARY_CONCURRENCY) {
+      await Promise.all(items.slice(start, start + SUMMARY_CONCURRENCY).map((item, j) => fitOne(item, start + j)));
     }
-    return { texts, budget_tokens: budget, allocation, fidelity, usage };
+    const ordered = Object.fromEntries(items.map((it) => [it.id, fidelity[it.id]]));
+    return { texts, budget_tokens: budget, allocation, fidelity: ordered, usage };
   }
 
   type Level = Exclude<FidelityLevel, 'full' | 'dropped'>;

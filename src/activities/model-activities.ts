@@ -121,7 +121,8 @@ export function createModelActivities(deps: ModelDeps) {
       const findings = unique.findings;
       const fitted = await fitter.fit(
         [
-          ...findings.map((f) => ({ id: f.id, kind: 'finding', text: f.content, relevance: confidenceWeight(f.confidence) })),
+          // Findings reach the writer at least as headlines: a dropped one would never be written.
+          ...findings.map((f) => ({ id: f.id, kind: 'finding', text: f.content, relevance: confidenceWeight(f.confidence), protected: true })),
           { id: 'report', kind: 'report', text: unique.report, relevance: 0.2, protected: true },
         ],
         {
