@@ -88,6 +88,6 @@ describe('a run over a small context window', () => {
     expect(archived.length).toBeGreaterThan(0);
     for (const f of archived) expect(existsSync(path.join(env.config.data_dir, 'research-archive', `${f.archive_hash?.replace('sha256:', '')}.json`))).toBe(true);
     expect(s.content_allocation_metadata?.overall_fidelity).toBeLessThan(1);
-    expect(s.report_markdown).toMatch(/Content fidelity \d+%/);
+    expect(s.report_markdown).toMatch(/Content fidelity \d+% \((full|condensed|compressed|minimal): /);
   });
 });

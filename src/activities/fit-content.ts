@@ -60,8 +60,9 @@ export function createContentFitter(deps: Deps) {
   async function fit(items: FitItem[], opts: { phase: BudgetPhase; modelRef: string; fixedPrompt: string }): Promise<FitResult> {
     const modelName = opts.modelRef.slice(opts.modelRef.indexOf(':') + 1);
     const tokens = items.map((it) => countTokens(it.text, modelName));
-    const budget = settings.enabled ? budgetFor(opts.phase, opts.modelRef) : Number.MAX_SAFE_INTEGER;
-    const room = Math.max(0, budget - countTokens(opts.fixedPrompt, modelName));
+    const budget = budgetFor(opts.phase, opts.modelRef);
+    // Token management off: the budget is still reported, nothing is fitted to it.
+    const room = settings.enabled ? Math.max(0, budget - countTokens(opts.fixedPrompt, modelName)) : Number.MAX_SAFE_INTEGER;
     const allocation = allocate(
       items.map((it, i) => ({ id: it.id, tokens: tokens[i], relevance: it.relevance, recency: it.recency, quality: it.quality, protected: it.protected })),
       room,
