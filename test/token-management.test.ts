@@ -93,7 +93,7 @@ describe('phase budgets on every model-calling phase', () => {
     expect(phaseBudget(DEFAULT_BUDGET, 'analysis', 200_000)).toBe(Math.floor((200_000 - 60_000) * 0.85 * 0.4));
   });
 
-  it('fits the planner, analyzer, writer, critic and refiner prompts into their phase budgets', async () => {
+  it('fits the planner, analyzer, writer, critic, refiner and supervisor prompts into their phase budgets', async () => {
     const { fake, artifacts, model, mind } = await setup({ summarization: { ...DEFAULT_BUDGET.summarization, enabled: false } });
     const docs = Array.from({ length: 12 }, (_, i) => ({ title: `Doc ${i}`, snippet: paragraph(3, `wind${i}`) }));
     await asActivity(() => model.decomposeQuery({ researchId: 'r', query: 'Solar power costs?', clarifications: [], feedback: [], known_documents: docs }));
@@ -109,6 +109,9 @@ describe('phase budgets on every model-calling phase', () => {
     await asActivity(() =>
       mind.refineGaps({ query: 'Solar?', research_brief: 'b', findings_summary: findings.map((f) => f.content), open_gaps: [], searched_queries: ['solar'], iteration: 2, max_iterations: 3 }),
     );
+    const guidance = Array.from({ length: 15 }, (_, i) => `Please also look at ${paragraph(2, `tidal${i}`)}`);
+    await asActivity(() => mind.reflectOnPhase({ phase: 'analysis', summary: { findings: 12 }, gate: { passed: true, failures: [] }, guidance }));
+    await asActivity(() => mind.reflectOnPhase({ phase: 'gathering', summary: { sources: 8 }, gate: { passed: true, failures: [] }, guidance }));
     const sent = {
       planning: promptsFor(fake, 'research_plan')[0],
       analysis: promptsFor(fake, 'source_analysis')[0],
@@ -121,6 +124,11 @@ describe('phase budgets on every model-calling phase', () => {
     within(sent.synthesis, 'synthesis');
     within(sent.critic, 'refinement');
     within(sent.refinement, 'refinement');
+    const [afterAnalysis, afterGathering] = promptsFor(fake, 'phase_reflection');
+    within(afterAnalysis, 'analysis');
+    within(afterGathering, 'refinement');
+    expect(tokens(afterAnalysis)).toBeGreaterThan(tokens(afterGathering));
+    expect(afterGathering).toContain('tidal14'); // the latest guidance keeps the most
     // Nothing was silently dropped: every document, source and finding is still named.
     for (const d of docs) expect(sent.planning).toContain(d.title);
     for (const s of input.sources) expect(sent.analysis).toContain(`id="${s.id}"`);

@@ -75,10 +75,29 @@ export function createMindActivities(deps: ModelDeps) {
     },
 
     async reflectOnPhase(input: ReflectOnPhaseInput): Promise<ReflectOnPhaseOutput> {
-      const { object, usage } = await callModel(
-        { role: 'supervisor', requested: input.model, name: 'phase_reflection', system: SUPERVISOR_SYSTEM, prompt: supervisorPrompt(input) },
+      // The think pause spends the budget of the phase it reflects on (gathering has none: refinement's).
+      // Metrics and the gate are small; the user's guidance is what can grow.
+      const guidance = input.guidance ?? [];
+      const fitted = await fitter.fit(
+        guidance.map((text, i) => ({ id: `G${i + 1}`, kind: 'guidance', text, recency: (i + 1) / guidance.length })),
+        {
+          phase: input.phase === 'gathering' ? 'refinement' : input.phase,
+          modelRef: input.model ?? deps.defaultModel('supervisor'),
+          fixedPrompt: supervisorPrompt({ ...input, guidance: guidance.map(() => '') }),
+        },
+      );
+      const call = await callModel(
+        {
+          role: 'supervisor',
+          requested: input.model,
+          name: 'phase_reflection',
+          system: SUPERVISOR_SYSTEM,
+          prompt: supervisorPrompt({ ...input, ...(input.guidance ? { guidance: fitted.texts.filter(Boolean) } : {}) }),
+        },
         phaseReflectionSchema,
       );
+      const { object } = call;
+      const usage = withSummaryUsage(call.usage, fitted);
       return {
         reflection: clip(object.reflection.trim(), MAX_REFLECTION_CHARS),
         // A passed gate leaves nothing for a retry to fix, whatever the model thought.
