@@ -73,7 +73,7 @@ async function analysisInput(artifacts: FileArtifactStore, count: number, senten
   const sources = [];
   for (let i = 1; i <= count; i++) {
     const stored = await artifacts.put(`# Source ${i}\n\n${paragraph(sentences, `solar${i}`)}`, { name: `s${i}.txt`, kind: 'text' });
-    sources.push({ id: `S${i}`, title: `Solar report ${i}`, url: `https://example.org/${i}`, text_file_id: stored.file_id });
+    sources.push({ id: `S${i}`, title: `Solar report ${i}`, url: `https://site${i}.example/report`, text_file_id: stored.file_id });
   }
   return { query: 'Solar power costs?', research_brief: 'Costs.', outline: ['Overview'], iteration: 1, max_iterations: 1, sources, known_findings: [], max_source_chars: 50_000 };
 }
@@ -142,6 +142,15 @@ describe('phase budgets on every model-calling phase', () => {
     await asActivity(() => model.analyzeSources(input));
     expect(tokens(promptsFor(fake, 'source_analysis').at(-1) as string)).toBeGreaterThan(budgetOf('analysis') * 2);
     expect(promptsFor(fake, 'content_summary')).toHaveLength(0);
+  });
+
+  it('weighs credibility as quality: a government source ranked last outlasts the unvetted ones above it', async () => {
+    const { artifacts, model } = await setup({ model_context_overrides: { [MODEL]: 16_000 }, summarization: { ...DEFAULT_BUDGET.summarization, enabled: false } });
+    const input = await analysisInput(artifacts, 8, 18);
+    input.sources[7] = { ...input.sources[7], url: 'https://www.census.gov/solar' };
+    const out = await asActivity(() => model.analyzeSources(input));
+    expect(out.fidelity.S7.fidelity).toBeLessThan(1);
+    expect(out.fidelity.S8.fidelity).toBeGreaterThan(out.fidelity.S7.fidelity);
   });
 
   it('uses the per-model context window: a 1M-token model reads everything whole', async () => {
@@ -238,7 +247,7 @@ describe('allow_content_dropping and the content archive', () => {
     expect(archived.map(([id]) => id)).toContain('S8');
     expect(out.fidelity.S8.level).toBe('dropped');
     const record = JSON.parse(readFileSync(path.join(dir, `${out.fidelity.S8.archive_hash?.replace('sha256:', '')}.json`), 'utf8')) as ArchiveRecord;
-    expect(record).toMatchObject({ item_id: 'S8', item_type: 'source', archive_reason: 'dropped', metadata: { url: 'https://example.org/8', title: 'Solar report 8' } });
+    expect(record).toMatchObject({ item_id: 'S8', item_type: 'source', archive_reason: 'dropped', metadata: { url: 'https://site8.example/report', title: 'Solar report 8' } });
     expect(record.content).toContain('solar8 market grew');
     expect(record.original_tokens).toBe(out.fidelity.S8.full_tokens);
   });

@@ -3,6 +3,7 @@ import { analyzerPrompt, ANALYZER_SYSTEM } from '../prompts/analyzer';
 import { PLANNER_SYSTEM, plannerPrompt } from '../prompts/planner';
 import { WRITER_SYSTEM, writerPrompt } from '../prompts/writer';
 import { dedupeFindings } from '../report/dedupe';
+import { classifySource } from '../research/vetting';
 import { applyPatches } from '../report/markdown';
 import type { z } from 'zod';
 import { reconcileLanguage } from '../prompts/language';
@@ -81,9 +82,17 @@ export function createModelActivities(deps: ModelDeps) {
 
     async analyzeSources(input: AnalyzeSourcesInput): Promise<AnalyzeSourcesOutput> {
       const texts = await Promise.all(input.sources.map(async (s) => (await deps.artifacts.getText(s.text_file_id)).slice(0, input.max_source_chars)));
-      // Analysis budget (40 %): the sources, by search rank.
+      // Analysis budget (40 %): the sources, by search rank (relevance) and publisher credibility (quality).
       const fitted = await fitter.fit(
-        input.sources.map((s, i) => ({ id: s.id, kind: 'source', text: texts[i], title: s.title, relevance: 1 - i / Math.max(1, input.sources.length), metadata: { url: s.url } })),
+        input.sources.map((s, i) => ({
+          id: s.id,
+          kind: 'source',
+          text: texts[i],
+          title: s.title,
+          relevance: 1 - i / Math.max(1, input.sources.length),
+          quality: classifySource(s.url).score,
+          metadata: { url: s.url },
+        })),
         { phase: 'analysis', modelRef: input.model ?? deps.defaultModel('analyzer'), fixedPrompt: analyzerPrompt({ ...input, sources: input.sources.map((s) => ({ ...s, text: '' })) }) },
       );
       const sources = input.sources.map((s, i) => ({ ...s, text: fitted.texts[i] })).filter((s) => s.text);
