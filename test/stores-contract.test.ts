@@ -73,6 +73,24 @@ for (const [name, backend] of [
       }
     });
 
+    it('sessions: the previous completed run of a schedule, for "what changed"', async () => {
+      const { config, env } = await backend.fresh();
+      const store = openSessionStore(config, env);
+      try {
+        const run = (id: string, day: number, schedule: string, status = 'completed') => snap(id, `2026-04-0${day}T00:00:00Z`, status, { settings: { schedule_id: schedule } });
+        await store.save(run('a1', 1, 'weekly'), []);
+        await store.save(run('a2', 2, 'weekly'), []);
+        await store.save(run('a3', 3, 'weekly', 'failed'), []);
+        await store.save(run('b1', 4, 'daily'), []);
+        await store.save(run('a4', 5, 'weekly', 'running'), []);
+        expect((await store.previousScheduledRun('weekly', 'a4'))?.research_id).toBe('a2');
+        expect((await store.previousScheduledRun('weekly', 'a2'))?.research_id).toBe('a1');
+        expect(await store.previousScheduledRun('monthly', 'a4')).toBeUndefined();
+      } finally {
+        await store.close();
+      }
+    });
+
     it('sessions: the stream sits beside the events, a retry rewrites its chunk, delete removes everything', async () => {
       const { config, env } = await backend.fresh();
       const store = openSessionStore(config, env);

@@ -10,6 +10,8 @@ import {
 import { randomUUID } from 'node:crypto';
 import { resolveSettings } from '../config/load';
 import type { AppConfig } from '../config/schema';
+import { dataConverterFromEnv } from '../temporal/codec';
+import { clientTracingInterceptors } from '../telemetry/tracing';
 import { openSessionStore } from '../stores/open';
 import type { SessionPage, SessionStore } from '../stores/sessions';
 import {
@@ -37,6 +39,7 @@ import {
 import type { ResearchEvent, ResearchInput, ResearchPlan, ResearchSnapshot } from '../workflows/types';
 import type { ResearchMetadata } from '../workflows/metadata';
 import { TERMINAL_STATUSES, type ResearchState, type ResearchStatus } from '../workflows/types';
+import { ResearchSchedules } from './schedules';
 import { continuationState, enhancedState, ENHANCEABLE, RESUMABLE, RETRYABLE, type EnhanceOptions } from './session-ops';
 
 export const MAX_QUERY_CHARS = 4_000;
@@ -63,7 +66,13 @@ export class ResearchClient {
     /** Where DATABASE_URL (shared stores) is read from. */
     readonly env: NodeJS.ProcessEnv = process.env,
   ) {
-    this.client = new Client({ connection, namespace: config.temporal.namespace });
+    // Encrypted payloads when DEEP_RESEARCH_PAYLOAD_KEYS is set; the trace travels with every call.
+    this.client = new Client({
+      connection,
+      namespace: config.temporal.namespace,
+      dataConverter: dataConverterFromEnv(env),
+      interceptors: { workflow: clientTracingInterceptors() },
+    });
   }
 
   async start(opts: StartOptions): Promise<{ researchId: string; workflowId: string; status: string }> {
@@ -255,6 +264,10 @@ export class ResearchClient {
 
   handle(id: string) {
     return this.client.workflow.getHandle(workflowIdFor(id));
+  }
+
+  schedules(): ResearchSchedules {
+    return new ResearchSchedules(this.client, this.config, this.searchAttributes);
   }
 
   async close(): Promise<void> {

@@ -23,6 +23,8 @@ export interface SessionStore {
   get(researchId: string): Promise<ResearchSnapshot | undefined>;
   events(researchId: string, afterSeq?: number, limit?: number): Promise<ResearchEvent[]>;
   list(options?: { limit?: number; cursor?: string; status?: string }): Promise<SessionPage>;
+  /** The newest completed run a schedule started before `beforeId`'s run (its snapshot), if any. */
+  previousScheduledRun(scheduleId: string, beforeId: string): Promise<ResearchSnapshot | undefined>;
   /** Writes (or rewrites, on a retry) one AgentStream event of a model call. */
   appendStream(researchId: string, callKey: string, chunk: number, event: ResearchEvent): Promise<void>;
   /** How many AgentStream events the session has, for its bound. */
@@ -155,6 +157,17 @@ export class SqliteSessionStore implements SessionStore {
     const last = page[page.length - 1];
     const next = rows.length > limit && last ? encodeSessionCursor(last) : undefined;
     return { sessions: page, next_cursor: next };
+  }
+
+  async previousScheduledRun(scheduleId: string, beforeId: string): Promise<ResearchSnapshot | undefined> {
+    const row = this.db
+      .prepare(
+        `SELECT snapshot FROM sessions WHERE collection = ? AND status = 'completed' AND research_id != ?
+           AND json_extract(snapshot, '$.settings.schedule_id') = ?
+         ORDER BY created_at DESC, research_id DESC LIMIT 1`,
+      )
+      .get(this.collection, beforeId, scheduleId) as { snapshot: string } | undefined;
+    return row ? (JSON.parse(row.snapshot) as ResearchSnapshot) : undefined;
   }
 
   async delete(researchId: string): Promise<void> {

@@ -87,6 +87,16 @@ export class PgSessionStore implements SessionStore {
     return { sessions: page, next_cursor: rows.length > limit && last ? encodeSessionCursor(last) : undefined };
   }
 
+  async previousScheduledRun(scheduleId: string, beforeId: string): Promise<ResearchSnapshot | undefined> {
+    const { rows } = await this.db.query<{ snapshot: string }>(
+      `SELECT snapshot FROM sessions WHERE collection = $1 AND status = 'completed' AND research_id <> $2
+         AND (snapshot::jsonb -> 'settings' ->> 'schedule_id') = $3
+       ORDER BY created_at DESC, research_id DESC LIMIT 1`,
+      [this.collection, beforeId, scheduleId],
+    );
+    return rows[0] ? (JSON.parse(rows[0].snapshot) as ResearchSnapshot) : undefined;
+  }
+
   async delete(researchId: string): Promise<void> {
     await this.db.transaction(async (c) => {
       for (const table of ['sessions', 'session_events', 'session_stream']) {
