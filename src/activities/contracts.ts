@@ -232,8 +232,10 @@ export interface ScoreRelevanceInput {
   sources: { id: string; text_file_id: string; sub_question: string }[];
 }
 export interface ScoreRelevanceOutput {
-  /** 0..1 per source id. */
+  /** 0..1 per source id: the higher of the word score and, with an embedding model, the meaning score. */
   scores: Record<string, number>;
+  /** The meaning scores alone (cosine of the best opening passage), when an embedding model answered. */
+  by_meaning?: Record<string, number>;
 }
 
 export interface PersistSessionInput {

@@ -171,7 +171,7 @@ export const configSchema = z
         local_path: z.string().optional().describe('Folder of your own documents; overridden by LOCAL_DOCS_DIR'),
         embedding_model: modelRef
           .optional()
-          .describe('provider:model serving OpenAI-compatible /v1/embeddings (e.g. ollama:nomic-embed-text): local documents are then also ranked by meaning (hybrid with BM25); overridden by LOCAL_EMBEDDING_MODEL'),
+          .describe('provider:model serving OpenAI-compatible /v1/embeddings (e.g. ollama:nomic-embed-text): local documents are then also ranked by meaning (hybrid with BM25) and fetched pages also scored by meaning for relevance; overridden by LOCAL_EMBEDDING_MODEL'),
         timeout_seconds: z.number().int().min(1).max(120).default(20),
         chain: z.array(searchProviderName).default(DEFAULT_SEARCH_CHAIN).describe('Tried in order; providers without keys are skipped. Overridden by SEARCH_PROVIDERS'),
         mode: z.enum(['fallback', 'combine']).default('fallback').describe('fallback: the first provider that answers; combine: all of them, merged'),
