@@ -24,9 +24,10 @@ export const PANEL_PROVIDERS: PanelProviderWords[] = [
 /** Model names people write out (seed 004's ResearchModel), with their provider. */
 const NAMED_MODELS: { pattern: RegExp; provider: string; model: string }[] = [
   { pattern: /\bo4-mini-deep-research\b/i, provider: 'openai', model: 'o4-mini-deep-research' },
-  { pattern: /\bgpt-[\w.-]+/i, provider: 'openai', model: '' },
-  { pattern: /\bgemini-[\w.-]+/i, provider: 'google', model: '' },
-  { pattern: /\bclaude-[\w.-]+/i, provider: 'anthropic', model: '' },
+  // A written-out name carries a version number: "claude-sonnet-4-5", "gpt-4o", "gemini-2.5-flash".
+  { pattern: /\bgpt-[\w.-]*\d[\w.-]*/i, provider: 'openai', model: '' },
+  { pattern: /\bgemini-[\w.-]*\d[\w.-]*/i, provider: 'google', model: '' },
+  { pattern: /\bclaude-[\w.-]*\d[\w.-]*/i, provider: 'anthropic', model: '' },
   { pattern: /\bsonar(-pro|-deep-research)\b/i, provider: 'perplexity', model: '' },
   { pattern: /\bglm-[\d.]+/i, provider: 'zai', model: '' },
 ];
@@ -42,16 +43,20 @@ const escape = (word: string) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The models plain words ask for, in the order they are mentioned (several per provider possible). */
 export function modelsInWords(text: string): string[] {
-  const fast = /\b(fast|flash|quick|mini)\b/i.test(text);
-  const deep = /\bdeep[- ]research\b/i.test(text);
   const found: { at: number; ref: string }[] = [];
+  let plain = text;
   for (const named of NAMED_MODELS) {
-    const global = new RegExp(named.pattern.source, 'gi');
-    for (const m of text.matchAll(global)) found.push({ at: m.index ?? 0, ref: `${named.provider}:${named.model || m[0].toLowerCase().replace(/\.$/, '')}` });
+    for (const m of plain.matchAll(new RegExp(named.pattern.source, 'gi'))) {
+      found.push({ at: m.index ?? 0, ref: `${named.provider}:${named.model || m[0].toLowerCase().replace(/\.$/, '')}` });
+    }
+    // Blanked out, so "mini" in "o4-mini-deep-research" is no request for fast models.
+    plain = plain.replace(new RegExp(named.pattern.source, 'gi'), (m) => ' '.repeat(m.length));
   }
+  const fast = /\b(fast|flash|quick|mini)\b/i.test(plain);
+  const deep = /\bdeep[- ]research\b/i.test(plain);
   for (const p of PANEL_PROVIDERS) {
     for (const word of p.words) {
-      for (const m of text.matchAll(new RegExp(`(^|[^\\w-])${escape(word)}(?![\\w-])`, 'gi'))) {
+      for (const m of plain.matchAll(new RegExp(`(^|[^\\w-])${escape(word)}(?![\\w-])`, 'gi'))) {
         const model = (deep && p.deep) || (fast && p.fast) || p.model;
         found.push({ at: (m.index ?? 0) + m[1].length, ref: `${p.provider}:${model}` });
       }
