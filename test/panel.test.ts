@@ -40,11 +40,11 @@ describe('panel research', () => {
     });
     const keys = opts.keys ?? ['anthropic', 'google'];
     env = await startEnvironment(harness, inject('temporalAddress'), {
+      // A provider pointed at another endpoint needs no key (a local server), so a provider
+      // "without a key" here also keeps its real endpoint: it is never called.
       extraEnv: {
-        ANTHROPIC_BASE_URL: anthropic.url,
-        GOOGLE_GENERATIVE_AI_BASE_URL: gemini.url,
-        ...(keys.includes('anthropic') ? { ANTHROPIC_API_KEY: 'anthropic-key' } : {}),
-        ...(keys.includes('google') ? { GOOGLE_GENERATIVE_AI_API_KEY: 'g-key' } : {}),
+        ...(keys.includes('anthropic') ? { ANTHROPIC_API_KEY: 'anthropic-key', ANTHROPIC_BASE_URL: anthropic.url } : {}),
+        ...(keys.includes('google') ? { GOOGLE_GENERATIVE_AI_API_KEY: 'g-key', GOOGLE_GENERATIVE_AI_BASE_URL: gemini.url } : {}),
       },
       configure: (config) => {
         config.models.pricing = {
