@@ -14,7 +14,7 @@ import { ApiError, invalid, notFound, wrongState } from './errors';
 import { ServiceStore, type ListFilter, type OwnedSession } from './service-store';
 
 export interface CreateRequest {
-  /** Absent or blank: the session asks for its question (seed 003's ask_topic). */
+  /** Absent: the session asks for its question (seed 003's ask_topic). */
   query?: string;
   settings?: Record<string, unknown>;
   draft?: boolean;
@@ -80,7 +80,8 @@ export class ResearchService {
   }
 
   async create(owner: string, req: CreateRequest): Promise<SessionView & { input_check?: InputCheckView }> {
-    const asksTopic = !req.query?.trim();
+    // Only a question left out is asked for; an empty one is a mistake to point out.
+    const asksTopic = req.query === undefined;
     if (asksTopic && req.draft) throw invalid('query', 'a draft needs its research question');
     if (req.draft && req.input_contexts?.length) throw invalid('input_contexts', 'a draft cannot carry input contexts: create the session when it should run');
     const query = asksTopic ? '' : this.checkQuery(req.query);

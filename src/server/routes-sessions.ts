@@ -23,7 +23,7 @@ export function registerSessionRoutes(root: FastifyInstance, service: ResearchSe
       tags: ['sessions'],
       summary: 'Create a research session: run now (plan, then wait for approval) or save a draft (createResearch / saveDraft)',
       body: z.object({
-        query: z.string().max(4000).optional().describe('absent or blank: the session asks for its question (status awaiting_topic; POST …/topic)'),
+        query: z.string().min(1).max(4000).optional().describe('absent: the session asks for its question (status awaiting_topic; POST …/topic)'),
         settings: settings.optional(),
         draft: z.boolean().optional().describe('save as a draft; nothing runs until it is approved (the answer carries advisory input_check)'),
         auto_approve: z.boolean().optional().describe('run the plan without waiting for approval'),
