@@ -125,4 +125,22 @@ describe('input checks and asking for the topic', () => {
     expect(s.initial_query).toBe('CLI ask-topic check: heat pumps');
     expect(s.report_markdown).toMatch(/^# CLI ask-topic check: heat pumps/);
   });
+
+  it('input contexts given at creation are read as sources in a single-model session too, and cited in its report', async () => {
+    const note = 'Our pilot heat pump reached 73 percent of its rated efficiency in the cold test.';
+    const { researchId } = await env.client.start({
+      query: 'Context check: heat pumps in cold climates',
+      settings: SMALL,
+      autoApprove: true,
+      contexts: [{ content: note, label: 'lab notes' }, { content: '   ' }],
+    });
+    await env.client.waitForResult(researchId);
+    const s = await env.client.state(researchId);
+    expect(s.status).toBe('completed');
+    const context = s.sources.filter((x) => x.provider === 'input');
+    expect(context).toEqual([expect.objectContaining({ id: 'S1', title: 'lab notes', status: 'fetched', analyzed: true })]);
+    expect(s.findings.some((f) => f.source_ids.includes('S1') && f.content.includes('73 percent'))).toBe(true);
+    expect(s.report_markdown).toContain('73 percent');
+    await expect(env.client.start({ query: 'Context check: too many', contexts: Array.from({ length: 11 }, (_, i) => ({ content: `note ${i}` })) })).rejects.toThrow('at most 10 input contexts');
+  });
 });
