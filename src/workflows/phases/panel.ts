@@ -8,6 +8,7 @@ import { panel as panelActivity, synthesizer } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
 import type { PanelState, ProviderPlan, ResearchPlan, Source } from '../types';
 import { analyzeBatch, continueAsNewIfDue, fetchAndParse, nextBatch, searchBatch, startFirstIteration, startNextIteration } from './research';
+import { reserveBudget } from './budget';
 import { persistSession } from './persist';
 
 const MAX_FINDINGS_FOR_PANEL = 60;
@@ -77,9 +78,10 @@ async function gatherShared(s: ResearchSession): Promise<void> {
 async function answerWith(s: ResearchSession, model: string): Promise<void> {
   const st = s.state;
   const answer = (st.panel as PanelState).answers[model];
-  answer.attempts += 1;
-  answer.status = 'pending';
   try {
+    await reserveBudget(s, 'model');
+    answer.attempts += 1;
+    answer.status = 'pending';
     const out = await s.tool(
       'write_panel_answer',
       { model, attempt: answer.attempts },
@@ -147,7 +149,10 @@ async function synthesize(s: ResearchSession): Promise<void> {
   const failed = panel.models.filter((m) => panel.answers[m].status === 'failed');
   if (done.length === 0) throw ApplicationFailure.nonRetryable('no panel model answered: nothing to synthesize', 'PanelFailed');
   const skip = panel.skip_synthesis || !panel.synthesis_model;
-  if (!skip) s.setStatus('synthesizing', 'synthesizing');
+  if (!skip) {
+    await reserveBudget(s, 'model');
+    s.setStatus('synthesizing', 'synthesizing');
+  }
   const out = await s.tool(
     'synthesize_panel',
     { answers: done, model: skip ? 'none (side by side)' : panel.synthesis_model },
