@@ -22,6 +22,7 @@ import { createDeliveryActivities } from './delivery-activities';
 import { createMindActivities } from './mind-activities';
 import { createVerifyActivities } from './verify-activities';
 import { createModelActivities } from './model-activities';
+import { createPanelActivities } from './panel-activities';
 import { createRelevanceActivities } from './relevance-activities';
 import { createStoreActivities } from './store-activities';
 import { createWebActivities } from './web-activities';
@@ -71,6 +72,7 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   const activities: ResearchActivities = {
     ...createModelActivities(modelDeps),
     ...createMindActivities(modelDeps),
+    ...createPanelActivities(modelDeps),
     ...createVerifyActivities({ artifacts, fetcher, model, defaultModel, pricing: config.models.pricing, doiResolver: config.fetch.doi_resolver_url }),
     ...createWebActivities({ config, artifacts, fetcher, cache, searchProvider }),
     ...createStoreActivities(sessionStore),
