@@ -14,6 +14,7 @@ import type { ResearchService } from './research-service';
 import { registerOutputRoutes } from './routes-output';
 import { registerSessionRoutes } from './routes-sessions';
 import { registerSteeringRoutes } from './routes-steering';
+import { registerWebRoutes } from './routes-web';
 
 export interface AppOptions {
   service: ResearchService;
@@ -26,9 +27,11 @@ export interface AppOptions {
   /** Extra routes (the MCP transport) registered after the API. */
   extend?: (app: FastifyInstance) => void | Promise<void>;
   logger?: boolean;
+  /** Where provider keys are looked up (names only are reported); process.env by default. */
+  env?: NodeJS.ProcessEnv;
 }
 
-const PUBLIC = [/^\/api\/openapi\.json$/, /^\/api\/docs(\/|$)/, /^\/api\/shared\//, /^\/share\//, /^\/api\/health$/];
+const PUBLIC = [/^\/$/, /^\/assets\//, /^\/api\/openapi\.json$/, /^\/api\/docs(\/|$)/, /^\/api\/shared\//, /^\/share\//, /^\/api\/health$/];
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { service } = opts;
@@ -93,6 +96,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerSteeringRoutes(app, service);
   registerOutputRoutes(app, service);
   registerMcpRoutes(app, service);
+  registerWebRoutes(app, service, opts.env ?? process.env);
   await opts.extend?.(app);
   return app;
 }

@@ -11,13 +11,15 @@ import type { EnhanceOptions } from '../client/session-ops';
 import type { Accepted, ReviewArgs, TopUpArgs } from '../workflows/messages';
 import { TERMINAL_STATUSES, type ResearchEvent, type ResearchPlan, type ResearchSnapshot, type ResearchStatus } from '../workflows/types';
 import { ApiError, invalid, notFound, wrongState } from './errors';
-import { ServiceStore, type ListFilter, type OwnedSession } from './service-store';
+import { ServiceStore, type InputContext, type ListFilter, type OwnedSession } from './service-store';
 
 export interface CreateRequest {
   query: string;
   settings?: Record<string, unknown>;
   draft?: boolean;
   auto_approve?: boolean;
+  /** Texts (pasted or read from files) the research should take into account. */
+  contexts?: InputContext[];
 }
 
 export interface SessionView {
@@ -29,10 +31,14 @@ export interface SessionView {
   share_token?: string;
   parent_id: string | null;
   settings?: Record<string, unknown>;
+  /** How many input contexts a draft holds. */
+  contexts?: number;
   created_at: string;
   updated_at: string;
 }
 
+const GUIDANCE_CHARS = 4_000;
+const MAX_CONTEXT_NOTES = 15;
 const VALIDATION = /empty|needs|must|no answers|longer than|not valid|at least|expects/i;
 
 export class ResearchService {
@@ -52,7 +58,7 @@ export class ResearchService {
       shared: !!s.share_token,
       ...(s.share_token ? { share_token: s.share_token } : {}),
       parent_id: s.parent_id,
-      ...(s.status === 'draft' ? { settings: s.settings } : {}),
+      ...(s.status === 'draft' ? { settings: s.settings, contexts: s.contexts.length } : {}),
       created_at: s.created_at,
       updated_at: s.updated_at,
     };
@@ -70,7 +76,7 @@ export class ResearchService {
     this.checkSettings(settings);
     if (req.draft) {
       const researchId = this.newId();
-      return this.view(this.store.insert({ research_id: researchId, owner, query, status: 'draft', settings, parent_id: null }));
+      return this.view(this.store.insert({ research_id: researchId, owner, query, status: 'draft', settings, contexts: req.contexts, parent_id: null }));
     }
     const researchId = this.newId();
     // Owned before the workflow exists, so no event or state is ever visible to anybody else.
@@ -81,6 +87,7 @@ export class ResearchService {
       this.store.remove(researchId);
       throw err instanceof ResearchError ? invalid('query', err.message) : err;
     }
+    await this.sendContexts(researchId, req.contexts);
     return this.view(this.owned(owner, researchId));
   }
 
@@ -98,7 +105,8 @@ export class ResearchService {
     const s = this.owned(owner, id);
     if (s.status === 'draft') {
       await this.client.start({ query: s.query, settings: s.settings, researchId: id, autoApprove: true });
-      this.store.update(id, { status: 'planning' });
+      this.store.update(id, { status: 'planning', contexts: [] });
+      await this.sendContexts(id, s.contexts);
       return { status: 'planning' };
     }
     return this.steer(owner, id, (c) => c.approve(id, plan));
@@ -229,6 +237,18 @@ export class ResearchService {
     sessions.delete(id);
     this.store.remove(id);
     return { deleted: id, artifacts_removed: orphans.length };
+  }
+
+  /** Input contexts reach the research as guidance notes (each note at most 4,000 characters). */
+  private async sendContexts(id: string, contexts: InputContext[] = []): Promise<void> {
+    const notes = contexts.flatMap((c) => {
+      const head = `Input context from the user${c.label ? ` (${c.label})` : ''}:\n`;
+      const room = GUIDANCE_CHARS - head.length - 20;
+      const parts: string[] = [];
+      for (let at = 0; at < c.content.length && parts.length < 5; at += room) parts.push(c.content.slice(at, at + room));
+      return parts.map((part, i) => `${head}${parts.length > 1 ? `[part ${i + 1}/${parts.length}] ` : ''}${part}`);
+    });
+    for (const text of notes.slice(0, MAX_CONTEXT_NOTES)) await this.client.guide(id, text);
   }
 
   close(): void {

@@ -26,6 +26,11 @@ export function registerSessionRoutes(root: FastifyInstance, service: ResearchSe
         settings: settings.optional(),
         draft: z.boolean().optional().describe('save as a draft; nothing runs until it is approved'),
         auto_approve: z.boolean().optional().describe('run the plan without waiting for approval'),
+        contexts: z
+          .array(z.object({ content: z.string().trim().min(1).max(20_000), label: z.string().trim().min(1).max(200).optional() }).strict())
+          .max(5)
+          .optional()
+          .describe('input contexts (pasted text, text files) the research takes into account, sent to it as guidance'),
       }).strict(),
     },
   }, async (req, reply) => reply.code(201).send(await service.create(req.user, req.body)));
