@@ -1,10 +1,22 @@
-// Reports and every text a source supplied are untrusted: markdown is rendered with marked, then
-// sanitized with DOMPurify (no script, no event handlers, no javascript: links, no remote images),
+// Reports and every text a source supplied are untrusted: markdown is rendered with marked (raw
+// HTML escaped), then sanitized with DOMPurify (no script, no event handlers, no javascript: links),
 // and warnings are placed beside the sentences they concern as plain text.
 import DOMPurify from 'dompurify';
-import { Marked } from 'marked';
+import { Marked, type Tokens } from 'marked';
 
-const marked = new Marked({ gfm: true, async: false });
+const escapeHtml = (s: string): string =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+
+// Raw HTML in a report is shown as the text it is, and images as their alt text: the browser never
+// parses either (not even in a detached element, where an image would start loading).
+const marked = new Marked({
+  gfm: true,
+  async: false,
+  renderer: {
+    html: (token: Tokens.HTML | Tokens.Tag) => escapeHtml(token.text),
+    image: (token: Tokens.Image) => escapeHtml(token.text),
+  },
+});
 const SAFE_HREF = /^(https?:|mailto:|#)/i;
 
 DOMPurify.addHook('afterSanitizeAttributes', (node) => {
