@@ -31,12 +31,13 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
   let id = '';
   const problems: string[] = [];
   const eventRequests: { lastEventId?: string }[] = [];
+  const web: { headStatus?: number } = {};
 
   beforeAll(async () => {
     rmSync(OUT, { recursive: true, force: true });
     mkdirSync(OUT, { recursive: true });
     await buildWeb();
-    harness = await startHarness({ model: { clarify: true, gapIterations: 0 } });
+    harness = await startHarness({ model: { clarify: true, gapIterations: 0 }, web });
     env = await startEnvironment(harness, inject('temporalAddress'));
     api = await startService(env);
     browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
@@ -101,6 +102,7 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
     await click('Add pasted text');
     await page.waitForFunction(() => document.querySelector('.contexts li')?.textContent?.includes('Pasted text'));
     expect(await seriousViolations()).toEqual([]);
+    await page.evaluate(() => window.scrollTo(0, 0));
     await shot('01-new-research');
     await click('Start research');
     await page.waitForFunction(() => /#\/r\/[\w.-]+$/.test(location.hash));
@@ -141,6 +143,7 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
     await page.waitForFunction(() => (document.querySelector('.report-body')?.querySelectorAll('li').length ?? 0) > 0, { timeout: 60_000 });
     // The network drops: every open connection to the server is cut; the page reconnects with Last-Event-ID.
     api.app.server.closeAllConnections();
+    await page.$eval('#report-title', (h) => h.scrollIntoView());
     await shot('04-live-report');
     await page.waitForFunction(() => document.querySelector('.session-head .badge')?.textContent === 'completed', { timeout: 90_000 });
     await page.waitForFunction(() => document.querySelector('.connection')?.textContent === 'stream ended', { timeout: 30_000 });
@@ -220,7 +223,11 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
     await page.setViewport({ width: 1200, height: 900 });
   });
 
-  it('renders a report carrying <script>, javascript: links and event handlers inert', async () => {
+  it('renders a report carrying <script>, javascript: links and event handlers inert, with its warnings beside the text', async () => {
+    // This writer misattributes a claim and invents a citation; every cited link has died since.
+    harness.model.script.misattributeClaim = true;
+    harness.model.script.fabricateCitation = true;
+    web.headStatus = 404;
     const created = await api.call('POST', '/api/research', { body: { query: HOSTILE, auto_approve: true, settings: { max_iterations: 1, max_sources: 2, max_search_results_per_query: 2 } } });
     const hostileId = created.body.research_id as string;
     await waitFor('the hostile report', async () => (await stateOf(hostileId)).state?.status === 'completed', 90_000, 300);
@@ -243,13 +250,22 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
     expect(inert.title).toContain('<script>window.__pwned = 1</script>');
     expect(problems).toEqual([]);
     await shot('10-hostile-report-inert');
+
+    const notes = await page.$$eval('.report-body .has-warning', (blocks) =>
+      blocks.map((b) => ({ block: b.textContent ?? '', notes: [...b.querySelectorAll('.warning-note')].map((n) => n.className.replace('warning-note ', '')) })));
+    const beside = (kind: string, text: RegExp) => notes.some((n) => n.notes.includes(`warning-${kind}`) && text.test(n.block));
+    expect(beside('unsupported', /987654 gigawatts/)).toBe(true);
+    expect(beside('removed-citation', /confirmed elsewhere/)).toBe(true);
+    expect(beside('dead-link', /./)).toBe(true);
+    await page.$eval('.warning-unsupported', (n) => n.scrollIntoView({ block: 'center' }));
+    await shot('11-warnings-beside-text');
   });
 
   it('deletes a session from the list', async () => {
     await page.goto(`${api.url}/#/`);
     await page.waitForSelector('.session-row');
     const row = await page.waitForFunction((q: string) => [...document.querySelectorAll('.session-row')].find((r) => r.querySelector('.session-link')?.textContent === q), {}, QUESTION);
-    await shot('11-sessions');
+    await shot('12-sessions');
     const del = (await (row.asElement() as ElementHandle<Element>).$('button.danger')) as ElementHandle<HTMLButtonElement>;
     await del.click();
     await page.waitForFunction((q: string) => ![...document.querySelectorAll('.session-link')].some((a) => a.textContent === q), {}, QUESTION);

@@ -21,15 +21,17 @@ export function Steering({ id, status, onDone }: { id: string; status: string; o
     ${status === 'awaiting_guidance' && html`<p class="hint">Paused between phases: send guidance, or continue without.</p>`}
     <form class="field" onSubmit=${(e: Event) => (e.preventDefault(), run('guide', async () => (await api('POST', `/api/research/${id}/guide`, { text: guide }), setGuide(''))))}>
       <label for="guide-text">Guidance for the next phase</label>
-      <textarea id="guide-text" rows="2" value=${guide} onInput=${(e: Event) => setGuide((e.target as HTMLTextAreaElement).value)}></textarea>
+      <textarea id="guide-text" rows="1" value=${guide} onInput=${(e: Event) => setGuide((e.target as HTMLTextAreaElement).value)}></textarea>
       <div class="actions">
         <button type="submit" disabled=${busy !== '' || !guide.trim()}>Send guidance</button>
         ${status === 'awaiting_guidance' && html`<button type="button" disabled=${busy !== ''} onClick=${() => run('continue', () => api('POST', `/api/research/${id}/continue`))}>Continue</button>`}
       </div>
     </form>
-    <form class="top-up" onSubmit=${(e: Event) => (e.preventDefault(), run('top-up', () => api('POST', `/api/research/${id}/top-up`, amounts)))}>
+    <details class="top-up" open=${status === 'awaiting_budget'}>
+    <summary>Top up the budget</summary>
+    <form onSubmit=${(e: Event) => (e.preventDefault(), run('top-up', () => api('POST', `/api/research/${id}/top-up`, amounts)))}>
       <fieldset>
-        <legend>Top up the budget</legend>
+        <legend class="sr-only">Amounts to add</legend>
         ${(['cost_usd', 'tokens', 'searches', 'fetches'] as const).map((k) => html`<div class="field" key=${k}>
           <label for=${`topup-${k}`}>${k === 'cost_usd' ? 'Cost (USD)' : k[0].toUpperCase() + k.slice(1)}</label>
           <input id=${`topup-${k}`} type="number" min="0" step=${k === 'cost_usd' ? '0.01' : '1'} value=${topUp[k]} onInput=${(e: Event) => setTopUp({ ...topUp, [k]: (e.target as HTMLInputElement).value })} />
@@ -37,6 +39,7 @@ export function Steering({ id, status, onDone }: { id: string; status: string; o
         <button type="submit" disabled=${busy !== '' || Object.keys(amounts).length === 0}>Top up</button>
       </fieldset>
     </form>
+    </details>
     <${Alert} error=${error} />
     <button type="button" class="danger" disabled=${busy !== ''} onClick=${() => confirm('Cancel this research? What is done is kept.') && run('cancel', () => api('POST', `/api/research/${id}/cancel`, {}))}>Cancel research</button>
   </section>`;

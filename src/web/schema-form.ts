@@ -75,7 +75,7 @@ export function settingsFrom(schema: JsonSchema, values: FormValues): Record<str
 export function SchemaField({ name, prop, value, onChange }: { name: string; prop: JsonSchema; value: string | boolean; onChange: (v: string | boolean) => void }) {
   const id = `setting-${name.replace(/\./g, '-')}`;
   const t = typeOf(prop);
-  const hint = [prop.description, prop.minimum !== undefined && `min ${prop.minimum}`, prop.maximum !== undefined && `max ${prop.maximum}`].filter(Boolean).join(' · ');
+  const hint = [prop.description, prop.minimum !== undefined && `min ${prop.minimum}`, prop.maximum !== undefined && prop.maximum < 1e9 && `max ${prop.maximum}`].filter(Boolean).join(' · ');
   const hintId = hint ? `${id}-hint` : undefined;
   const label = titleOf(name.replace('.', ' '));
   if (t === 'boolean') {

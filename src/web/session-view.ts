@@ -102,6 +102,8 @@ export function SessionView({ id }: { id: string }) {
   const status = state?.status ?? research.status;
   const title = research.query.split('\n')[0];
   const next = NEXT_RUN[status];
+  // A session that waits for the user puts the controls first; otherwise the report comes first.
+  const waiting = status === 'awaiting_budget' || status === 'awaiting_guidance';
 
   return html`<article class="session">
     <header class="session-head">
@@ -135,12 +137,13 @@ export function SessionView({ id }: { id: string }) {
     ${status === 'awaiting_clarification' && state?.plan && html`<${Clarify} id=${id} questions=${state.plan.clarifying_questions} onDone=${afterAction} />`}
     ${status === 'awaiting_approval' && state?.plan && html`<${PlanReview} key=${state.plan_revisions} id=${id} plan=${state.plan} onDone=${afterAction} />`}
     ${status === 'awaiting_review' && html`<${Review} id=${id} onDone=${afterAction} />`}
-    <${Steering} id=${id} status=${status} onDone=${afterAction} />
+    ${waiting && html`<${Steering} id=${id} status=${status} onDone=${afterAction} />`}
 
     ${state && html`<section class="report" aria-labelledby="report-title">
       <div class="title-row no-print"><h2 id="report-title">Report</h2><${Exports} id=${id} /></div>
       <${Report} markdown=${state.report_markdown} warnings=${warningsOf(state)} />
     </section>
+    ${!waiting && html`<${Steering} id=${id} status=${status} onDone=${afterAction} />`}
     <div class="panels no-print">
       <${Section} title="Sources" count=${state.sources.length} open=${true}><${Sources} id=${id} state=${state} /><//>
       <${Section} title="Findings" count=${state.findings.length}><${Findings} state=${state} /><//>
