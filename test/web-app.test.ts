@@ -261,15 +261,52 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
     await shot('11-warnings-beside-text');
   });
 
-  it('deletes a session from the list', async () => {
+  it('saves a draft with an input context, finds it by search, status and favourite, starts it, and deletes sessions', async () => {
+    await page.goto(`${api.url}/#/new`);
+    await page.waitForSelector('#setting-max_iterations');
+    await page.type('#query', 'Draft: district heating');
+    await page.click('#setting-max_iterations', { count: 3 });
+    await page.type('#setting-max_iterations', '1');
+    await page.type('#paste', 'Our city plans a district heating network by 2030.');
+    await click('Add pasted text');
+    await click('Save as draft');
+    await page.waitForFunction(() => document.querySelector('.session-head .badge')?.textContent === 'draft');
+    expect(await page.$eval('main', (m) => m.textContent)).toContain('1 input context(s) attached');
+    const draftId = (await page.evaluate(() => location.hash)).split('/').pop() as string;
+    expect(harness.recorder.of('search').filter((r) => r.path.includes('district'))).toHaveLength(0);
+
     await page.goto(`${api.url}/#/`);
     await page.waitForSelector('.session-row');
-    const row = await page.waitForFunction((q: string) => [...document.querySelectorAll('.session-row')].find((r) => r.querySelector('.session-link')?.textContent === q), {}, QUESTION);
-    await shot('12-sessions');
-    const del = (await (row.asElement() as ElementHandle<Element>).$('button.danger')) as ElementHandle<HTMLButtonElement>;
-    await del.click();
-    await page.waitForFunction((q: string) => ![...document.querySelectorAll('.session-link')].some((a) => a.textContent === q), {}, QUESTION);
-    expect((await api.call('GET', `/api/research/${id}`)).status).toBe(404);
+    const listed = (queries: string[]) =>
+      page.waitForFunction((want: string) => JSON.stringify([...document.querySelectorAll('.session-link')].map((a) => a.textContent)) === want, { timeout: 10_000 }, JSON.stringify(queries));
+    await page.select('#filter-status', 'draft');
+    await listed(['Draft: district heating']);
+    await page.select('#filter-status', '');
+    await page.type('#filter-q', 'heat pump');
+    await listed([QUESTION]);
+    await click('☆ Favourite');
+    await page.waitForSelector('.session-row button[aria-pressed="true"]');
+    await page.click('#filter-q', { count: 3 });
+    await page.keyboard.press('Backspace');
+    await page.click('#filter-fav');
+    await listed([QUESTION]);
+    await shot('12-sessions-favourites');
+    await page.click('#filter-fav');
+    await page.waitForFunction(() => document.querySelectorAll('.session-row').length === 3);
+
+    // The draft starts with its context sent to the research as guidance.
+    await page.goto(`${api.url}/#/r/${draftId}`);
+    await click('Start research');
+    await waitFor('the draft running with its context', async () => ((await stateOf(draftId)).state?.mind?.guidance ?? []).some((g: { text: string }) => g.text.includes('district heating network by 2030')));
+
+    for (const [sid, query] of [[id, QUESTION], [draftId, 'Draft: district heating']]) {
+      await page.goto(`${api.url}/#/`);
+      const row = await page.waitForFunction((q: string) => [...document.querySelectorAll('.session-row')].find((r) => r.querySelector('.session-link')?.textContent === q), {}, query);
+      const del = (await (row.asElement() as ElementHandle<Element>).$('button.danger')) as ElementHandle<HTMLButtonElement>;
+      await del.click();
+      await page.waitForFunction((q: string) => ![...document.querySelectorAll('.session-link')].some((a) => a.textContent === q), {}, query);
+      expect((await api.call('GET', `/api/research/${sid}`)).status).toBe(404);
+    }
     expect(problems).toEqual([]);
   });
 });

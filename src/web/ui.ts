@@ -7,7 +7,8 @@ export function navigate(hash: string): void {
 }
 
 export function errorText(err: unknown): string {
-  if (err instanceof ApiError) return err.body.field ? `${err.message}` : err.message;
+  if (err instanceof ApiError && err.status === 401) return `${err.message} — enter it under “API token” at the top.`;
+  if (err instanceof ApiError) return err.message;
   return (err as Error)?.message ?? String(err);
 }
 
