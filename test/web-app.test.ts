@@ -59,7 +59,11 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
     await harness?.close();
   });
 
-  const shot = (name: string, p: Page = page) => p.screenshot({ path: path.join(OUT, `${name}.png`) });
+  /** The visible part of the page at 3/4 size: small enough to copy into docs/screenshots. */
+  const shot = async (name: string, p: Page = page) => {
+    const view = await p.evaluate(() => ({ x: window.scrollX, y: window.scrollY, width: window.innerWidth, height: window.innerHeight }));
+    await p.screenshot({ path: path.join(OUT, `${name}.png`), clip: { ...view, scale: 0.75 } });
+  };
   const button = async (text: string, p: Page = page): Promise<ElementHandle<HTMLButtonElement>> => {
     const handle = await p.waitForFunction(
       (t: string) => [...document.querySelectorAll('button')].find((b) => b.textContent?.trim().startsWith(t) && !b.disabled && b.offsetParent !== null),
