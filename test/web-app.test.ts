@@ -84,8 +84,14 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
   const stateOf = async (researchId: string) => (await api.call('GET', `/api/research/${researchId}`)).body;
 
   it('creates a research from the form generated from the settings schema, with a pasted context', async () => {
-    await page.goto(`${api.url}/#/new`);
+    // Keyboard only: skip link, brand, "Sessions", "New research".
+    await page.goto(`${api.url}/#/`);
+    await page.waitForSelector('nav a');
+    for (let i = 0; i < 4; i++) await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('New research');
+    await page.keyboard.press('Enter');
     await page.waitForSelector('#setting-ask_clarifications');
+    expect(await page.evaluate(() => location.hash)).toBe('#/new');
     const models = await page.$$eval('#model option', (os) => os.map((o) => o.textContent ?? ''));
     expect(models.some((t) => /^openai:scripted-model \(default\) — key set$/.test(t))).toBe(true);
     expect(models.some((t) => /unavailable: ANTHROPIC_API_KEY is not set/.test(t))).toBe(true);
