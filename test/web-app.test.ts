@@ -54,6 +54,8 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
   });
   afterAll(async () => {
     await browser?.close();
+    // The server's event-stream loops notice the closed connections within one poll (500 ms).
+    await new Promise((r) => setTimeout(r, 1_000));
     await api?.close();
     await env?.close();
     await harness?.close();
@@ -238,12 +240,16 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
     harness.model.script.misattributeClaim = true;
     harness.model.script.fabricateCitation = true;
     web.headStatus = 404;
-    const created = await api.call('POST', '/api/research', { body: { query: HOSTILE, auto_approve: true, settings: { max_iterations: 1, max_sources: 2, max_search_results_per_query: 2 } } });
+    const settings = { max_iterations: 1, max_sources: 2, max_search_results_per_query: 2, review_final_report: true };
+    const created = await api.call('POST', '/api/research', { body: { query: HOSTILE, auto_approve: true, settings } });
     const hostileId = created.body.research_id as string;
-    await waitFor('the hostile report', async () => (await stateOf(hostileId)).state?.status === 'completed', 90_000, 300);
+    await waitFor('the hostile report', async () => (await stateOf(hostileId)).state?.status === 'awaiting_review', 90_000, 300);
     expect((await api.call('GET', `/api/research/${hostileId}/report`)).text).toContain('<script>window.__pwned = 1</script>');
     await page.goto(`${api.url}/#/r/${hostileId}`);
     await page.waitForSelector('.report-body h1');
+    // The finished report waits for the user's verdict.
+    await click('Accept');
+    await page.waitForFunction(() => document.querySelector('.session-head .badge')?.textContent === 'completed', { timeout: 60_000 });
     const inert = await page.evaluate(() => ({
       pwned: String((window as unknown as { __pwned?: number }).__pwned),
       scripts: document.querySelectorAll('.report-body script').length,

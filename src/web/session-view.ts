@@ -98,6 +98,11 @@ export function SessionView({ id }: { id: string }) {
   };
   const act = (name: string, action: () => Promise<unknown>) => busyRun(setBusy, setError, name, action);
 
+  useEffect(() => {
+    if (research) document.title = `${research.query.split('\n')[0].slice(0, 80)} — deep-research`;
+    return () => void (document.title = 'deep-research');
+  }, [research?.query]);
+
   if (!research) return html`<section><${Alert} error=${error} />${!error && html`<p role="status">Loading…</p>`}</section>`;
   const status = state?.status ?? research.status;
   const title = research.query.split('\n')[0];
