@@ -1,10 +1,10 @@
 // Your sessions: search, filter by status, favourites, and per session favourite, share (copy the
 // link), retry / resume / enhance where they apply, and delete.
 import { html } from 'htm/preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from './api';
 import { ShareControl } from './share';
-import { Alert, busyRun, navigate, STATUSES, StatusBadge, statusLabel, when } from './ui';
+import { Alert, busyRun, navigate, STATUSES, StatusBadge, statusLabel, TERMINAL, when } from './ui';
 
 export interface SessionRow {
   research_id: string;
@@ -33,6 +33,7 @@ export function SessionList() {
   const [cursor, setCursor] = useState<string | undefined>();
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState('');
+  const deleted = useRef(new Set<string>());
 
   const load = async (more = false) => {
     const params = new URLSearchParams({ limit: '20' });
@@ -42,7 +43,8 @@ export function SessionList() {
     if (more && cursor) params.set('cursor', cursor);
     try {
       const page = await api<{ sessions: SessionRow[]; next_cursor?: string }>('GET', `/api/research?${params}`);
-      setRows((old) => (more ? [...(old ?? []), ...page.sessions] : page.sessions));
+      const fresh = page.sessions.filter((r) => !deleted.current.has(r.research_id));
+      setRows((old) => (more ? [...(old ?? []), ...fresh] : fresh));
       setCursor(page.next_cursor);
       setError(undefined);
     } catch (err) {
@@ -53,6 +55,13 @@ export function SessionList() {
     const timer = setTimeout(() => void load(), 200);
     return () => clearTimeout(timer);
   }, [q, status, favourites]);
+
+  // Sessions still on the move are re-read every few seconds (one page only, so "Show more" stays put).
+  useEffect(() => {
+    if (cursor || !rows?.some((r) => r.status !== 'draft' && !TERMINAL.includes(r.status))) return;
+    const timer = setTimeout(() => void load(), 4_000);
+    return () => clearTimeout(timer);
+  }, [rows]);
 
   const replace = (row: SessionRow) => setRows((old) => old?.map((r) => (r.research_id === row.research_id ? { ...r, ...row } : r)));
   const act = (name: string, action: () => Promise<unknown>) => busyRun(setBusy, setError, name, action);
@@ -101,6 +110,7 @@ export function SessionList() {
             if (!confirm(`Delete “${r.query.slice(0, 80)}”? Its report, sources and events are removed.`)) return;
             act('delete', async () => {
               await api('DELETE', `/api/research/${r.research_id}`);
+              deleted.current.add(r.research_id);
               setRows((old) => old?.filter((x) => x.research_id !== r.research_id));
             });
           }}>Delete<span class="sr-only">: ${r.query.slice(0, 60)}</span></button>

@@ -37,7 +37,7 @@ function Report({ markdown, warnings }: { markdown: string; warnings: ReportWarn
     setUnplaced(annotate(ref.current, warnings));
   }, [markdown, JSON.stringify(warnings)]);
   return html`<div>
-    <div ref=${ref} class="report-body" aria-live="polite" aria-busy="false"></div>
+    <div ref=${ref} class="report-body"></div>
     ${!markdown && html`<p class="hint">The report appears here as it is written.</p>`}
     ${unplaced.length > 0 && html`<div class="panel warnings"><h3>Other warnings</h3><ul>${unplaced.map((w, i) => html`<li key=${i}><strong>${warningLabel(w.kind)}:</strong> ${w.message}</li>`)}</ul></div>`}
   </div>`;
