@@ -90,3 +90,5 @@ export const phaseReflectionSchema = z.object({
   // Optional so a model that leaves it out costs no repair call; the harness and real models give it.
   quality_score: z.number().min(0).max(1).optional(),
 });
+
+export const summarySchema = z.object({ summary: z.string() });

@@ -354,6 +354,10 @@ export interface SourceFidelity {
   fidelity: number;
   full_tokens: number;
   allocated_tokens: number;
+  /** The condensed text is a model-written summary (absent: full, or trimmed by rules). */
+  summarized?: boolean;
+  /** "sha256:<hex>" of the full text in the content archive. */
+  archive_hash?: string;
 }
 
 export interface ContentAllocation {
