@@ -121,8 +121,8 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
     id = (await page.evaluate(() => location.hash)).split('/').pop() as string;
     const state = (await stateOf(id)).state;
     expect(state.settings).toMatchObject({ ask_clarifications: true, max_iterations: 1, max_sources: 4, max_search_results_per_query: 2 });
-    // The pasted context reached the research as guidance.
-    await waitFor('the context as guidance', async () => ((await stateOf(id)).state.mind?.guidance ?? []).some((g: { text: string }) => g.text.includes(PASTED)));
+    // The pasted context is stored with the session, to be read as a source.
+    expect(state.input_contexts).toEqual([expect.objectContaining({ label: 'Pasted text', chars: PASTED.length })]);
   });
 
   it('answers the clarifying questions in place, edits a sub-question and approves', async () => {
@@ -161,6 +161,8 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
     await page.waitForFunction(() => document.querySelector('.connection')?.textContent === 'stream ended', { timeout: 30_000 });
     const done = (await stateOf(id)).state;
     expect(done.searched_queries).toContain(EDITED);
+    // The pasted context was read as a source beside the web pages.
+    expect(done.sources.some((src: { provider?: string; status: string }) => src.provider === 'input' && src.status === 'fetched')).toBe(true);
     expect(eventRequests.length).toBeGreaterThanOrEqual(2);
     expect(eventRequests.some((r) => r.lastEventId && Number(r.lastEventId) > 0)).toBe(true);
     const seqs = await page.$$eval('.events li', (lis) => lis.map((li) => Number(li.getAttribute('data-seq'))));
@@ -177,7 +179,7 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
   });
 
   it('previews a source’s stored text and exports the report as Markdown and as a PDF made by the browser', async () => {
-    const fetched = (await stateOf(id)).state.sources.find((s: { status: string; text_file_id?: string }) => s.status === 'fetched' && s.text_file_id);
+    const fetched = (await stateOf(id)).state.sources.find((s: { status: string; text_file_id?: string; provider?: string }) => s.status === 'fetched' && s.text_file_id && s.provider !== 'input');
     await click(`Preview ${fetched.id}`);
     await page.waitForFunction((sid: string) => (document.querySelector(`#preview-${sid} pre`)?.textContent?.length ?? 0) > 50, {}, fetched.id);
     expect(await page.$eval(`#preview-${fetched.id} pre`, (p) => p.textContent)).toMatch(/percent/);
@@ -287,7 +289,7 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
     await click('Add pasted text');
     await click('Save as draft');
     await page.waitForFunction(() => document.querySelector('.session-head .badge')?.textContent === 'draft');
-    expect(await page.$eval('main', (m) => m.textContent)).toContain('1 input context(s) attached');
+    expect(await page.$eval('main', (m) => m.textContent)).toContain('1 input context(s) attached, read as sources once it starts');
     const draftId = (await page.evaluate(() => location.hash)).split('/').pop() as string;
     expect(harness.recorder.of('search').filter((r) => r.path.includes('district'))).toHaveLength(0);
 
@@ -310,10 +312,11 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
     await page.click('#filter-fav');
     await page.waitForFunction(() => document.querySelectorAll('.session-row').length === 3);
 
-    // The draft starts with its context sent to the research as guidance.
+    // The draft starts with its context, read as a source.
     await page.goto(`${api.url}/#/r/${draftId}`);
     await click('Start research');
-    await waitFor('the draft running with its context', async () => ((await stateOf(draftId)).state?.mind?.guidance ?? []).some((g: { text: string }) => g.text.includes('district heating network by 2030')));
+    const started = await waitFor('the draft running with its context', async () => (await stateOf(draftId)).state ?? undefined);
+    expect(started.input_contexts).toEqual([expect.objectContaining({ label: 'Pasted text', chars: 'Our city plans a district heating network by 2030.'.length })]);
 
     for (const [sid, query] of [[id, QUESTION], [draftId, 'Draft: district heating']]) {
       await page.goto(`${api.url}/#/`);

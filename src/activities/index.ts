@@ -5,7 +5,7 @@ import { budgetSettingsOf } from '../budget/settings';
 import { ConfigError } from '../config/load';
 import type { AppConfig } from '../config/schema';
 import { createModelProvider } from '../providers/model/ai-sdk';
-import { createEmbedder } from '../providers/model/embeddings';
+import { createEmbedder, type Embedder } from '../providers/model/embeddings';
 import { modelConnection, modelProviders, resolveProviderPlan, searchAvailability } from '../providers/registry';
 import { createSearchProvider, searchApiKeyFromEnv, SEARCH_PROVIDERS, type SearchProviderName } from '../providers/search/catalog';
 import type { ModelProvider } from '../providers/model/types';
@@ -22,6 +22,7 @@ import { createDeliveryActivities } from './delivery-activities';
 import { createMindActivities } from './mind-activities';
 import { createVerifyActivities } from './verify-activities';
 import { createModelActivities } from './model-activities';
+import { createPanelActivities } from './panel-activities';
 import { createRelevanceActivities } from './relevance-activities';
 import { createStoreActivities } from './store-activities';
 import { createWebActivities } from './web-activities';
@@ -71,10 +72,11 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   const activities: ResearchActivities = {
     ...createModelActivities(modelDeps),
     ...createMindActivities(modelDeps),
+    ...createPanelActivities(modelDeps),
     ...createVerifyActivities({ artifacts, fetcher, model, defaultModel, pricing: config.models.pricing, doiResolver: config.fetch.doi_resolver_url }),
     ...createWebActivities({ config, artifacts, fetcher, cache, searchProvider }),
     ...createStoreActivities(sessionStore),
-    ...createRelevanceActivities(artifacts),
+    ...createRelevanceActivities(artifacts, relevanceEmbedder(config, env)),
     ...createDeliveryActivities({ config, env, sessions: sessionStore }),
     async lookupLocalKnowledge({ query, maxResults }) {
       if (!config.search.local_path) return { hits: [] };
@@ -123,6 +125,16 @@ function startArchiveSweep(dir: string | undefined, ttlHours: number): NodeJS.Ti
 /** Fails early, with what to set, when no model could serve this installation's planner. */
 export function checkModelConfigured(config: AppConfig, env: NodeJS.ProcessEnv): void {
   resolveProviderPlan(config, env, config.research.settings);
+}
+
+/** The configured embedding model, made once when a page is first scored by meaning. */
+function relevanceEmbedder(config: AppConfig, env: NodeJS.ProcessEnv): () => Embedder | undefined {
+  let embedder: Embedder | undefined;
+  return () => {
+    const ref = config.search.embedding_model;
+    if (!ref) return undefined;
+    return (embedder ??= createEmbedder(modelConnection(config, env, ref)));
+  };
 }
 
 function createSearch(config: AppConfig, env: NodeJS.ProcessEnv, name: string): SearchProvider {

@@ -132,6 +132,9 @@ export const researchSettingsSchema = z
     max_phase_visits: z.number().int().min(1).max(1_000).default(40).describe('Backstop: no phase runs more often than this'),
     max_concurrency: z.number().int().min(1).max(32).default(3).describe('Research branches (one per query) running at once'),
     max_model_calls_in_flight: z.number().int().min(1).max(64).default(4).describe('Model calls in flight at once across one session'),
+    panel: z.array(z.string().trim().min(2).max(200)).min(1).max(10).optional().describe('Panel research: "provider:model" items or plain words ("claude", "gemini"); one model per provider, first match wins, models without a key dropped'),
+    synthesis_model: modelRef.optional().describe('The model that merges the panel answers (its key is required); default: the writer\'s model'),
+    skip_synthesis: z.boolean().optional().describe('Panel research: return the answers side by side, without a synthesis'),
     budget: z
       .object({
         tokens: z.number().int().positive().optional(),
@@ -171,7 +174,7 @@ export const configSchema = z
         local_path: z.string().optional().describe('Folder of your own documents; overridden by LOCAL_DOCS_DIR'),
         embedding_model: modelRef
           .optional()
-          .describe('provider:model serving OpenAI-compatible /v1/embeddings (e.g. ollama:nomic-embed-text): local documents are then also ranked by meaning (hybrid with BM25); overridden by LOCAL_EMBEDDING_MODEL'),
+          .describe('provider:model serving OpenAI-compatible /v1/embeddings (e.g. ollama:nomic-embed-text): local documents are then also ranked by meaning (hybrid with BM25) and fetched pages also scored by meaning for relevance; overridden by LOCAL_EMBEDDING_MODEL'),
         timeout_seconds: z.number().int().min(1).max(120).default(20),
         chain: z.array(searchProviderName).default(DEFAULT_SEARCH_CHAIN).describe('Tried in order; providers without keys are skipped. Overridden by SEARCH_PROVIDERS'),
         mode: z.enum(['fallback', 'combine']).default('fallback').describe('fallback: the first provider that answers; combine: all of them, merged'),

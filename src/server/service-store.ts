@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import type { InputContext } from '../client/research-client';
 
 export interface OwnedSession {
   research_id: string;
@@ -13,7 +14,7 @@ export interface OwnedSession {
   favourite: boolean;
   /** Settings of a draft (JSON), kept until it is approved. */
   settings: Record<string, unknown>;
-  /** Texts the user gave a draft as input context, sent as guidance once it starts. */
+  /** Input contexts a draft carries until it starts (then read as sources). */
   contexts: InputContext[];
   share_token: string | null;
   parent_id: string | null;
@@ -25,11 +26,6 @@ interface Row extends Omit<OwnedSession, 'favourite' | 'settings' | 'contexts'> 
   favourite: number;
   settings: string;
   contexts: string | null;
-}
-
-export interface InputContext {
-  content: string;
-  label?: string;
 }
 
 export interface ListFilter {

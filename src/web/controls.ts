@@ -5,7 +5,7 @@ import { useState } from 'preact/hooks';
 import { api, download } from './api';
 import { Alert, busyRun } from './ui';
 
-const STEERABLE = ['planning', 'running', 'awaiting_budget', 'awaiting_guidance', 'verifying'];
+const STEERABLE = ['planning', 'running', 'processing', 'synthesizing', 'awaiting_budget', 'awaiting_guidance', 'verifying'];
 
 export function Steering({ id, status, onDone }: { id: string; status: string; onDone: () => void }) {
   const [guide, setGuide] = useState('');
@@ -77,4 +77,31 @@ export function Exports({ id }: { id: string }) {
     <button type="button" onClick=${() => print()}>PDF (print)</button>
     <${Alert} error=${error} />
   </div>`;
+}
+
+/** A session started without its question (awaiting_topic), or a panel with failed models (awaiting_confirmation). */
+export function Waiting({ id, status, onDone }: { id: string; status: string; onDone: () => void }) {
+  const [topic, setTopic] = useState('');
+  const [busy, setBusy] = useState('');
+  const [error, setError] = useState<unknown>();
+  const run = (name: string, action: () => Promise<unknown>) => busyRun(setBusy, setError, name, async () => (await action(), onDone()));
+  if (status === 'awaiting_topic') {
+    return html`<section class="panel" aria-labelledby="topic-title">
+      <h2 id="topic-title">What should be researched?</h2>
+      <form class="field" onSubmit=${(e: Event) => (e.preventDefault(), run('topic', () => api('POST', `/api/research/${id}/topic`, { query: topic })))}>
+        <label for="topic">Research question</label>
+        <textarea id="topic" rows="2" value=${topic} onInput=${(e: Event) => setTopic((e.target as HTMLTextAreaElement).value)}></textarea>
+        <button type="submit" class="primary" disabled=${busy !== '' || !topic.trim()}>Send</button>
+      </form>
+      <${Alert} error=${error} />
+    </section>`;
+  }
+  if (status !== 'awaiting_confirmation') return null;
+  return html`<section class="panel" aria-labelledby="confirm-title">
+    <h2 id="confirm-title">Some panel models failed</h2>
+    <div class="actions">
+      ${(['proceed', 'retry', 'cancel'] as const).map((action) => html`<button type="button" class=${action === 'cancel' ? 'danger' : ''} disabled=${busy !== ''} onClick=${() => run(action, () => api('POST', `/api/research/${id}/confirm`, { action }))}>${action === 'proceed' ? 'Proceed with the answers there are' : action === 'retry' ? 'Retry the failed models' : 'Cancel'}</button>`)}
+    </div>
+    <${Alert} error=${error} />
+  </section>`;
 }

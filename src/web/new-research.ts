@@ -62,7 +62,7 @@ export function NewResearch() {
     if (search) settings.search_provider = search;
     setBusy(true);
     try {
-      const body = { query, settings, draft, ...(contexts.length ? { contexts: contexts.map((c) => ({ content: c.content, ...(c.label ? { label: c.label } : {}) })) } : {}) };
+      const body = { query, settings, draft, ...(contexts.length ? { input_contexts: contexts.map((c) => ({ content: c.content, ...(c.label ? { label: c.label } : {}) })) } : {}) };
       const created = await api<{ research_id: string }>('POST', '/api/research', body);
       navigate(`#/r/${created.research_id}`);
     } catch (err) {
@@ -107,7 +107,7 @@ export function NewResearch() {
       </details>
       <fieldset class="contexts">
         <legend>Input contexts</legend>
-        <p class="hint">Text the research should take into account: paste it or add text files (Markdown, CSV, JSON, HTML, plain text). Up to 5, each up to 20,000 characters.</p>
+        <p class="hint">Text the research reads as sources beside the web: paste it or add text files (Markdown, CSV, JSON, HTML, plain text). Up to 5, each up to 20,000 characters.</p>
         <ul>${contexts.map((c, i) => html`<li key=${i}><span>${c.label || 'Pasted text'} · ${c.content.length.toLocaleString()} characters</span>
           <button type="button" class="link" onClick=${() => setContexts(contexts.filter((_, j) => j !== i))}>Remove<span class="sr-only"> ${c.label || 'pasted text'}</span></button></li>`)}</ul>
         <div class="field">

@@ -4,7 +4,7 @@
 import { html } from 'htm/preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, followEvents, type StreamEvent } from './api';
-import { Exports, Review, Steering } from './controls';
+import { Exports, Review, Steering, Waiting } from './controls';
 import { annotate, renderMarkdown, warningLabel, type ReportWarning } from './markdown';
 import { Budget, Decisions, Events, Findings, Gaps, progressOf, Sources, type Snapshot } from './panels';
 import { Clarify, PlanReview } from './plan-review';
@@ -135,13 +135,14 @@ export function SessionView({ id }: { id: string }) {
 
     ${status === 'draft' && html`<section class="panel">
       <h2>Draft</h2>
-      <p>Nothing runs until you start it.${research.contexts ? ` ${research.contexts} input context(s) attached.` : ''}</p>
+      <p>Nothing runs until you start it.${research.contexts ? ` ${research.contexts} input context(s) attached, read as sources once it starts.` : ''}</p>
       <pre class="settings-json">${JSON.stringify(research.settings ?? {}, null, 2)}</pre>
       <button type="button" class="primary" disabled=${busy !== ''} onClick=${() => act('start', async () => (await api('POST', `/api/research/${id}/approve`), setStreamKey((k) => k + 1), await load()))}>Start research</button>
     </section>`}
     ${status === 'awaiting_clarification' && state?.plan && html`<${Clarify} id=${id} questions=${state.plan.clarifying_questions} onDone=${afterAction} />`}
     ${status === 'awaiting_approval' && state?.plan && html`<${PlanReview} key=${state.plan_revisions} id=${id} plan=${state.plan} onDone=${afterAction} />`}
     ${status === 'awaiting_review' && html`<${Review} id=${id} onDone=${afterAction} />`}
+    <${Waiting} id=${id} status=${status} onDone=${afterAction} />
     ${waiting && html`<${Steering} id=${id} status=${status} onDone=${afterAction} />`}
 
     ${state && html`<section class="report" aria-labelledby="report-title">

@@ -22,8 +22,9 @@ export const num = (n: number | undefined, digits = 0): string => (n === undefin
 export const usd = (n: number | undefined): string => (n === undefined ? '—' : `$${n.toFixed(n < 1 ? 4 : 2)}`);
 
 export const STATUSES = [
-  'draft', 'planning', 'awaiting_clarification', 'awaiting_approval', 'running', 'awaiting_budget', 'awaiting_guidance',
-  'verifying', 'awaiting_review', 'completed', 'failed', 'cancelled', 'rejected', 'expired', 'timed_out',
+  'draft', 'awaiting_topic', 'planning', 'awaiting_clarification', 'awaiting_approval', 'running', 'processing', 'synthesizing',
+  'awaiting_confirmation', 'awaiting_budget', 'awaiting_guidance', 'verifying', 'awaiting_review', 'completed', 'failed',
+  'cancelled', 'rejected', 'expired', 'timed_out',
 ];
 export const TERMINAL = ['completed', 'failed', 'cancelled', 'rejected', 'expired', 'timed_out'];
 export const statusLabel = (s: string): string => s.replace(/_/g, ' ');

@@ -260,7 +260,41 @@ export function fakeEmbedding(text: string): number[] {
   return vector.map((v) => v / norm);
 }
 
+/** A panel member's answer: the first finding it was given, with its citation. */
+function panelAnswer(prompt: string) {
+  const finding = /^- \(\w+\) (.*)$/m.exec(/Findings from the shared research:\n([\s\S]*?)\n\n/.exec(prompt)?.[1] ?? '')?.[1] ?? 'The evidence is thin.';
+  const context = /Context given by the user \(([^)]*)\):\n([^\n]*)/.exec(prompt);
+  return { answer: `On ${topicOf(prompt)}: ${finding}${context ? ` The user's ${context[1]} says: ${context[2]}` : ''}` };
+}
+
+/** Credits each answer's first line to its model, one shared paragraph to all, and a conflict between the first two. */
+function panelSynthesis(prompt: string) {
+  const answers = [...prompt.matchAll(/<answer model="([^"]+)">\n([\s\S]*?)\n<\/answer>/g)].map((m) => ({ model: m[1], text: m[2] }));
+  const paragraphs = [
+    { text: `All panel members addressed ${topicOf(prompt)}.`, models: answers.map((a) => a.model) },
+    ...answers.map((a) => ({ text: a.text.split('\n')[0], models: [a.model] })),
+    { text: 'An uncredited aside.', models: ['openai:not-on-the-panel'] },
+  ];
+  const conflicts = answers.length >= 2
+    ? [{ topic: 'the size of the effect', positions: answers.slice(0, 2).map((a, i) => ({ model: a.model, position: i === 0 ? 'large' : 'small' })) }]
+    : [];
+  return { paragraphs, conflicts, agreement: answers.length >= 2 ? 'medium' : 'high' };
+}
+
+/** Too short to research (< 3 words): 0; vague (< 8 words): 1 with a sharper version; else 2. */
+function inputCheck(prompt: string) {
+  const question = /Research question:\n([\s\S]*)$/.exec(prompt)?.[1]?.trim() ?? '';
+  const words = question.split(/\s+/).filter(Boolean).length;
+  if (words < 3) return { quality: 0, reason: 'There is no researchable topic in so few words.', improved_prompt: `What is known about ${question || 'this topic'}, and what do recent sources say?` };
+  if (words < 8) return { quality: 1, reason: 'The question is broad: no scope, place or time.', improved_prompt: `${question.replace(/[?.!]+$/, '')} in Europe since 2015, with figures?` };
+  return { quality: 2, reason: 'Clear and specific.', improved_prompt: null };
+}
+
 function scriptedObject(name: string | undefined, prompt: string, script: ModelScript): unknown {
+  if (name === 'panel_answer') return panelAnswer(prompt);
+  if (name === 'panel_synthesis') return panelSynthesis(prompt);
+  if (name === 'input_check') return inputCheck(prompt);
+  if (name === 'input_improvement') return { improved_prompt: `${(/Research question:\n([\s\S]*)$/.exec(prompt)?.[1] ?? '').trim()} (scoped: Europe, since 2015)` };
   if (name === 'research_plan') return plan(prompt, script);
   if (name === 'source_analysis') return analysis(prompt, script);
   if (name === 'report_patch') return reportPatch(prompt, script);
