@@ -19,6 +19,7 @@ import { registerOutputRoutes } from './routes-output';
 import { registerScheduleRoutes } from './routes-schedules';
 import { registerSessionRoutes } from './routes-sessions';
 import { registerSteeringRoutes } from './routes-steering';
+import { registerWebRoutes } from './routes-web';
 
 export interface AppOptions {
   service: ResearchService;
@@ -31,6 +32,8 @@ export interface AppOptions {
   /** Extra routes (the MCP transport) registered after the API. */
   extend?: (app: FastifyInstance) => void | Promise<void>;
   logger?: boolean;
+  /** Where provider keys are looked up (names only are reported); process.env by default. */
+  env?: NodeJS.ProcessEnv;
   /** JSON request logs through this pino logger (serve); each line of a session's route carries research_id. */
   loggerInstance?: Logger;
   /** The payload codec behind /codec/*; from DEEP_RESEARCH_PAYLOAD_KEYS by default. */
@@ -39,7 +42,7 @@ export interface AppOptions {
   codecOrigins?: string[];
 }
 
-const PUBLIC = [/^\/api\/openapi\.json$/, /^\/api\/docs(\/|$)/, /^\/api\/shared\//, /^\/share\//, /^\/api\/health$/];
+const PUBLIC = [/^\/$/, /^\/assets\//, /^\/api\/openapi\.json$/, /^\/api\/docs(\/|$)/, /^\/api\/shared\//, /^\/share\//, /^\/api\/health$/];
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { service } = opts;
@@ -110,6 +113,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerOutputRoutes(app, service);
   registerScheduleRoutes(app, service);
   registerMcpRoutes(app, service);
+  registerWebRoutes(app, service, opts.env ?? process.env);
   registerCodecRoutes(app, opts.codec ?? payloadCodecFromEnv(), opts.codecOrigins ?? codecOriginsFromEnv());
   await opts.extend?.(app);
   return app;

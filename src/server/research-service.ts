@@ -44,6 +44,8 @@ export interface SessionView {
   share_token?: string;
   parent_id: string | null;
   settings?: Record<string, unknown>;
+  /** How many input contexts a draft holds (read as sources once it starts). */
+  contexts?: number;
   created_at: string;
   updated_at: string;
 }
@@ -67,7 +69,7 @@ export class ResearchService {
       shared: !!s.share_token,
       ...(s.share_token ? { share_token: s.share_token } : {}),
       parent_id: s.parent_id,
-      ...(s.status === 'draft' ? { settings: s.settings } : {}),
+      ...(s.status === 'draft' ? { settings: s.settings, contexts: s.contexts.length } : {}),
       created_at: s.created_at,
       updated_at: s.updated_at,
     };
@@ -83,13 +85,13 @@ export class ResearchService {
     // Only a question left out is asked for; an empty one is a mistake to point out.
     const asksTopic = req.query === undefined;
     if (asksTopic && req.draft) throw invalid('query', 'a draft needs its research question');
-    if (req.draft && req.input_contexts?.length) throw invalid('input_contexts', 'a draft cannot carry input contexts: create the session when it should run');
     const query = asksTopic ? '' : this.checkQuery(req.query);
     const settings = { ...(req.settings ?? {}), ...panelSettings(req) };
     this.checkSettings(settings);
     if (req.draft) {
       const researchId = this.newId();
-      const view = this.view(this.store.insert({ research_id: researchId, owner, query, status: 'draft', settings, parent_id: null }));
+      // A draft keeps its input contexts until it starts; they are read as sources then.
+      const view = this.view(this.store.insert({ research_id: researchId, owner, query, status: 'draft', settings, contexts: req.input_contexts, parent_id: null }));
       return { ...view, input_check: await this.adviseOn(query) };
     }
     const researchId = this.newId();
@@ -135,8 +137,8 @@ export class ResearchService {
   async approve(owner: string, id: string, plan?: Partial<ResearchPlan>, panel?: string[]): Promise<Accepted | { status: string }> {
     const s = this.owned(owner, id);
     if (s.status === 'draft') {
-      await this.client.start({ query: s.query, settings: s.settings, researchId: id, autoApprove: true });
-      this.store.update(id, { status: 'planning' });
+      await this.client.start({ query: s.query, settings: s.settings, researchId: id, autoApprove: true, contexts: s.contexts });
+      this.store.update(id, { status: 'planning', contexts: [] });
       return { status: 'planning' };
     }
     return this.steer(owner, id, (c) => c.approve(id, plan, panel));

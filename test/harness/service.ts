@@ -13,9 +13,9 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export async function startService(env: TestEnvironment, opts: { rateLimitPerMinute?: number } = {}): Promise<TestService> {
+export async function startService(env: TestEnvironment, opts: { rateLimitPerMinute?: number; providerEnv?: NodeJS.ProcessEnv } = {}): Promise<TestService> {
   const service = new ResearchService(env.client);
-  const app = await buildApp({ service, host: '127.0.0.1', rateLimitPerMinute: opts.rateLimitPerMinute ?? 100_000 });
+  const app = await buildApp({ service, host: '127.0.0.1', rateLimitPerMinute: opts.rateLimitPerMinute ?? 100_000, env: opts.providerEnv ?? env.env });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
