@@ -2,16 +2,16 @@
 // ownership, drafts, steering with 404/409 answers, favourites, share tokens and delete.
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { resolveSettings } from '../config/load';
 import { ResearchClient, ResearchError, validateQuery } from '../client/research-client';
 import { FileArtifactStore } from '../stores/artifacts';
 import { FetchCache } from '../stores/fetch-cache';
 import { artifactIdsIn, SqliteSessionStore } from '../stores/sessions';
 import type { EnhanceOptions } from '../client/session-ops';
-import type { Accepted, ReviewArgs, TopUpArgs } from '../workflows/messages';
+import { stateQuery, type Accepted, type ReviewArgs, type TopUpArgs } from '../workflows/messages';
 import { TERMINAL_STATUSES, type ResearchEvent, type ResearchPlan, type ResearchSnapshot, type ResearchStatus } from '../workflows/types';
 import { ApiError, invalid, notFound, wrongState } from './errors';
 import { ServiceStore, type ListFilter, type OwnedSession } from './service-store';
+import { checkPlanEdit, checkServiceSettings, policyFromEnv, startSettings, type SessionPolicy } from './session-policy';
 
 export interface CreateRequest {
   query: string;
@@ -29,17 +29,21 @@ export interface SessionView {
   share_token?: string;
   parent_id: string | null;
   settings?: Record<string, unknown>;
+  plan?: Record<string, unknown>;
   created_at: string;
   updated_at: string;
+  /** What the service decided for this session that the caller did not ask for. */
+  notes?: string[];
 }
-
-const VALIDATION = /empty|needs|must|no answers|longer than|not valid|at least|expects/i;
 
 export class ResearchService {
   readonly store: ServiceStore;
   private sessionStore: SqliteSessionStore | undefined;
 
-  constructor(readonly client: ResearchClient) {
+  constructor(
+    readonly client: ResearchClient,
+    readonly policy: SessionPolicy = policyFromEnv(),
+  ) {
     this.store = ServiceStore.open(client.config.data_dir);
   }
 
@@ -52,7 +56,7 @@ export class ResearchService {
       shared: !!s.share_token,
       ...(s.share_token ? { share_token: s.share_token } : {}),
       parent_id: s.parent_id,
-      ...(s.status === 'draft' ? { settings: s.settings } : {}),
+      ...(s.status === 'draft' ? { settings: s.settings, ...(s.plan ? { plan: s.plan } : {}) } : {}),
       created_at: s.created_at,
       updated_at: s.updated_at,
     };
@@ -75,31 +79,41 @@ export class ResearchService {
     const researchId = this.newId();
     // Owned before the workflow exists, so no event or state is ever visible to anybody else.
     this.store.insert({ research_id: researchId, owner, query, status: 'planning', settings: {}, parent_id: null });
+    const unattended = !!(req.auto_approve || settings.auto_approve);
+    const start = startSettings(this.policy, settings, unattended);
     try {
-      await this.client.start({ query, settings, researchId, autoApprove: req.auto_approve });
+      await this.client.start({ query, settings: start.settings, researchId, autoApprove: req.auto_approve });
     } catch (err) {
       this.store.remove(researchId);
       throw err instanceof ResearchError ? invalid('query', err.message) : err;
     }
-    return this.view(this.owned(owner, researchId));
+    return { ...this.view(this.owned(owner, researchId)), ...(start.notes.length ? { notes: start.notes } : {}) };
   }
 
-  editDraft(owner: string, id: string, changes: { query?: string; settings?: Record<string, unknown> }): SessionView {
+  editDraft(owner: string, id: string, changes: { query?: string; settings?: Record<string, unknown>; plan?: Partial<ResearchPlan> }): SessionView {
     const s = this.owned(owner, id);
     if (s.status !== 'draft') throw wrongState(id, s.status, `research ${id} is ${s.status}; only a draft can be edited`);
     const query = changes.query === undefined ? undefined : this.checkQuery(changes.query);
     const settings = changes.settings === undefined ? undefined : { ...s.settings, ...changes.settings };
     if (settings) this.checkSettings(settings);
-    return this.view(this.store.update(id, { query, settings }));
+    const plan = changes.plan === undefined ? undefined : { ...(s.plan ?? {}), ...changes.plan };
+    if (plan || settings) checkPlanEdit(this.client.config, settings ?? s.settings, (plan ?? s.plan ?? {}) as Partial<ResearchPlan>);
+    return this.view(this.store.update(id, { query, settings, plan }));
   }
 
-  /** A draft starts running with its plan approved ahead; a plan waiting for approval is approved. */
-  async approve(owner: string, id: string, plan?: Partial<ResearchPlan>): Promise<Accepted | { status: string }> {
+  /**
+   * A draft starts running with its plan approved ahead (its stored plan edits, or the `plan` given
+   * now, applied to the planner's plan); a plan waiting for approval is approved.
+   */
+  async approve(owner: string, id: string, plan?: Partial<ResearchPlan>): Promise<Accepted | { status: string; notes?: string[] }> {
     const s = this.owned(owner, id);
     if (s.status === 'draft') {
-      await this.client.start({ query: s.query, settings: s.settings, researchId: id, autoApprove: true });
+      const edited = plan ? { ...(s.plan ?? {}), ...plan } : (s.plan ?? undefined);
+      if (edited) checkPlanEdit(this.client.config, s.settings, edited as Partial<ResearchPlan>);
+      const start = startSettings(this.policy, s.settings, true);
+      await this.client.start({ query: s.query, settings: start.settings, researchId: id, autoApprove: true, plan: edited as Partial<ResearchPlan> | undefined });
       this.store.update(id, { status: 'planning' });
-      return { status: 'planning' };
+      return { status: 'planning', ...(start.notes.length ? { notes: start.notes } : {}) };
     }
     return this.steer(owner, id, (c) => c.approve(id, plan));
   }
@@ -206,14 +220,18 @@ export class ResearchService {
   /** Ends a running workflow, then removes the session, its events and the artifacts no other session uses. */
   async delete(owner: string, id: string): Promise<{ deleted: string; artifacts_removed: number }> {
     const s = this.owned(owner, id);
+    const mine = new Set<string>();
     if (s.status !== 'draft') {
       const handle = this.client.handle(id);
       const described = await handle.describe().catch(() => undefined);
       if (described?.status.name === 'RUNNING') await handle.terminate('deleted by its owner').catch(() => undefined);
+      // The final live state (a query answers on a closed workflow too) names pages fetched since the last snapshot.
+      const live = await handle.query(stateQuery).catch(() => undefined);
+      if (live) for (const fileId of artifactIdsIn(JSON.stringify(live))) mine.add(fileId);
     }
     const sessions = this.sessions();
     const stored = sessions.get(id);
-    const mine = new Set(stored ? artifactIdsIn(JSON.stringify(stored)) : []);
+    if (stored) for (const fileId of artifactIdsIn(JSON.stringify(stored))) mine.add(fileId);
     const others = sessions.artifactIdsExcept(id);
     const orphans = [...mine].filter((fileId) => !others.has(fileId));
     const artifacts = new FileArtifactStore(path.join(this.client.config.data_dir, 'artifacts'));
@@ -254,8 +272,8 @@ export class ResearchService {
     } catch (err) {
       if (!(err instanceof ResearchError)) throw err;
       if (/^unknown research id/.test(err.message)) throw notFound(id);
+      if (err.refusal.kind === 'invalid') throw invalid(err.refusal.field ? `body.${err.refusal.field}` : 'body', err.message);
       const status = (await this.refresh(id)) ?? s.status;
-      if (VALIDATION.test(err.message) && !/limit of/.test(err.message)) throw invalid('body', err.message);
       throw wrongState(id, status, err.message);
     }
   }
@@ -291,11 +309,7 @@ export class ResearchService {
   }
 
   private checkSettings(settings: Record<string, unknown>): void {
-    try {
-      resolveSettings(this.client.config.research.settings, settings);
-    } catch (err) {
-      throw invalid('settings', (err as Error).message);
-    }
+    checkServiceSettings(this.client.config, this.policy, settings);
   }
 
   private newId(): string {

@@ -13,15 +13,18 @@ export interface OwnedSession {
   favourite: boolean;
   /** Settings of a draft (JSON), kept until it is approved. */
   settings: Record<string, unknown>;
+  /** A draft's edited plan (sub-questions, outline, brief), applied when it is approved. */
+  plan: Record<string, unknown> | null;
   share_token: string | null;
   parent_id: string | null;
   created_at: string;
   updated_at: string;
 }
 
-interface Row extends Omit<OwnedSession, 'favourite' | 'settings'> {
+interface Row extends Omit<OwnedSession, 'favourite' | 'settings' | 'plan'> {
   favourite: number;
   settings: string;
+  plan: string | null;
 }
 
 export interface ListFilter {
@@ -54,6 +57,8 @@ export class ServiceStore {
         parent_id TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
       CREATE INDEX IF NOT EXISTS owned_by_created ON owned_sessions (owner, created_at DESC, research_id DESC);
     `);
+    const columns = this.db.prepare('PRAGMA table_info(owned_sessions)').all() as { name: string }[];
+    if (!columns.some((c) => c.name === 'plan')) this.db.exec('ALTER TABLE owned_sessions ADD COLUMN plan TEXT');
   }
 
   static open(dataDir: string): ServiceStore {
@@ -81,7 +86,7 @@ export class ServiceStore {
     return this.db.prepare('DELETE FROM api_tokens WHERE user = ?').run(user).changes;
   }
 
-  insert(s: Omit<OwnedSession, 'favourite' | 'share_token' | 'created_at' | 'updated_at'> & { favourite?: boolean }): OwnedSession {
+  insert(s: Omit<OwnedSession, 'favourite' | 'share_token' | 'created_at' | 'updated_at' | 'plan'> & { favourite?: boolean }): OwnedSession {
     const now = new Date().toISOString();
     this.db
       .prepare(
@@ -112,13 +117,13 @@ export class ServiceStore {
     return row ? fromRow(row) : undefined;
   }
 
-  update(researchId: string, changes: Partial<Pick<OwnedSession, 'query' | 'status' | 'favourite' | 'settings' | 'share_token'>>): OwnedSession {
+  update(researchId: string, changes: Partial<Pick<OwnedSession, 'query' | 'status' | 'favourite' | 'settings' | 'share_token' | 'plan'>>): OwnedSession {
     const sets: string[] = [];
     const values: unknown[] = [];
     for (const [key, value] of Object.entries(changes)) {
       if (value === undefined) continue;
       sets.push(`${key} = ?`);
-      values.push(key === 'settings' ? JSON.stringify(value) : key === 'favourite' ? (value ? 1 : 0) : value);
+      values.push(key === 'settings' || (key === 'plan' && value !== null) ? JSON.stringify(value) : key === 'favourite' ? (value ? 1 : 0) : value);
     }
     sets.push('updated_at = ?');
     values.push(new Date().toISOString());
@@ -180,5 +185,5 @@ export class ServiceStore {
 }
 
 function fromRow(row: Row): OwnedSession {
-  return { ...row, favourite: !!row.favourite, settings: JSON.parse(row.settings) as Record<string, unknown> };
+  return { ...row, favourite: !!row.favourite, settings: JSON.parse(row.settings) as Record<string, unknown>, plan: row.plan ? (JSON.parse(row.plan) as Record<string, unknown>) : null };
 }

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/server/app';
 import { ResearchService } from '../../src/server/research-service';
+import type { SessionPolicy } from '../../src/server/session-policy';
 import type { TestEnvironment } from './index';
 
 export interface TestService {
@@ -13,9 +14,12 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export async function startService(env: TestEnvironment, opts: { rateLimitPerMinute?: number } = {}): Promise<TestService> {
-  const service = new ResearchService(env.client);
-  const app = await buildApp({ service, host: '127.0.0.1', rateLimitPerMinute: opts.rateLimitPerMinute ?? 100_000 });
+export async function startService(
+  env: TestEnvironment,
+  opts: { rateLimitPerMinute?: number; corsOrigins?: string[]; policy?: SessionPolicy } = {},
+): Promise<TestService> {
+  const service = new ResearchService(env.client, opts.policy ?? { allowLocalDocuments: false });
+  const app = await buildApp({ service, host: '127.0.0.1', rateLimitPerMinute: opts.rateLimitPerMinute ?? 100_000, corsOrigins: opts.corsOrigins });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
