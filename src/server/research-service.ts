@@ -7,6 +7,7 @@ import { FileArtifactStore } from '../stores/artifacts';
 import { FetchCache } from '../stores/fetch-cache';
 import { artifactIdsIn, SqliteSessionStore } from '../stores/sessions';
 import type { EnhanceOptions } from '../client/session-ops';
+import { contextFromFile } from '../client/context-files';
 import { stateQuery, type Accepted, type ReviewArgs, type TopUpArgs } from '../workflows/messages';
 import { TERMINAL_STATUSES, type ResearchEvent, type ResearchPlan, type ResearchSnapshot, type ResearchStatus } from '../workflows/types';
 import { ApiError, invalid, notFound, wrongState } from './errors';
@@ -130,8 +131,9 @@ export class ResearchService {
   resume = (owner: string, id: string) => this.steer(owner, id, (c) => c.resume(id));
 
   /** A new version of a completed session, owned by the same user; the old one stays as it was. */
-  async enhance(owner: string, id: string, opts: EnhanceOptions): Promise<SessionView> {
+  async enhance(owner: string, id: string, request: EnhanceRequest): Promise<SessionView> {
     const parent = this.owned(owner, id);
+    const opts: EnhanceOptions = { ...request, contexts: await readContexts(request.contexts ?? []) };
     let started: { researchId: string } | undefined;
     await this.steer(owner, id, async (c) => {
       try {
@@ -318,6 +320,23 @@ export class ResearchService {
       if (!this.store.exists(id)) return id;
     }
   }
+}
+
+export type EnhanceContext = { content: string; label?: string } | { filename: string; content_type?: string; data_base64: string };
+export type EnhanceRequest = Omit<EnhanceOptions, 'contexts' | 'researchId'> & { contexts?: EnhanceContext[] };
+
+/** Text contexts as given; files decoded and parsed (a file that cannot be read is refused, by position). */
+async function readContexts(contexts: EnhanceContext[]): Promise<{ content: string; label?: string }[]> {
+  return Promise.all(
+    contexts.map(async (c, i) => {
+      if ('content' in c) return c;
+      try {
+        return await contextFromFile({ filename: c.filename, contentType: c.content_type, bytes: Buffer.from(c.data_base64, 'base64') });
+      } catch (err) {
+        throw invalid(`body.contexts.${i}`, (err as Error).message);
+      }
+    }),
+  );
 }
 
 export const isTerminal = (status: string): boolean => (TERMINAL_STATUSES as readonly string[]).includes(status);
