@@ -5,6 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ResearchClient } from '../src/client/research-client';
 import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
 import { textOf } from './harness/model-script';
 import { startService, type TestService } from './harness/service';
@@ -202,6 +203,20 @@ describe('service rules and steering over HTTP', () => {
       expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
     } finally {
       await limited.close();
+    }
+
+    // A session no worker picks up is logged once the grace period has passed.
+    const idle = new ResearchClient(env.client.connection, { ...env.config, temporal: { ...env.config.temporal, task_queue: `nobody-polls-${Date.now()}` } });
+    const lines: string[] = [];
+    const unserved = await startService(env, { client: idle, log: (line) => lines.push(line) });
+    try {
+      const { research_id: id } = await create('Nobody polls this queue', {}, unserved);
+      const line = await waitFor('the waiting line', async () => lines.find((l) => l.startsWith(`research ${id}: `)));
+      expect(line).toBe(`research ${id}: waiting for a worker: none is polling task queue "${idle.config.temporal.task_queue}" (start one with "deep-research worker")`);
+      await idle.handle(id).terminate('test over');
+    } finally {
+      await unserved.close();
+      idle.close();
     }
   });
 });

@@ -21,7 +21,7 @@ import { registerSteeringCommands } from './steering';
 import { registerServiceCommands } from './service-commands';
 import { registerSessionCommands } from './session-commands';
 import { formatEvent, formatPlan, formatStatus, progressLine } from './format';
-import { connect, ensureServer, ensureWorker, recordWorkerPid, runningWorkerPid, usesEmbeddedServer, warnIfNoWorker } from './runtime';
+import { connect, ensureServer, ensureWorker, noteIfNoWorker, recordWorkerPid, runningWorkerPid, usesEmbeddedServer, warnIfNoWorker } from './runtime';
 import { workerCommand } from './worker-commands';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -238,6 +238,7 @@ export function buildProgram(): Command {
       await withClient({ startRuntime: true }, async (client) => {
         const started = await client.start({ query: question, researchId: o.id, settings: sessionSettings(o), autoApprove: o.yes });
         out(o.json, started, `research ${started.researchId} started (${started.status})`);
+        await noteIfNoWorker(client, log);
       });
     },
   );
@@ -381,12 +382,13 @@ export function buildProgram(): Command {
     .argument('[action]', '"status" or "stop"; without one, run a worker in the foreground')
     .description('run a worker in the foreground (for unattended runs and scale-out); worker status | stop')
     .option('--json')
-    .action(async (action: string | undefined, o: Common) => {
+    .addOption(new Option('--background', 'started by the CLI or the server as their background worker').hideHelp())
+    .action(async (action: string | undefined, o: Common & { background?: boolean }) => {
       const config = loadConfig();
       if (action === 'status' || action === 'stop') return workerCommand(action, config, o.json);
       if (action) throw new Error(`unknown worker action "${action}" (status, stop)`);
       if (usesEmbeddedServer()) await ensureServer(config, log);
-      recordWorkerPid(config);
+      recordWorkerPid(config, o.background ? 'background' : 'foreground');
       await runWorker(log);
     });
 

@@ -8,6 +8,7 @@ import { FetchCache } from '../stores/fetch-cache';
 import { artifactIdsIn, SqliteSessionStore } from '../stores/sessions';
 import type { EnhanceOptions } from '../client/session-ops';
 import { contextFromFile } from '../client/context-files';
+import { activePollers, waitingForWorkerLine } from '../cli/runtime';
 import { stateQuery, type Accepted, type ReviewArgs, type TopUpArgs } from '../workflows/messages';
 import { TERMINAL_STATUSES, type ResearchEvent, type ResearchPlan, type ResearchSnapshot, type ResearchStatus } from '../workflows/types';
 import { ApiError, invalid, notFound, wrongState } from './errors';
@@ -44,6 +45,9 @@ export class ResearchService {
   constructor(
     readonly client: ResearchClient,
     readonly policy: SessionPolicy = policyFromEnv(),
+    private readonly log: (line: string) => void = () => undefined,
+    /** How long a new session may wait before "waiting for a worker" is logged. */
+    private readonly workerGraceMs = 5_000,
   ) {
     this.store = ServiceStore.open(client.config.data_dir);
   }
@@ -88,6 +92,7 @@ export class ResearchService {
       this.store.remove(researchId);
       throw err instanceof ResearchError ? invalid('query', err.message) : err;
     }
+    this.watchForWorker(researchId);
     return { ...this.view(this.owned(owner, researchId)), ...(start.notes.length ? { notes: start.notes } : {}) };
   }
 
@@ -114,6 +119,7 @@ export class ResearchService {
       const start = startSettings(this.policy, s.settings, true);
       await this.client.start({ query: s.query, settings: start.settings, researchId: id, autoApprove: true, plan: edited as Partial<ResearchPlan> | undefined });
       this.store.update(id, { status: 'planning' });
+      this.watchForWorker(id);
       return { status: 'planning', ...(start.notes.length ? { notes: start.notes } : {}) };
     }
     return this.steer(owner, id, (c) => c.approve(id, plan));
@@ -249,6 +255,18 @@ export class ResearchService {
     sessions.delete(id);
     this.store.remove(id);
     return { deleted: id, artifacts_removed: orphans.length };
+  }
+
+  /** One log line when a new session has no worker to run it after a few seconds. */
+  private watchForWorker(id: string): void {
+    const timer = setTimeout(() => {
+      activePollers(this.client)
+        .then((n) => {
+          if (n === 0 && this.store.get(id)?.status === 'planning') this.log(`research ${id}: ${waitingForWorkerLine(this.client)}`);
+        })
+        .catch(() => undefined);
+    }, this.workerGraceMs);
+    timer.unref();
   }
 
   close(): void {

@@ -8,6 +8,7 @@ import { buildApp } from './app';
 import { assertSafeBinding } from './auth';
 import { ResearchService } from './research-service';
 import { ServiceStore } from './service-store';
+import { policyFromEnv } from './session-policy';
 
 export interface ServeOptions {
   host: string;
@@ -30,7 +31,7 @@ export async function serve(opts: ServeOptions): Promise<{ app: FastifyInstance;
     tokens.close();
   }
   const client = await connect(config, { startServer: true, log: opts.log });
-  const service = new ResearchService(client);
+  const service = new ResearchService(client, policyFromEnv(), opts.log);
   try {
     await ensureWorker(client, opts.log);
   } catch (err) {

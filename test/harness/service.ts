@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/server/app';
 import { ResearchService } from '../../src/server/research-service';
 import type { SessionPolicy } from '../../src/server/session-policy';
+import type { ResearchClient } from '../../src/client/research-client';
 import type { TestEnvironment } from './index';
 
 export interface TestService {
@@ -16,9 +17,9 @@ export interface TestService {
 
 export async function startService(
   env: TestEnvironment,
-  opts: { rateLimitPerMinute?: number; corsOrigins?: string[]; policy?: SessionPolicy } = {},
+  opts: { rateLimitPerMinute?: number; corsOrigins?: string[]; policy?: SessionPolicy; log?: (line: string) => void; client?: ResearchClient } = {},
 ): Promise<TestService> {
-  const service = new ResearchService(env.client, opts.policy ?? { allowLocalDocuments: false });
+  const service = new ResearchService(opts.client ?? env.client, opts.policy ?? { allowLocalDocuments: false }, opts.log, 1_000);
   const app = await buildApp({ service, host: '127.0.0.1', rateLimitPerMinute: opts.rateLimitPerMinute ?? 100_000, corsOrigins: opts.corsOrigins });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
