@@ -38,6 +38,9 @@ export interface SessionView {
   notes?: string[];
 }
 
+/** How long after a delete writes of activities that were in flight are swept up. */
+const LATE_WRITES_MS = 120_000;
+
 export class ResearchService {
   readonly store: ServiceStore;
   private sessionStore: SqliteSessionStore | undefined;
@@ -254,6 +257,18 @@ export class ResearchService {
     }
     sessions.delete(id);
     this.store.remove(id);
+    // Terminating does not stop activities already running: a model call may still stream rows, a
+    // persist may still save a snapshot. Once they have given up, remove what they left.
+    if (s.status !== 'draft') {
+      const sweep = setTimeout(() => {
+        try {
+          if (!this.store.exists(id)) sessions.delete(id);
+        } catch {
+          // the service closed meanwhile
+        }
+      }, LATE_WRITES_MS);
+      sweep.unref();
+    }
     return { deleted: id, artifacts_removed: orphans.length };
   }
 
