@@ -12,6 +12,8 @@ import type {
   ResearchSnapshot,
   SourceFidelity,
 } from '../workflows/types';
+import type { DeliveryEvent, WhatChanged } from '../workflows/delivery-types';
+import type { RunFinding, RunSource } from '../delivery/diff';
 import type { VerifyClaimsInput, VerifyClaimsOutput } from '../verify/types';
 
 export interface ModelUsage {
@@ -257,6 +259,36 @@ export interface ResearchActivities {
   reflectOnPhase(input: ReflectOnPhaseInput): Promise<ReflectOnPhaseOutput>;
   verifyClaims(input: VerifyClaimsInput): Promise<VerifyClaimsOutput>;
   scoreRelevance(input: ScoreRelevanceInput): Promise<ScoreRelevanceOutput>;
+  deliverEmail(input: DeliverEmailInput): Promise<DeliveryOutcome>;
+  deliverWebhook(input: DeliverWebhookInput): Promise<DeliveryOutcome>;
+  compareWithPreviousRun(input: CompareRunsInput): Promise<CompareRunsOutput>;
+}
+
+/** Deliveries read the session from the session store (persisted just before): only ids travel. */
+export interface DeliverEmailInput {
+  research_id: string;
+  event: DeliveryEvent;
+  to: string[];
+}
+export interface DeliverWebhookInput {
+  research_id: string;
+  event: DeliveryEvent;
+  url: string;
+}
+export interface DeliveryOutcome {
+  response: string;
+  attempts: number;
+}
+export interface CompareRunsInput {
+  research_id: string;
+  schedule_id: string;
+  sources: RunSource[];
+  findings: RunFinding[];
+}
+export interface CompareRunsOutput {
+  /** The "What changed" section. */
+  markdown: string;
+  summary?: WhatChanged;
 }
 
 export interface FindingForReview {

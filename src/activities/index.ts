@@ -15,6 +15,7 @@ import { FetchCache } from '../stores/fetch-cache';
 import { AgentStreamSink } from '../stores/agent-stream';
 import { SqliteSessionStore, type SessionStore } from '../stores/sessions';
 import type { ResearchActivities } from './contracts';
+import { createDeliveryActivities } from './delivery-activities';
 import { createMindActivities } from './mind-activities';
 import { createVerifyActivities } from './verify-activities';
 import { createModelActivities } from './model-activities';
@@ -69,6 +70,7 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
     ...createWebActivities({ config, artifacts, fetcher, cache, searchProvider }),
     ...createStoreActivities(sessionStore),
     ...createRelevanceActivities(artifacts),
+    ...createDeliveryActivities({ config, env, sessions: sessionStore }),
     async lookupLocalKnowledge({ query, maxResults }) {
       if (!config.search.local_path) return { hits: [] };
       try {

@@ -21,6 +21,7 @@ import { formatProviders, listProviders } from './providers';
 import { registerSteeringCommands } from './steering';
 import { registerServiceCommands } from './service-commands';
 import { registerSessionCommands } from './session-commands';
+import { registerScheduleCommands } from './schedule-commands';
 import { formatEvent, formatPlan, formatStatus, progressLine } from './format';
 import { connect, ensureServer, ensureWorker, noteIfNoWorker, recordWorkerPid, runningWorkerPid, usesEmbeddedServer, warnIfNoWorker } from './runtime';
 import { workerCommand } from './worker-commands';
@@ -290,6 +291,7 @@ export function buildProgram(): Command {
   registerSteeringCommands(program, withClient, out);
   registerServiceCommands(program, log);
   registerSessionCommands(program, withClient, out);
+  registerScheduleCommands(program, withClient, out, (o) => parseSettings(o.settings, o.set));
   program
     .command('status')
     .argument('<researchId>')

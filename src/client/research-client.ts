@@ -41,6 +41,7 @@ import {
 import type { ResearchEvent, ResearchInput, ResearchPlan, ResearchSnapshot } from '../workflows/types';
 import type { ResearchMetadata } from '../workflows/metadata';
 import { TERMINAL_STATUSES, type ResearchState, type ResearchStatus } from '../workflows/types';
+import { ResearchSchedules } from './schedules';
 import { continuationState, enhancedState, ENHANCEABLE, RESUMABLE, RETRYABLE, type EnhanceOptions } from './session-ops';
 
 export const MAX_QUERY_CHARS = 4_000;
@@ -273,6 +274,10 @@ export class ResearchClient {
 
   handle(id: string) {
     return this.client.workflow.getHandle(workflowIdFor(id));
+  }
+
+  schedules(): ResearchSchedules {
+    return new ResearchSchedules(this.client, this.config, this.searchAttributes);
   }
 
   close(): void {

@@ -57,8 +57,12 @@ export function enhancedState(snapshot: ResearchSnapshot, newId: string, setting
       // Room for new sources: the refiner stops when the source budget is used up.
       max_sources: snapshot.sources.length + settings.max_sources,
       ...(opts.model ? { model: opts.model } : {}),
+      // A new version is not a run of the schedule the original came from.
+      schedule_id: undefined,
     },
     created_at: now,
+    delivery_log: undefined,
+    what_changed: undefined,
     updated_at: now,
     reason: undefined,
     events: [],

@@ -58,6 +58,21 @@ const modelsSchema = z
   .strict()
   .default(MODEL_DEFAULTS);
 
+export const DELIVERY_EVENTS = ['completed', 'failed', 'awaiting_approval', 'timed_out', 'cancelled', 'rejected', 'expired'] as const;
+
+const deliverySchema = z
+  .object({
+    email: z.object({ to: z.array(z.string().email()).min(1).max(20) }).strict().optional().describe('Recipients; the SMTP server comes from SMTP_HOST, SMTP_PORT, SMTP_USER, SMTP_PASS, SMTP_FROM'),
+    webhooks: z
+      .array(z.object({ url: z.string().url().refine((u) => /^https?:/i.test(u), 'only http(s) webhooks') }).strict())
+      .max(10)
+      .optional()
+      .describe('POSTed a JSON body signed with WEBHOOK_SECRET (HMAC-SHA256)'),
+    on: z.array(z.enum(DELIVERY_EVENTS)).min(1).optional().describe('When to deliver; default: completed'),
+  })
+  .strict()
+  .refine((d) => !!d.email || !!d.webhooks?.length, 'delivery needs email.to or at least one webhook');
+
 export const researchSettingsSchema = z
   .object({
     max_report_update_size: z.number().int().min(100).max(100_000).default(800).describe('Most characters one report patch may add'),
@@ -116,6 +131,8 @@ export const researchSettingsSchema = z
       .partialRecord(z.enum(['government', 'academic', 'preprint', 'organization', 'news', 'unverified']), z.array(z.string().min(1)))
       .optional()
       .describe('Extra domains per credibility tier, e.g. {"academic": ["mylab.example"]}'),
+    delivery: deliverySchema.optional().describe('Send the report by e-mail and/or signed webhooks when the session ends'),
+    schedule_id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/).optional().describe('Set by schedules on the runs they start'),
   })
   .strict();
 

@@ -16,6 +16,7 @@ import { registerMcpRoutes } from './mcp';
 import { codecOriginsFromEnv, isCodecPreflight, registerCodecRoutes } from './routes-codec';
 import type { ResearchService } from './research-service';
 import { registerOutputRoutes } from './routes-output';
+import { registerScheduleRoutes } from './routes-schedules';
 import { registerSessionRoutes } from './routes-sessions';
 import { registerSteeringRoutes } from './routes-steering';
 
@@ -109,6 +110,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerSessionRoutes(app, service);
   registerSteeringRoutes(app, service);
   registerOutputRoutes(app, service);
+  registerScheduleRoutes(app, service);
   registerMcpRoutes(app, service);
   registerCodecRoutes(app, opts.codec ?? payloadCodecFromEnv(), opts.codecOrigins ?? codecOriginsFromEnv());
   await opts.extend?.(app);

@@ -10,6 +10,7 @@ import {
   ContinueAsNew,
 } from '@temporalio/workflow';
 import { registerHandlers } from './handlers';
+import { hasDelivery } from './phases/deliver';
 import { finish, verifyReport } from './phases/finish';
 import { persistSession } from './phases/persist';
 import { awaitApproval, draftPlan } from './phases/planning';
@@ -29,6 +30,9 @@ export async function deepResearch(input: ResearchInput): Promise<ResearchResult
   const supervisedLoop = !input.resume && patched('supervisor-loop');
   const parallelBranches = supervisedLoop && patched('parallel-branches');
   const leanOversight = supervisedLoop && patched('lean-oversight');
+  // Taken only when configured, so histories of sessions without delivery or a schedule replay as they were.
+  s.delivers = hasDelivery(s.settings) && patched('delivery');
+  s.comparesRuns = !!s.settings.schedule_id && patched('schedule-diff');
   try {
     if (!input.resume) {
       s.emit('AgentInput', { role: 'user', query: input.query });

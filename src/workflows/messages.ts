@@ -6,6 +6,8 @@ import type { ResearchEvent, ResearchPlan, ResearchSnapshot, ResearchStatus } fr
 /** The stable workflow type names (seed 000); new sessions start under these. */
 export const WORKFLOW_TYPE = 'deep-research';
 export const METADATA_WORKFLOW_TYPE = 'research-metadata';
+/** What a schedule starts: one unattended research session per firing. */
+export const SCHEDULED_WORKFLOW_TYPE = 'scheduled-research';
 /** The names sessions were started under before; still served, for running sessions and old clients. */
 export const LEGACY_WORKFLOW_TYPES = { research: 'deepResearch', metadata: 'researchMetadata' } as const;
 export const DEFAULT_TASK_QUEUE = 'deep-research';

@@ -47,6 +47,10 @@ export class ResearchSession {
   budgetVersion = 0;
   /** The one wait for a top-up that every parallel branch joins. */
   budgetWait: Promise<void> | undefined;
+  /** Delivery is configured and this run is on the `delivery` patch. */
+  delivers = false;
+  /** A scheduled run on the `schedule-diff` patch: compares itself with the schedule's previous run. */
+  comparesRuns = false;
   private toolCallCounter = 0;
 
   constructor(readonly input: ResearchInput, private readonly searchAttributes: boolean) {

@@ -1,5 +1,6 @@
 // Plain types shared by the workflow, activities and clients. No runtime code: the workflow
 // bundle stays light and clients can import these without pulling in Temporal's workflow runtime.
+import type { DeliveryRecord, DeliverySettings, WhatChanged } from './delivery-types';
 
 export type ResearchStatus =
   | 'planning'
@@ -86,6 +87,10 @@ export interface ResearchSettings {
   /** Pages scoring below this against their sub-question are not analysed (absent in older sessions: 0.2). */
   min_relevance?: number;
   max_events_in_state: number;
+  /** Where the report is sent when the session ends (and optionally while it awaits approval). */
+  delivery?: DeliverySettings;
+  /** Set on runs a schedule started: the schedule's id, to find its previous run. */
+  schedule_id?: string;
   /** Continue-as-new once history reaches this many events (0: only when Temporal suggests it). */
   continue_as_new_after_events: number;
 }
@@ -341,6 +346,9 @@ export interface ResearchState {
   deadline_ms?: number;
   continued_runs: number;
   reason?: string;
+  delivery_log?: DeliveryRecord[];
+  /** Scheduled runs: what differs from the schedule's previous run (also at the top of the report). */
+  what_changed?: WhatChanged;
 }
 
 export interface SourceFidelity {

@@ -6,6 +6,7 @@ import { knowledge, planner } from '../activities';
 import { errorMessage, type Decision, type ResearchSession } from '../session';
 import type { ExpandedQuery, ResearchPlan } from '../types';
 import { persistSession } from './persist';
+import { deliver } from './deliver';
 import { planningGate } from '../../research/gates';
 import { afterPhase } from './oversight';
 import { withModelFallback } from './providers';
@@ -103,6 +104,7 @@ export async function awaitApproval(s: ResearchSession): Promise<ApprovalOutcome
     }
     s.setStatus('awaiting_approval', 'awaiting_approval');
     await persistSession(s);
+    await deliver(s, 'awaiting_approval');
     const decision = await nextDecision(s);
     if (typeof decision === 'string') return decision;
     if (decision.kind === 'reject') return rejected(s, decision.reason);
