@@ -25,8 +25,23 @@ export function createMcpServer(service: ResearchService, user: string): McpServ
 
   server.registerTool('start', {
     description: 'Start deep research on a question. It plans first, may ask clarifying questions, waits for approval, and holds the report for review, unless auto_approve is true (then none of these waits).',
-    inputSchema: { query: z.string().min(1).max(4000), auto_approve: z.boolean().optional(), settings: z.record(z.string(), z.unknown()).optional() },
-  }, ({ query, auto_approve, settings }) => answer(() => service.create(user, { query, auto_approve, settings })));
+    inputSchema: {
+      query: z.string().min(1).max(4000),
+      auto_approve: z.boolean().optional(),
+      settings: z.record(z.string(), z.unknown()).optional(),
+      panel: z.array(z.string().min(2).max(200)).min(1).max(10).optional().describe('panel research: "provider:model" items or plain words ("Claude and Gemini")'),
+    },
+  }, ({ query, auto_approve, settings, panel }) => answer(() => service.create(user, { query, auto_approve, settings, panel })));
+
+  server.registerTool('check', {
+    description: 'Judge a research question before starting: quality 0 (unusable), 1 (vague), 2 (clear), the reason, and an improved question.',
+    inputSchema: { prompt: z.string().min(1).max(4000) },
+  }, ({ prompt }) => answer(() => service.check({ prompt })));
+
+  server.registerTool('confirm', {
+    description: 'Answer a partial failure of panel research (status awaiting_confirmation): proceed with the answers there are, retry the failed models, or cancel.',
+    inputSchema: { research_id: id, action: z.enum(['proceed', 'retry', 'cancel']) },
+  }, ({ research_id, action }) => answer(() => service.confirm(user, research_id, action)));
 
   server.registerTool('status', {
     description: 'Status, plan (with clarifying questions), source and finding counts of a research session.',

@@ -2,7 +2,7 @@
 // ownership, drafts, steering with 404/409 answers, favourites, share tokens and delete.
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { ResearchClient, ResearchError, validateQuery } from '../client/research-client';
+import { ResearchClient, ResearchError, validateQuery, type InputContext } from '../client/research-client';
 import { FileArtifactStore } from '../stores/artifacts';
 import { FetchCache } from '../stores/fetch-cache';
 import { artifactIdsIn, SqliteSessionStore } from '../stores/sessions';
@@ -16,10 +16,25 @@ import { ServiceStore, type ListFilter, type OwnedSession } from './service-stor
 import { checkPlanEdit, checkServiceSettings, policyFromEnv, startSettings, type SessionPolicy } from './session-policy';
 
 export interface CreateRequest {
-  query: string;
+  /** Absent: the session asks for its question (seed 003's ask_topic). */
+  query?: string;
   settings?: Record<string, unknown>;
   draft?: boolean;
   auto_approve?: boolean;
+  /** Panel research: "provider:model" items, or plain words ("use Claude and Gemini"). */
+  panel?: string[] | string;
+  synthesis_model?: string;
+  skip_synthesis?: boolean;
+  /** Seed 004's inputContexts: text read as sources. */
+  input_contexts?: InputContext[];
+}
+
+export interface InputCheckView {
+  quality?: 0 | 1 | 2;
+  reason?: string;
+  improved_prompt?: string;
+  /** The check could not run (no worker, model down); it never blocks anything. */
+  error?: string;
 }
 
 export interface SessionView {
@@ -76,21 +91,26 @@ export class ResearchService {
     return s;
   }
 
-  async create(owner: string, req: CreateRequest): Promise<SessionView> {
-    const query = this.checkQuery(req.query);
-    const settings = req.settings ?? {};
+  async create(owner: string, req: CreateRequest): Promise<SessionView & { input_check?: InputCheckView }> {
+    // Only a question left out is asked for; an empty one is a mistake to point out.
+    const asksTopic = req.query === undefined;
+    if (asksTopic && req.draft) throw invalid('query', 'a draft needs its research question');
+    if (req.draft && req.input_contexts?.length) throw invalid('input_contexts', 'a draft cannot carry input contexts: create the session when it should run');
+    const query = asksTopic ? '' : this.checkQuery(req.query);
+    const settings = { ...(req.settings ?? {}), ...panelSettings(req) };
     this.checkSettings(settings);
     if (req.draft) {
       const researchId = this.newId();
-      return this.view(this.store.insert({ research_id: researchId, owner, query, status: 'draft', settings, parent_id: null }));
+      const view = this.view(this.store.insert({ research_id: researchId, owner, query, status: 'draft', settings, parent_id: null }));
+      return { ...view, input_check: await this.adviseOn(query) };
     }
     const researchId = this.newId();
     // Owned before the workflow exists, so no event or state is ever visible to anybody else.
-    this.store.insert({ research_id: researchId, owner, query, status: 'planning', settings: {}, parent_id: null });
+    this.store.insert({ research_id: researchId, owner, query, status: asksTopic ? 'awaiting_topic' : 'planning', settings: {}, parent_id: null });
     const unattended = !!(req.auto_approve || settings.auto_approve);
     const start = startSettings(this.policy, settings, unattended);
     try {
-      await this.client.start({ query, settings: start.settings, researchId, autoApprove: req.auto_approve });
+      await this.client.start({ query, settings: start.settings, researchId, autoApprove: req.auto_approve, askTopic: asksTopic, contexts: req.input_contexts });
     } catch (err) {
       this.store.remove(researchId);
       throw err instanceof ResearchError ? invalid('query', err.message) : err;
@@ -99,7 +119,11 @@ export class ResearchService {
     return { ...this.view(this.owned(owner, researchId)), ...(start.notes.length ? { notes: start.notes } : {}) };
   }
 
-  editDraft(owner: string, id: string, changes: { query?: string; settings?: Record<string, unknown>; plan?: Partial<ResearchPlan> }): SessionView {
+  async editDraft(
+    owner: string,
+    id: string,
+    changes: { query?: string; settings?: Record<string, unknown>; plan?: Partial<ResearchPlan> },
+  ): Promise<SessionView & { input_check?: InputCheckView }> {
     const s = this.owned(owner, id);
     if (s.status !== 'draft') throw wrongState(id, s.status, `research ${id} is ${s.status}; only a draft can be edited`);
     const query = changes.query === undefined ? undefined : this.checkQuery(changes.query);
@@ -107,14 +131,32 @@ export class ResearchService {
     if (settings) this.checkSettings(settings);
     const plan = changes.plan === undefined ? undefined : { ...(s.plan ?? {}), ...changes.plan };
     if (plan || settings) checkPlanEdit(this.client.config, settings ?? s.settings, (plan ?? s.plan ?? {}) as Partial<ResearchPlan>);
-    return this.view(this.store.update(id, { query, settings, plan }));
+    const view = this.view(this.store.update(id, { query, settings, plan }));
+    return query === undefined ? view : { ...view, input_check: await this.adviseOn(query) };
+  }
+
+  /** Seed 004's validateInput before a draft is approved: advice only, never a refusal. */
+  async adviseOn(query: string): Promise<InputCheckView> {
+    try {
+      const out = await withDeadline(this.client.checkInput({ prompt: query }), 20_000);
+      return { quality: out.quality, reason: out.reason, ...(out.improved_prompt ? { improved_prompt: out.improved_prompt } : {}) };
+    } catch (err) {
+      return { error: `the question could not be checked: ${(err as Error).message}` };
+    }
+  }
+
+  /** POST /api/check: validateInput, or improveInput with improve_only. */
+  async check(req: { prompt: string; include_improvement?: boolean; improve_only?: boolean }): Promise<InputCheckView> {
+    const prompt = this.checkQuery(req.prompt);
+    const out = await this.client.checkInput({ prompt, mode: req.improve_only ? 'improve' : 'validate', include_improvement: req.include_improvement !== false });
+    return { ...(out.quality !== undefined ? { quality: out.quality, reason: out.reason } : {}), ...(out.improved_prompt ? { improved_prompt: out.improved_prompt } : {}) };
   }
 
   /**
    * A draft starts running with its plan approved ahead (its stored plan edits, or the `plan` given
    * now, applied to the planner's plan); a plan waiting for approval is approved.
    */
-  async approve(owner: string, id: string, plan?: Partial<ResearchPlan>): Promise<Accepted | { status: string; notes?: string[] }> {
+  async approve(owner: string, id: string, plan?: Partial<ResearchPlan>, panel?: string[]): Promise<Accepted | { status: string; notes?: string[] }> {
     const s = this.owned(owner, id);
     if (s.status === 'draft') {
       const edited = plan ? { ...(s.plan ?? {}), ...plan } : (s.plan ?? undefined);
@@ -125,7 +167,7 @@ export class ResearchService {
       this.watchForWorker(id);
       return { status: 'planning', ...(start.notes.length ? { notes: start.notes } : {}) };
     }
-    return this.steer(owner, id, (c) => c.approve(id, plan));
+    return this.steer(owner, id, (c) => c.approve(id, plan, panel));
   }
 
   reject = (owner: string, id: string, reason?: string) => this.steer(owner, id, (c) => c.reject(id, reason));
@@ -135,6 +177,14 @@ export class ResearchService {
   topUp = (owner: string, id: string, amounts: TopUpArgs) => this.steer(owner, id, (c) => c.topUp(id, amounts));
   review = (owner: string, id: string, review: ReviewArgs) => this.steer(owner, id, (c) => c.review(id, review));
   cancel = (owner: string, id: string, reason?: string) => this.steer(owner, id, (c) => c.cancel(id, reason));
+
+  confirm = (owner: string, id: string, action: 'proceed' | 'retry' | 'cancel') => this.steer(owner, id, (c) => c.confirm(id, action));
+  provideTopic = async (owner: string, id: string, query: string) => {
+    const checked = this.checkQuery(query);
+    const accepted = await this.steer(owner, id, (c) => c.provideTopic(id, checked));
+    this.store.update(id, { query: checked });
+    return accepted;
+  };
 
   retry = (owner: string, id: string) => this.steer(owner, id, (c) => c.retry(id));
   resume = (owner: string, id: string) => this.steer(owner, id, (c) => c.resume(id));
@@ -174,7 +224,12 @@ export class ResearchService {
     const state = await this.client.state(id).catch((err: unknown) => {
       throw this.plain(id, err);
     });
-    return { research: this.view(this.noteStatus(s, state.status)), state };
+    return { research: this.view(this.noteStatus(s, state.status)), state: await this.withReport(state) };
+  }
+
+  /** A panel session's report is in the artifact store: put it where every reader looks. */
+  private async withReport(state: ResearchSnapshot): Promise<ResearchSnapshot> {
+    return state.panel?.report_file_id ? { ...state, report_markdown: await this.client.reportOf(state) } : state;
   }
 
   async report(owner: string, id: string): Promise<{ session: OwnedSession; markdown: string; state: ResearchSnapshot }> {
@@ -187,7 +242,8 @@ export class ResearchService {
     const state = await this.client.state(s.research_id).catch((err: unknown) => {
       throw this.plain(s.research_id, err);
     });
-    return { session: this.noteStatus(s, state.status), markdown: state.report_markdown, state };
+    const full = await this.withReport(state);
+    return { session: this.noteStatus(s, state.status), markdown: full.report_markdown, state: full };
   }
 
   async events(owner: string, id: string, afterSeq: number): Promise<{ events: ResearchEvent[]; status: string }> {
@@ -370,6 +426,25 @@ async function readContexts(contexts: EnhanceContext[]): Promise<{ content: stri
       }
     }),
   );
+}
+
+/** The panel fields of a create request, as session settings. */
+function panelSettings(req: CreateRequest): Record<string, unknown> {
+  const panel = typeof req.panel === 'string' ? [req.panel] : req.panel;
+  return {
+    ...(panel?.length ? { panel } : {}),
+    ...(req.synthesis_model ? { synthesis_model: req.synthesis_model } : {}),
+    ...(req.skip_synthesis !== undefined ? { skip_synthesis: req.skip_synthesis } : {}),
+  };
+}
+
+async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no answer in time')), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export const isTerminal = (status: string): boolean => (TERMINAL_STATUSES as readonly string[]).includes(status);

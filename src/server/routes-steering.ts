@@ -23,8 +23,22 @@ export function registerSteeringRoutes(root: FastifyInstance, service: ResearchS
   const tags = ['steering'];
 
   app.post('/api/research/:id/approve', {
-    schema: { tags, summary: 'Approve a draft (starts it) or a plan awaiting approval, optionally edited (approveResearch)', params: idParams, body: z.object({ plan: planEdit.optional() }).strict().nullish() },
-  }, async (req) => service.approve(req.user, req.params.id, req.body?.plan as Partial<ResearchPlan> | undefined));
+    schema: {
+      tags, summary: 'Approve a draft (starts it) or a plan awaiting approval, optionally edited (approveResearch); a panel session whose panel came out empty takes its panel here', params: idParams,
+      body: z.object({ plan: planEdit.optional(), panel: z.array(text(200)).min(1).max(10).optional() }).strict().nullish(),
+    },
+  }, async (req) => service.approve(req.user, req.params.id, req.body?.plan as Partial<ResearchPlan> | undefined, req.body?.panel));
+
+  app.post('/api/research/:id/confirm', {
+    schema: {
+      tags, summary: 'Answer a partial failure of panel research (confirmPartialFailure): proceed with the answers there are, retry only the failed models, or cancel', params: idParams,
+      body: z.object({ action: z.enum(['proceed', 'retry', 'cancel']) }).strict(),
+    },
+  }, async (req) => service.confirm(req.user, req.params.id, req.body.action));
+
+  app.post('/api/research/:id/topic', {
+    schema: { tags, summary: 'Give the research question to a session that was started without one (awaiting_topic)', params: idParams, body: z.object({ query: text(4000) }).strict() },
+  }, async (req) => service.provideTopic(req.user, req.params.id, req.body.query));
 
   app.post('/api/research/:id/reject', {
     schema: { tags, summary: 'Reject the plan; the session ends', params: idParams, body: z.object({ reason: text(2000).optional() }).strict().nullish() },

@@ -79,3 +79,19 @@ export const comparison = proxyActivities<Pick<ResearchActivities, 'compareWithP
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
 });
+
+/** One panel model's answer: its own retries, so a failing model fails alone (and is billed alone). */
+export const panel = proxyActivities<Pick<ResearchActivities, 'writePanelAnswer'>>({
+  startToCloseTimeout: '20 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
+export const synthesizer = proxyActivities<Pick<ResearchActivities, 'synthesizePanel'>>(MODEL_OPTIONS);
+
+/** Seed 004's validateInput / improveInput, run by the input-check workflow. */
+export const inputCheck = proxyActivities<Pick<ResearchActivities, 'validateInput' | 'improveInput'>>({
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 2, nonRetryableErrorTypes: NON_RETRYABLE },
+});

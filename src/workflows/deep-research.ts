@@ -17,6 +17,9 @@ import { awaitApproval, draftPlan } from './phases/planning';
 import { runSupervisedResearch } from './phases/mind';
 import { checkPlan } from './phases/planning';
 import { chooseProviders } from './phases/providers';
+import { readInputContexts } from './phases/contexts';
+import { runPanelResearch, startPanel } from './phases/panel';
+import { awaitTopic } from './phases/topic';
 import { reviewFinalReport } from './phases/review';
 import { nothingToWriteFrom, runResearch } from './phases/research';
 import { errorMessage, ResearchSession } from './session';
@@ -33,10 +36,19 @@ export async function deepResearch(input: ResearchInput): Promise<ResearchResult
   // Taken only when configured, so histories of sessions without delivery or a schedule replay as they were.
   s.delivers = hasDelivery(s.settings) && patched('delivery');
   s.comparesRuns = !!s.settings.schedule_id && patched('schedule-diff');
+  // Taken only by sessions that use them, so every older history replays without the markers.
+  const askTopic = !input.resume && !input.query.trim() && patched('ask-topic');
+  const panelResearch = !input.resume && (input.settings.panel?.length ?? 0) > 0 && patched('panel-research');
+  const inputContexts = !input.resume && (input.contexts?.length ?? 0) > 0 && patched('input-contexts');
   try {
     if (!input.resume) {
-      s.emit('AgentInput', { role: 'user', query: input.query });
+      const topic = askTopic ? await awaitTopic(s) : 'given';
+      if (topic === 'cancelled') return await finish(s, 'cancelled', s.cancelRequested?.reason);
+      if (topic === 'expired') return await finish(s, 'expired', `no research question within ${s.settings.approval_timeout_seconds} s`);
+      s.emit('AgentInput', { role: 'user', query: s.state.initial_query });
       if (providerChains) await chooseProviders(s);
+      if (panelResearch && s.state.providers) startPanel(s, s.state.providers);
+      if (inputContexts) s.state.read_input_contexts = true;
       if (supervisedLoop) {
         s.state.supervised = true;
         if (parallelBranches) s.state.parallel_branches = true;
@@ -49,6 +61,7 @@ export async function deepResearch(input: ResearchInput): Promise<ResearchResult
       if (outcome === 'rejected') return await finish(s, 'rejected');
       if (outcome === 'expired') return await finish(s, 'expired', `no approval within ${s.settings.approval_timeout_seconds} s`);
       if (outcome === 'cancelled') return await finish(s, 'cancelled', s.cancelRequested?.reason);
+      if (s.state.panel) await settlePanel(s);
     }
     // A session continued from a run that predates provider chains settles them now.
     if (input.resume && !s.state.providers && patched('provider-chains')) await chooseProviders(s);
@@ -69,6 +82,18 @@ export async function deepResearch(input: ResearchInput): Promise<ResearchResult
     s.error(`research failed: ${message}`);
     await finish(s, 'failed', message);
     throw ApplicationFailure.nonRetryable(`research ${s.id} failed: ${message}`, 'ResearchFailed');
+  }
+}
+
+/** The panel chosen at approval replaces an empty one; a panel still empty cannot run. */
+async function settlePanel(s: ResearchSession): Promise<void> {
+  if (s.panelChoice?.length) {
+    s.settings.panel = s.panelChoice;
+    await chooseProviders(s);
+    if (s.state.providers) startPanel(s, s.state.providers);
+  }
+  if (!s.state.panel?.models.length) {
+    throw ApplicationFailure.nonRetryable('no panel model can be used (none has its key): choose a panel when approving', 'EmptyPanel');
   }
 }
 
@@ -114,7 +139,10 @@ async function researchWithinDeadline(s: ResearchSession): Promise<void> {
     );
   try {
     await research.run(async () => {
-      if (s.state.supervised) {
+      if (s.state.read_input_contexts) await readInputContexts(s);
+      if (s.state.panel) {
+        await runPanelResearch(s);
+      } else if (s.state.supervised) {
         await runSupervisedResearch(s);
         failIfNothingToWriteFrom(s);
         await verifyReport(s);

@@ -8,6 +8,8 @@ import {
   approveUpdate,
   cancelSignal,
   cancelUpdate,
+  confirmSignal,
+  confirmUpdate,
   eventsQuery,
   rejectSignal,
   rejectUpdate,
@@ -15,7 +17,11 @@ import {
   revisePlanSignal,
   revisePlanUpdate,
   stateQuery,
+  topicSignal,
+  topicUpdate,
   type AnswerClarificationsArgs,
+  type ConfirmArgs,
+  type TopicArgs,
   type ApproveArgs,
   type CancelArgs,
   type RejectArgs,
@@ -49,7 +55,10 @@ export function registerHandlers(s: ResearchSession): void {
   });
 
   const approve = (args?: ApproveArgs) =>
-    onDecision(() => ({ kind: 'approve', plan: args?.plan as Record<string, unknown> | undefined }), () => validateApprove(s, args), 'approve');
+    onDecision(() => {
+      if (args?.panel?.length) s.panelChoice = args.panel.map((p) => p.trim());
+      return { kind: 'approve', plan: args?.plan as Record<string, unknown> | undefined };
+    }, () => validateApprove(s, args), 'approve');
   setHandler(approveSignal, (args) => approve(args).signal());
   setHandler(approveUpdate, (args) => approve(args).update(), { validator: (args) => validateApprove(s, args) });
 
@@ -75,6 +84,42 @@ export function registerHandlers(s: ResearchSession): void {
     s.researchScope?.cancel();
   };
   setHandler(cancelSignal, (args) => cancel(args));
+
+  // Seed 004's confirmPartialFailure: cancel ends the session like the cancel signal.
+  const confirm = (args: ConfirmArgs) => {
+    if (args.action === 'cancel') cancel({ reason: 'cancelled at the partial-failure confirmation' });
+    else s.panelDecision = args.action;
+  };
+  setHandler(confirmSignal, (args) => {
+    try {
+      validateConfirm(s, args);
+    } catch (err) {
+      s.warn(`ignored confirm signal: ${(err as Error).message}`);
+      return;
+    }
+    confirm(args);
+  });
+  setHandler(confirmUpdate, (args) => {
+    confirm(args);
+    return { status: s.state.status };
+  }, { validator: (args) => validateConfirm(s, args) });
+
+  const topic = (args: TopicArgs) => {
+    s.topic = args.query.trim();
+  };
+  setHandler(topicSignal, (args) => {
+    try {
+      validateTopic(s, args);
+    } catch (err) {
+      s.warn(`ignored provideTopic signal: ${(err as Error).message}`);
+      return;
+    }
+    topic(args);
+  });
+  setHandler(topicUpdate, (args) => {
+    topic(args);
+    return { status: s.state.status };
+  }, { validator: (args) => validateTopic(s, args) });
   registerOversightHandlers(s);
   setHandler(
     cancelUpdate,
@@ -97,6 +142,10 @@ function expectNotTerminal(s: ResearchSession): void {
 
 function validateApprove(s: ResearchSession, args?: ApproveArgs): void {
   expectStatus(s, ['awaiting_approval'], 'awaiting approval');
+  if (args?.panel !== undefined) {
+    if (!s.state.panel) throw new Error(`research ${s.id} is not a panel research session: a panel cannot be chosen`);
+    if (!Array.isArray(args.panel) || args.panel.length === 0 || args.panel.some((p) => typeof p !== 'string' || !p.trim())) throw new Error('a chosen panel needs at least one model');
+  }
   const queries = args?.plan?.expanded_queries;
   if (queries === undefined) return;
   if (!Array.isArray(queries) || queries.length === 0) throw invalidArgument('an edited plan needs at least one expanded query', 'plan.expanded_queries');
@@ -109,6 +158,20 @@ function validateApprove(s: ResearchSession, args?: ApproveArgs): void {
   if (outline !== undefined && (!Array.isArray(outline) || outline.some((h) => typeof h !== 'string' || !h.trim()))) {
     throw invalidArgument('an edited outline must be a list of non-empty section titles', 'plan.outline');
   }
+}
+
+function validateConfirm(s: ResearchSession, args: ConfirmArgs): void {
+  expectStatus(s, ['awaiting_confirmation'], 'awaiting confirmation of a partial failure');
+  if (!['proceed', 'retry', 'cancel'].includes(args?.action)) throw new Error('action must be proceed, retry or cancel');
+  const answers = Object.values(s.state.panel?.answers ?? {});
+  if (args.action === 'proceed' && !answers.some((a) => a.status === 'completed')) throw new Error('no panel model has answered: retry or cancel');
+}
+
+function validateTopic(s: ResearchSession, args: TopicArgs): void {
+  expectStatus(s, ['awaiting_topic'], 'waiting for a research question');
+  const query = args?.query;
+  if (typeof query !== 'string' || !query.trim()) throw new Error('the research question is empty');
+  if (query.trim().length > 4_000) throw new Error('the research question is longer than 4000 characters');
 }
 
 function validateReject(s: ResearchSession): void {
