@@ -24,7 +24,7 @@ import { registerWebRoutes } from './routes-web';
 export interface AppOptions {
   service: ResearchService;
   host?: string;
-  /** Requests per minute per token (or per address without one). */
+  /** Requests per minute per user (per address for calls without a valid token), counted before authentication. */
   rateLimitPerMinute?: number;
   bodyLimitBytes?: number;
   /** Origins allowed to call the API from a browser; none by default. */
@@ -60,7 +60,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     contentSecurityPolicy: { directives: { defaultSrc: ["'self'"], scriptSrc: ["'self'"], styleSrc: ["'self'", "'unsafe-inline'"], imgSrc: ["'self'", 'data:'] } },
   });
   if (opts.corsOrigins?.length) await app.register(cors, { origin: opts.corsOrigins });
-  await app.register(rateLimit, { max: opts.rateLimitPerMinute ?? 600, timeWindow: '1 minute', keyGenerator: rateLimitKey });
+  // Counted in the first onRequest hook, before authentication: token guessing is limited per address.
+  await app.register(rateLimit, { global: false, max: opts.rateLimitPerMinute ?? 600, timeWindow: '1 minute', keyGenerator: (req) => rateLimitKey(req, service.store) });
+  app.addHook('onRequest', app.rateLimit());
   await app.register(swagger, {
     openapi: {
       info: { title: 'deep-research', description: 'Durable deep research: plan, approve from anywhere, research, report.', version: '1' },

@@ -10,6 +10,7 @@ import { buildApp } from './app';
 import { assertSafeBinding } from './auth';
 import { ResearchService } from './research-service';
 import { ServiceStore } from './service-store';
+import { policyFromEnv } from './session-policy';
 
 export interface ServeOptions {
   host: string;
@@ -35,7 +36,7 @@ export async function serve(opts: ServeOptions): Promise<{ app: FastifyInstance;
   }
   startTracing('deep-research-serve');
   const client = await connect(config, { startServer: true, log: opts.log });
-  const service = new ResearchService(client);
+  const service = new ResearchService(client, policyFromEnv(), opts.log);
   const startWorker = opts.startWorker !== false;
   try {
     if (startWorker) await ensureWorker(client, opts.log);

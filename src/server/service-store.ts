@@ -16,16 +16,19 @@ export interface OwnedSession {
   settings: Record<string, unknown>;
   /** Input contexts a draft carries until it starts (then read as sources). */
   contexts: InputContext[];
+  /** A draft's edited plan (sub-questions, outline, brief), applied when it is approved. */
+  plan: Record<string, unknown> | null;
   share_token: string | null;
   parent_id: string | null;
   created_at: string;
   updated_at: string;
 }
 
-interface Row extends Omit<OwnedSession, 'favourite' | 'settings' | 'contexts'> {
+interface Row extends Omit<OwnedSession, 'favourite' | 'settings' | 'contexts' | 'plan'> {
   favourite: number;
   settings: string;
   contexts: string | null;
+  plan: string | null;
 }
 
 export interface ListFilter {
@@ -60,6 +63,7 @@ export class ServiceStore {
     `);
     const columns = this.db.prepare('PRAGMA table_info(owned_sessions)').all() as { name: string }[];
     if (!columns.some((c) => c.name === 'contexts')) this.db.exec("ALTER TABLE owned_sessions ADD COLUMN contexts TEXT NOT NULL DEFAULT '[]'");
+    if (!columns.some((c) => c.name === 'plan')) this.db.exec('ALTER TABLE owned_sessions ADD COLUMN plan TEXT');
   }
 
   static open(dataDir: string): ServiceStore {
@@ -87,7 +91,7 @@ export class ServiceStore {
     return this.db.prepare('DELETE FROM api_tokens WHERE user = ?').run(user).changes;
   }
 
-  insert(s: Omit<OwnedSession, 'favourite' | 'share_token' | 'created_at' | 'updated_at' | 'contexts'> & { favourite?: boolean; contexts?: InputContext[] }): OwnedSession {
+  insert(s: Omit<OwnedSession, 'favourite' | 'share_token' | 'created_at' | 'updated_at' | 'contexts' | 'plan'> & { favourite?: boolean; contexts?: InputContext[] }): OwnedSession {
     const now = new Date().toISOString();
     this.db
       .prepare(
@@ -118,13 +122,13 @@ export class ServiceStore {
     return row ? fromRow(row) : undefined;
   }
 
-  update(researchId: string, changes: Partial<Pick<OwnedSession, 'query' | 'status' | 'favourite' | 'settings' | 'share_token' | 'contexts'>>): OwnedSession {
+  update(researchId: string, changes: Partial<Pick<OwnedSession, 'query' | 'status' | 'favourite' | 'settings' | 'share_token' | 'contexts' | 'plan'>>): OwnedSession {
     const sets: string[] = [];
     const values: unknown[] = [];
     for (const [key, value] of Object.entries(changes)) {
       if (value === undefined) continue;
       sets.push(`${key} = ?`);
-      values.push(key === 'settings' || key === 'contexts' ? JSON.stringify(value) : key === 'favourite' ? (value ? 1 : 0) : value);
+      values.push(key === 'settings' || key === 'contexts' || (key === 'plan' && value !== null) ? JSON.stringify(value) : key === 'favourite' ? (value ? 1 : 0) : value);
     }
     sets.push('updated_at = ?');
     values.push(new Date().toISOString());
@@ -186,5 +190,11 @@ export class ServiceStore {
 }
 
 function fromRow(row: Row): OwnedSession {
-  return { ...row, favourite: !!row.favourite, settings: JSON.parse(row.settings) as Record<string, unknown>, contexts: JSON.parse(row.contexts ?? '[]') as InputContext[] };
+  return {
+    ...row,
+    favourite: !!row.favourite,
+    settings: JSON.parse(row.settings) as Record<string, unknown>,
+    contexts: JSON.parse(row.contexts ?? '[]') as InputContext[],
+    plan: row.plan ? (JSON.parse(row.plan) as Record<string, unknown>) : null,
+  };
 }

@@ -169,11 +169,12 @@ export class SqliteSessionStore implements SessionStore {
     return row ? (JSON.parse(row.snapshot) as ResearchSnapshot) : undefined;
   }
 
-  /** Removes the session and its events (delete is final: the service checks ownership first). */
+  /** Removes the session, its events and its streamed model output (delete is final: the service checks ownership first). */
   delete(researchId: string): void {
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM sessions WHERE collection = ? AND research_id = ?').run(this.collection, researchId);
       this.db.prepare('DELETE FROM session_events WHERE collection = ? AND research_id = ?').run(this.collection, researchId);
+      this.db.prepare('DELETE FROM session_stream WHERE collection = ? AND research_id = ?').run(this.collection, researchId);
     })();
   }
 
