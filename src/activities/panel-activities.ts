@@ -14,6 +14,7 @@ import type {
   WritePanelAnswerInput,
   WritePanelAnswerOutput,
 } from './contracts';
+import { verifyReportCitations } from '../report/markdown';
 import { createModelCall, type ModelDeps } from './model-call';
 import { inputCheckSchema, inputImprovementSchema, panelAnswerSchema, panelSynthesisSchema } from './schemas';
 
@@ -41,7 +42,7 @@ export function createPanelActivities(deps: ModelDeps) {
       const answers = await Promise.all(input.answers.map(async (a) => ({ model: a.model, text: (await deps.artifacts.getText(a.file_id)).slice(0, MAX_ANSWER_CHARS_FOR_SYNTHESIS) })));
       const failedNote = input.failed.length ? `\n\n> Left out after failing: ${input.failed.join(', ')}.` : '';
       if (input.skip_synthesis || !input.model) {
-        const markdown = `# ${input.query}\n\n${answers.map((a) => `## ${a.model}\n\n${a.text}`).join('\n\n')}${failedNote}${sourcesSection(input.sources, answers.map((a) => a.text).join('\n'))}\n`;
+        const markdown = checkedCitations(`# ${input.query}\n\n${answers.map((a) => `## ${a.model}\n\n${a.text}`).join('\n\n')}${failedNote}\n`, input.sources);
         const stored = await deps.artifacts.put(markdown, { name: `${input.research_id}-panel-side-by-side`, kind: 'text' });
         return { report_file_id: stored.file_id, chars: markdown.length, conflicts: [], paragraphs: answers.length, attributed_models: answers.map((a) => a.model) };
       }
@@ -59,12 +60,15 @@ export function createPanelActivities(deps: ModelDeps) {
       const conflictList = conflicts.length
         ? conflicts.map((c) => `- **${c.topic}**: ${c.positions.map((p) => `${p.model}: ${p.position}`).join('; ')}`).join('\n')
         : '- None detected.';
-      const markdown = [
-        `# ${input.query}`,
-        `Panel: ${answers.map((a) => a.model).join(', ')}. Synthesis: ${input.model}. Agreement: **${object.agreement}**.${failedNote}`,
-        body,
-        `## Detected conflicts\n\n${conflictList}`,
-      ].join('\n\n') + `${sourcesSection(input.sources, body)}\n`;
+      const markdown = checkedCitations(
+        [
+          `# ${input.query}`,
+          `Panel: ${answers.map((a) => a.model).join(', ')}. Synthesis: ${input.model}. Agreement: **${object.agreement}**.${failedNote}`,
+          body,
+          `## Detected conflicts\n\n${conflictList}`,
+        ].join('\n\n') + '\n',
+        input.sources,
+      );
       const stored = await deps.artifacts.put(markdown, { name: `${input.research_id}-panel-synthesis`, kind: 'text' });
       return {
         report_file_id: stored.file_id,
@@ -102,7 +106,10 @@ export function createPanelActivities(deps: ModelDeps) {
 }
 
 /** The sources the text cites, listed under it. */
-function sourcesSection(sources: SourceRef[], text: string): string {
-  const cited = sources.filter((s) => text.includes(`[${s.id}]`) || text.includes(`${s.id},`) || text.includes(`, ${s.id}]`));
-  return cited.length ? `\n\n## Sources\n\n${cited.map((s) => `- [${s.id}] ${s.title} — ${s.url}`).join('\n')}` : '';
+/**
+ * The same citation check as a single-model report: every citation shape resolved to a fetched
+ * source or removed and listed under Notes with its claim; the Sources list names what is cited.
+ */
+function checkedCitations(markdown: string, sources: SourceRef[]): string {
+  return verifyReportCitations(markdown, sources, 0).markdown;
 }

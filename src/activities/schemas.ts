@@ -10,7 +10,9 @@ export const planSchema = z.object({
   expanded_queries: z
     .array(z.object({ query: z.string().min(1), rationale: z.string(), priority: z.number().int().min(1).max(10) }))
     .min(1)
-    .max(12),
+    .max(12)
+    // The model is asked for at most 5 (max_sub_queries' ceiling); a longer answer still parses and is cut by priority.
+    .meta({ maxItems: 5 }),
   outline: z.array(z.string().min(1)).min(1).max(12),
   research_brief: z.string().min(1),
   assumptions: z.array(z.string()),

@@ -23,7 +23,7 @@ import { registerServiceCommands } from './service-commands';
 import { registerSessionCommands } from './session-commands';
 import { registerScheduleCommands } from './schedule-commands';
 import { formatEvent, formatPlan, formatStatus, progressLine } from './format';
-import { connect, ensureServer, ensureWorker, recordWorkerPid, runningWorkerPid, usesEmbeddedServer, warnIfNoWorker } from './runtime';
+import { connect, ensureServer, ensureWorker, noteIfNoWorker, recordWorkerPid, runningWorkerPid, usesEmbeddedServer, warnIfNoWorker } from './runtime';
 import { workerCommand } from './worker-commands';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -251,6 +251,7 @@ export function buildProgram(): Command {
         const contexts = inputContexts(o, (file) => readFileSync(file, 'utf8'));
         const started = await client.start({ query: question, researchId: o.id, settings: sessionSettings(o), autoApprove: o.yes, contexts });
         out(o.json, started, `research ${started.researchId} started (${started.status})`);
+        await noteIfNoWorker(client, log);
       });
     },
   );
@@ -399,12 +400,13 @@ export function buildProgram(): Command {
     .description('run a worker in the foreground (for unattended runs and scale-out); worker status | stop')
     .option('--json')
     .option('--metrics-port <port>', 'serve Prometheus metrics on this port (127.0.0.1) or host:port (env DEEP_RESEARCH_METRICS_PORT)')
-    .action(async (action: string | undefined, o: Common & { metricsPort?: string }) => {
+    .addOption(new Option('--background', 'started by the CLI or the server as their background worker').hideHelp())
+    .action(async (action: string | undefined, o: Common & { metricsPort?: string; background?: boolean }) => {
       const config = loadConfig();
       if (action === 'status' || action === 'stop') return workerCommand(action, config, o.json);
       if (action) throw new Error(`unknown worker action "${action}" (status, stop)`);
       if (usesEmbeddedServer()) await ensureServer(config, log);
-      recordWorkerPid(config);
+      recordWorkerPid(config, o.background ? 'background' : 'foreground');
       await runWorker({ metricsPort: o.metricsPort });
     });
 

@@ -1,6 +1,7 @@
 // The typed client every front end uses (CLI now, web UI later). Errors come back as one clear
 // sentence: unknown research id, wrong state for an operation, invalid input.
 import {
+  ApplicationFailure,
   Client,
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
@@ -37,6 +38,7 @@ import {
   workflowIdFor,
   WORKFLOW_TYPE,
   METADATA_WORKFLOW_TYPE,
+  REFUSAL_TYPES,
   type Accepted,
   type ApproveArgs,
 } from '../workflows/messages';
@@ -52,6 +54,13 @@ export const MAX_QUERY_CHARS = 4_000;
 
 export class ResearchError extends Error {
   override name = 'ResearchError';
+  /** 'invalid': the input was refused (`field` names which part); otherwise the session's state does not allow it. */
+  constructor(
+    message: string,
+    readonly refusal: { kind: 'invalid'; field?: string } | { kind: 'state' } = { kind: 'state' },
+  ) {
+    super(message);
+  }
 }
 
 export interface StartOptions {
@@ -59,6 +68,8 @@ export interface StartOptions {
   settings?: Record<string, unknown>;
   researchId?: string;
   autoApprove?: boolean;
+  /** An edited plan (sub-questions, outline, brief) applied when the plan is approved ahead (autoApprove). */
+  plan?: Partial<ResearchPlan>;
   /** Text the question comes with (seed 004's inputContexts), read as sources. */
   contexts?: InputContext[];
   /** Without a question, the session asks for one (seed 003's ask_topic) instead of failing. */
@@ -101,7 +112,7 @@ export class ResearchClient {
     const researchId = opts.researchId ?? randomUUID().slice(0, 8);
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(researchId)) throw new ResearchError('a research id may use letters, digits, "-", "_" and "." (at most 64)');
     const contexts = await this.storeContexts(researchId, opts.contexts ?? []);
-    const input: ResearchInput = { researchId, query, settings, ...(contexts.length ? { contexts } : {}) };
+    const input: ResearchInput = { researchId, query, settings, ...(contexts.length ? { contexts } : {}), ...(opts.plan && opts.autoApprove ? { approved_plan: opts.plan } : {}) };
     const workflowId = workflowIdFor(researchId);
     try {
       await this.client.workflow.start(WORKFLOW_TYPE, {
@@ -379,6 +390,10 @@ export class ResearchClient {
     if (isGone(err)) return new ResearchError(`unknown research id ${id}`);
     if (err instanceof WorkflowUpdateFailedError) {
       const cause = err.cause as Error | undefined;
+      if (cause instanceof ApplicationFailure && cause.type === REFUSAL_TYPES.invalid) {
+        const field = (cause.details?.[0] as { field?: unknown } | undefined)?.field;
+        return new ResearchError(cause.message, { kind: 'invalid', ...(typeof field === 'string' ? { field } : {}) });
+      }
       return new ResearchError(cause?.message ?? err.message);
     }
     const message = (err as Error)?.message ?? String(err);

@@ -108,6 +108,7 @@ export const researchSettingsSchema = z
     search_provider: searchProviderName.optional().describe('Tried first, before the configured chain'),
     search_providers: z.array(searchProviderName).min(1).optional().describe('This session\'s whole search chain'),
     search_mode: z.enum(['fallback', 'combine']).optional(),
+    local_documents: z.boolean().optional().describe('false: never read LOCAL_DOCS_DIR in this session (no lookup while planning, no "local" search); sessions started over HTTP get false unless the operator sets DEEP_RESEARCH_SERVICE_LOCAL_DOCS=1'),
     model: modelRef.optional().describe('Default model for every role in this session, e.g. anthropic:claude-sonnet-4-5'),
     models: z.partialRecord(z.enum(MODEL_ROLES), z.array(modelRef).min(1)).optional().describe('Models per role, first choice first'),
     max_source_chars_for_analysis: z.number().int().min(500).max(200_000).default(12_000),

@@ -108,7 +108,10 @@ export function resolveProviderPlan(config: AppConfig, env: NodeJS.ProcessEnv, s
     settings.search_providers ?? [...(settings.search_provider ? [settings.search_provider] : []), ...config.search.chain],
     config.search.presets,
   );
-  const search_chain = unique(wantedSearch).filter((name) => keep(name, searchAvailability(config, env, name)));
+  const localOff = settings.local_documents === false;
+  const search_chain = unique(wantedSearch).filter((name) =>
+    keep(name, localOff && name === 'local' ? { ok: false, reason: 'local documents are off for this session' } : searchAvailability(config, env, name)),
+  );
   if (search_chain.length === 0) {
     throw new ConfigError(
       `no search provider available: set SEARXNG_URL, TAVILY_API_KEY, BRAVE_API_KEY or EXA_API_KEY, add duckduckgo to the chain, or point LOCAL_DOCS_DIR at your documents (${describeSkipped(skipped)})`,
@@ -119,7 +122,7 @@ export function resolveProviderPlan(config: AppConfig, env: NodeJS.ProcessEnv, s
     search_chain,
     search_mode: settings.search_mode ?? config.search.mode,
     skipped,
-    ...(config.search.local_path ? { local_corpus: true } : {}),
+    ...(config.search.local_path && !localOff ? { local_corpus: true } : {}),
     ...(settings.panel ? panelPlan(config, env, settings, model_chains.writer[0] ?? model_chains.planner[0], skipped) : {}),
   };
 }

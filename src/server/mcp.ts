@@ -24,7 +24,7 @@ export function createMcpServer(service: ResearchService, user: string): McpServ
   const id = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).describe('the research id');
 
   server.registerTool('start', {
-    description: 'Start deep research on a question. It plans first and waits for approval unless auto_approve is true.',
+    description: 'Start deep research on a question. It plans first, may ask clarifying questions, waits for approval, and holds the report for review, unless auto_approve is true (then none of these waits).',
     inputSchema: {
       query: z.string().min(1).max(4000),
       auto_approve: z.boolean().optional(),
@@ -68,6 +68,11 @@ export function createMcpServer(service: ResearchService, user: string): McpServ
     description: 'Answer the clarifying questions of a session awaiting clarification, in order.',
     inputSchema: { research_id: id, answers: z.array(z.string().max(4000)).min(1).max(20) },
   }, ({ research_id, answers }) => answer(() => service.answer(user, research_id, answers)));
+
+  server.registerTool('review', {
+    description: 'Accept or reject the finished report of a session awaiting review, or give feedback for another pass.',
+    inputSchema: { research_id: id, action: z.enum(['accept', 'reject', 'feedback']), feedback: z.string().min(1).max(4000).optional() },
+  }, ({ research_id, action, feedback }) => answer(() => service.review(user, research_id, { action, feedback })));
 
   server.registerTool('report', {
     description: 'The report of a session as Markdown (the living report while it runs).',

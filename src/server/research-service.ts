@@ -1,16 +1,18 @@
 // The service's operations, independent of HTTP (the API and the MCP tools both call these):
 // ownership, drafts, steering with 404/409 answers, favourites, share tokens and delete.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { resolveSettings } from '../config/load';
 import { ResearchClient, ResearchError, validateQuery, type InputContext } from '../client/research-client';
 import { openArtifactStore, openFetchCache, openServiceStore } from '../stores/open';
 import { artifactIdsIn, type SessionStore } from '../stores/sessions';
 import type { ArtifactStore } from '../stores/artifacts';
 import type { EnhanceOptions } from '../client/session-ops';
-import type { Accepted, ReviewArgs, TopUpArgs } from '../workflows/messages';
+import { contextFromFile } from '../client/context-files';
+import { activePollers, waitingForWorkerLine } from '../cli/runtime';
+import { stateQuery, type Accepted, type ReviewArgs, type TopUpArgs } from '../workflows/messages';
 import { TERMINAL_STATUSES, type ResearchEvent, type ResearchPlan, type ResearchSnapshot, type ResearchStatus } from '../workflows/types';
 import { ApiError, invalid, notFound, wrongState } from './errors';
 import type { ListFilter, OwnedSession, ServiceStore } from './service-store';
+import { checkPlanEdit, checkServiceSettings, policyFromEnv, startSettings, type SessionPolicy } from './session-policy';
 
 export interface CreateRequest {
   /** Absent: the session asks for its question (seed 003's ask_topic). */
@@ -43,17 +45,29 @@ export interface SessionView {
   share_token?: string;
   parent_id: string | null;
   settings?: Record<string, unknown>;
+  /** How many input contexts a draft holds (read as sources once it starts). */
+  contexts?: number;
+  plan?: Record<string, unknown>;
   created_at: string;
   updated_at: string;
+  /** What the service decided for this session that the caller did not ask for. */
+  notes?: string[];
 }
 
-const VALIDATION = /empty|needs|must|no answers|longer than|not valid|at least|expects/i;
+/** How long after a delete writes of activities that were in flight are swept up. */
+const LATE_WRITES_MS = 120_000;
 
 export class ResearchService {
   readonly store: ServiceStore;
   private artifactStore: ArtifactStore | undefined;
 
-  constructor(readonly client: ResearchClient) {
+  constructor(
+    readonly client: ResearchClient,
+    readonly policy: SessionPolicy = policyFromEnv(),
+    private readonly log: (line: string) => void = () => undefined,
+    /** How long a new session may wait before "waiting for a worker" is logged. */
+    private readonly workerGraceMs = 5_000,
+  ) {
     this.store = openServiceStore(client.config, client.env);
   }
 
@@ -66,7 +80,7 @@ export class ResearchService {
       shared: !!s.share_token,
       ...(s.share_token ? { share_token: s.share_token } : {}),
       parent_id: s.parent_id,
-      ...(s.status === 'draft' ? { settings: s.settings } : {}),
+      ...(s.status === 'draft' ? { settings: s.settings, contexts: s.contexts.length, ...(s.plan ? { plan: s.plan } : {}) } : {}),
       created_at: s.created_at,
       updated_at: s.updated_at,
     };
@@ -82,34 +96,43 @@ export class ResearchService {
     // Only a question left out is asked for; an empty one is a mistake to point out.
     const asksTopic = req.query === undefined;
     if (asksTopic && req.draft) throw invalid('query', 'a draft needs its research question');
-    if (req.draft && req.input_contexts?.length) throw invalid('input_contexts', 'a draft cannot carry input contexts: create the session when it should run');
     const query = asksTopic ? '' : this.checkQuery(req.query);
     const settings = { ...(req.settings ?? {}), ...panelSettings(req) };
     this.checkSettings(settings);
     if (req.draft) {
       const researchId = await this.newId();
-      const view = this.view(await this.store.insert({ research_id: researchId, owner, query, status: 'draft', settings, parent_id: null }));
+      // A draft keeps its input contexts until it starts; they are read as sources then.
+      const view = this.view(await this.store.insert({ research_id: researchId, owner, query, status: 'draft', settings, contexts: req.input_contexts, parent_id: null }));
       return { ...view, input_check: await this.adviseOn(query) };
     }
     const researchId = await this.newId();
     // Owned before the workflow exists, so no event or state is ever visible to anybody else.
     await this.store.insert({ research_id: researchId, owner, query, status: asksTopic ? 'awaiting_topic' : 'planning', settings: {}, parent_id: null });
+    const unattended = !!(req.auto_approve || settings.auto_approve);
+    const start = startSettings(this.policy, settings, unattended);
     try {
-      await this.client.start({ query, settings, researchId, autoApprove: req.auto_approve, askTopic: asksTopic, contexts: req.input_contexts });
+      await this.client.start({ query, settings: start.settings, researchId, autoApprove: req.auto_approve, askTopic: asksTopic, contexts: req.input_contexts });
     } catch (err) {
       await this.store.remove(researchId);
       throw err instanceof ResearchError ? invalid('query', err.message) : err;
     }
-    return this.view(await this.owned(owner, researchId));
+    this.watchForWorker(researchId);
+    return { ...this.view(await this.owned(owner, researchId)), ...(start.notes.length ? { notes: start.notes } : {}) };
   }
 
-  async editDraft(owner: string, id: string, changes: { query?: string; settings?: Record<string, unknown> }): Promise<SessionView & { input_check?: InputCheckView }> {
+  async editDraft(
+    owner: string,
+    id: string,
+    changes: { query?: string; settings?: Record<string, unknown>; plan?: Partial<ResearchPlan> },
+  ): Promise<SessionView & { input_check?: InputCheckView }> {
     const s = await this.owned(owner, id);
     if (s.status !== 'draft') throw wrongState(id, s.status, `research ${id} is ${s.status}; only a draft can be edited`);
     const query = changes.query === undefined ? undefined : this.checkQuery(changes.query);
     const settings = changes.settings === undefined ? undefined : { ...s.settings, ...changes.settings };
     if (settings) this.checkSettings(settings);
-    const view = this.view(await this.store.update(id, { query, settings }));
+    const plan = changes.plan === undefined ? undefined : { ...(s.plan ?? {}), ...changes.plan };
+    if (plan || settings) checkPlanEdit(this.client.config, settings ?? s.settings, (plan ?? s.plan ?? {}) as Partial<ResearchPlan>);
+    const view = this.view(await this.store.update(id, { query, settings, plan }));
     return query === undefined ? view : { ...view, input_check: await this.adviseOn(query) };
   }
 
@@ -130,13 +153,20 @@ export class ResearchService {
     return { ...(out.quality !== undefined ? { quality: out.quality, reason: out.reason } : {}), ...(out.improved_prompt ? { improved_prompt: out.improved_prompt } : {}) };
   }
 
-  /** A draft starts running with its plan approved ahead; a plan waiting for approval is approved. */
-  async approve(owner: string, id: string, plan?: Partial<ResearchPlan>, panel?: string[]): Promise<Accepted | { status: string }> {
+  /**
+   * A draft starts running with its plan approved ahead (its stored plan edits, or the `plan` given
+   * now, applied to the planner's plan); a plan waiting for approval is approved.
+   */
+  async approve(owner: string, id: string, plan?: Partial<ResearchPlan>, panel?: string[]): Promise<Accepted | { status: string; notes?: string[] }> {
     const s = await this.owned(owner, id);
     if (s.status === 'draft') {
-      await this.client.start({ query: s.query, settings: s.settings, researchId: id, autoApprove: true });
-      await this.store.update(id, { status: 'planning' });
-      return { status: 'planning' };
+      const edited = plan ? { ...(s.plan ?? {}), ...plan } : (s.plan ?? undefined);
+      if (edited) checkPlanEdit(this.client.config, s.settings, edited as Partial<ResearchPlan>);
+      const start = startSettings(this.policy, s.settings, true);
+      await this.client.start({ query: s.query, settings: start.settings, researchId: id, autoApprove: true, plan: edited as Partial<ResearchPlan> | undefined, contexts: s.contexts });
+      await this.store.update(id, { status: 'planning', contexts: [] });
+      this.watchForWorker(id);
+      return { status: 'planning', ...(start.notes.length ? { notes: start.notes } : {}) };
     }
     return this.steer(owner, id, (c) => c.approve(id, plan, panel));
   }
@@ -161,8 +191,9 @@ export class ResearchService {
   resume = (owner: string, id: string) => this.steer(owner, id, (c) => c.resume(id));
 
   /** A new version of a completed session, owned by the same user; the old one stays as it was. */
-  async enhance(owner: string, id: string, opts: EnhanceOptions): Promise<SessionView> {
+  async enhance(owner: string, id: string, request: EnhanceRequest): Promise<SessionView> {
     const parent = await this.owned(owner, id);
+    const opts: EnhanceOptions = { ...request, contexts: await readContexts(request.contexts ?? []) };
     let started: { researchId: string } | undefined;
     await this.steer(owner, id, async (c) => {
       try {
@@ -257,14 +288,18 @@ export class ResearchService {
   /** Ends a running workflow, then removes the session, its events and the artifacts no other session uses. */
   async delete(owner: string, id: string): Promise<{ deleted: string; artifacts_removed: number }> {
     const s = await this.owned(owner, id);
+    const mine = new Set<string>();
     if (s.status !== 'draft') {
       const handle = this.client.handle(id);
       const described = await handle.describe().catch(() => undefined);
       if (described?.status.name === 'RUNNING') await handle.terminate('deleted by its owner').catch(() => undefined);
+      // The final live state (a query answers on a closed workflow too) names pages fetched since the last snapshot.
+      const live = await handle.query(stateQuery).catch(() => undefined);
+      if (live) for (const fileId of artifactIdsIn(JSON.stringify(live))) mine.add(fileId);
     }
     const sessions = this.sessions();
     const stored = await sessions.get(id);
-    const mine = new Set(stored ? artifactIdsIn(JSON.stringify(stored)) : []);
+    if (stored) for (const fileId of artifactIdsIn(JSON.stringify(stored))) mine.add(fileId);
     const others = await sessions.artifactIdsExcept(id);
     const orphans = [...mine].filter((fileId) => !others.has(fileId));
     for (const fileId of orphans) await this.artifacts().delete(fileId);
@@ -278,7 +313,31 @@ export class ResearchService {
     }
     await sessions.delete(id);
     await this.store.remove(id);
+    // Terminating does not stop activities already running: a model call may still stream rows, a
+    // persist may still save a snapshot. Once they have given up, remove what they left.
+    if (s.status !== 'draft') {
+      const sweep = setTimeout(() => {
+        // A failure here means the service closed meanwhile.
+        this.store
+          .exists(id)
+          .then((exists) => (exists ? undefined : sessions.delete(id)))
+          .catch(() => undefined);
+      }, LATE_WRITES_MS);
+      sweep.unref();
+    }
     return { deleted: id, artifacts_removed: orphans.length };
+  }
+
+  /** One log line when a new session has no worker to run it after a few seconds. */
+  private watchForWorker(id: string): void {
+    const timer = setTimeout(() => {
+      activePollers(this.client)
+        .then(async (n) => {
+          if (n === 0 && (await this.store.get(id))?.status === 'planning') this.log(`research ${id}: ${waitingForWorkerLine(this.client)}`);
+        })
+        .catch(() => undefined);
+    }, this.workerGraceMs);
+    timer.unref();
   }
 
   async close(): Promise<void> {
@@ -307,8 +366,8 @@ export class ResearchService {
     } catch (err) {
       if (!(err instanceof ResearchError)) throw err;
       if (/^unknown research id/.test(err.message)) throw notFound(id);
+      if (err.refusal.kind === 'invalid') throw invalid(err.refusal.field ? `body.${err.refusal.field}` : 'body', err.message);
       const status = (await this.refresh(id)) ?? s.status;
-      if (VALIDATION.test(err.message) && !/limit of/.test(err.message)) throw invalid('body', err.message);
       throw wrongState(id, status, err.message);
     }
   }
@@ -344,11 +403,7 @@ export class ResearchService {
   }
 
   private checkSettings(settings: Record<string, unknown>): void {
-    try {
-      resolveSettings(this.client.config.research.settings, settings);
-    } catch (err) {
-      throw invalid('settings', (err as Error).message);
-    }
+    checkServiceSettings(this.client.config, this.policy, settings);
   }
 
   private async newId(): Promise<string> {
@@ -357,6 +412,23 @@ export class ResearchService {
       if (!(await this.store.exists(id))) return id;
     }
   }
+}
+
+export type EnhanceContext = { content: string; label?: string } | { filename: string; content_type?: string; data_base64: string };
+export type EnhanceRequest = Omit<EnhanceOptions, 'contexts' | 'researchId'> & { contexts?: EnhanceContext[] };
+
+/** Text contexts as given; files decoded and parsed (a file that cannot be read is refused, by position). */
+async function readContexts(contexts: EnhanceContext[]): Promise<{ content: string; label?: string }[]> {
+  return Promise.all(
+    contexts.map(async (c, i) => {
+      if ('content' in c) return c;
+      try {
+        return await contextFromFile({ filename: c.filename, contentType: c.content_type, bytes: Buffer.from(c.data_base64, 'base64') });
+      } catch (err) {
+        throw invalid(`body.contexts.${i}`, (err as Error).message);
+      }
+    }),
+  );
 }
 
 /** The panel fields of a create request, as session settings. */

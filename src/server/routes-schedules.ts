@@ -7,6 +7,7 @@ import { ResearchError } from '../client/research-client';
 import type { ScheduleView } from '../client/schedules';
 import { ApiError, invalid } from './errors';
 import type { ResearchService } from './research-service';
+import { checkServiceSettings } from './session-policy';
 
 const scheduleParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'not a schedule id') });
 const createBody = z
@@ -45,7 +46,10 @@ export function registerScheduleRoutes(root: FastifyInstance, service: ResearchS
     schema: { tags: ['schedules'], summary: 'Research a question again on a schedule; each run is unattended and says what changed since the last', body: createBody },
   }, async (req, reply) => {
     const b = req.body;
-    const view = await explain('every', () => schedules().create({ query: b.query, every: b.every, settings: b.settings, scheduleId: b.schedule_id, runNow: b.run_now, owner: req.user }));
+    // The same rules as a session started over HTTP: no operator files unless the operator allows them.
+    if (b.settings) checkServiceSettings(service.client.config, service.policy, b.settings);
+    const settings = service.policy.allowLocalDocuments ? b.settings : { ...(b.settings ?? {}), local_documents: false };
+    const view = await explain('every', () => schedules().create({ query: b.query, every: b.every, settings, scheduleId: b.schedule_id, runNow: b.run_now, owner: req.user }));
     return reply.code(201).send(await adopt(req.user, view));
   });
 

@@ -5,7 +5,9 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError, invalid } from './errors';
 import type { ResearchService } from './research-service';
+import { planEdit } from './routes-steering';
 import { InvalidCursorError } from './service-store';
+import type { ResearchPlan } from '../workflows/types';
 
 export const idParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'not a research id') });
 const settings = z.record(z.string(), z.unknown()).describe('per-session settings (see GET /api/metadata)');
@@ -59,11 +61,11 @@ export function registerSessionRoutes(root: FastifyInstance, service: ResearchSe
   app.patch('/api/research/:id', {
     schema: {
       tags: ['sessions'],
-      summary: 'Edit a draft: its question or settings (settings are merged)',
+      summary: 'Edit a draft: its question, settings or plan (sub-questions, outline, brief; used when the draft is approved). Settings and plan are merged',
       params: idParams,
-      body: z.object({ query: z.string().min(1).max(4000).optional(), settings: settings.optional() }).strict(),
+      body: z.object({ query: z.string().min(1).max(4000).optional(), settings: settings.optional(), plan: planEdit.optional() }).strict(),
     },
-  }, async (req) => service.editDraft(req.user, req.params.id, req.body));
+  }, async (req) => service.editDraft(req.user, req.params.id, { ...req.body, plan: req.body.plan as Partial<ResearchPlan> | undefined }));
 
   app.get('/api/research', {
     schema: {

@@ -28,6 +28,7 @@ import {
   type RevisePlanArgs,
 } from './messages';
 import { registerOversightHandlers } from './oversight-handlers';
+import { invalidArgument, wrongState } from './refusals';
 import type { Decision, ResearchSession } from './session';
 
 const MAX_FEEDBACK_CHARS = 10_000;
@@ -131,12 +132,12 @@ export function registerHandlers(s: ResearchSession): void {
 }
 
 function expectStatus(s: ResearchSession, wanted: string[], what: string): void {
-  if (s.cancelRequested) throw new Error(`research ${s.id} is being cancelled, not ${what}`);
-  if (!wanted.includes(s.state.status)) throw new Error(`research ${s.id} is ${s.state.status}, not ${what}`);
+  if (s.cancelRequested) throw wrongState(`research ${s.id} is being cancelled, not ${what}`);
+  if (!wanted.includes(s.state.status)) throw wrongState(`research ${s.id} is ${s.state.status}, not ${what}`);
 }
 
 function expectNotTerminal(s: ResearchSession): void {
-  if (s.isTerminal()) throw new Error(`research ${s.id} is already ${s.state.status}`);
+  if (s.isTerminal()) throw wrongState(`research ${s.id} is already ${s.state.status}`);
 }
 
 function validateApprove(s: ResearchSession, args?: ApproveArgs): void {
@@ -147,15 +148,15 @@ function validateApprove(s: ResearchSession, args?: ApproveArgs): void {
   }
   const queries = args?.plan?.expanded_queries;
   if (queries === undefined) return;
-  if (!Array.isArray(queries) || queries.length === 0) throw new Error('an edited plan needs at least one expanded query');
+  if (!Array.isArray(queries) || queries.length === 0) throw invalidArgument('an edited plan needs at least one expanded query', 'plan.expanded_queries');
   const max = s.settings.max_sub_queries;
-  if (max !== undefined && queries.length > max) throw new Error(`an edited plan may have at most ${max} expanded queries (max_sub_queries); it has ${queries.length}`);
+  if (max !== undefined && queries.length > max) throw invalidArgument(`an edited plan may have at most ${max} expanded queries (max_sub_queries); it has ${queries.length}`, 'plan.expanded_queries');
   for (const q of queries) {
-    if (!q || typeof q.query !== 'string' || !q.query.trim()) throw new Error('every expanded query needs a non-empty "query"');
+    if (!q || typeof q.query !== 'string' || !q.query.trim()) throw invalidArgument('every expanded query needs a non-empty "query"', 'plan.expanded_queries');
   }
   const outline = args?.plan?.outline;
   if (outline !== undefined && (!Array.isArray(outline) || outline.some((h) => typeof h !== 'string' || !h.trim()))) {
-    throw new Error('an edited outline must be a list of non-empty section titles');
+    throw invalidArgument('an edited outline must be a list of non-empty section titles', 'plan.outline');
   }
 }
 
@@ -182,16 +183,16 @@ function validateAnswers(s: ResearchSession, args: AnswerClarificationsArgs): vo
   const answers = args?.answers;
   const values = Array.isArray(answers) ? answers : answers && typeof answers === 'object' ? Object.values(answers) : [];
   // Blank answers (all of them) skip the questions: the plan goes to approval as it is.
-  if (values.length === 0) throw new Error('no answers given');
-  if (values.some((a) => typeof a !== 'string')) throw new Error('every answer must be text (blank to skip a question)');
+  if (values.length === 0) throw invalidArgument('no answers given', 'answers');
+  if (values.some((a) => typeof a !== 'string')) throw invalidArgument('every answer must be text (blank to skip a question)', 'answers');
 }
 
 function validateRevision(s: ResearchSession, args: RevisePlanArgs): void {
   expectStatus(s, ['awaiting_approval'], 'awaiting approval');
   const feedback = args?.feedback;
-  if (typeof feedback !== 'string' || !feedback.trim()) throw new Error('revision feedback is empty');
-  if (feedback.length > MAX_FEEDBACK_CHARS) throw new Error(`revision feedback is longer than ${MAX_FEEDBACK_CHARS} characters`);
+  if (typeof feedback !== 'string' || !feedback.trim()) throw invalidArgument('revision feedback is empty', 'feedback');
+  if (feedback.length > MAX_FEEDBACK_CHARS) throw invalidArgument(`revision feedback is longer than ${MAX_FEEDBACK_CHARS} characters`, 'feedback');
   if (s.state.plan_revisions >= s.settings.max_plan_revisions) {
-    throw new Error(`research ${s.id} has reached its limit of ${s.settings.max_plan_revisions} plan revisions`);
+    throw wrongState(`research ${s.id} has reached its limit of ${s.settings.max_plan_revisions} plan revisions`);
   }
 }

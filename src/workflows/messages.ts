@@ -105,3 +105,6 @@ export const SEARCH_ATTRIBUTES = {
  * provider's request rate across every session and worker (and across restarts).
  */
 export const searchTaskQueue = (taskQueue: string, provider: string): string => `${taskQueue}.search.${provider}`;
+
+/** Failure types an update's validator rejects with, so clients tell bad input from a wrong state without reading messages. */
+export const REFUSAL_TYPES = { invalid: 'InvalidArgument', wrongState: 'WrongState' } as const;

@@ -64,6 +64,8 @@ export interface ResearchSettings {
   /** This session's whole search chain, replacing the configured one. */
   search_providers?: string[];
   search_mode?: 'fallback' | 'combine';
+  /** false: LOCAL_DOCS_DIR is never read in this session (sessions started over HTTP, unless the operator allows it). */
+  local_documents?: boolean;
   /** Default model for every role, "provider:model". */
   model?: string;
   /** Models per role, first choice first. */
@@ -457,6 +459,8 @@ export interface ResearchInput {
   settings: ResearchSettings;
   /** Present when the workflow continued as new: the whole state to resume from. */
   resume?: ResearchState;
+  /** An edited plan the user approved ahead (a draft approved with its plan): applied when auto_approve approves. */
+  approved_plan?: Partial<ResearchPlan>;
   /** Text items given with the question, already in the artifact store. */
   contexts?: InputContextRef[];
 }

@@ -55,4 +55,12 @@ export const MIGRATIONS: Migration[] = [
         file_id TEXT PRIMARY KEY, meta TEXT NOT NULL, size INTEGER NOT NULL, body BYTEA NOT NULL);
     `,
   },
+  {
+    version: 2,
+    name: 'input contexts and edited plans of drafts',
+    sql: `
+      ALTER TABLE owned_sessions ADD COLUMN contexts TEXT NOT NULL DEFAULT '[]';
+      ALTER TABLE owned_sessions ADD COLUMN plan TEXT;
+    `,
+  },
 ];

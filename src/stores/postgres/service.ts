@@ -14,13 +14,17 @@ import {
   type ServiceStore,
   type SessionChanges,
 } from '../../server/service-store';
+import type { InputContext } from '../../client/research-client';
 import type { PgDatabase } from './database';
 
-interface Row extends Omit<OwnedSession, 'settings'> {
+interface Row extends Omit<OwnedSession, 'settings' | 'contexts' | 'plan'> {
   settings: string;
+  contexts: string | null;
+  plan: string | null;
 }
 
-const COLUMNS = new Set(['query', 'status', 'favourite', 'settings', 'share_token']);
+const COLUMNS = new Set(['query', 'status', 'favourite', 'settings', 'share_token', 'contexts', 'plan']);
+const JSON_COLUMNS = new Set(['settings', 'contexts', 'plan']);
 
 export class PgServiceStore implements ServiceStore {
   constructor(private readonly db: PgDatabase) {}
@@ -49,9 +53,9 @@ export class PgServiceStore implements ServiceStore {
   async insert(s: NewOwnedSession): Promise<OwnedSession> {
     const now = new Date().toISOString();
     const { rows } = await this.db.query<Row>(
-      `INSERT INTO owned_sessions (research_id, owner, query, status, favourite, settings, share_token, parent_id, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, NULL, $7, $8, $8) RETURNING *`,
-      [s.research_id, s.owner, s.query, s.status, !!s.favourite, JSON.stringify(s.settings), s.parent_id, now],
+      `INSERT INTO owned_sessions (research_id, owner, query, status, favourite, settings, contexts, share_token, parent_id, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, $8, $9, $9) RETURNING *`,
+      [s.research_id, s.owner, s.query, s.status, !!s.favourite, JSON.stringify(s.settings), JSON.stringify(s.contexts ?? []), s.parent_id, now],
     );
     return fromRow(rows[0]);
   }
@@ -80,7 +84,7 @@ export class PgServiceStore implements ServiceStore {
     const values: unknown[] = [];
     for (const [key, value] of Object.entries(changes)) {
       if (value === undefined || !COLUMNS.has(key)) continue;
-      values.push(key === 'settings' ? JSON.stringify(value) : value);
+      values.push(JSON_COLUMNS.has(key) && value !== null ? JSON.stringify(value) : value);
       sets.push(`${key} = $${values.length}`);
     }
     values.push(new Date().toISOString());
@@ -133,5 +137,10 @@ export class PgServiceStore implements ServiceStore {
 }
 
 function fromRow(row: Row): OwnedSession {
-  return { ...row, settings: JSON.parse(row.settings) as Record<string, unknown> };
+  return {
+    ...row,
+    settings: JSON.parse(row.settings) as Record<string, unknown>,
+    contexts: JSON.parse(row.contexts ?? '[]') as InputContext[],
+    plan: row.plan ? (JSON.parse(row.plan) as Record<string, unknown>) : null,
+  };
 }

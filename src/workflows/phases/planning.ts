@@ -97,6 +97,8 @@ export async function awaitApproval(s: ResearchSession): Promise<ApprovalOutcome
       if (plan.clarifying_questions.length && !s.settings.ask_clarifications && s.state.clarifications.length === 0) {
         noteUnasked(plan, 'unattended run');
       }
+      // Only sessions started with an edited plan carry one, so older histories never take this branch.
+      if (s.input.approved_plan) applyEditedPlan(s, s.input.approved_plan as Record<string, unknown>);
       s.info('plan approved automatically (auto_approve)');
       return 'approved';
     }
