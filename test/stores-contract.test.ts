@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidCursorError } from '../src/server/service-store';
 import { openArtifactStore, openFetchCache, openServiceStore, openSessionStore } from '../src/stores/open';
 import { openDatabase } from '../src/stores/postgres/database';
+import { MIGRATIONS } from '../src/stores/postgres/migrations';
 import type { ResearchEvent, ResearchSnapshot } from '../src/workflows/types';
 import { createDatabase, startPostgres } from './harness/postgres';
 import { startFakeS3 } from './harness/s3';
@@ -177,6 +178,10 @@ for (const [name, backend] of [
         await expect(store.list({ owner: 'alice', cursor: 'garbage' })).rejects.toThrow(InvalidCursorError);
         expect((await store.unsettled('alice')).map((s) => s.research_id)).toEqual(['id3']);
         expect(await store.unsettled('bob')).toEqual([]);
+        const draft = await store.insert({ research_id: 'd1', owner: 'carol', query: 'q', status: 'draft', settings: {}, contexts: [{ content: 'notes', label: 'mine' }], parent_id: null });
+        expect(draft).toMatchObject({ contexts: [{ content: 'notes', label: 'mine' }], plan: null });
+        expect((await store.update('d1', { plan: { outline: ['a'] } })).plan).toEqual({ outline: ['a'] });
+        expect((await store.update('d1', { plan: null, contexts: [] }))).toMatchObject({ plan: null, contexts: [] });
         await store.remove('id3');
         expect(await store.get('id3')).toBeUndefined();
       } finally {
@@ -265,7 +270,7 @@ describe.skipIf(!postgres.pg)('PostgreSQL migrations', () => {
     await client.connect();
     try {
       const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
-      expect(rows.map((r) => r.version)).toEqual([1]);
+      expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
     } finally {
       await client.end();
     }
