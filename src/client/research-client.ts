@@ -11,7 +11,9 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { resolveSettings } from '../config/load';
 import type { AppConfig } from '../config/schema';
+import { FileArtifactStore, type ArtifactStore } from '../stores/artifacts';
 import { SqliteSessionStore, type SessionPage } from '../stores/sessions';
+import { withReportText } from './report-events';
 import {
   answerClarificationsUpdate,
   approveUpdate,
@@ -55,6 +57,7 @@ export interface StartOptions {
 export class ResearchClient {
   readonly client: Client;
   private store: SqliteSessionStore | undefined;
+  private artifactStore: ArtifactStore | undefined;
 
   constructor(
     readonly connection: Connection,
@@ -155,6 +158,10 @@ export class ResearchClient {
    * With `stream`, the model's AgentStream events (fractional seq, after the event they follow) too.
    */
   async events(id: string, afterSeq = 0, options: { stream?: boolean } = {}): Promise<ResearchEvent[]> {
+    return withReportText(await this.rawEvents(id, afterSeq, options), this.artifacts());
+  }
+
+  private async rawEvents(id: string, afterSeq: number, options: { stream?: boolean }): Promise<ResearchEvent[]> {
     let live: ResearchEvent[] = [];
     try {
       live = await this.handle(id).query(eventsQuery, { afterSeq });
@@ -257,6 +264,10 @@ export class ResearchClient {
 
   close(): void {
     this.store?.close();
+  }
+
+  private artifacts(): ArtifactStore {
+    return (this.artifactStore ??= new FileArtifactStore(path.join(this.config.data_dir, 'artifacts')));
   }
 
   private sessions(): SqliteSessionStore {

@@ -29,6 +29,7 @@ export async function deepResearch(input: ResearchInput): Promise<ResearchResult
   const supervisedLoop = !input.resume && patched('supervisor-loop');
   const parallelBranches = supervisedLoop && patched('parallel-branches');
   const leanOversight = supervisedLoop && patched('lean-oversight');
+  if (parallelBranches && patched('pipelined-research')) s.state.pipelined = true;
   try {
     if (!input.resume) {
       s.emit('AgentInput', { role: 'user', query: input.query });
@@ -114,6 +115,7 @@ async function researchWithinDeadline(s: ResearchSession): Promise<void> {
         await runSupervisedResearch(s);
         failIfNothingToWriteFrom(s);
         await verifyReport(s);
+        if (s.state.pipelined) await s.joinBeside();
         await reviewFinalReport(s);
       } else {
         await runResearch(s);

@@ -1,4 +1,4 @@
-import { store } from '../activities';
+import { bookkeeping } from '../activities';
 import type { ResearchSession } from '../session';
 
 /**
@@ -8,6 +8,6 @@ import type { ResearchSession } from '../session';
  */
 export async function persistSession(s: ResearchSession): Promise<void> {
   const events = s.unpersistedEvents();
-  await store.persistSession({ snapshot: s.snapshot(), events });
+  await bookkeeping(s.state.pipelined).persistSession({ snapshot: s.snapshot(), events });
   if (events.length) s.markPersisted(events[events.length - 1].seq);
 }
