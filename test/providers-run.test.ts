@@ -123,8 +123,10 @@ describe('providers in a run', () => {
     expect(starts.length).toBe(6);
     const sorted = [...starts].sort((a, b) => a - b);
     const span = sorted[sorted.length - 1] - sorted[0];
-    // Six requests at 2 per second need at least ~2.5 s however they are spread over the sessions.
-    expect(span).toBeGreaterThanOrEqual(2_000);
+    // Six requests at 2 per second (all six are asked for at once: every search of a round goes out
+    // together) span about 2 s however they are spread over the sessions: Temporal's limiter lets
+    // the first couple through together, then one per 0.5 s. Unthrottled they would take ~0 s.
+    expect(span).toBeGreaterThanOrEqual(1_250);
     const queued: number[] = [];
     for (const r of started) {
       const s = await env.client.state(r.researchId);

@@ -113,7 +113,7 @@ export async function finish(s: ResearchSession, status: ResearchStatus, reason?
   s.setStatus(status, 'done');
   if (status === 'cancelled') s.emit('WorkflowCancelledEvent', { reason: st.reason ?? 'cancelled' });
   s.emit('StopEvent', { status, reason: st.reason });
-  await CancellationScope.nonCancellable(() => persistSession(s));
+  await CancellationScope.nonCancellable(() => persistSession(s, { final: true }));
   return {
     research_id: st.research_id,
     status,

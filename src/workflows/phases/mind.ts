@@ -17,6 +17,7 @@ import { afterPhase, pauseForGuidance } from './oversight';
 import { withModelFallback } from './providers';
 import { analyzeBatch, continueAsNewIfDue, fetchAndParse, nextBatch, normalizeQuery, patchReport, searchBatch, startFirstIteration } from './research';
 import { persistSession } from './persist';
+import { relevanceGateOn, skipOffTopic } from './relevance';
 
 export async function runSupervisedResearch(s: ResearchSession): Promise<void> {
   const mind = s.mind();
@@ -127,8 +128,11 @@ async function analyze(s: ResearchSession): Promise<MindPhase> {
   const st = s.state;
   const unanalyzed = () => st.sources.filter((x) => x.status === 'fetched' && !x.analyzed);
   for (let batch = unanalyzed().slice(0, s.settings.batch_size); batch.length > 0; batch = unanalyzed().slice(0, s.settings.batch_size)) {
-    if (st.pipelined) await modelCall(s, () => analyzeBatch(s, batch));
-    else await analyzeBatch(s, batch);
+    if (st.pipelined) {
+      // Relevance first, outside the model slot it does not need.
+      if (relevanceGateOn()) await skipOffTopic(s, batch.filter((x) => x.text_file_id && !x.skipped_off_topic));
+      await modelCall(s, () => analyzeBatch(s, batch));
+    } else await analyzeBatch(s, batch);
     for (const source of batch) source.analyzed = true;
     await persistSession(s);
     await continueAsNewIfDue(s);

@@ -324,7 +324,7 @@ export async function continueAsNewIfDue(s: ResearchSession): Promise<void> {
   await condition(allHandlersFinished);
   s.state.continued_runs += 1;
   s.info(`continuing as new after ${info.historyLength} history events (run ${s.state.continued_runs + 1})`);
-  await persistSession(s);
+  await persistSession(s, { final: true });
   await continueAsNew<(input: typeof s.input) => Promise<unknown>>({ ...s.input, resume: s.state });
 }
 
