@@ -4,10 +4,12 @@
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { TRACING_WORKFLOW_MODULES } from '../src/telemetry/tracing';
 import { WORKFLOWS_PATH } from '../src/worker/create-worker';
 
 export async function writeWorkflowBundle(out: string): Promise<string> {
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH });
+  // With the tracing interceptors: they export only on a worker with OTEL_EXPORTER_OTLP_ENDPOINT.
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: TRACING_WORKFLOW_MODULES });
   mkdirSync(path.dirname(out), { recursive: true });
   writeFileSync(out, code);
   return out;

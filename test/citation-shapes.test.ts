@@ -87,6 +87,45 @@ describe('citation shapes', () => {
   });
 });
 
+describe('citations the first pass got wrong', () => {
+  const wiki = [...fetched, { id: 'S7', title: 'Foo', url: 'https://en.wikipedia.org/wiki/Foo_(bar)' }];
+
+  it('removes a never-fetched link the model put in parentheses, and keeps a fetched one as [S<n>]', () => {
+    const gone = resolveCitations('Claim one holds (https://unfetched.example/p).', fetched);
+    expect(gone.markdown).toBe('Claim one holds.');
+    expect(gone.removed.map((r) => r.citation)).toEqual(['https://unfetched.example/p']);
+    expect(gone.found).toBe(1);
+    const kept = resolveCitations('Claim two holds (https://air.example/one).', fetched);
+    expect(kept.markdown).toBe('Claim two holds [S1].');
+  });
+
+  it('reads a link whose URL has parentheses as one link to a fetched source', () => {
+    const r = resolveCitations('Foo is a bar [wiki](https://en.wikipedia.org/wiki/Foo_(bar)).', wiki);
+    expect(r.markdown).toBe('Foo is a bar wiki [S7].');
+    expect(r.removed).toEqual([]);
+  });
+
+  it('resolves reference-style links through their definitions, never by their number', () => {
+    const md = 'Smog peaks in winter [the study][1]. Dust rises in May [2].\n\n[1]: https://air.example/five\n[2]: https://never.example/dust';
+    const r = resolveCitations(md, fetched);
+    expect(r.markdown.trim()).toBe('Smog peaks in winter the study [S5]. Dust rises in May.');
+    expect(r.removed.map((x) => x.reason)).toEqual(['links to https://never.example/dust, which was never fetched']);
+    expect(r.found).toBe(2);
+  });
+
+  it('drops pictures from pages that were never fetched', () => {
+    const r = resolveCitations('Haze over the city ![haze](https://tracker.example/pixel.png).', fetched);
+    expect(r.markdown).not.toContain('tracker.example');
+    expect(r.removed[0].reason).toMatch(/image from https:\/\/tracker\.example/);
+  });
+
+  it('adds up: found = resolved + removed, counting each id of a removed group', () => {
+    const v = verifyReportCitations('## A\n\nWinter smog is worst in Delhi [S1, S903, S904].\n', fetched, 0);
+    expect(v.citations_found).toBe(3);
+    expect(v.markdown).toContain('- Citations: 3 found in the text; 1 resolved to fetched sources; 2 removed.');
+  });
+});
+
 describe('citations while patching', () => {
   it('normalises known shapes and leaves unknown ones for the final check', () => {
     const r = resolveCitations('A rose [3]. B fell [src-9]. C held [see](https://air.example/one). D [x](https://never.example/).', fetched, { keepUnknown: true });

@@ -13,6 +13,7 @@ import { SqliteSessionStore } from '../stores/sessions';
 import { ensureTemporalBinary } from '../temporal/binary';
 import { readDevServer, stopDevServer } from '../temporal/dev-server';
 import { runWorker } from '../worker/main';
+import { flushTracing, startTracing } from '../telemetry/tracing';
 import { TERMINAL_STATUSES, type ResearchSnapshot } from '../workflows/types';
 import { doctor } from './doctor';
 import { extract } from './extract';
@@ -39,6 +40,7 @@ async function withClient<T>(opts: { startRuntime?: boolean }, fn: (client: Rese
   const config = loadConfig();
   // Refuse to start research that could only fail later for want of a model.
   if (opts.startRuntime) checkModelConfigured(config, process.env);
+  startTracing('deep-research-cli');
   const client = await connect(config, { startServer: !!opts.startRuntime, log });
   if (opts.startRuntime) await ensureWorker(client, log);
   try {
@@ -46,6 +48,7 @@ async function withClient<T>(opts: { startRuntime?: boolean }, fn: (client: Rese
   } finally {
     client.close();
     await client.connection.close();
+    await flushTracing().catch(() => undefined);
   }
 }
 
@@ -381,13 +384,14 @@ export function buildProgram(): Command {
     .argument('[action]', '"status" or "stop"; without one, run a worker in the foreground')
     .description('run a worker in the foreground (for unattended runs and scale-out); worker status | stop')
     .option('--json')
-    .action(async (action: string | undefined, o: Common) => {
+    .option('--metrics-port <port>', 'serve Prometheus metrics on this port (127.0.0.1) or host:port (env DEEP_RESEARCH_METRICS_PORT)')
+    .action(async (action: string | undefined, o: Common & { metricsPort?: string }) => {
       const config = loadConfig();
       if (action === 'status' || action === 'stop') return workerCommand(action, config, o.json);
       if (action) throw new Error(`unknown worker action "${action}" (status, stop)`);
       if (usesEmbeddedServer()) await ensureServer(config, log);
       recordWorkerPid(config);
-      await runWorker(log);
+      await runWorker({ metricsPort: o.metricsPort });
     });
 
   const server = program.command('server').description('the local Temporal dev server');

@@ -17,7 +17,8 @@ export function registerServiceCommands(program: Command, log: (line: string) =>
     .option('--port <port>', 'port', '8080')
     .option('--cors <origins>', 'comma-separated origins allowed to call the API from a browser')
     .option('--rate-limit <n>', 'requests per minute per token', '600')
-    .action(async (o: { host: string; port: string; cors?: string; rateLimit: string }) => {
+    .option('--no-worker', 'never start a worker here (workers run as their own processes, e.g. in a deployment)')
+    .action(async (o: { host: string; port: string; cors?: string; rateLimit: string; worker: boolean }) => {
       const port = Number(o.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, got "${o.port}"`);
       const running = await serve({
@@ -25,6 +26,7 @@ export function registerServiceCommands(program: Command, log: (line: string) =>
         port,
         corsOrigins: o.cors?.split(',').map((s) => s.trim()).filter(Boolean),
         rateLimitPerMinute: Number(o.rateLimit) || 600,
+        startWorker: o.worker,
         log,
       });
       const stop = () => void running.close().then(() => process.exit(0));

@@ -12,6 +12,8 @@ import path from 'node:path';
 import { resolveSettings } from '../config/load';
 import type { AppConfig } from '../config/schema';
 import { FileArtifactStore, type ArtifactStore } from '../stores/artifacts';
+import { dataConverterFromEnv } from '../temporal/codec';
+import { clientTracingInterceptors } from '../telemetry/tracing';
 import { SqliteSessionStore, type SessionPage } from '../stores/sessions';
 import { withReportText } from './report-events';
 import {
@@ -63,8 +65,15 @@ export class ResearchClient {
     readonly connection: Connection,
     readonly config: AppConfig,
     private readonly searchAttributes = false,
+    env: NodeJS.ProcessEnv = process.env,
   ) {
-    this.client = new Client({ connection, namespace: config.temporal.namespace });
+    // Encrypted payloads when DEEP_RESEARCH_PAYLOAD_KEYS is set; the trace travels with every call.
+    this.client = new Client({
+      connection,
+      namespace: config.temporal.namespace,
+      dataConverter: dataConverterFromEnv(env),
+      interceptors: { workflow: clientTracingInterceptors() },
+    });
   }
 
   async start(opts: StartOptions): Promise<{ researchId: string; workflowId: string; status: string }> {

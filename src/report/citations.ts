@@ -31,14 +31,20 @@ export interface CitationResolution {
 const ID_TOKEN = String.raw`(?:S|src[-_ ]?|sources?\s*|ref\.?\s*)?\d{1,4}`;
 const ID_LIST = String.raw`${ID_TOKEN}(?:\s*(?:,|;|and|&)\s*${ID_TOKEN})*`;
 /** [S3], [3], [S3, S5], [src-3], [Source 3], [S3; S5]; not a markdown link's text. */
-const BRACKET_GROUP = new RegExp(String.raw`\[(${ID_LIST})\](?!\()`, 'gi');
+const BRACKET_GROUP = new RegExp(String.raw`\[(${ID_LIST})\](?![(:])`, 'gi');
 /** (Source 3), (Sources 3, 5), (S3), (src-3): a prefix is required, so "(2019)" is left alone. */
 const PAREN_GROUP = new RegExp(String.raw`\(((?:S|src[-_ ]?|sources?\s*)\d{1,4}(?:\s*(?:,|;|and|&)\s*${ID_TOKEN})*)\)`, 'gi');
 const FOOTNOTE_REF = /\[\^([^\]\s]+)\](?!:)/g;
 const FOOTNOTE_DEF = /^\s{0,3}\[\^([^\]\s]+)\]:\s*(.*)$/gm;
-const MARKDOWN_LINK = /(!?)\[([^\]\n]*)\]\((<?)(https?:\/\/[^\s)>]+)(>?)(?:\s+"[^"]*")?\)/g;
+/** URLs may hold balanced parentheses (Wikipedia's "Foo_(bar)"). */
+const LINK_URL = String.raw`https?:\/\/(?:[^\s()<>]|\([^\s()<>]*\))+`;
+const MARKDOWN_LINK = new RegExp(String.raw`(!?)\[([^\]\n]*)\]\((<?)(${LINK_URL})(>?)(?:\s+"[^"]*")?\)`, 'g');
+/** Reference-style link definitions: `[1]: https://…` on a line of their own. */
+const REFERENCE_DEF = /^\s{0,3}\[([^\]\n^]+)\]:\s*<?(https?:\/\/[^\s>]+)>?(?:\s+"[^"]*")?\s*$/gm;
+/** `[text][ref]` and `[ref][]`: the label is text unless it is itself a citation group. */
+const REFERENCE_LINK = /(!?)\[([^\]\n]+)\]\[([^\]\n]*)\]/g;
 const AUTOLINK = /<(https?:\/\/[^\s>]+)>/g;
-const BARE_URL = /(?<![(<\w/])https?:\/\/[^\s<>()[\]]*[^\s<>()[\].,;:!?"'”’]/g;
+const BARE_URL = /(?<![<\w/]|\]\()https?:\/\/[^\s<>()[\]]*[^\s<>()[\].,;:!?"'”’]/g;
 const PLACEHOLDER_PREFIX = '\u0000C';
 
 /** Resolves every citation in the report body; code blocks are left untouched. */
@@ -88,8 +94,32 @@ class Resolver {
       if (id) return this.keep(keep, [id]);
       return drop(m, url ? `links to ${url}, which was never fetched` : `footnote ${label} names no fetched source`);
     });
+    const references = new Map<string, string>();
+    body = body.replace(REFERENCE_DEF, (_m, label: string, url: string) => {
+      references.set(label.trim().toLowerCase(), url);
+      return '';
+    });
+    // A reference link is a markdown link whose URL sits in its definition; one without a
+    // definition is text followed by a bracket the next rules judge on its own.
+    body = body.replace(REFERENCE_LINK, (m, bang: string, label: string, ref: string) => {
+      const url = references.get((ref || label).trim().toLowerCase());
+      return url ? `${bang}[${label}](${url})` : m;
+    });
+    // A shortcut reference ([1] with a `[1]: url` definition) cites that URL.
+    if (references.size) {
+      body = body.replace(/(?<![\]!])\[([^\]\n^]+)\](?![([:])/g, (m, label: string) => {
+        const url = references.get(label.trim().toLowerCase());
+        if (!url) return m;
+        return new RegExp(String.raw`^\s*${ID_TOKEN}\s*$`, 'i').test(label) ? `<${url}>` : `[${label}](${url})`;
+      });
+    }
     body = body.replace(MARKDOWN_LINK, (m, bang: string, label: string, _lt: string, url: string, _gt: string, offset: number, whole: string) => {
-      if (bang) return m;
+      if (bang) {
+        // A picture from a fetched source may stay; one from anywhere else is never shown.
+        if (this.byUrl.has(urlKey(url)) || this.keepUnknown) return m;
+        this.found++;
+        return `${label.trim()}${drop(`![${label}](${url})`, `image from ${url}, which was never fetched`)}`;
+      }
       this.found++;
       const id = this.byUrl.get(urlKey(url));
       // A link standing after the sentence's full stop is only a citation: its label ("source", "see") is not text.
@@ -119,6 +149,8 @@ class Resolver {
     };
     body = body.replace(BRACKET_GROUP, group).replace(PAREN_GROUP, group);
 
+    // A citation the model put in parentheses needs none: "(https://…)" → "[S1]", or nothing.
+    body = body.replace(/\(\s*((?:\u0000[CR]\d+\u0000\s*)+)\)/g, (_m, inner: string) => ` ${inner.trim()}`);
     // Adjacent kept citations ([S3][S5]) become one group; each id once.
     body = body.replace(new RegExp(String.raw`(?:${PLACEHOLDER_PREFIX}\d+\u0000\s*)+`, 'g'), (run) => {
       const trailing = /\s*$/.exec(run)?.[0] ?? '';

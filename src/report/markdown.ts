@@ -253,7 +253,9 @@ export function verifyReportCitations(
 }
 
 function citationSummary(found: number, resolved: number, removed: RemovedCitation[]): string {
-  const head = `- Citations: ${found} found in the text; ${resolved} resolved to fetched sources${removed.length ? `; ${removed.length} removed` : ''}.`;
+  // A removed group like [S9, S12] is one entry but two citations: found = resolved + removed.
+  const removedCount = removed.reduce((n, r) => n + (r.ids?.length ?? 1), 0);
+  const head = `- Citations: ${found} found in the text; ${resolved} resolved to fetched sources${removedCount ? `; ${removedCount} removed` : ''}.`;
   const list = removed
     .slice(0, 30)
     .map((r) => `  - Removed ${escapeInline(r.citation)} (${escapeInline(r.reason)})${r.claim ? `: “${escapeInline(r.claim)}”` : ''}`);

@@ -24,8 +24,28 @@ export function isPlaceholderOnly(body: string): boolean {
   return !hasContent(body.split(PLACEHOLDER).join(''));
 }
 
+/** What writers put where they had nothing to say; a section holding only this is empty. */
+const FILLER = new RegExp(
+  `^(?:${[
+    String.raw`tb[ad]`,
+    String.raw`todo`,
+    String.raw`n\/?a`,
+    String.raw`pending`,
+    String.raw`coming soon`,
+    String.raw`(?:content |details )?to (?:be )?(?:added|determined|completed|confirmed|follow|come)(?: later| soon)?`,
+    String.raw`(?:no|not enough) (?:information|data|findings|content|results)(?: (?:yet|available|so far|found))*`,
+    String.raw`(?:research|work|analysis) (?:in progress|pending|ongoing)`,
+    String.raw`lorem ipsum\b.*`,
+    String.raw`placeholder`,
+    '待定|待补充|暂无(?:信息|数据|内容)?|未定',
+  ].join('|')})$`,
+  'iu',
+);
+
 function hasContent(body: string): boolean {
-  return /[\p{L}\p{N}]/u.test(body);
+  if (!/[\p{L}\p{N}]/u.test(body)) return false;
+  const plain = body.replace(/[*_`>#()[\]\-–—.…:!。．\s]+/gu, ' ').trim();
+  return !FILLER.test(plain);
 }
 
 function gapStatement(title: string, queries: string[]): string {

@@ -5,11 +5,15 @@ import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { authenticate, isLoopback, rateLimitKey } from './auth';
 import { ApiError } from './errors';
+import type { PayloadCodec } from '@temporalio/common';
+import { payloadCodecFromEnv } from '../temporal/codec';
 import { registerMcpRoutes } from './mcp';
+import { codecOriginsFromEnv, isCodecPreflight, registerCodecRoutes } from './routes-codec';
 import type { ResearchService } from './research-service';
 import { registerOutputRoutes } from './routes-output';
 import { registerSessionRoutes } from './routes-sessions';
@@ -26,6 +30,12 @@ export interface AppOptions {
   /** Extra routes (the MCP transport) registered after the API. */
   extend?: (app: FastifyInstance) => void | Promise<void>;
   logger?: boolean;
+  /** JSON request logs through this pino logger (serve); each line of a session's route carries research_id. */
+  loggerInstance?: Logger;
+  /** The payload codec behind /codec/*; from DEEP_RESEARCH_PAYLOAD_KEYS by default. */
+  codec?: PayloadCodec;
+  /** The Temporal Web UI origins that may call /codec/* from a browser (DEEP_RESEARCH_CODEC_ORIGINS). */
+  codecOrigins?: string[];
 }
 
 const PUBLIC = [/^\/api\/openapi\.json$/, /^\/api\/docs(\/|$)/, /^\/api\/shared\//, /^\/share\//, /^\/api\/health$/];
@@ -33,7 +43,7 @@ const PUBLIC = [/^\/api\/openapi\.json$/, /^\/api\/docs(\/|$)/, /^\/api\/shared\
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { service } = opts;
   const app = Fastify({
-    logger: opts.logger ?? false,
+    ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance as FastifyBaseLogger } : { logger: opts.logger ?? false }),
     bodyLimit: opts.bodyLimitBytes ?? 256 * 1024,
     // Path parameters longer than this are refused before any route runs.
     routerOptions: { maxParamLength: 200 },
@@ -60,8 +70,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const requireAuth = () => !isLoopback(opts.host ?? '127.0.0.1') || service.store.tokenCount() > 0;
   app.addHook('onRequest', async (req) => {
     const url = req.url.split('?')[0];
-    if (PUBLIC.some((p) => p.test(url))) return;
+    if (PUBLIC.some((p) => p.test(url)) || isCodecPreflight(req)) return;
     authenticate(req, service.store, requireAuth());
+  });
+
+  app.addHook('preHandler', async (req, reply) => {
+    const id = (req.params as { id?: unknown } | undefined)?.id;
+    if (typeof id === 'string') req.log = reply.log = req.log.child({ research_id: id });
   });
 
   app.setErrorHandler((err: FastifyError | ApiError | Error, req, reply) => {
@@ -93,6 +108,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerSteeringRoutes(app, service);
   registerOutputRoutes(app, service);
   registerMcpRoutes(app, service);
+  registerCodecRoutes(app, opts.codec ?? payloadCodecFromEnv(), opts.codecOrigins ?? codecOriginsFromEnv());
   await opts.extend?.(app);
   return app;
 }

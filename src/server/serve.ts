@@ -4,6 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { checkModelConfigured } from '../activities';
 import { connect, ensureWorker } from '../cli/runtime';
 import { loadConfig } from '../config/load';
+import { createLogger } from '../telemetry/logging';
+import { stopTracing, startTracing } from '../telemetry/tracing';
 import { buildApp } from './app';
 import { assertSafeBinding } from './auth';
 import { ResearchService } from './research-service';
@@ -14,6 +16,8 @@ export interface ServeOptions {
   port: number;
   corsOrigins?: string[];
   rateLimitPerMinute?: number;
+  /** false: workers run elsewhere (a deployment); the server never starts one. */
+  startWorker?: boolean;
   log: (line: string) => void;
 }
 
@@ -29,24 +33,34 @@ export async function serve(opts: ServeOptions): Promise<{ app: FastifyInstance;
   } finally {
     tokens.close();
   }
+  startTracing('deep-research-serve');
   const client = await connect(config, { startServer: true, log: opts.log });
   const service = new ResearchService(client);
+  const startWorker = opts.startWorker !== false;
   try {
-    await ensureWorker(client, opts.log);
+    if (startWorker) await ensureWorker(client, opts.log);
   } catch (err) {
     service.close();
     await client.connection.close();
     throw err;
   }
-  const app = await buildApp({ service, host: opts.host, corsOrigins: opts.corsOrigins, rateLimitPerMinute: opts.rateLimitPerMinute });
+  const app = await buildApp({
+    service,
+    host: opts.host,
+    corsOrigins: opts.corsOrigins,
+    rateLimitPerMinute: opts.rateLimitPerMinute,
+    loggerInstance: createLogger('deep-research-serve'),
+  });
   await app.listen({ host: opts.host, port: opts.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
   // A worker that dies later is replaced: sessions never wait for one that is not coming.
-  const watchdog = setInterval(() => {
-    ensureWorker(client, opts.log).catch((err: unknown) => opts.log(`worker check failed: ${(err as Error).message}`));
-  }, WORKER_CHECK_MS);
-  watchdog.unref();
+  const watchdog = startWorker
+    ? setInterval(() => {
+        ensureWorker(client, opts.log).catch((err: unknown) => opts.log(`worker check failed: ${(err as Error).message}`));
+      }, WORKER_CHECK_MS)
+    : undefined;
+  watchdog?.unref();
   opts.log(`deep-research API on http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port} (docs at /api/docs, OpenAPI at /api/openapi.json)`);
   return {
     app,
@@ -56,6 +70,7 @@ export async function serve(opts: ServeOptions): Promise<{ app: FastifyInstance;
       service.close();
       client.close();
       await client.connection.close();
+      await stopTracing();
     },
   };
 }

@@ -1,10 +1,14 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import pino, { type Logger } from 'pino';
 import { createActivities } from '../activities';
 import type { AppConfig } from '../config/schema';
 import { searchAvailability, searchBurst, searchRate } from '../providers/registry';
 import { SEARCH_PROVIDER_NAMES } from '../providers/search/catalog';
+import { dataConverterFromEnv } from '../temporal/codec';
+import { researchActivityInterceptor } from '../telemetry/metrics';
+import { activityTracingInterceptors, tracingSinks, TRACING_WORKFLOW_MODULES, tracingRequested } from '../telemetry/tracing';
 import { searchTaskQueue } from '../workflows/messages';
 import { TokenBucket } from './token-bucket';
 
@@ -20,6 +24,10 @@ export interface ResearchWorkerOptions {
   /** A pre-built bundle (tests build one per file); otherwise the worker bundles on start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   overrides?: Partial<WorkerOptions>;
+  /** Where activity failures and session saves are logged (silent when not given). */
+  logger?: Logger;
+  /** Called after a session was saved (the worker refreshes its session-count metrics). */
+  onSessionPersisted?: () => void;
 }
 
 /** The main worker plus one rate-limited search worker per available provider, run and stopped together. */
@@ -57,12 +65,22 @@ export async function createResearchWorker(opts: ResearchWorkerOptions): Promise
   const { config } = opts;
   const env = opts.env ?? process.env;
   const { activities, close } = createActivities({ config, env });
+  const dataConverter = dataConverterFromEnv(env);
+  const activityInterceptors = [...activityTracingInterceptors(), researchActivityInterceptor(opts.logger ?? pino({ level: 'silent' }), opts.onSessionPersisted)];
+  const source = workflowSource(opts.workflowBundle, env);
   const main = await Worker.create({
     connection: opts.connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.task_queue,
-    ...workflowSource(opts.workflowBundle, env),
+    ...source,
     activities,
+    ...(dataConverter ? { dataConverter } : {}),
+    interceptors: {
+      activity: activityInterceptors,
+      // A bundle built here gets the tracing interceptors only when traces are exported.
+      ...(source.workflowsPath && tracingRequested(env) ? { workflowModules: TRACING_WORKFLOW_MODULES } : {}),
+    },
+    sinks: tracingSinks(),
     maxConcurrentActivityTaskExecutions: 20,
     maxCachedWorkflows: config.temporal.max_cached_workflows,
     ...opts.overrides,
@@ -88,6 +106,8 @@ export async function createResearchWorker(opts: ResearchWorkerOptions): Promise
         namespace: config.temporal.namespace,
         taskQueue: searchTaskQueue(config.temporal.task_queue, provider),
         activities: { webSearch },
+        ...(dataConverter ? { dataConverter } : {}),
+        interceptors: { activity: activityInterceptors },
         // A round's searches go out at once (plans have up to 8 sub-questions).
         maxConcurrentActivityTaskExecutions: 8,
         ...(rate ? { maxTaskQueueActivitiesPerSecond: bucket ? Math.max(rate, burst) : rate } : {}),

@@ -102,7 +102,7 @@ export async function startEnvironment(harness: Harness, address: string, opts: 
   const { config, env } = testConfig(harness, address, opts.extraEnv);
   opts.configure?.(config);
   const connection = await Connection.connect({ address });
-  const client = new ResearchClient(connection, config, true);
+  const client = new ResearchClient(connection, config, true, env);
   let stopWorker = async () => undefined as void;
   const startWorker = async () => {
     const nativeConnection = await NativeConnection.connect({ address });

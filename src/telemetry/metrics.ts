@@ -1,0 +1,175 @@
+// Worker metrics on one Prometheus endpoint (`deep-research worker --metrics-port`, or
+// DEEP_RESEARCH_METRICS_PORT): Temporal Core's worker and SDK metrics (temporal_*) plus ours
+// (deep_research_*), recorded through the runtime's metric meter so both share the port.
+import type { Client } from '@temporalio/client';
+import type { MetricMeter } from '@temporalio/common';
+import { Runtime, type ActivityInterceptorsFactory } from '@temporalio/worker';
+import type { Logger } from 'pino';
+import type { ModelUsage, PersistSessionInput, WebSearchInput } from '../activities/contracts';
+import { SEARCH_ATTRIBUTES } from '../workflows/messages';
+import { researchIdOf, PinoTemporalLogger } from './logging';
+
+export const METRICS_PORT_ENV = 'DEEP_RESEARCH_METRICS_PORT';
+
+const SESSION_STATUSES = [
+  'planning',
+  'awaiting_clarification',
+  'awaiting_approval',
+  'running',
+  'awaiting_budget',
+  'awaiting_guidance',
+  'verifying',
+  'awaiting_review',
+  'completed',
+  'failed',
+  'cancelled',
+  'rejected',
+  'expired',
+  'timed_out',
+] as const;
+
+/** "9464" → 127.0.0.1:9464 (loopback unless asked); "0.0.0.0:9464" as given. */
+export function metricsBindAddress(value: string): string {
+  const trimmed = value.trim();
+  const match = /^(?:(.+):)?(\d{1,5})$/.exec(trimmed);
+  const port = match ? Number(match[2]) : NaN;
+  if (!match || port < 1 || port > 65535) throw new Error(`metrics port: expected a port or host:port, got "${value}"`);
+  return `${match[1] ?? '127.0.0.1'}:${port}`;
+}
+
+/**
+ * Installs the Temporal runtime of a worker process (once per process): logs through pino, Core's
+ * warnings forwarded, and the Prometheus endpoint when a metrics address is given.
+ */
+export function installWorkerRuntime(logger: Logger, metricsAddress?: string): void {
+  Runtime.install({
+    logger: new PinoTemporalLogger(logger),
+    telemetryOptions: {
+      logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } },
+      ...(metricsAddress ? { metrics: { prometheus: { bindAddress: metricsBindAddress(metricsAddress) } } } : {}),
+    },
+  });
+}
+
+interface ResearchMeters {
+  tokens: ReturnType<MetricMeter['createCounter']>;
+  modelCalls: ReturnType<MetricMeter['createCounter']>;
+  cost: ReturnType<MetricMeter['createGauge']>;
+  searches: ReturnType<MetricMeter['createCounter']>;
+  fetches: ReturnType<MetricMeter['createCounter']>;
+  sessions: ReturnType<MetricMeter['createGauge']>;
+}
+
+let meters: ResearchMeters | undefined;
+
+function researchMeters(): ResearchMeters {
+  const meter = Runtime.instance().metricMeter;
+  return (meters ??= {
+    tokens: meter.createCounter('deep_research_model_tokens', 'tokens', 'Model tokens by model, role and kind (input, output)'),
+    modelCalls: meter.createCounter('deep_research_model_calls', 'calls', 'Model calls that returned an answer'),
+    cost: meter.createGauge('deep_research_model_cost_usd', 'float', 'USD', 'Model cost spent through this worker since it started'),
+    searches: meter.createCounter('deep_research_searches', 'searches', 'Web searches by provider and outcome'),
+    fetches: meter.createCounter('deep_research_fetches', 'fetches', 'Page fetches by outcome (fetched, cached, failed)'),
+    sessions: meter.createGauge('deep_research_sessions', 'int', 'sessions', 'Research sessions in the namespace by status'),
+  });
+}
+
+function isUsage(value: unknown): value is ModelUsage {
+  const u = value as ModelUsage | undefined;
+  return !!u && typeof u.model === 'string' && typeof u.input_tokens === 'number' && typeof u.output_tokens === 'number';
+}
+
+/**
+ * Records what activities did — tokens, cost, searches, fetches — and logs failures and session
+ * status changes with the session's research_id.
+ */
+export function researchActivityInterceptor(logger: Logger, onSessionPersisted?: () => void): ActivityInterceptorsFactory {
+  const costByModel = new Map<string, number>();
+  return (ctx) => ({
+    inbound: {
+      async execute(input, next) {
+        const type = ctx.info.activityType;
+        const researchId = researchIdOf(ctx.info.workflowExecution?.workflowId);
+        const m = researchMeters();
+        const arg = input.args[0] as Record<string, unknown> | undefined;
+        try {
+          const result = (await next(input)) as Record<string, unknown> | undefined;
+          const usage = result?.usage;
+          if (isUsage(usage)) {
+            const tags = { model: usage.model, role: usage.role ?? type };
+            m.tokens.add(usage.input_tokens, { ...tags, kind: 'input' });
+            m.tokens.add(usage.output_tokens, { ...tags, kind: 'output' });
+            m.modelCalls.add(1, tags);
+            if (usage.cost_usd) {
+              const total = (costByModel.get(usage.model) ?? 0) + usage.cost_usd;
+              costByModel.set(usage.model, total);
+              m.cost.set(total, { model: usage.model });
+            }
+          }
+          if (type === 'webSearch') m.searches.add(1, { provider: String((arg as WebSearchInput | undefined)?.provider ?? 'unknown'), outcome: 'ok' });
+          if (type === 'fetchUrl') m.fetches.add(1, { outcome: result?.from_cache ? 'cached' : 'fetched' });
+          if (type === 'persistSession') {
+            const status = (arg as PersistSessionInput | undefined)?.snapshot?.status;
+            logger.info({ research_id: researchId, status }, 'session saved');
+            onSessionPersisted?.();
+          }
+          return result;
+        } catch (err) {
+          if (type === 'webSearch') m.searches.add(1, { provider: String((arg as WebSearchInput | undefined)?.provider ?? 'unknown'), outcome: 'failed' });
+          if (type === 'fetchUrl') m.fetches.add(1, { outcome: 'failed' });
+          logger.warn({ research_id: researchId, activity: type, attempt: ctx.info.attempt, err: (err as Error).message }, 'activity failed');
+          throw err;
+        }
+      },
+    },
+  });
+}
+
+/**
+ * Session counts by status from Temporal's visibility (the ResearchStatus search attribute), so
+ * every worker reports the namespace's numbers. Refreshed after sessions are saved (at most once
+ * a second) and every 30 s.
+ */
+export class SessionStatusGauge {
+  private timer: NodeJS.Timeout | undefined;
+  private pending: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly client: Client,
+    private readonly logger: Logger,
+    private readonly everyMs = 30_000,
+  ) {}
+
+  start(): void {
+    void this.refresh();
+    this.timer = setInterval(() => void this.refresh(), this.everyMs);
+    this.timer.unref();
+  }
+
+  /** Coalesces bursts of saves into one refresh. */
+  soon(): void {
+    if (this.pending) return;
+    this.pending = setTimeout(() => {
+      this.pending = undefined;
+      void this.refresh();
+    }, 1_000);
+    this.pending.unref();
+  }
+
+  async refresh(): Promise<void> {
+    const gauge = researchMeters().sessions;
+    try {
+      for (const status of SESSION_STATUSES) {
+        const { count } = await this.client.workflow.count(`${SEARCH_ATTRIBUTES.status} = '${status}'`);
+        gauge.set(count, { status });
+      }
+    } catch (err) {
+      this.logger.debug({ err: (err as Error).message }, 'session counts unavailable');
+    }
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    clearTimeout(this.pending);
+  }
+}

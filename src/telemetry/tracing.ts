@@ -1,0 +1,89 @@
+// OpenTelemetry traces over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT (or ..._TRACES_ENDPOINT) is
+// set: a client's start, the workflow run and every activity share one trace, carried in Temporal
+// headers by Temporal's interceptors. Without the variable nothing is set up and nothing is sent.
+import * as otel from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { Resource } from '@opentelemetry/resources';
+import { BasicTracerProvider, BatchSpanProcessor, NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+  OpenTelemetryWorkflowClientInterceptor,
+} from '@temporalio/interceptors-opentelemetry';
+import type { WorkflowClientInterceptor } from '@temporalio/client';
+import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
+
+/** The workflow-side interceptors: built into the workflow bundle, a no-op when the worker exports nothing. */
+export const TRACING_WORKFLOW_MODULES = [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')];
+
+export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean {
+  return !!(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
+}
+
+/** OTLP/HTTP: the traces endpoint as given, or <base endpoint>/v1/traces. */
+export function tracesUrl(env: NodeJS.ProcessEnv): string {
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  if (traces) return traces;
+  return `${(env.OTEL_EXPORTER_OTLP_ENDPOINT ?? '').trim().replace(/\/+$/, '')}/v1/traces`;
+}
+
+interface Tracing {
+  provider: BasicTracerProvider;
+  processor: SpanProcessor;
+  resource: Resource;
+}
+
+let active: Tracing | undefined;
+
+/**
+ * Registers the process-wide tracer provider once (service.name from OTEL_SERVICE_NAME, else the
+ * given name). Returns false when tracing is not requested.
+ */
+export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (active) return true;
+  if (!tracingRequested(env)) return false;
+  const resource = new Resource({ 'service.name': env.OTEL_SERVICE_NAME?.trim() || serviceName });
+  const processor = new BatchSpanProcessor(new OTLPTraceExporter({ url: tracesUrl(env) }));
+  const provider = new BasicTracerProvider({ resource, spanProcessors: [processor] });
+  provider.register({ contextManager: new AsyncLocalStorageContextManager().enable(), propagator: new W3CTraceContextPropagator() });
+  active = { provider, processor, resource };
+  return true;
+}
+
+/** Sends what is buffered; call before the process exits. */
+export async function flushTracing(): Promise<void> {
+  await active?.provider.forceFlush();
+}
+
+export async function stopTracing(): Promise<void> {
+  const current = active;
+  active = undefined;
+  await current?.provider.shutdown();
+  otel.trace.disable();
+  otel.context.disable();
+  otel.propagation.disable();
+}
+
+/** Client interceptors: a span around start/update/signal whose context travels to the workflow. */
+export function clientTracingInterceptors(): WorkflowClientInterceptor[] {
+  return active ? [new OpenTelemetryWorkflowClientInterceptor()] : [];
+}
+
+/** Activity interceptors that continue the workflow's trace (none without tracing). */
+export function activityTracingInterceptors(): ActivityInterceptorsFactory[] {
+  if (!active) return [];
+  return [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })];
+}
+
+/**
+ * The sink the workflow interceptors export spans through. Always registered, so a bundle built
+ * with the interceptors runs on a worker without tracing too (its spans are dropped).
+ */
+export function tracingSinks(): InjectedSinks<Record<string, never>> {
+  const processor = active?.processor ?? new NoopSpanProcessor();
+  const resource = active?.resource ?? Resource.empty();
+  return { exporter: makeWorkflowExporter(processor, resource) } as unknown as InjectedSinks<Record<string, never>>;
+}
