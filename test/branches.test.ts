@@ -84,8 +84,8 @@ describe('parallel research branches', () => {
           delayFor: (name, prompt) => (name === 'source_analysis' ? (slowFirst ? 3600 - firstSource(prompt) * 300 : firstSource(prompt) * 300) : 0),
         },
       });
-      // Two analysing at once: the 3rd and 4th branches start their analysis after others finished.
-      const { researchId } = await env.client.start({ query: 'Branch order: heat pumps', settings: { ...fourBranches, max_concurrency: 2 } });
+      // Two batches per branch: a branch's second analysis starts after other branches finished theirs.
+      const { researchId } = await env.client.start({ query: 'Branch order: heat pumps', settings: { ...fourBranches, batch_size: 2, max_concurrency: 4 } });
       await env.client.waitForResult(researchId);
       const analyses = modelCalls(harness).filter((c) => c.schema === 'source_analysis');
       const finishOrder = [...analyses].sort((a, b) => (a.end as number) - (b.end as number)).map((c) => firstSource(c.prompt));
@@ -109,10 +109,13 @@ describe('parallel research branches', () => {
     });
     expect(outcome(slow.state)).toEqual(outcome(fast.state));
     // The analyzer was asked the same in both worlds: no branch is told the findings of another
-    // branch of the same round, whichever finished first.
-    expect(Object.keys(slow.prompts)).toHaveLength(4);
+    // branch of the same round, whichever finished first; a second batch hears of its own first.
+    expect(Object.keys(slow.prompts)).toHaveLength(8);
     expect(slow.prompts).toEqual(fast.prompts);
-    expect(Object.values(fast.prompts).every((p) => p.includes('Findings so far:\n(none yet)'))).toBe(true);
+    const firstBatches = fast.state.sources.filter((x) => x.id === fast.state.sources.find((y) => y.query === x.query)?.id).map((x) => Number(x.id.slice(1)));
+    expect(firstBatches).toHaveLength(4);
+    for (const first of firstBatches) expect(fast.prompts[first]).toContain('Findings so far:\n(none yet)');
+    expect(Object.entries(fast.prompts).filter(([first]) => !firstBatches.includes(Number(first))).every(([, p]) => /Findings so far:\n- /.test(p))).toBe(true);
     expect(fast.state.findings.map((f) => f.id)).toEqual(fast.state.findings.map((_, i) => `F${i + 1}`));
   });
 

@@ -161,12 +161,14 @@ async function runBranch(s: ResearchSession, sources: Source[], done: (batch: nu
  */
 export async function runPipelinedBranches(s: ResearchSession, vet: () => void): Promise<void> {
   const st = s.state;
-  const queries = st.pending_queries;
-  st.pending_queries = [];
+  // Each query leaves pending_queries when its sources are registered: a session stopped mid-round
+  // and resumed searches only what was not yet registered.
+  const queries = [...st.pending_queries];
   const leftovers = branchesOf(st.sources.filter((x) => x.status === 'pending'), st.searched_queries);
   if (queries.length) s.setPhase('searching');
   if (queries.length && st.search_outage) {
     st.search_outage.queries_not_searched.push(...queries.filter((q) => !st.search_outage?.queries_not_searched.includes(q)));
+    st.pending_queries = [];
     s.info(`search is unavailable: ${queries.length} queries not searched`);
   }
   const searched = st.search_outage ? [] : registeredInPlanOrder(s, queries, vet);
@@ -216,6 +218,8 @@ function registeredInPlanOrder(s: ResearchSession, queries: string[], vet: () =>
       const { query, hits } = await search;
       const added = addSources(s, query, hits);
       st.searched_queries.push(query);
+      const at = st.pending_queries.indexOf(query);
+      if (at >= 0) st.pending_queries.splice(at, 1);
       vet();
       s.info(`search "${query}": ${added.length} new sources (${st.sources.length} of at most ${s.settings.max_sources})`);
       return added;
