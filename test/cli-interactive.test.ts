@@ -83,4 +83,14 @@ describe.skipIf(!existsSync(SCRIPT))('the CLI at a terminal', () => {
     expect(harness.model.requests.length).toBe(plannerCalls); // no redraft for nothing
     await env.client.cancel(researchId);
   });
+
+  it('research without a question asks for it at the terminal (seed 003 ask_topic), then runs it', async () => {
+    const id = `tty-topic-${Date.now()}`;
+    const t = terminal(['research', '--id', id, '--yes', '--set', 'max_sources=3', '--set', 'max_iterations=1']);
+    await t.answer(/What should be researched\?/, '');
+    await t.answer(/a question is needed/, 'Terminal topic check: district heating');
+    expect(await t.exited).toBe(0);
+    expect(t.output).toMatch(new RegExp(`research ${id}: completed`));
+    expect((await env.client.state(id)).initial_query).toBe('Terminal topic check: district heating');
+  });
 });

@@ -193,13 +193,32 @@ describe('the HTTP service', () => {
     const files = (done.state.sources as { file_id?: string; text_file_id?: string }[]).flatMap((s) => [s.file_id, s.text_file_id]).filter(Boolean) as string[];
     expect(files.length).toBeGreaterThan(0);
     const others = api.service.sessions().artifactIdsExcept(id);
+    expect(api.service.sessions().streamCount(id)).toBeGreaterThan(0);
     const deleted = await api.call('DELETE', `/api/research/${id}`, { token: alice });
     expect(deleted.status).toBe(200);
     const root = path.join(env.config.data_dir, 'artifacts');
-    for (const f of files) expect(existsSync(path.join(root, f.slice(0, 2), f)), f).toBe(others.has(f));
+    const onDisk = (f: string) => existsSync(path.join(root, f.slice(0, 2), f));
+    for (const f of files) expect(onDisk(f), f).toBe(others.has(f));
     expect(api.service.sessions().get(id)).toBeUndefined();
     expect(api.service.sessions().events(id)).toEqual([]);
+    expect(api.service.sessions().streamCount(id)).toBe(0);
     expect((await api.call('GET', `/api/research/${id}`, { token: alice })).status).toBe(404);
+
+    // Deleted mid-research: pages fetched since the last snapshot are found in the final live state.
+    harness.model.script.delayFor = (name) => (name === 'source_analysis' ? 3_000 : 0);
+    const midway = (await api.call('POST', '/api/research', { token: alice, body: { query: 'API delete: mid-research peat', settings: SMALL, auto_approve: true } })).body.research_id as string;
+    const live = await waitFor('pages fetched while running', async () => {
+      const body = (await api.call('GET', `/api/research/${midway}`, { token: alice })).body;
+      const ids = (body.state?.sources ?? []).flatMap((s: { file_id?: string; text_file_id?: string }) => [s.file_id, s.text_file_id]).filter(Boolean) as string[];
+      return body.research.status === 'running' && ids.length > 0 && ids;
+    }, 90_000, 50);
+    harness.model.script.delayFor = undefined;
+    const storedIds = JSON.stringify(api.service.sessions().get(midway) ?? {});
+    expect(live.some((f) => !storedIds.includes(f)), 'some pages are not in the stored snapshot yet').toBe(true);
+    const othersNow = api.service.sessions().artifactIdsExcept(midway);
+    expect((await api.call('DELETE', `/api/research/${midway}`, { token: alice })).status).toBe(200);
+    for (const f of live) expect(onDisk(f), f).toBe(othersNow.has(f));
+    expect((await env.client.handle(midway).describe()).status.name).toBe('TERMINATED');
 
     const running = await api.call('POST', '/api/research', { token: alice, body: { query: 'API delete: waiting', settings: SMALL } });
     const rid = running.body.research_id as string;

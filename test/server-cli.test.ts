@@ -1,13 +1,15 @@
 // `deep-research serve` and `token create` as a user runs them.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../src/config/load';
+import { contextFromFile } from '../src/client/context-files';
 import { hashToken, ServiceStore } from '../src/server/service-store';
+import { makePdf } from './harness/pdf';
 
-describe('serve and token commands', () => {
+describe('serve, token and enhance --context as a user runs them', () => {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'dr-serve-'));
   const env = { ...process.env, DEEP_RESEARCH_DATA_DIR: dataDir, TEMPORAL_ADDRESS: '127.0.0.1:1', OPENAI_API_KEY: 'k' };
   const cli = (args: string[]) => spawnSync(process.execPath, ['--require', 'tsx/cjs', path.join(PROJECT_ROOT, 'src', 'cli', 'main.ts'), ...args], { env, encoding: 'utf8' });
@@ -27,5 +29,20 @@ describe('serve and token commands', () => {
     // With a token, the non-loopback check passes and the next problem is Temporal.
     const next = cli(['serve', '--host', '0.0.0.0', '--port', '0']);
     expect(next.stderr.trim()).toMatch(/^deep-research: Temporal is unreachable at 127\.0\.0\.1:1/);
+  });
+
+  it('enhance --context parses a PDF with the project parsers (not as UTF-8) and refuses an unreadable one by name', async () => {
+    const pdf = path.join(dataDir, 'ledger.pdf');
+    writeFileSync(pdf, makePdf('Ledger', [['Kelp ledger: 41 tonnes harvested in 2025.']]));
+    const parsed = await contextFromFile({ filename: pdf, bytes: makePdf('Ledger', [['Kelp ledger: 41 tonnes harvested in 2025.']]) });
+    expect(parsed).toEqual({ label: 'ledger.pdf', content: expect.stringContaining('Kelp ledger: 41 tonnes harvested in 2025.') });
+    expect(parsed.content).not.toContain('%PDF');
+    const fake = path.join(dataDir, 'fake.pdf');
+    writeFileSync(fake, 'plain words, not a PDF');
+    const refused = cli(['enhance', 'some-id', '--context', fake]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr.trim()).toBe('deep-research: fake.pdf could not be read as application/pdf: served as PDF but is not a PDF file');
+    // A readable file gets past parsing; the next problem is Temporal.
+    expect(cli(['enhance', 'some-id', '--context', pdf]).stderr.trim()).toMatch(/^deep-research: Temporal is unreachable/);
   });
 });

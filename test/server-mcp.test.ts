@@ -35,16 +35,31 @@ describe('MCP tools', () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(`${api.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
     try {
       const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-      expect(tools).toEqual(['answer', 'approve', 'list', 'report', 'start', 'status']);
+      expect(tools).toEqual(['answer', 'approve', 'check', 'confirm', 'list', 'report', 'review', 'start', 'status']);
       const started = json(await client.callTool({ name: 'start', arguments: { query: 'MCP research: lithium', settings: { max_sources: 4, max_iterations: 1 } } }));
       const id = started.research_id as string;
       expect(started.status).toBe('planning');
       await waitFor('awaiting approval', async () => json(await client.callTool({ name: 'status', arguments: { research_id: id } })).status === 'awaiting_approval', 60_000, 300);
       expect((await client.callTool({ name: 'approve', arguments: { research_id: id } })).isError).toBeFalsy();
+      // Attended by default: the finished report waits for review.
+      await waitFor('awaiting review', async () => json(await client.callTool({ name: 'status', arguments: { research_id: id } })).status === 'awaiting_review', 60_000, 300);
+      expect((await client.callTool({ name: 'review', arguments: { research_id: id, action: 'accept' } })).isError).toBeFalsy();
       await env.client.waitForResult(id);
       expect(text(await client.callTool({ name: 'report', arguments: { research_id: id } }))).toMatch(/^# MCP research: lithium/);
       const listed = json(await client.callTool({ name: 'list', arguments: {} })) as { sessions: { research_id: string }[] };
       expect(listed.sessions.map((s) => s.research_id)).toEqual([id]);
+
+      // Clarifying questions answered over MCP.
+      harness.model.script.clarify = true;
+      const asking = json(await client.callTool({ name: 'start', arguments: { query: 'MCP research: sodium', settings: { max_sources: 4, max_iterations: 1 } } })).research_id as string;
+      await waitFor('awaiting clarification', async () => json(await client.callTool({ name: 'status', arguments: { research_id: asking } })).status === 'awaiting_clarification', 60_000, 300);
+      harness.model.script.clarify = false;
+      expect((await client.callTool({ name: 'answer', arguments: { research_id: asking, answers: ['Chile', 'the last decade'] } })).isError).toBeFalsy();
+      await waitFor('the plan after the answers', async () => json(await client.callTool({ name: 'status', arguments: { research_id: asking } })).status === 'awaiting_approval', 60_000, 300);
+      expect((await env.client.state(asking)).clarifications.map((c) => c.answer)).toEqual(['Chile', 'the last decade']);
+      const early = (await client.callTool({ name: 'answer', arguments: { research_id: asking, answers: ['again'] } })) as ToolAnswer;
+      expect(early.isError).toBe(true);
+      expect(early.content[0].text).toMatch(/\(status: awaiting_approval\)$/);
       const again = (await client.callTool({ name: 'approve', arguments: { research_id: id } })) as ToolAnswer;
       expect(again.isError).toBe(true);
       expect(again.content[0].text).toMatch(/\(status: completed\)$/);

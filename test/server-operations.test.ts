@@ -2,6 +2,8 @@
 // completed one — each from the persisted state, repeating no finished call.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
+import { textOf } from './harness/model-script';
+import { makePdf } from './harness/pdf';
 import { readSse, startService, type TestService } from './harness/service';
 
 const SMALL = { max_sources: 4, max_iterations: 1, max_search_results_per_query: 2 };
@@ -85,11 +87,31 @@ describe('retry, resume and enhance through the API', () => {
     const id = (await api.call('POST', '/api/research', { token, body: { query: 'Ops enhance: seaweed', settings: SMALL, auto_approve: true } })).body.research_id as string;
     const old = await waitStatus(id, ['completed']);
     const oldReport = (await api.call('GET', `/api/research/${id}/report`, { token })).text;
-    const enhanced = await api.call('POST', `/api/research/${id}/enhance`, { token, body: { iterations: 1, focus: 'seaweed farming costs', contexts: [{ content: 'Our farm pays 2 EUR/kg.', label: 'notes' }] } });
+    const pdf = makePdf('Farm ledger', [['Kelp ledger: the Orkney farm harvested 41 tonnes in 2025.']]);
+    const unreadable = await api.call('POST', `/api/research/${id}/enhance`, { token, body: { contexts: [{ filename: 'ledger.pdf', data_base64: Buffer.from('not a pdf').toString('base64') }] } });
+    expect(unreadable.body).toMatchObject({ error: 'INVALID_REQUEST', field: 'body.contexts.0' });
+    const before = harness.model.requests.length;
+    const enhanced = await api.call('POST', `/api/research/${id}/enhance`, {
+      token,
+      body: {
+        iterations: 1,
+        model: 'openai:second-model',
+        focus: 'seaweed farming costs',
+        contexts: [{ content: 'Our farm pays 2 EUR/kg.', label: 'notes' }, { filename: 'ledger.pdf', content_type: 'application/pdf', data_base64: pdf.toString('base64') }],
+      },
+    });
     expect(enhanced.status, enhanced.text).toBe(201);
     expect(enhanced.body).toMatchObject({ research_id: `${id}-v2`, parent_id: id });
     const v2 = await waitStatus(`${id}-v2`, ['completed', 'failed']);
     expect(v2.research.status).toBe('completed');
+    // The new version runs on the other model, and the files' text (parsed, not raw bytes) reaches its prompts.
+    const later = harness.model.requests.slice(before);
+    expect(later.length).toBeGreaterThan(0);
+    expect(new Set(later.map((r) => r.body.model))).toEqual(new Set(['second-model']));
+    const prompts = later.map((r) => (r.body.messages as { content: unknown }[]).map((m) => textOf(m.content)).join('\n')).join('\n');
+    expect(prompts).toContain('Kelp ledger: the Orkney farm harvested 41 tonnes in 2025.');
+    expect(prompts).toContain('Our farm pays 2 EUR/kg.');
+    expect(prompts).not.toContain('%PDF-');
     expect(v2.state.iteration).toBeGreaterThan(old.state.iteration);
     expect(v2.state.searched_queries.length).toBeGreaterThan(old.state.searched_queries.length);
     expect((await api.call('GET', `/api/research/${id}/report`, { token })).text).toBe(oldReport);

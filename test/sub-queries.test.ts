@@ -2,7 +2,9 @@
 // to its most important sub-questions (and the plan says so), the planning gate enforces it, and an
 // edited plan with too many is refused at approval.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { planSchema } from '../src/activities/schemas';
 import { resolveSettings } from '../src/config/load';
+import { jsonSchemaOf } from '../src/providers/model/structured';
 import { planningGate } from '../src/research/gates';
 import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
 import { textOf } from './harness/model-script';
@@ -28,6 +30,9 @@ describe('max_sub_queries', () => {
     const q = (n: number) => Array.from({ length: n }, (_, i) => ({ query: `a long enough sub-question ${i}`, rationale: '', priority: i + 1 }));
     expect(planningGate({ expanded_queries: q(6), research_brief: 'brief' }, 5).failures).toEqual(['6 sub-queries (at most 5)']);
     expect(planningGate({ expanded_queries: q(5), research_brief: 'brief' }, 5).passed).toBe(true);
+    // The model is asked for at most 5; a longer answer still parses (and is cut by priority).
+    expect((jsonSchemaOf(planSchema).properties as Record<string, { maxItems?: number }>).expanded_queries.maxItems).toBe(5);
+    expect(planSchema.shape.expanded_queries.safeParse(q(6)).success).toBe(true);
   });
 
   it('keeps the most important sub-questions up to the limit, tells the planner, and refuses an edited plan above it', async () => {

@@ -4,8 +4,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../src/config/load';
+import { describe, expect, inject, it } from 'vitest';
+import { connect, ensureWorker, readWorkerRecord } from '../src/cli/runtime';
+import { loadConfig, PROJECT_ROOT } from '../src/config/load';
 import { livePollers, parseWorkerRecord, providerFingerprint } from '../src/cli/workers';
 import { isAlive } from '../src/temporal/dev-server';
 
@@ -31,6 +32,42 @@ describe('worker liveness', () => {
     expect(providerFingerprint({ ...base, OPENAI_API_KEY: 'sk-secret-2' })).not.toBe(fp);
     expect(providerFingerprint({ ...base, OPENAI_BASE_URL: 'http://b' })).not.toBe(fp);
     expect(providerFingerprint({ ...base, TAVILY_API_KEY: 'x' })).not.toBe(fp);
+    expect(providerFingerprint({ ...base, LOCAL_DOCS_DIR: '/srv/docs' })).not.toBe(fp);
+    expect(providerFingerprint({ ...base, DOI_RESOLVER_URL: 'http://127.0.0.1:9/doi' })).not.toBe(fp);
+  });
+
+  it('ensureWorker starts one when none is alive, restarts it when the provider environment changes, never stops a foreground worker', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'dr-ensure-'));
+    const queue = `ensure-${process.pid}-${Date.now()}`;
+    const config = loadConfig({ DEEP_RESEARCH_DATA_DIR: dataDir, DEEP_RESEARCH_TASK_QUEUE: queue, TEMPORAL_ADDRESS: inject('temporalAddress'), PATH: process.env.PATH });
+    const client = await connect(config, { startServer: false, log: () => undefined });
+    const command = [process.execPath, '-e', 'setInterval(() => {}, 1000)'];
+    // The user's own foreground worker of this data directory, started with other keys.
+    const foreground = spawn(command[0], command.slice(1), { stdio: 'ignore' });
+    writeFileSync(path.join(dataDir, `worker-${queue}.foreground.pid`), JSON.stringify({ pid: foreground.pid, fingerprint: 'another-env' }));
+    const lines: string[] = [];
+    const pids: number[] = [];
+    try {
+      const env1 = { PATH: process.env.PATH, OPENAI_API_KEY: 'key-1' };
+      const first = (await ensureWorker(client, (l) => lines.push(l), { env: env1, command })) as number;
+      pids.push(first);
+      expect(isAlive(first)).toBe(true);
+      expect(readWorkerRecord(config)).toMatchObject({ pid: first, fingerprint: providerFingerprint(env1) });
+      expect(lines.at(-1)).toMatch(new RegExp(`^started a background worker \\(pid ${first},`));
+      expect(await ensureWorker(client, (l) => lines.push(l), { env: env1, command })).toBe(first);
+
+      const second = (await ensureWorker(client, (l) => lines.push(l), { env: { ...env1, OPENAI_API_KEY: 'key-2' }, command })) as number;
+      pids.push(second);
+      expect(second).not.toBe(first);
+      expect(lines).toContain('the provider environment changed since the background worker started: restarting it');
+      expect(isAlive(first)).toBe(false);
+      expect(isAlive(second)).toBe(true);
+      expect(isAlive(foreground.pid as number)).toBe(true);
+    } finally {
+      for (const pid of [...pids, foreground.pid as number]) if (isAlive(pid)) process.kill(pid, 'SIGTERM');
+      client.close();
+      await client.connection.close();
+    }
   });
 
   it('reads old and new pid files', () => {

@@ -48,7 +48,7 @@ export function toFailure(err: unknown, what: string, credentialHint?: string): 
   if (CONTEXT_TOO_LONG.test(detail)) {
     return ApplicationFailure.nonRetryable(
       `${message} (the prompt does not fit the model's context window: lower max_source_chars_for_analysis, ` +
-        `or use a larger-context model and set MODEL_CONTEXT_TOKENS to its window)`,
+        `raise token_safety_margin or runtime_overhead, or set the model's window in model_context_overrides (or MODEL_CONTEXT_TOKENS))`,
       'ContextTooLong',
     );
   }

@@ -1,8 +1,11 @@
 // Builds the activity implementations from their dependencies (config, stores, providers).
 import path from 'node:path';
+import { sweepArchive } from '../budget/archive';
+import { budgetSettingsOf } from '../budget/settings';
 import { ConfigError } from '../config/load';
 import type { AppConfig } from '../config/schema';
 import { createModelProvider } from '../providers/model/ai-sdk';
+import { createEmbedder, type Embedder } from '../providers/model/embeddings';
 import { modelConnection, modelProviders, resolveProviderPlan, searchAvailability } from '../providers/registry';
 import { createSearchProvider, searchApiKeyFromEnv, SEARCH_PROVIDERS, type SearchProviderName } from '../providers/search/catalog';
 import type { ModelProvider } from '../providers/model/types';
@@ -15,9 +18,11 @@ import { FetchCache } from '../stores/fetch-cache';
 import { AgentStreamSink } from '../stores/agent-stream';
 import { SqliteSessionStore, type SessionStore } from '../stores/sessions';
 import type { ResearchActivities } from './contracts';
+import { createDeliveryActivities } from './delivery-activities';
 import { createMindActivities } from './mind-activities';
 import { createVerifyActivities } from './verify-activities';
 import { createModelActivities } from './model-activities';
+import { createPanelActivities } from './panel-activities';
 import { createRelevanceActivities } from './relevance-activities';
 import { createStoreActivities } from './store-activities';
 import { createWebActivities } from './web-activities';
@@ -61,14 +66,18 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   const fetcher = fetcherFromConfig(config, env);
   const cache = new FetchCache(path.join(config.data_dir, 'fetch-cache.db'));
   const streams = new AgentStreamSink(sessionStore);
-  const modelDeps = { model, defaultModel, pricing: config.models.pricing, artifacts, budget: config.budget, streams };
+  const budget = budgetSettingsOf(config);
+  const archiveSweep = startArchiveSweep(budget.archive.dir, budget.archive.ttl_hours);
+  const modelDeps = { model, defaultModel, pricing: config.models.pricing, artifacts, budget, streams };
   const activities: ResearchActivities = {
     ...createModelActivities(modelDeps),
     ...createMindActivities(modelDeps),
+    ...createPanelActivities(modelDeps),
     ...createVerifyActivities({ artifacts, fetcher, model, defaultModel, pricing: config.models.pricing, doiResolver: config.fetch.doi_resolver_url }),
     ...createWebActivities({ config, artifacts, fetcher, cache, searchProvider }),
     ...createStoreActivities(sessionStore),
-    ...createRelevanceActivities(artifacts),
+    ...createRelevanceActivities(artifacts, relevanceEmbedder(config, env)),
+    ...createDeliveryActivities({ config, env, sessions: sessionStore }),
     async lookupLocalKnowledge({ query, maxResults }) {
       if (!config.search.local_path) return { hits: [] };
       try {
@@ -89,6 +98,7 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   return {
     activities,
     close: () => {
+      clearInterval(archiveSweep);
       sessions?.close();
       cache.close();
       void fetcher.close();
@@ -96,9 +106,35 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   };
 }
 
+const ARCHIVE_SWEEP_MS = 3_600_000;
+
+/**
+ * Expired archive records are deleted when the worker starts and every hour after. The sweep runs
+ * whether archiving is on or off: records written while it was on still expire.
+ */
+function startArchiveSweep(dir: string | undefined, ttlHours: number): NodeJS.Timeout {
+  const sweep = () => {
+    if (dir) sweepArchive(dir, ttlHours).catch(() => undefined);
+  };
+  sweep();
+  const timer = setInterval(sweep, ARCHIVE_SWEEP_MS);
+  timer.unref();
+  return timer;
+}
+
 /** Fails early, with what to set, when no model could serve this installation's planner. */
 export function checkModelConfigured(config: AppConfig, env: NodeJS.ProcessEnv): void {
   resolveProviderPlan(config, env, config.research.settings);
+}
+
+/** The configured embedding model, made once when a page is first scored by meaning. */
+function relevanceEmbedder(config: AppConfig, env: NodeJS.ProcessEnv): () => Embedder | undefined {
+  let embedder: Embedder | undefined;
+  return () => {
+    const ref = config.search.embedding_model;
+    if (!ref) return undefined;
+    return (embedder ??= createEmbedder(modelConnection(config, env, ref)));
+  };
 }
 
 function createSearch(config: AppConfig, env: NodeJS.ProcessEnv, name: string): SearchProvider {
@@ -106,7 +142,11 @@ function createSearch(config: AppConfig, env: NodeJS.ProcessEnv, name: string): 
   if (!availability.ok) throw new ConfigError(`search provider ${name} is not available: ${availability.reason}`);
   const userAgent = config.fetch.user_agent;
   const timeoutMs = config.search.timeout_seconds * 1000;
-  if (name === 'local') return new LocalDocumentSearch(config.search.local_path as string, path.join(config.data_dir, 'local-index.json'));
+  if (name === 'local') {
+    const embedding = config.search.embedding_model;
+    const embedder = embedding ? createEmbedder(modelConnection(config, env, embedding)) : undefined;
+    return new LocalDocumentSearch(config.search.local_path as string, path.join(config.data_dir, 'local-index.json'), embedder);
+  }
   if (name === 'searxng') return new SearxngSearch(config.search.searxng_url as string, timeoutMs, userAgent);
   const provider = name as SearchProviderName;
   const baseUrl = config.search.providers[name]?.base_url ?? SEARCH_PROVIDERS[provider].defaultBaseUrl ?? '';

@@ -14,6 +14,8 @@ import type {
   ReflectOnPhaseInput,
   ReflectOnPhaseOutput,
 } from './contracts';
+import { confidenceWeight, withSummaryUsage } from './budgeted';
+import { createContentFitter } from './fit-content';
 import { createModelCall, type ModelDeps } from './model-call';
 import { critiqueSchema, gapRefinementSchema, phaseReflectionSchema } from './schemas';
 
@@ -23,13 +25,22 @@ export const MAX_REFLECTION_CHARS = 600;
 
 export function createMindActivities(deps: ModelDeps) {
   const callModel = createModelCall(deps);
+  const fitter = createContentFitter(deps);
 
   return {
     async critiqueFindings(input: CritiqueFindingsInput): Promise<CritiqueFindingsOutput> {
-      const { object, usage } = await callModel(
-        { role: 'critic', requested: input.model, name: 'critique', system: CRITIC_SYSTEM, prompt: criticPrompt(input) },
+      // The critic works in the refinement budget (15 %): its findings are what grows.
+      const fitted = await fitter.fit(
+        input.findings.map((f) => ({ id: f.id, kind: 'finding', text: f.content, relevance: confidenceWeight(f.confidence) })),
+        { phase: 'refinement', modelRef: input.model ?? deps.defaultModel('critic'), fixedPrompt: criticPrompt({ ...input, findings: input.findings.map((f) => ({ ...f, content: '' })) }) },
+      );
+      const findings = input.findings.map((f, i) => ({ ...f, content: fitted.texts[i] })).filter((f) => f.content);
+      const call = await callModel(
+        { role: 'critic', requested: input.model, name: 'critique', system: CRITIC_SYSTEM, prompt: criticPrompt({ ...input, findings }) },
         critiqueSchema,
       );
+      const { object } = call;
+      const usage = withSummaryUsage(call.usage, fitted);
       const missing = object.missing.map((m) => m.trim()).filter(Boolean);
       const feedback = object.feedback.trim() || (object.verdict === 'REVISE' ? missing.join('; ') : '');
       return {
@@ -43,18 +54,50 @@ export function createMindActivities(deps: ModelDeps) {
     },
 
     async refineGaps(input: RefineGapsInput): Promise<RefineGapsOutput> {
-      const { object, usage } = await callModel(
-        { role: 'refiner', requested: input.model, name: 'gap_refinement', system: REFINER_SYSTEM, prompt: refinerPrompt(input) },
+      // Refinement budget (15 %): the findings so far; gaps and searched queries always go whole.
+      const fitted = await fitter.fit(
+        input.findings_summary.map((line, i) => ({ id: `F${i + 1}`, kind: 'finding', text: line, relevance: 1 - i / Math.max(1, input.findings_summary.length) })),
+        { phase: 'refinement', modelRef: input.model ?? deps.defaultModel('refiner'), fixedPrompt: refinerPrompt({ ...input, findings_summary: input.findings_summary.map(() => '') }) },
+      );
+      const call = await callModel(
+        {
+          role: 'refiner',
+          requested: input.model,
+          name: 'gap_refinement',
+          system: REFINER_SYSTEM,
+          prompt: refinerPrompt({ ...input, findings_summary: fitted.texts.filter(Boolean) }),
+        },
         gapRefinementSchema,
       );
+      const { object } = call;
+      const usage = withSummaryUsage(call.usage, fitted);
       return { gaps: withUnsearchedQueries(object.gaps, input.searched_queries), rationale: object.rationale.trim(), usage };
     },
 
     async reflectOnPhase(input: ReflectOnPhaseInput): Promise<ReflectOnPhaseOutput> {
-      const { object, usage } = await callModel(
-        { role: 'supervisor', requested: input.model, name: 'phase_reflection', system: SUPERVISOR_SYSTEM, prompt: supervisorPrompt(input) },
+      // The think pause spends the budget of the phase it reflects on (gathering has none: refinement's).
+      // Metrics and the gate are small; the user's guidance is what can grow.
+      const guidance = input.guidance ?? [];
+      const fitted = await fitter.fit(
+        guidance.map((text, i) => ({ id: `G${i + 1}`, kind: 'guidance', text, recency: (i + 1) / guidance.length })),
+        {
+          phase: input.phase === 'gathering' ? 'refinement' : input.phase,
+          modelRef: input.model ?? deps.defaultModel('supervisor'),
+          fixedPrompt: supervisorPrompt({ ...input, guidance: guidance.map(() => '') }),
+        },
+      );
+      const call = await callModel(
+        {
+          role: 'supervisor',
+          requested: input.model,
+          name: 'phase_reflection',
+          system: SUPERVISOR_SYSTEM,
+          prompt: supervisorPrompt({ ...input, ...(input.guidance ? { guidance: fitted.texts.filter(Boolean) } : {}) }),
+        },
         phaseReflectionSchema,
       );
+      const { object } = call;
+      const usage = withSummaryUsage(call.usage, fitted);
       return {
         reflection: clip(object.reflection.trim(), MAX_REFLECTION_CHARS),
         // A passed gate leaves nothing for a retry to fix, whatever the model thought.

@@ -1,11 +1,9 @@
 // Model activities: planning, analysis and report patches. No search or fetch ability here.
-import { allocate, phaseBudget } from '../budget/allocate';
-import { condense } from '../budget/condense';
-import { countTokens } from '../budget/tokens';
 import { analyzerPrompt, ANALYZER_SYSTEM } from '../prompts/analyzer';
 import { PLANNER_SYSTEM, plannerPrompt } from '../prompts/planner';
 import { WRITER_SYSTEM, writerPrompt } from '../prompts/writer';
 import { dedupeFindings } from '../report/dedupe';
+import { classifySource } from '../research/vetting';
 import { applyPatches } from '../report/markdown';
 import type { z } from 'zod';
 import { reconcileLanguage } from '../prompts/language';
@@ -20,6 +18,8 @@ import type {
   UpdateReportInput,
   UpdateReportOutput,
 } from './contracts';
+import { confidenceWeight, withSummaryUsage } from './budgeted';
+import { createContentFitter } from './fit-content';
 import { createModelCall, type ModelDeps } from './model-call';
 import { analysisSchema, planSchema, reportPatchSchema } from './schemas';
 
@@ -27,16 +27,34 @@ export type { ModelDeps } from './model-call';
 
 export function createModelActivities(deps: ModelDeps) {
   const callModel = createModelCall(deps);
-
-  /** The model part of "provider:model", for token counting. */
-  const modelNameOf = (ref: string) => ref.slice(ref.indexOf(':') + 1);
+  const fitter = createContentFitter(deps);
 
   return {
     async decomposeQuery(input: DecomposeQueryInput): Promise<DecomposeQueryOutput> {
-      const { object, usage } = await callModel(
-        { role: 'planner', requested: input.model, name: 'research_plan', system: PLANNER_SYSTEM, prompt: plannerPrompt(input), stream: input.stream },
+      // Planning budget (10 %): the user's documents and answers are what can grow.
+      const docs = input.known_documents ?? [];
+      const fitted = await fitter.fit(
+        [
+          ...docs.map((d, i) => ({ id: `doc-${i + 1}`, kind: 'document', text: d.snippet, title: d.title, relevance: 0.8 - (0.3 * i) / Math.max(1, docs.length) })),
+          ...input.clarifications.map((c, i) => ({ id: `answer-${i + 1}`, kind: 'clarification', text: c.answer, relevance: 1, protected: true })),
+        ],
+        { phase: 'planning', modelRef: input.model ?? deps.defaultModel('planner'), fixedPrompt: plannerPrompt({ ...input, known_documents: docs.map((d) => ({ ...d, snippet: '' })), clarifications: input.clarifications.map((c) => ({ ...c, answer: '' })) }) },
+      );
+      const known_documents = docs.map((d, i) => ({ ...d, snippet: fitted.texts[i] })).filter((d) => d.snippet);
+      const clarifications = input.clarifications.map((c, i) => ({ ...c, answer: fitted.texts[docs.length + i] }));
+      const call = await callModel(
+        {
+          role: 'planner',
+          requested: input.model,
+          name: 'research_plan',
+          system: PLANNER_SYSTEM,
+          prompt: plannerPrompt({ ...input, known_documents, clarifications }),
+          stream: input.stream,
+        },
         planSchema,
       );
+      const { object } = call;
+      const usage = withSummaryUsage(call.usage, fitted);
       const { context, ...rest } = object;
       const plan: ResearchPlan = {
         ...rest,
@@ -63,27 +81,30 @@ export function createModelActivities(deps: ModelDeps) {
     },
 
     async analyzeSources(input: AnalyzeSourcesInput): Promise<AnalyzeSourcesOutput> {
-      const modelName = modelNameOf(input.model ?? deps.defaultModel('analyzer'));
       const texts = await Promise.all(input.sources.map(async (s) => (await deps.artifacts.getText(s.text_file_id)).slice(0, input.max_source_chars)));
-      const budget = phaseBudget(deps.budget, 'analysis');
-      const plan = allocate(
-        input.sources.map((s, i) => ({ id: s.id, tokens: countTokens(texts[i], modelName), relevance: 1 - i / Math.max(1, input.sources.length) })),
-        budget,
-        deps.budget.protected_top_sources,
+      // Analysis budget (40 %): the sources, by search rank (relevance) and publisher credibility (quality).
+      const fitted = await fitter.fit(
+        input.sources.map((s, i) => ({
+          id: s.id,
+          kind: 'source',
+          text: texts[i],
+          title: s.title,
+          relevance: 1 - i / Math.max(1, input.sources.length),
+          quality: classifySource(s.url).score,
+          metadata: { url: s.url },
+        })),
+        { phase: 'analysis', modelRef: input.model ?? deps.defaultModel('analyzer'), fixedPrompt: analyzerPrompt({ ...input, sources: input.sources.map((s) => ({ ...s, text: '' })) }) },
       );
-      const sources = input.sources
-        .map((s, i) => {
-          const a = plan.allocations[i];
-          const ratio = a.full_tokens ? a.allocated_tokens / a.full_tokens : 1;
-          return { ...s, text: condense(texts[i], a.level, Math.floor(texts[i].length * ratio), s.title) };
-        })
-        .filter((s) => s.text);
+      const sources = input.sources.map((s, i) => ({ ...s, text: fitted.texts[i] })).filter((s) => s.text);
       const prompt = analyzerPrompt({ ...input, sources });
-      const { object, usage } = await callModel(
+      const call = await callModel(
         { role: 'analyzer', requested: input.model, name: 'source_analysis', system: ANALYZER_SYSTEM, prompt, stream: input.stream },
         analysisSchema,
       );
-      const fidelity = Object.fromEntries(plan.allocations.map((a) => [a.id, { level: a.level, fidelity: a.fidelity, full_tokens: a.full_tokens, allocated_tokens: a.allocated_tokens }]));
+      const { object } = call;
+      const usage = withSummaryUsage(call.usage, fitted);
+      const fidelity = fitted.fidelity;
+      const budget = fitted.budget_tokens;
       const known = new Set(input.sources.map((x) => x.id));
       const rated = (object.source_quality ?? []).filter((r) => known.has(r.source_id));
       return {
@@ -107,17 +128,35 @@ export function createModelActivities(deps: ModelDeps) {
         const usage = { role: 'writer', model, input_tokens: 0, output_tokens: 0, cost_usd: 0 };
         return { new_report_markdown: unique.report, ...(await storedReport(input, unique.report)), sections_patched: [], added_chars: 0, usage, merged: unique.merged };
       }
-      const { object, usage } = await callModel(
+      // Synthesis budget (35 %): the new findings first, then the report so far (context only:
+      // patches are applied to the full report).
+      const findings = unique.findings;
+      const fitted = await fitter.fit(
+        [
+          // Findings reach the writer at least as headlines: a dropped one would never be written.
+          ...findings.map((f) => ({ id: f.id, kind: 'finding', text: f.content, relevance: confidenceWeight(f.confidence), protected: true })),
+          { id: 'report', kind: 'report', text: unique.report, relevance: 0.2, protected: true },
+        ],
+        {
+          phase: 'synthesis',
+          modelRef: input.model ?? deps.defaultModel('writer'),
+          fixedPrompt: writerPrompt({ ...input, report_markdown: '', findings: findings.map((f) => ({ ...f, content: '' })) }),
+        },
+      );
+      const shown = findings.map((f, i) => ({ ...f, content: fitted.texts[i] })).filter((f) => f.content);
+      const call = await callModel(
         {
           role: 'writer',
           requested: input.model,
           name: 'report_patch',
           system: WRITER_SYSTEM,
-          prompt: writerPrompt({ ...input, report_markdown: unique.report, findings: unique.findings }),
+          prompt: writerPrompt({ ...input, report_markdown: fitted.texts[findings.length], findings: shown }),
           stream: input.stream,
         },
         reportPatchSchema,
       );
+      const { object } = call;
+      const usage = withSummaryUsage(call.usage, fitted);
       const result = applyPatches(unique.report, input.outline, object.patches, input.max_update_chars, input.sources);
       const merged = [...unique.merged, ...result.merged];
       return {

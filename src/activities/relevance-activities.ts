@@ -1,18 +1,62 @@
 // Scores fetched pages against their sub-questions before any model reads them. The text stays
-// in the artifact store; only the scores go back to the workflow.
-import type { ArtifactStore } from '../stores/artifacts';
+// in the artifact store; only the scores go back to the workflow. With an embedding model
+// configured, a page also scores by meaning (its best passage against the question), so a page
+// that answers in other words ("automobile" for "car") is not skipped as off-topic.
+import { cosine, type Embedder } from '../providers/model/embeddings';
 import { relevanceScore } from '../report/relevance';
+import type { ArtifactStore } from '../stores/artifacts';
+import { splitPassages } from '../verify/passages';
 import type { ScoreRelevanceInput, ScoreRelevanceOutput } from './contracts';
 
-export function createRelevanceActivities(artifacts: ArtifactStore) {
+/** Passages of a page embedded for its meaning score: its opening ones, where its topic is stated. */
+const PASSAGES_PER_PAGE = 6;
+const PASSAGE_CHARS = 1_500;
+
+export function createRelevanceActivities(artifacts: ArtifactStore, embedder?: () => Embedder | undefined) {
   return {
     async scoreRelevance(input: ScoreRelevanceInput): Promise<ScoreRelevanceOutput> {
       const scores: Record<string, number> = {};
+      const texts = new Map<string, string>();
       for (const source of input.sources) {
         const text = await artifacts.getText(source.text_file_id).catch(() => '');
-        scores[source.id] = relevanceScore(text, [source.sub_question, input.question].filter((q) => q.trim()));
+        texts.set(source.id, text);
+        scores[source.id] = relevanceScore(text, questionsOf(input, source.sub_question));
       }
-      return { scores };
+      const meaning = await meaningScores(embedder?.(), input, texts);
+      for (const [id, score] of meaning) scores[id] = Math.max(scores[id] ?? 0, score);
+      return { scores, ...(meaning.size ? { by_meaning: Object.fromEntries(meaning) } : {}) };
     },
   };
+}
+
+function questionsOf(input: ScoreRelevanceInput, subQuestion: string): string[] {
+  return [subQuestion, input.question].filter((q) => q.trim());
+}
+
+/** Cosine of each page's best opening passage with its sub-question or the question; none when the embedder fails. */
+async function meaningScores(embedder: Embedder | undefined, input: ScoreRelevanceInput, texts: Map<string, string>): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (!embedder) return out;
+  const questions = [...new Set(input.sources.flatMap((s) => questionsOf(input, s.sub_question)))];
+  const passages = input.sources.map((s) =>
+    splitPassages(texts.get(s.id) ?? '')
+      .slice(0, PASSAGES_PER_PAGE)
+      .map((p) => p.text.slice(0, PASSAGE_CHARS))
+      .filter((p) => p.trim()),
+  );
+  try {
+    const vectors = await embedder.embed([...questions, ...passages.flat()]);
+    const questionVector = new Map(questions.map((q, i) => [q, vectors[i]]));
+    let next = questions.length;
+    input.sources.forEach((source, i) => {
+      const own = passages[i].map(() => vectors[next++]);
+      const wanted = questionsOf(input, source.sub_question).map((q) => questionVector.get(q) as number[]);
+      const best = Math.max(0, ...own.flatMap((p) => wanted.map((q) => cosine(p, q))));
+      if (own.length) out.set(source.id, Math.round(best * 1000) / 1000);
+    });
+  } catch {
+    // The embedding server down: the lexical score alone decides, as without one.
+    out.clear();
+  }
+  return out;
 }

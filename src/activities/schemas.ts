@@ -10,7 +10,9 @@ export const planSchema = z.object({
   expanded_queries: z
     .array(z.object({ query: z.string().min(1), rationale: z.string(), priority: z.number().int().min(1).max(10) }))
     .min(1)
-    .max(12),
+    .max(12)
+    // The model is asked for at most 5 (max_sub_queries' ceiling); a longer answer still parses and is cut by priority.
+    .meta({ maxItems: 5 }),
   outline: z.array(z.string().min(1)).min(1).max(12),
   research_brief: z.string().min(1),
   assumptions: z.array(z.string()),
@@ -90,3 +92,21 @@ export const phaseReflectionSchema = z.object({
   // Optional so a model that leaves it out costs no repair call; the harness and real models give it.
   quality_score: z.number().min(0).max(1).optional(),
 });
+
+export const summarySchema = z.object({ summary: z.string() });
+
+export const panelAnswerSchema = z.object({ answer: z.string().min(1) });
+
+export const panelSynthesisSchema = z.object({
+  paragraphs: z.array(z.object({ text: z.string().min(1), models: z.array(z.string()) })).min(1).max(60),
+  conflicts: z.array(z.object({ topic: z.string().min(1), positions: z.array(z.object({ model: z.string(), position: z.string() })) })).max(20),
+  agreement: z.enum(['high', 'medium', 'low']),
+});
+
+export const inputCheckSchema = z.object({
+  quality: z.union([z.literal(0), z.literal(1), z.literal(2)]),
+  reason: z.string().min(1),
+  improved_prompt: z.string().nullable(),
+});
+
+export const inputImprovementSchema = z.object({ improved_prompt: z.string().min(1) });

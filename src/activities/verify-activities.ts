@@ -72,7 +72,7 @@ export function createVerifyActivities(deps: VerifyDeps) {
           const dois = input.check_links ? citedDois(input.report_markdown, cited) : new Map<string, string[]>();
           const [links, doiChecks, claims] = await Promise.all([
             input.check_links
-              ? checkLinks(deps.fetcher, cited.map((s) => s.url), { signal, concurrency: deps.linkConcurrency, onProgress: heartbeat })
+              ? checkLinks(deps.fetcher, cited.map((s) => s.url).filter((url) => /^https?:/i.test(url)), { signal, concurrency: deps.linkConcurrency, onProgress: heartbeat })
               : Promise.resolve([]),
             checkDois(deps.fetcher, dois, { resolver: deps.doiResolver ?? DEFAULT_DOI_RESOLVER, signal, concurrency: deps.linkConcurrency, onProgress: heartbeat }),
             checkClaims(checked, { passagesOf: passageLoader(deps.artifacts, input.sources), judge, signal }),

@@ -1,5 +1,6 @@
-// Reduces a source's text to its allocated share, deterministically and without a model call:
-// the document's own structure (headings, paragraph leads) decides what stays.
+// Reduces a text to its allocated share, deterministically and without a model call: the
+// document's own structure (headings, paragraph leads) decides what stays. The fallback when no
+// model-written summary is available (summarization off, or every summarization model failed).
 import type { FidelityLevel } from './allocate';
 
 export function condense(text: string, level: FidelityLevel, targetChars: number, title = ''): string {
@@ -11,7 +12,7 @@ export function condense(text: string, level: FidelityLevel, targetChars: number
     if (/^#{1,6}\s/.test(block)) return block;
     if (level === 'key_points') return `- ${firstSentence(block)}`;
     const sentences = splitSentences(block);
-    const n = level === 'condensed' ? Math.ceil(sentences.length * 0.7) : Math.ceil(sentences.length * 0.5);
+    const n = Math.ceil(sentences.length * (level === 'condensed' ? 0.7 : 0.4));
     return sentences.slice(0, Math.max(1, n)).join(' ');
   };
   return clip(blocks.map(keep).join('\n\n'), targetChars);

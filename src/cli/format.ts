@@ -44,6 +44,7 @@ export function formatStatus(s: ResearchSnapshot): string {
     ...byModel.map((line) => `  ${line}`),
     `report: ${s.report_markdown.length} characters`,
     ...mindLines(s),
+    ...deliveryLines(s),
     ...(s.errors.length ? [`errors: ${s.errors.length} (last: ${s.errors[s.errors.length - 1].message})`] : []),
   ].join('\n');
 }
@@ -83,4 +84,18 @@ export function formatEvent(e: ResearchEvent): string {
     default:
       return `${time} #${e.seq} ${e.type} ${JSON.stringify(d).slice(0, 160)}`;
   }
+}
+
+function deliveryLines(s: ResearchSnapshot): string[] {
+  const log = s.delivery_log ?? [];
+  const lines: string[] = [];
+  if (s.what_changed) {
+    const w = s.what_changed;
+    lines.push(`what changed since ${w.previous_id}: sources ${w.new_sources} new, ${w.changed_sources} changed, ${w.gone_sources} gone; findings ${w.new_findings} new, ${w.changed_findings} changed, ${w.gone_findings} gone`);
+  }
+  if (!log.length) return lines;
+  const sent = log.filter((r) => r.ok).length;
+  lines.push(`delivery: ${sent} sent, ${log.length - sent} failed`);
+  for (const r of log) lines.push(`  ${r.at} ${r.event} ${r.channel} ${r.target}: ${r.ok ? `sent (${r.response ?? 'ok'}, attempt ${r.attempts})` : `FAILED: ${r.error}`}`);
+  return lines;
 }

@@ -19,10 +19,12 @@ import { doctor } from './doctor';
 import { extract } from './extract';
 import { formatProviders, listProviders } from './providers';
 import { registerSteeringCommands } from './steering';
+import { addPanelOptions, askConfirmation, askForTopic, inputContexts, panelSettings, registerPanelCommands, type PanelFlags } from './panel-commands';
 import { registerServiceCommands } from './service-commands';
 import { registerSessionCommands } from './session-commands';
+import { registerScheduleCommands } from './schedule-commands';
 import { formatEvent, formatPlan, formatStatus, progressLine } from './format';
-import { connect, ensureServer, ensureWorker, recordWorkerPid, runningWorkerPid, usesEmbeddedServer, warnIfNoWorker } from './runtime';
+import { connect, ensureServer, ensureWorker, noteIfNoWorker, recordWorkerPid, runningWorkerPid, usesEmbeddedServer, warnIfNoWorker } from './runtime';
 import { workerCommand } from './worker-commands';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -52,7 +54,7 @@ async function withClient<T>(opts: { startRuntime?: boolean }, fn: (client: Rese
   }
 }
 
-interface StartFlags {
+interface StartFlags extends PanelFlags {
   settings?: string;
   set?: string[];
   model?: string;
@@ -66,7 +68,7 @@ function sessionSettings(o: StartFlags): Record<string, unknown> {
   if (o.model) settings.model = o.model;
   if (o.search) settings.search_providers = o.search.split(',').map((p) => p.trim()).filter(Boolean);
   if (o.review) settings.review_final_report = true;
-  return settings;
+  return { ...settings, ...panelSettings(o) };
 }
 
 function parseSettings(json?: string, pairs: string[] = []): Record<string, unknown> {
@@ -115,7 +117,7 @@ async function followProgress(client: ResearchClient, id: string, json?: boolean
       else if (!json) log(line);
       last = line;
     }
-    if (TERMINAL_STATUSES.includes(s.status) || ['awaiting_approval', 'awaiting_clarification', 'awaiting_review'].includes(s.status)) {
+    if (TERMINAL_STATUSES.includes(s.status) || ['awaiting_approval', 'awaiting_clarification', 'awaiting_review', 'awaiting_confirmation', 'awaiting_topic'].includes(s.status)) {
       if (tty) process.stderr.write('\n');
       return s;
     }
@@ -190,7 +192,7 @@ export function buildProgram(): Command {
     .showHelpAfterError(false);
 
   const startOptions = (cmd: Command) =>
-    cmd
+    addPanelOptions(cmd)
       .option('-y, --yes', 'approve the plan without asking (unattended; clarifying questions are not asked)')
       .option('--review', 'wait for your review of the finished report (accept, reject, or feedback)')
       .option('--id <researchId>', 'choose the research id')
@@ -200,14 +202,21 @@ export function buildProgram(): Command {
       .option('--search <providers>', 'search providers in order, e.g. tavily,arxiv')
       .option('--json', 'print one JSON object');
 
-  startOptions(program.command('research').argument('<question>').description('plan, approve at the terminal, research and follow progress')).action(
-    async (question: string, o: Common & StartFlags & { yes?: boolean; id?: string }) => {
+  startOptions(program.command('research').argument('[question]', 'asked for when left out').description('plan, approve at the terminal, research and follow progress')).action(
+    async (given: string | undefined, o: Common & StartFlags & { yes?: boolean; id?: string }) => {
       await withClient({ startRuntime: true }, async (client) => {
         const settings = sessionSettings(o);
         // Seed 002: at a terminal the planner's questions are asked; unattended runs skip them.
         const interactive = process.stdin.isTTY && !o.yes && !o.json;
         if (interactive && settings.ask_clarifications === undefined) settings.ask_clarifications = true;
-        const started = await client.start({ query: question, researchId: o.id, settings, autoApprove: o.yes });
+        // Seed 003's ask_topic: no question → asked here, or the session waits for one.
+        const question = given?.trim() || (await askForTopic(log));
+        const contexts = inputContexts(o, (file) => readFileSync(file, 'utf8'));
+        const started = await client.start({ query: question, researchId: o.id, settings, autoApprove: o.yes, askTopic: true, contexts });
+        if (!question) {
+          out(o.json, { researchId: started.researchId, status: started.status }, `research ${started.researchId} waits for its question: deep-research topic ${started.researchId} "<question>"`);
+          return;
+        }
         log(`research ${started.researchId} started; Ctrl-C detaches, the research goes on`);
         process.once('SIGINT', () => {
           log(`\ndetached: follow with "deep-research watch ${started.researchId}"`);
@@ -224,6 +233,7 @@ export function buildProgram(): Command {
           }
         }
         s = await followProgress(client, started.researchId, o.json);
+        while (s.status === 'awaiting_confirmation' && (await askConfirmation(client, s, log))) s = await followProgress(client, started.researchId, o.json);
         if (s.status === 'awaiting_review') s = await askReview(client, started.researchId, o.json);
         const hint = `deep-research report ${started.researchId} --out report.md`;
         const why = s.reason && s.status !== 'completed' ? ` (${s.reason})` : '';
@@ -239,8 +249,10 @@ export function buildProgram(): Command {
   startOptions(program.command('start').argument('<question>').description('start a research session and return at once')).action(
     async (question: string, o: Common & StartFlags & { yes?: boolean; id?: string }) => {
       await withClient({ startRuntime: true }, async (client) => {
-        const started = await client.start({ query: question, researchId: o.id, settings: sessionSettings(o), autoApprove: o.yes });
+        const contexts = inputContexts(o, (file) => readFileSync(file, 'utf8'));
+        const started = await client.start({ query: question, researchId: o.id, settings: sessionSettings(o), autoApprove: o.yes, contexts });
         out(o.json, started, `research ${started.researchId} started (${started.status})`);
+        await noteIfNoWorker(client, log);
       });
     },
   );
@@ -249,10 +261,12 @@ export function buildProgram(): Command {
     .command('approve')
     .argument('<researchId>')
     .option('--plan <file>', 'an edited plan (JSON) to approve instead')
+    .option('--panel <models>', 'the panel, for a panel session whose panel came out empty')
     .option('--json')
-    .action(async (id: string, o: Common & { plan?: string }) => {
+    .action(async (id: string, o: Common & { plan?: string; panel?: string }) => {
       const plan = o.plan ? (JSON.parse(readFileSync(o.plan, 'utf8')) as Record<string, unknown>) : undefined;
-      await withClient({}, async (c) => out(o.json, { researchId: id, ...(await c.approve(id, plan)) }, `research ${id}: approved`));
+      const panel = panelSettings(o).panel as string[] | undefined;
+      await withClient({}, async (c) => out(o.json, { researchId: id, ...(await c.approve(id, plan, panel)) }, `research ${id}: approved`));
     });
   program
     .command('reject')
@@ -287,8 +301,10 @@ export function buildProgram(): Command {
       await withClient({}, async (c) => out(o.json, { researchId: id, ...(await c.cancel(id, o.reason)) }, `research ${id}: cancelling`));
     });
   registerSteeringCommands(program, withClient, out);
+  registerPanelCommands(program, withClient, out);
   registerServiceCommands(program, log);
   registerSessionCommands(program, withClient, out);
+  registerScheduleCommands(program, withClient, out, (o) => parseSettings(o.settings, o.set));
   program
     .command('status')
     .argument('<researchId>')
@@ -385,12 +401,13 @@ export function buildProgram(): Command {
     .description('run a worker in the foreground (for unattended runs and scale-out); worker status | stop')
     .option('--json')
     .option('--metrics-port <port>', 'serve Prometheus metrics on this port (127.0.0.1) or host:port (env DEEP_RESEARCH_METRICS_PORT)')
-    .action(async (action: string | undefined, o: Common & { metricsPort?: string }) => {
+    .addOption(new Option('--background', 'started by the CLI or the server as their background worker').hideHelp())
+    .action(async (action: string | undefined, o: Common & { metricsPort?: string; background?: boolean }) => {
       const config = loadConfig();
       if (action === 'status' || action === 'stop') return workerCommand(action, config, o.json);
       if (action) throw new Error(`unknown worker action "${action}" (status, stop)`);
       if (usesEmbeddedServer()) await ensureServer(config, log);
-      recordWorkerPid(config);
+      recordWorkerPid(config, o.background ? 'background' : 'foreground');
       await runWorker({ metricsPort: o.metricsPort });
     });
 

@@ -35,13 +35,14 @@ export async function connect(config: AppConfig, opts: { startServer: boolean; l
   return new ResearchClient(connection, config, searchAttributes);
 }
 
-function workerPidFile(config: AppConfig): string {
-  return path.join(config.data_dir, `worker-${config.temporal.task_queue}.pid`);
+/** The background worker's pid file; a foreground worker (`deep-research worker`) has its own, so nothing here ever stops it. */
+function workerPidFile(config: AppConfig, kind: 'background' | 'foreground' = 'background'): string {
+  return path.join(config.data_dir, `worker-${config.temporal.task_queue}${kind === 'foreground' ? '.foreground' : ''}.pid`);
 }
 
-export function readWorkerRecord(config: AppConfig): WorkerRecord | undefined {
+export function readWorkerRecord(config: AppConfig, kind: 'background' | 'foreground' = 'background'): WorkerRecord | undefined {
   try {
-    return parseWorkerRecord(readFileSync(workerPidFile(config), 'utf8'));
+    return parseWorkerRecord(readFileSync(workerPidFile(config, kind), 'utf8'));
   } catch {
     return undefined;
   }
@@ -76,10 +77,18 @@ export async function stopBackgroundWorker(config: AppConfig, log: (line: string
  * Starts `deep-research worker` in the background unless a live worker already serves the task
  * queue; restarts our own background worker when the provider environment changed since it started.
  */
-export async function ensureWorker(client: ResearchClient, log: (line: string) => void): Promise<number | undefined> {
+export interface WorkerLaunch {
+  /** The environment the worker gets (and is fingerprinted by); this process's by default. */
+  env?: NodeJS.ProcessEnv;
+  /** The command that runs a worker; this CLI's `worker` by default. */
+  command?: string[];
+}
+
+export async function ensureWorker(client: ResearchClient, log: (line: string) => void, launch: WorkerLaunch = {}): Promise<number | undefined> {
   const config = client.config;
+  const env = launch.env ?? process.env;
   const existing = runningWorkerPid(config);
-  const fingerprint = providerFingerprint(process.env);
+  const fingerprint = providerFingerprint(env);
   if (existing) {
     const record = readWorkerRecord(config);
     if (!record?.fingerprint || record.fingerprint === fingerprint) return existing;
@@ -88,11 +97,8 @@ export async function ensureWorker(client: ResearchClient, log: (line: string) =
   } else if ((await activePollers(client).catch(() => 0)) > 0) return undefined;
   mkdirSync(config.data_dir, { recursive: true });
   const logFd = openSync(path.join(config.data_dir, 'worker.log'), 'a');
-  const child = spawn(process.execPath, [...process.execArgv, process.argv[1], 'worker'], {
-    detached: true,
-    stdio: ['ignore', logFd, logFd],
-    env: process.env,
-  });
+  const [command, ...args] = launch.command ?? [process.execPath, ...process.execArgv, process.argv[1], 'worker', '--background'];
+  const child = spawn(command, args, { detached: true, stdio: ['ignore', logFd, logFd], env });
   closeSync(logFd);
   child.unref();
   writeWorkerRecord(config, { pid: child.pid as number, fingerprint, started_at: new Date().toISOString() });
@@ -100,20 +106,36 @@ export async function ensureWorker(client: ResearchClient, log: (line: string) =
   return child.pid as number;
 }
 
-function writeWorkerRecord(config: AppConfig, record: WorkerRecord): void {
+function writeWorkerRecord(config: AppConfig, record: WorkerRecord, kind: 'background' | 'foreground' = 'background'): void {
   mkdirSync(config.data_dir, { recursive: true });
-  writeFileSync(workerPidFile(config), JSON.stringify(record));
+  writeFileSync(workerPidFile(config, kind), JSON.stringify(record));
 }
 
-/** A foreground worker records itself with the environment it runs with. */
-export function recordWorkerPid(config: AppConfig): void {
-  writeWorkerRecord(config, { pid: process.pid, fingerprint: providerFingerprint(process.env), started_at: new Date().toISOString() });
+/** A worker records itself with the environment it runs with: a foreground one in its own file, never stopped by us. */
+export function recordWorkerPid(config: AppConfig, kind: 'background' | 'foreground'): void {
+  writeWorkerRecord(config, { pid: process.pid, fingerprint: providerFingerprint(process.env), started_at: new Date().toISOString() }, kind);
 }
 
 /** One line when a session has waited for a worker longer than a few seconds. */
 export async function warnIfNoWorker(client: ResearchClient, waitedMs: number, log: (line: string) => void): Promise<boolean> {
   if (waitedMs < 5_000) return false;
   if ((await activePollers(client).catch(() => 1)) > 0) return false;
-  log(`waiting for a worker: none is polling task queue "${client.config.temporal.task_queue}" (start one with "deep-research worker")`);
+  log(waitingForWorkerLine(client));
   return true;
+}
+
+export const waitingForWorkerLine = (client: ResearchClient): string =>
+  `waiting for a worker: none is polling task queue "${client.config.temporal.task_queue}" (start one with "deep-research worker")`;
+
+/** For commands that return at once: one line if no worker polls within a few seconds. */
+export async function noteIfNoWorker(client: ResearchClient, log: (line: string) => void, withinMs = 6_000): Promise<boolean> {
+  const since = Date.now();
+  for (;;) {
+    if ((await activePollers(client).catch(() => 1)) > 0) return false;
+    if (Date.now() - since >= withinMs) {
+      log(waitingForWorkerLine(client));
+      return true;
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }

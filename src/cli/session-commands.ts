@@ -2,6 +2,7 @@
 // enhance a completed one into a new version.
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
+import { contextFromFile } from '../client/context-files';
 import type { ResearchClient } from '../client/research-client';
 import type { AppConfig } from '../config/schema';
 
@@ -36,10 +37,10 @@ export function registerSessionCommands(program: Command, withClient: WithClient
     .option('--iterations <n>', 'more research iterations', '1')
     .option('--model <provider:model>', 'another model for every role')
     .option('--focus <text>', 'what the new version should add')
-    .option('--context <file...>', 'text files to take into account')
+    .option('--context <file...>', 'files to take into account (PDF, Word, HTML, Markdown, text)')
     .option('--json')
     .action(async (id: string, o: Common & { iterations: string; model?: string; focus?: string; context?: string[] }) => {
-      const contexts = (o.context ?? []).map((file) => ({ content: readFileSync(file, 'utf8'), label: file }));
+      const contexts = await Promise.all((o.context ?? []).map((file) => contextFromFile({ filename: file, bytes: readFileSync(file) })));
       await withClient({ startRuntime: true }, async (c) => {
         const started = await c.enhance(id, { iterations: Number(o.iterations) || 1, model: o.model, focus: o.focus, contexts });
         out(o.json, started, `research ${id}: enhancing as ${started.researchId}`);

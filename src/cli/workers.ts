@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { isAlive } from '../temporal/dev-server';
 
-const PROVIDER_VARS = /^(OPENAI|ANTHROPIC|GOOGLE|GEMINI|OLLAMA|TAVILY|BRAVE|EXA|SEARXNG|SERPER|SEMANTIC_SCHOLAR|SEARCH|FETCH|MODEL|DEEP_RESEARCH)_|_API_KEY$|_BASE_URL$/;
+const PROVIDER_VARS = /^(OPENAI|ANTHROPIC|GOOGLE|GEMINI|OLLAMA|TAVILY|BRAVE|EXA|SEARXNG|SERPER|SEMANTIC_SCHOLAR|SEARCH|FETCH|MODEL|DEEP_RESEARCH)_|_API_KEY$|_BASE_URL$|^(LOCAL_DOCS_DIR|DOI_RESOLVER_URL)$/;
 
 /** A hash of the provider-related variables' names and values: compares environments, reveals nothing. */
 export function providerFingerprint(env: NodeJS.ProcessEnv = process.env): string {

@@ -1,6 +1,7 @@
 // The typed client every front end uses (CLI now, web UI later). Errors come back as one clear
 // sentence: unknown research id, wrong state for an operation, invalid input.
 import {
+  ApplicationFailure,
   Client,
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
@@ -11,7 +12,6 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { resolveSettings } from '../config/load';
 import type { AppConfig } from '../config/schema';
-import { FileArtifactStore, type ArtifactStore } from '../stores/artifacts';
 import { dataConverterFromEnv } from '../temporal/codec';
 import { clientTracingInterceptors } from '../telemetry/tracing';
 import { SqliteSessionStore, type SessionPage } from '../stores/sessions';
@@ -20,7 +20,11 @@ import {
   answerClarificationsUpdate,
   approveUpdate,
   cancelUpdate,
+  confirmUpdate,
   continueSignal,
+  INPUT_CHECK_WORKFLOW_TYPE,
+  topicUpdate,
+  type ConfirmArgs,
   eventsQuery,
   guidanceUpdate,
   reviewReportUpdate,
@@ -35,18 +39,29 @@ import {
   workflowIdFor,
   WORKFLOW_TYPE,
   METADATA_WORKFLOW_TYPE,
+  REFUSAL_TYPES,
   type Accepted,
   type ApproveArgs,
 } from '../workflows/messages';
-import type { ResearchEvent, ResearchInput, ResearchPlan, ResearchSnapshot } from '../workflows/types';
+import type { InputContextRef, ResearchEvent, ResearchInput, ResearchPlan, ResearchSnapshot } from '../workflows/types';
+import type { InputCheckArgs, InputCheckResult } from '../workflows/input-check';
+import { FileArtifactStore } from '../stores/artifacts';
 import type { ResearchMetadata } from '../workflows/metadata';
 import { TERMINAL_STATUSES, type ResearchState, type ResearchStatus } from '../workflows/types';
+import { ResearchSchedules } from './schedules';
 import { continuationState, enhancedState, ENHANCEABLE, RESUMABLE, RETRYABLE, type EnhanceOptions } from './session-ops';
 
 export const MAX_QUERY_CHARS = 4_000;
 
 export class ResearchError extends Error {
   override name = 'ResearchError';
+  /** 'invalid': the input was refused (`field` names which part); otherwise the session's state does not allow it. */
+  constructor(
+    message: string,
+    readonly refusal: { kind: 'invalid'; field?: string } | { kind: 'state' } = { kind: 'state' },
+  ) {
+    super(message);
+  }
 }
 
 export interface StartOptions {
@@ -54,12 +69,25 @@ export interface StartOptions {
   settings?: Record<string, unknown>;
   researchId?: string;
   autoApprove?: boolean;
+  /** An edited plan (sub-questions, outline, brief) applied when the plan is approved ahead (autoApprove). */
+  plan?: Partial<ResearchPlan>;
+  /** Text the question comes with (seed 004's inputContexts), read as sources. */
+  contexts?: InputContext[];
+  /** Without a question, the session asks for one (seed 003's ask_topic) instead of failing. */
+  askTopic?: boolean;
 }
+
+export interface InputContext {
+  content: string;
+  label?: string;
+}
+
+export const MAX_INPUT_CONTEXTS = 10;
+export const MAX_INPUT_CONTEXT_CHARS = 50_000;
 
 export class ResearchClient {
   readonly client: Client;
   private store: SqliteSessionStore | undefined;
-  private artifactStore: ArtifactStore | undefined;
 
   constructor(
     readonly connection: Connection,
@@ -77,12 +105,13 @@ export class ResearchClient {
   }
 
   async start(opts: StartOptions): Promise<{ researchId: string; workflowId: string; status: string }> {
-    const query = validateQuery(opts.query);
+    const query = opts.askTopic && !opts.query?.trim() ? '' : validateQuery(opts.query);
     const overrides = { ...(opts.settings ?? {}), ...(opts.autoApprove ? { auto_approve: true } : {}) };
     const settings = resolveSettings(this.config.research.settings, overrides);
     const researchId = opts.researchId ?? randomUUID().slice(0, 8);
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(researchId)) throw new ResearchError('a research id may use letters, digits, "-", "_" and "." (at most 64)');
-    const input: ResearchInput = { researchId, query, settings };
+    const contexts = await this.storeContexts(researchId, opts.contexts ?? []);
+    const input: ResearchInput = { researchId, query, settings, ...(contexts.length ? { contexts } : {}), ...(opts.plan && opts.autoApprove ? { approved_plan: opts.plan } : {}) };
     const workflowId = workflowIdFor(researchId);
     try {
       await this.client.workflow.start(WORKFLOW_TYPE, {
@@ -98,11 +127,64 @@ export class ResearchClient {
       if (err instanceof WorkflowExecutionAlreadyStartedError) throw new ResearchError(`research ${researchId} already exists`);
       throw err;
     }
-    return { researchId, workflowId, status: 'planning' };
+    return { researchId, workflowId, status: query ? 'planning' : 'awaiting_topic' };
   }
 
-  approve(id: string, plan?: Partial<ResearchPlan>): Promise<Accepted> {
-    const args: ApproveArgs = plan ? { plan } : {};
+  /** Input contexts go to the artifact store before the session starts: only their ids travel. */
+  private async storeContexts(researchId: string, contexts: InputContext[]): Promise<InputContextRef[]> {
+    const items = contexts.filter((c) => typeof c?.content === 'string' && c.content.trim());
+    if (items.length > MAX_INPUT_CONTEXTS) throw new ResearchError(`at most ${MAX_INPUT_CONTEXTS} input contexts`);
+    const tooLong = items.find((c) => c.content.length > MAX_INPUT_CONTEXT_CHARS);
+    if (tooLong) throw new ResearchError(`an input context is ${tooLong.content.length} characters long; the limit is ${MAX_INPUT_CONTEXT_CHARS}`);
+    const store = this.artifacts();
+    return Promise.all(
+      items.map(async (c, i) => {
+        const stored = await store.put(c.content.trim(), { name: `${researchId}-context-${i + 1}`, kind: 'text' });
+        return { file_id: stored.file_id, chars: c.content.trim().length, ...(c.label?.trim() ? { label: c.label.trim().slice(0, 200) } : {}) };
+      }),
+    );
+  }
+
+  /** Seed 004's confirmPartialFailure: proceed with the answers there are, retry the failed models, or cancel. */
+  confirm(id: string, action: ConfirmArgs['action']): Promise<Accepted> {
+    return this.update(id, () => this.handle(id).executeUpdate(confirmUpdate, { args: [{ action }] }));
+  }
+
+  /** The question for a session that was started without one. */
+  provideTopic(id: string, query: string): Promise<Accepted> {
+    const checked = validateQuery(query);
+    return this.update(id, () => this.handle(id).executeUpdate(topicUpdate, { args: [{ query: checked }] }));
+  }
+
+  /** Seed 004's validateInput (or improveInput with mode "improve"), run by a worker's model. */
+  async checkInput(args: InputCheckArgs): Promise<InputCheckResult> {
+    const prompt = validateQuery(args.prompt);
+    return this.client.workflow.execute(INPUT_CHECK_WORKFLOW_TYPE, {
+      taskQueue: this.config.temporal.task_queue,
+      workflowId: `input-check-${randomUUID()}`,
+      args: [{ ...args, prompt }],
+      workflowExecutionTimeout: '3 minutes',
+    });
+  }
+
+  /** The report: a panel session's lives in the artifact store, any other's in its state. */
+  async reportOf(state: ResearchSnapshot): Promise<string> {
+    const fileId = state.panel?.report_file_id;
+    return fileId ? this.artifacts().getText(fileId) : state.report_markdown;
+  }
+
+  /** One of the session's panel answers (or any artifact it lists), as text. */
+  async artifactText(state: ResearchSnapshot, fileId: string): Promise<string> {
+    if (!state.artifacts.some((a) => a.file_id === fileId)) throw new ResearchError(`research ${state.research_id} has no artifact ${fileId}`);
+    return this.artifacts().getText(fileId);
+  }
+
+  private artifacts(): FileArtifactStore {
+    return new FileArtifactStore(path.join(this.config.data_dir, 'artifacts'));
+  }
+
+  approve(id: string, plan?: Partial<ResearchPlan>, panel?: string[]): Promise<Accepted> {
+    const args: ApproveArgs = { ...(plan ? { plan } : {}), ...(panel?.length ? { panel } : {}) };
     return this.update(id, () => this.handle(id).executeUpdate(approveUpdate, { args: [args] }));
   }
 
@@ -154,11 +236,13 @@ export class ResearchClient {
 
   async report(id: string): Promise<string> {
     try {
-      return await this.handle(id).query(reportQuery);
+      const markdown = await this.handle(id).query(reportQuery);
+      if (markdown) return markdown;
+      return await this.reportOf(await this.state(id));
     } catch (err) {
       const stored = this.sessions().get(id);
-      if (stored && isGone(err)) return stored.report_markdown;
-      throw this.explain(id, err);
+      if (stored && isGone(err)) return this.reportOf(stored);
+      throw err instanceof ResearchError ? err : this.explain(id, err);
     }
   }
 
@@ -271,12 +355,12 @@ export class ResearchClient {
     return this.client.workflow.getHandle(workflowIdFor(id));
   }
 
-  close(): void {
-    this.store?.close();
+  schedules(): ResearchSchedules {
+    return new ResearchSchedules(this.client, this.config, this.searchAttributes);
   }
 
-  private artifacts(): ArtifactStore {
-    return (this.artifactStore ??= new FileArtifactStore(path.join(this.config.data_dir, 'artifacts')));
+  close(): void {
+    this.store?.close();
   }
 
   private sessions(): SqliteSessionStore {
@@ -308,6 +392,10 @@ export class ResearchClient {
     if (isGone(err)) return new ResearchError(`unknown research id ${id}`);
     if (err instanceof WorkflowUpdateFailedError) {
       const cause = err.cause as Error | undefined;
+      if (cause instanceof ApplicationFailure && cause.type === REFUSAL_TYPES.invalid) {
+        const field = (cause.details?.[0] as { field?: unknown } | undefined)?.field;
+        return new ResearchError(cause.message, { kind: 'invalid', ...(typeof field === 'string' ? { field } : {}) });
+      }
       return new ResearchError(cause?.message ?? err.message);
     }
     const message = (err as Error)?.message ?? String(err);

@@ -25,10 +25,12 @@ export function continuationState(snapshot: ResearchSnapshot): ResearchState {
   const { last_event_seq, ...rest } = snapshot;
   return {
     ...rest,
+    // Not the old terminal status: until the new run's first step, a reader must not see it as ended.
+    status: 'planning',
     reason: undefined,
     events: [],
     persisted_seq: Math.max(snapshot.persisted_seq, last_event_seq),
-    // The workflow resets the deadline for any status other than running.
+    // The workflow starts the deadline afresh for any status other than running.
     deadline_ms: undefined,
   };
 }
@@ -48,14 +50,19 @@ export function enhancedState(snapshot: ResearchSnapshot, newId: string, setting
   return {
     ...rest,
     research_id: newId,
+    status: 'planning',
     settings: {
       ...settings,
       max_iterations: snapshot.iteration + iterations,
       // Room for new sources: the refiner stops when the source budget is used up.
       max_sources: snapshot.sources.length + settings.max_sources,
       ...(opts.model ? { model: opts.model } : {}),
+      // A new version is not a run of the schedule the original came from.
+      schedule_id: undefined,
     },
     created_at: now,
+    delivery_log: undefined,
+    what_changed: undefined,
     updated_at: now,
     reason: undefined,
     events: [],
@@ -64,5 +71,7 @@ export function enhancedState(snapshot: ResearchSnapshot, newId: string, setting
     continued_runs: 0,
     gaps: [...snapshot.gaps, gap],
     mind,
+    // Another model: the new run settles its provider chains again from the new settings.
+    ...(opts.model ? { providers: undefined } : {}),
   };
 }

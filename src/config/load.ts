@@ -29,11 +29,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (env.MODEL_CONTEXT_TOKENS) {
     const tokens = Number(env.MODEL_CONTEXT_TOKENS);
     if (!Number.isInteger(tokens) || tokens < 2_000) throw new ConfigError('MODEL_CONTEXT_TOKENS must be a whole number of at least 2000');
-    config.budget.context_tokens = tokens;
+    config.research.model_context_overrides = { ...config.research.model_context_overrides, '*': tokens };
   }
+  applyBudgetAliases(config, raw);
   if (env.SEARXNG_URL) config.search.searxng_url = env.SEARXNG_URL;
   if (env.DOI_RESOLVER_URL) config.fetch.doi_resolver_url = env.DOI_RESOLVER_URL;
   if (env.LOCAL_DOCS_DIR) config.search.local_path = env.LOCAL_DOCS_DIR;
+  if (env.LOCAL_EMBEDDING_MODEL) {
+    if (!/^[^:]+:.+$/.test(env.LOCAL_EMBEDDING_MODEL)) throw new ConfigError('LOCAL_EMBEDDING_MODEL must be provider:model, e.g. ollama:nomic-embed-text');
+    config.search.embedding_model = env.LOCAL_EMBEDDING_MODEL;
+  }
   if (env.TEMPORAL_ADDRESS) config.temporal.address = env.TEMPORAL_ADDRESS;
   if (env.TEMPORAL_NAMESPACE) config.temporal.namespace = env.TEMPORAL_NAMESPACE;
   if (env.DEEP_RESEARCH_TASK_QUEUE) config.temporal.task_queue = env.DEEP_RESEARCH_TASK_QUEUE;
@@ -45,7 +50,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
   config.data_dir = expandHome(config.data_dir);
   if (config.search.local_path) config.search.local_path = expandHome(config.search.local_path);
+  if (config.research.research_archive_dir) config.research.research_archive_dir = expandHome(config.research.research_archive_dir);
   return config;
+}
+
+/** budget.safety_margin and budget.runtime_overhead_tokens, the older names, still count when the seed's keys are absent. */
+function applyBudgetAliases(config: AppConfig, raw: unknown): void {
+  const research = (raw as { research?: Record<string, unknown> } | null)?.research ?? {};
+  if (config.budget.safety_margin !== undefined && !('token_safety_margin' in research)) config.research.token_safety_margin = config.budget.safety_margin;
+  if (config.budget.runtime_overhead_tokens !== undefined && !('runtime_overhead' in research)) config.research.runtime_overhead = config.budget.runtime_overhead_tokens;
 }
 
 /** The conventional variables: base URLs of the SDKs' own names, and the default model. */

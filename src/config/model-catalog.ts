@@ -39,3 +39,31 @@ export function splitModelRef(ref: string): { provider: string; model: string } 
   if (i <= 0 || i === ref.length - 1) throw new Error(`model "${ref}" must be written provider:model, e.g. openai:gpt-4o-mini`);
   return { provider: ref.slice(0, i), model: ref.slice(i + 1) };
 }
+
+/**
+ * Context windows (tokens) of models people commonly configure, matched on the model name without
+ * its provider. model_context_overrides (and MODEL_CONTEXT_TOKENS) win over these; unknown models
+ * get budget.context_tokens.
+ */
+export const MODEL_CONTEXT_WINDOWS: [RegExp, number][] = [
+  [/^gpt-4\.1/, 1_047_576],
+  [/^gpt-5/, 400_000],
+  [/^gpt-4o/, 128_000],
+  [/^gpt-4-turbo/, 128_000],
+  [/^o[134](-|$)/, 200_000],
+  [/^claude-(sonnet-4|opus-4|haiku-4|3-7|3-5)/, 200_000],
+  [/^gemini-(2\.5|2\.0|1\.5)/, 1_048_576],
+  [/^deepseek-(chat|reasoner)/, 128_000],
+  [/^llama-3\.[1-3]/, 131_072],
+  [/^(mistral-large|mistral-small)/, 128_000],
+  [/^qwen2\.5/, 32_768],
+];
+
+/** The context window of "provider:model": the override, else the catalog, else the fallback. */
+export function contextWindowFor(ref: string, overrides: Record<string, number>, fallback: number): number {
+  const model = ref.slice(ref.indexOf(':') + 1);
+  const bare = model.replace(/^.*\//, '');
+  const override = overrides[ref] ?? overrides[model] ?? overrides['*'];
+  if (override) return override;
+  return MODEL_CONTEXT_WINDOWS.find(([pattern]) => pattern.test(bare.toLowerCase()))?.[1] ?? fallback;
+}

@@ -60,6 +60,38 @@ const modelsSchema = z
   .strict()
   .default(MODEL_DEFAULTS);
 
+export const DELIVERY_EVENTS = ['completed', 'failed', 'awaiting_approval', 'timed_out', 'cancelled', 'rejected', 'expired'] as const;
+
+const deliverySchema = z
+  .object({
+    email: z.object({ to: z.array(z.string().email()).min(1).max(20) }).strict().optional().describe('Recipients; the SMTP server comes from SMTP_HOST, SMTP_PORT, SMTP_USER, SMTP_PASS, SMTP_FROM'),
+    webhooks: z
+      .array(z.object({ url: z.string().url().refine((u) => /^https?:/i.test(u), 'only http(s) webhooks') }).strict())
+      .max(10)
+      .optional()
+      .describe('POSTed a JSON body signed with WEBHOOK_SECRET (HMAC-SHA256)'),
+    on: z.array(z.enum(DELIVERY_EVENTS)).min(1).optional().describe('When to deliver; default: completed'),
+  })
+  .strict()
+  .refine((d) => !!d.email || !!d.webhooks?.length, 'delivery needs email.to or at least one webhook');
+
+/** Seed 001's token management options, in its [research] section, with its defaults. */
+export const tokenManagementShape = {
+  token_management_enabled: z.boolean().default(true).describe('Master switch for all token management'),
+  token_safety_margin: z.number().min(0).max(1).default(0.15).describe('Fraction of the budget reserved as buffer (0.0-1.0)'),
+  runtime_overhead: z.number().int().min(0).default(60_000).describe('Tokens reserved for instructions and tools around the content; at most half of a model\'s context'),
+  model_context_overrides: z.record(z.string().min(1), z.number().int().min(2_000)).default({}).describe('"provider:model", model name or "*" → context window in tokens; overrides the model catalog. MODEL_CONTEXT_TOKENS sets "*"'),
+  summarization_enabled: z.boolean().default(true).describe('Condensed levels are summaries a model writes; rule-based trimming when off or when every summarization model fails'),
+  summarization_provider: modelRef.nullable().default(null).describe('Primary model (provider:model) for content summarization; null: the calling role\'s model'),
+  summarization_providers: z.array(modelRef).default([]).describe('Fallback models for summarization, tried in order'),
+  summarization_timeout: z.number().positive().max(3_600).default(60).describe('Timeout per summarization request (seconds)'),
+  summarization_cache_enabled: z.boolean().default(true).describe('Cache summaries by content hash, level and model'),
+  allow_content_dropping: z.boolean().default(false).describe('Allow dropping low-priority content; off, content is cut to a headline at most and never dropped'),
+  content_archive_enabled: z.boolean().default(false).describe('Archive the full text of dropped or heavily compressed content to disk'),
+  content_archive_ttl_hours: z.number().positive().max(24 * 365 * 10).default(168).describe('TTL for archived content (7 days); expired records are swept at worker start and hourly'),
+  research_archive_dir: z.string().min(1).nullable().default(null).describe('Custom archive directory; null: <data_dir>/research-archive'),
+};
+
 export const researchSettingsSchema = z
   .object({
     max_report_update_size: z.number().int().min(100).max(100_000).default(800).describe('Most characters one report patch may add'),
@@ -78,6 +110,7 @@ export const researchSettingsSchema = z
     search_provider: searchProviderName.optional().describe('Tried first, before the configured chain'),
     search_providers: z.array(searchProviderName).min(1).optional().describe('This session\'s whole search chain'),
     search_mode: z.enum(['fallback', 'combine']).optional(),
+    local_documents: z.boolean().optional().describe('false: never read LOCAL_DOCS_DIR in this session (no lookup while planning, no "local" search); sessions started over HTTP get false unless the operator sets DEEP_RESEARCH_SERVICE_LOCAL_DOCS=1'),
     model: modelRef.optional().describe('Default model for every role in this session, e.g. anthropic:claude-sonnet-4-5'),
     models: z.partialRecord(z.enum(MODEL_ROLES), z.array(modelRef).min(1)).optional().describe('Models per role, first choice first'),
     max_source_chars_for_analysis: z.number().int().min(500).max(200_000).default(12_000),
@@ -102,6 +135,9 @@ export const researchSettingsSchema = z
     max_phase_visits: z.number().int().min(1).max(1_000).default(40).describe('Backstop: no phase runs more often than this'),
     max_concurrency: z.number().int().min(1).max(32).default(4).describe('Research branches (one per query) analysing at once'),
     max_model_calls_in_flight: z.number().int().min(1).max(64).default(4).describe('Model calls in flight at once across one session'),
+    panel: z.array(z.string().trim().min(2).max(200)).min(1).max(10).optional().describe('Panel research: "provider:model" items or plain words ("claude", "gemini"); one model per provider, first match wins, models without a key dropped'),
+    synthesis_model: modelRef.optional().describe('The model that merges the panel answers (its key is required); default: the writer\'s model'),
+    skip_synthesis: z.boolean().optional().describe('Panel research: return the answers side by side, without a synthesis'),
     budget: z
       .object({
         tokens: z.number().int().positive().optional(),
@@ -117,6 +153,8 @@ export const researchSettingsSchema = z
       .partialRecord(z.enum(['government', 'academic', 'preprint', 'organization', 'news', 'unverified']), z.array(z.string().min(1)))
       .optional()
       .describe('Extra domains per credibility tier, e.g. {"academic": ["mylab.example"]}'),
+    delivery: deliverySchema.optional().describe('Send the report by e-mail and/or signed webhooks when the session ends'),
+    schedule_id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/).optional().describe('Set by schedules on the runs they start'),
   })
   .strict();
 
@@ -128,6 +166,7 @@ export const configSchema = z
       .object({
         settings: researchSettingsSchema.default(researchSettingsSchema.parse({})),
         collections: z.object({ research_collection: z.string().min(1).default('research-sessions') }).strict().default({ research_collection: 'research-sessions' }),
+        ...tokenManagementShape,
       })
       .strict(),
     data_dir: z.string().min(1).default('~/.deep-research'),
@@ -136,6 +175,9 @@ export const configSchema = z
       .object({
         searxng_url: z.string().url().optional().describe('Overridden by SEARXNG_URL'),
         local_path: z.string().optional().describe('Folder of your own documents; overridden by LOCAL_DOCS_DIR'),
+        embedding_model: modelRef
+          .optional()
+          .describe('provider:model serving OpenAI-compatible /v1/embeddings (e.g. ollama:nomic-embed-text): local documents are then also ranked by meaning (hybrid with BM25) and fetched pages also scored by meaning for relevance; overridden by LOCAL_EMBEDDING_MODEL'),
         timeout_seconds: z.number().int().min(1).max(120).default(20),
         chain: z.array(searchProviderName).default(DEFAULT_SEARCH_CHAIN).describe('Tried in order; providers without keys are skipped. Overridden by SEARCH_PROVIDERS'),
         mode: z.enum(['fallback', 'combine']).default('fallback').describe('fallback: the first provider that answers; combine: all of them, merged'),
@@ -163,24 +205,19 @@ export const configSchema = z
       .strict(),
     budget: z
       .object({
-        context_tokens: z.number().int().min(2_000).default(128_000).describe("The model's context window; overridden by MODEL_CONTEXT_TOKENS"),
-        runtime_overhead_tokens: z.number().int().min(0).default(4_000).describe('Prompts and instructions around the sources'),
-        safety_margin: z.number().min(0).max(0.5).default(0.1),
+        context_tokens: z.number().int().min(2_000).default(128_000).describe('Context window for models the catalog does not know; see research.model_context_overrides'),
         shares: z
           .object({ planning: z.number().min(0).max(1), analysis: z.number().min(0).max(1), synthesis: z.number().min(0).max(1), refinement: z.number().min(0).max(1) })
           .strict()
           .refine((v) => v.planning + v.analysis + v.synthesis + v.refinement <= 1.0001, 'phase shares must add up to at most 1')
-          .default({ planning: 0.1, analysis: 0.4, synthesis: 0.35, refinement: 0.15 }),
+          .default({ planning: 0.1, analysis: 0.4, synthesis: 0.35, refinement: 0.15 })
+          .describe('Share of the usable context per model-calling phase (seed 001: 10/40/35/15 %)'),
         protected_top_sources: z.number().int().min(0).max(50).default(5).describe('These many top sources never fall below 30% fidelity'),
+        runtime_overhead_tokens: z.number().int().min(0).optional().describe('Older name of research.runtime_overhead'),
+        safety_margin: z.number().min(0).max(1).optional().describe('Older name of research.token_safety_margin'),
       })
       .strict()
-      .default({
-        context_tokens: 128_000,
-        runtime_overhead_tokens: 4_000,
-        safety_margin: 0.1,
-        shares: { planning: 0.1, analysis: 0.4, synthesis: 0.35, refinement: 0.15 },
-        protected_top_sources: 5,
-      }),
+      .default({ context_tokens: 128_000, shares: { planning: 0.1, analysis: 0.4, synthesis: 0.35, refinement: 0.15 }, protected_top_sources: 5 }),
     temporal: z
       .object({
         address: z.string().default('127.0.0.1:7233').describe('Overridden by TEMPORAL_ADDRESS'),

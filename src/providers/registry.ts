@@ -6,6 +6,7 @@ import { MODEL_PROVIDER_DEFAULTS, MODEL_ROLES, isReasoningModel, splitModelRef, 
 import type { AppConfig } from '../config/schema';
 import type { ProviderPlan, ResearchSettings } from '../workflows/types';
 import type { ModelConnection } from './model/types';
+import { choosePanel } from '../research/panel';
 import { isSearchProviderName, searchApiKeyFromEnv, SEARCH_PROVIDER_NAMES, SEARCH_PROVIDERS } from './search/catalog';
 
 type Availability = { ok: true } | { ok: false; reason: string };
@@ -114,13 +115,34 @@ export function resolveProviderPlan(config: AppConfig, env: NodeJS.ProcessEnv, s
     settings.search_providers ?? [...(settings.search_provider ? [settings.search_provider] : []), ...config.search.chain],
     config.search.presets,
   );
-  const search_chain = unique(wantedSearch).filter((name) => keep(name, searchAvailability(config, env, name)));
+  const localOff = settings.local_documents === false;
+  const search_chain = unique(wantedSearch).filter((name) =>
+    keep(name, localOff && name === 'local' ? { ok: false, reason: 'local documents are off for this session' } : searchAvailability(config, env, name)),
+  );
   if (search_chain.length === 0) {
     throw new ConfigError(
       `no search provider available: set SEARXNG_URL, TAVILY_API_KEY, BRAVE_API_KEY or EXA_API_KEY, add duckduckgo to the chain, or point LOCAL_DOCS_DIR at your documents (${describeSkipped(skipped)})`,
     );
   }
-  return { model_chains, search_chain, search_mode: settings.search_mode ?? config.search.mode, skipped, ...(config.search.local_path ? { local_corpus: true } : {}) };
+  return {
+    model_chains,
+    search_chain,
+    search_mode: settings.search_mode ?? config.search.mode,
+    skipped,
+    ...(config.search.local_path && !localOff ? { local_corpus: true } : {}),
+    ...(settings.panel ? panelPlan(config, env, settings, model_chains.writer[0] ?? model_chains.planner[0], skipped) : {}),
+  };
+}
+
+/** The panel's models with keys, and the synthesis model, whose key is required. */
+function panelPlan(config: AppConfig, env: NodeJS.ProcessEnv, settings: ResearchSettings, writer: string, skipped: ProviderPlan['skipped']): Pick<ProviderPlan, 'panel' | 'synthesis_model'> {
+  const choice = choosePanel(settings.panel ?? [], (ref) => modelAvailability(config, env, ref));
+  for (const d of choice.dropped) skipped.push({ name: d.name, reason: `left out of the panel: ${d.reason}` });
+  if (settings.skip_synthesis) return { panel: choice.panel };
+  const synthesis = settings.synthesis_model ?? writer;
+  const availability = modelAvailability(config, env, synthesis);
+  if (!availability.ok) throw new ConfigError(`the synthesis model ${synthesis} cannot be used: ${availability.reason}`);
+  return { panel: choice.panel, synthesis_model: synthesis };
 }
 
 /** Replaces every preset name in a chain by the providers it stands for (presets do not nest). */

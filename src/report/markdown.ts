@@ -228,7 +228,7 @@ export function verifyReportCitations(
   }
   if (failedSources) notes.push(`- ${failedSources} source(s) could not be fetched or parsed and were left out.`);
   if (extra.contentFidelity !== undefined && extra.contentFidelity < 1) {
-    notes.push(`- Content fidelity ${Math.round(extra.contentFidelity * 100)}%: some sources were condensed to fit the model's context.`);
+    notes.push(`- Content fidelity ${Math.round(extra.contentFidelity * 100)}% (${fidelityBand(extra.contentFidelity)}): some sources were condensed to fit the model's context.`);
   }
   if (extra.confidence) {
     const counts = Object.entries(extra.confidence).filter(([, n]) => n > 0).map(([level, n]) => `${n} ${level}`);
@@ -276,4 +276,12 @@ function idNumber(id: string): number {
 
 function escapeInline(text: string): string {
   return text.replace(/[\r\n]+/g, ' ').replace(/([\\`*_[\]])/g, '\\$1');
+}
+
+/** Seed 001's reading of a fidelity score. */
+export function fidelityBand(score: number): string {
+  if (score >= 0.9) return 'full: all content at original fidelity';
+  if (score >= 0.6) return 'condensed: some content summarized';
+  if (score >= 0.3) return 'compressed: significant summarization applied';
+  return 'minimal: heavy compression';
 }

@@ -16,13 +16,15 @@ import { registerMcpRoutes } from './mcp';
 import { codecOriginsFromEnv, isCodecPreflight, registerCodecRoutes } from './routes-codec';
 import type { ResearchService } from './research-service';
 import { registerOutputRoutes } from './routes-output';
+import { registerScheduleRoutes } from './routes-schedules';
 import { registerSessionRoutes } from './routes-sessions';
 import { registerSteeringRoutes } from './routes-steering';
+import { registerWebRoutes } from './routes-web';
 
 export interface AppOptions {
   service: ResearchService;
   host?: string;
-  /** Requests per minute per token (or per address without one). */
+  /** Requests per minute per user (per address for calls without a valid token), counted before authentication. */
   rateLimitPerMinute?: number;
   bodyLimitBytes?: number;
   /** Origins allowed to call the API from a browser; none by default. */
@@ -30,6 +32,8 @@ export interface AppOptions {
   /** Extra routes (the MCP transport) registered after the API. */
   extend?: (app: FastifyInstance) => void | Promise<void>;
   logger?: boolean;
+  /** Where provider keys are looked up (names only are reported); process.env by default. */
+  env?: NodeJS.ProcessEnv;
   /** JSON request logs through this pino logger (serve); each line of a session's route carries research_id. */
   loggerInstance?: Logger;
   /** The payload codec behind /codec/*; from DEEP_RESEARCH_PAYLOAD_KEYS by default. */
@@ -38,7 +42,7 @@ export interface AppOptions {
   codecOrigins?: string[];
 }
 
-const PUBLIC = [/^\/api\/openapi\.json$/, /^\/api\/docs(\/|$)/, /^\/api\/shared\//, /^\/share\//, /^\/api\/health$/];
+const PUBLIC = [/^\/$/, /^\/assets\//, /^\/api\/openapi\.json$/, /^\/api\/docs(\/|$)/, /^\/api\/shared\//, /^\/share\//, /^\/api\/health$/];
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { service } = opts;
@@ -56,7 +60,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     contentSecurityPolicy: { directives: { defaultSrc: ["'self'"], scriptSrc: ["'self'"], styleSrc: ["'self'", "'unsafe-inline'"], imgSrc: ["'self'", 'data:'] } },
   });
   if (opts.corsOrigins?.length) await app.register(cors, { origin: opts.corsOrigins });
-  await app.register(rateLimit, { max: opts.rateLimitPerMinute ?? 600, timeWindow: '1 minute', keyGenerator: rateLimitKey });
+  // Counted in the first onRequest hook, before authentication: token guessing is limited per address.
+  await app.register(rateLimit, { global: false, max: opts.rateLimitPerMinute ?? 600, timeWindow: '1 minute', keyGenerator: (req) => rateLimitKey(req, service.store) });
+  app.addHook('onRequest', app.rateLimit());
   await app.register(swagger, {
     openapi: {
       info: { title: 'deep-research', description: 'Durable deep research: plan, approve from anywhere, research, report.', version: '1' },
@@ -107,7 +113,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerSessionRoutes(app, service);
   registerSteeringRoutes(app, service);
   registerOutputRoutes(app, service);
+  registerScheduleRoutes(app, service);
   registerMcpRoutes(app, service);
+  registerWebRoutes(app, service, opts.env ?? process.env);
   registerCodecRoutes(app, opts.codec ?? payloadCodecFromEnv(), opts.codecOrigins ?? codecOriginsFromEnv());
   await opts.extend?.(app);
   return app;

@@ -2,7 +2,7 @@
 // server serves one local user; bound elsewhere, the server refuses to start without tokens.
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from './errors';
-import { hashToken, type ServiceStore } from './service-store';
+import type { ServiceStore } from './service-store';
 
 export const LOCAL_USER = 'local';
 
@@ -34,10 +34,14 @@ export function bearerToken(req: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
-/** The rate limiter's key: the token (hashed) when there is one, otherwise the client address. */
-export function rateLimitKey(req: FastifyRequest): string {
+/**
+ * The rate limiter's key, taken before authentication: a valid token's user, otherwise the client
+ * address, so guessing tokens (a new one each request) is limited per address.
+ */
+export function rateLimitKey(req: FastifyRequest, store: ServiceStore): string {
   const token = bearerToken(req);
-  return token ? `t:${hashToken(token).slice(0, 32)}` : `ip:${req.ip}`;
+  const user = token ? store.userForToken(token) : undefined;
+  return user ? `u:${user}` : `ip:${req.ip}`;
 }
 
 export function authenticate(req: FastifyRequest, store: ServiceStore, requireAuth: boolean): void {

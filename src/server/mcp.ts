@@ -24,9 +24,24 @@ export function createMcpServer(service: ResearchService, user: string): McpServ
   const id = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/).describe('the research id');
 
   server.registerTool('start', {
-    description: 'Start deep research on a question. It plans first and waits for approval unless auto_approve is true.',
-    inputSchema: { query: z.string().min(1).max(4000), auto_approve: z.boolean().optional(), settings: z.record(z.string(), z.unknown()).optional() },
-  }, ({ query, auto_approve, settings }) => answer(() => service.create(user, { query, auto_approve, settings })));
+    description: 'Start deep research on a question. It plans first, may ask clarifying questions, waits for approval, and holds the report for review, unless auto_approve is true (then none of these waits).',
+    inputSchema: {
+      query: z.string().min(1).max(4000),
+      auto_approve: z.boolean().optional(),
+      settings: z.record(z.string(), z.unknown()).optional(),
+      panel: z.array(z.string().min(2).max(200)).min(1).max(10).optional().describe('panel research: "provider:model" items or plain words ("Claude and Gemini")'),
+    },
+  }, ({ query, auto_approve, settings, panel }) => answer(() => service.create(user, { query, auto_approve, settings, panel })));
+
+  server.registerTool('check', {
+    description: 'Judge a research question before starting: quality 0 (unusable), 1 (vague), 2 (clear), the reason, and an improved question.',
+    inputSchema: { prompt: z.string().min(1).max(4000) },
+  }, ({ prompt }) => answer(() => service.check({ prompt })));
+
+  server.registerTool('confirm', {
+    description: 'Answer a partial failure of panel research (status awaiting_confirmation): proceed with the answers there are, retry the failed models, or cancel.',
+    inputSchema: { research_id: id, action: z.enum(['proceed', 'retry', 'cancel']) },
+  }, ({ research_id, action }) => answer(() => service.confirm(user, research_id, action)));
 
   server.registerTool('status', {
     description: 'Status, plan (with clarifying questions), source and finding counts of a research session.',
@@ -53,6 +68,11 @@ export function createMcpServer(service: ResearchService, user: string): McpServ
     description: 'Answer the clarifying questions of a session awaiting clarification, in order.',
     inputSchema: { research_id: id, answers: z.array(z.string().max(4000)).min(1).max(20) },
   }, ({ research_id, answers }) => answer(() => service.answer(user, research_id, answers)));
+
+  server.registerTool('review', {
+    description: 'Accept or reject the finished report of a session awaiting review, or give feedback for another pass.',
+    inputSchema: { research_id: id, action: z.enum(['accept', 'reject', 'feedback']), feedback: z.string().min(1).max(4000).optional() },
+  }, ({ research_id, action, feedback }) => answer(() => service.review(user, research_id, { action, feedback })));
 
   server.registerTool('report', {
     description: 'The report of a session as Markdown (the living report while it runs).',

@@ -2,22 +2,39 @@
 // ownership, drafts, steering with 404/409 answers, favourites, share tokens and delete.
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { resolveSettings } from '../config/load';
-import { ResearchClient, ResearchError, validateQuery } from '../client/research-client';
+import { ResearchClient, ResearchError, validateQuery, type InputContext } from '../client/research-client';
 import { FileArtifactStore } from '../stores/artifacts';
 import { FetchCache } from '../stores/fetch-cache';
 import { artifactIdsIn, SqliteSessionStore } from '../stores/sessions';
 import type { EnhanceOptions } from '../client/session-ops';
-import type { Accepted, ReviewArgs, TopUpArgs } from '../workflows/messages';
+import { contextFromFile } from '../client/context-files';
+import { activePollers, waitingForWorkerLine } from '../cli/runtime';
+import { stateQuery, type Accepted, type ReviewArgs, type TopUpArgs } from '../workflows/messages';
 import { TERMINAL_STATUSES, type ResearchEvent, type ResearchPlan, type ResearchSnapshot, type ResearchStatus } from '../workflows/types';
 import { ApiError, invalid, notFound, wrongState } from './errors';
 import { ServiceStore, type ListFilter, type OwnedSession } from './service-store';
+import { checkPlanEdit, checkServiceSettings, policyFromEnv, startSettings, type SessionPolicy } from './session-policy';
 
 export interface CreateRequest {
-  query: string;
+  /** Absent: the session asks for its question (seed 003's ask_topic). */
+  query?: string;
   settings?: Record<string, unknown>;
   draft?: boolean;
   auto_approve?: boolean;
+  /** Panel research: "provider:model" items, or plain words ("use Claude and Gemini"). */
+  panel?: string[] | string;
+  synthesis_model?: string;
+  skip_synthesis?: boolean;
+  /** Seed 004's inputContexts: text read as sources. */
+  input_contexts?: InputContext[];
+}
+
+export interface InputCheckView {
+  quality?: 0 | 1 | 2;
+  reason?: string;
+  improved_prompt?: string;
+  /** The check could not run (no worker, model down); it never blocks anything. */
+  error?: string;
 }
 
 export interface SessionView {
@@ -29,17 +46,29 @@ export interface SessionView {
   share_token?: string;
   parent_id: string | null;
   settings?: Record<string, unknown>;
+  /** How many input contexts a draft holds (read as sources once it starts). */
+  contexts?: number;
+  plan?: Record<string, unknown>;
   created_at: string;
   updated_at: string;
+  /** What the service decided for this session that the caller did not ask for. */
+  notes?: string[];
 }
 
-const VALIDATION = /empty|needs|must|no answers|longer than|not valid|at least|expects/i;
+/** How long after a delete writes of activities that were in flight are swept up. */
+const LATE_WRITES_MS = 120_000;
 
 export class ResearchService {
   readonly store: ServiceStore;
   private sessionStore: SqliteSessionStore | undefined;
 
-  constructor(readonly client: ResearchClient) {
+  constructor(
+    readonly client: ResearchClient,
+    readonly policy: SessionPolicy = policyFromEnv(),
+    private readonly log: (line: string) => void = () => undefined,
+    /** How long a new session may wait before "waiting for a worker" is logged. */
+    private readonly workerGraceMs = 5_000,
+  ) {
     this.store = ServiceStore.open(client.config.data_dir);
   }
 
@@ -52,7 +81,7 @@ export class ResearchService {
       shared: !!s.share_token,
       ...(s.share_token ? { share_token: s.share_token } : {}),
       parent_id: s.parent_id,
-      ...(s.status === 'draft' ? { settings: s.settings } : {}),
+      ...(s.status === 'draft' ? { settings: s.settings, contexts: s.contexts.length, ...(s.plan ? { plan: s.plan } : {}) } : {}),
       created_at: s.created_at,
       updated_at: s.updated_at,
     };
@@ -64,44 +93,83 @@ export class ResearchService {
     return s;
   }
 
-  async create(owner: string, req: CreateRequest): Promise<SessionView> {
-    const query = this.checkQuery(req.query);
-    const settings = req.settings ?? {};
+  async create(owner: string, req: CreateRequest): Promise<SessionView & { input_check?: InputCheckView }> {
+    // Only a question left out is asked for; an empty one is a mistake to point out.
+    const asksTopic = req.query === undefined;
+    if (asksTopic && req.draft) throw invalid('query', 'a draft needs its research question');
+    const query = asksTopic ? '' : this.checkQuery(req.query);
+    const settings = { ...(req.settings ?? {}), ...panelSettings(req) };
     this.checkSettings(settings);
     if (req.draft) {
       const researchId = this.newId();
-      return this.view(this.store.insert({ research_id: researchId, owner, query, status: 'draft', settings, parent_id: null }));
+      // A draft keeps its input contexts until it starts; they are read as sources then.
+      const view = this.view(this.store.insert({ research_id: researchId, owner, query, status: 'draft', settings, contexts: req.input_contexts, parent_id: null }));
+      return { ...view, input_check: await this.adviseOn(query) };
     }
     const researchId = this.newId();
     // Owned before the workflow exists, so no event or state is ever visible to anybody else.
-    this.store.insert({ research_id: researchId, owner, query, status: 'planning', settings: {}, parent_id: null });
+    this.store.insert({ research_id: researchId, owner, query, status: asksTopic ? 'awaiting_topic' : 'planning', settings: {}, parent_id: null });
+    const unattended = !!(req.auto_approve || settings.auto_approve);
+    const start = startSettings(this.policy, settings, unattended);
     try {
-      await this.client.start({ query, settings, researchId, autoApprove: req.auto_approve });
+      await this.client.start({ query, settings: start.settings, researchId, autoApprove: req.auto_approve, askTopic: asksTopic, contexts: req.input_contexts });
     } catch (err) {
       this.store.remove(researchId);
       throw err instanceof ResearchError ? invalid('query', err.message) : err;
     }
-    return this.view(this.owned(owner, researchId));
+    this.watchForWorker(researchId);
+    return { ...this.view(this.owned(owner, researchId)), ...(start.notes.length ? { notes: start.notes } : {}) };
   }
 
-  editDraft(owner: string, id: string, changes: { query?: string; settings?: Record<string, unknown> }): SessionView {
+  async editDraft(
+    owner: string,
+    id: string,
+    changes: { query?: string; settings?: Record<string, unknown>; plan?: Partial<ResearchPlan> },
+  ): Promise<SessionView & { input_check?: InputCheckView }> {
     const s = this.owned(owner, id);
     if (s.status !== 'draft') throw wrongState(id, s.status, `research ${id} is ${s.status}; only a draft can be edited`);
     const query = changes.query === undefined ? undefined : this.checkQuery(changes.query);
     const settings = changes.settings === undefined ? undefined : { ...s.settings, ...changes.settings };
     if (settings) this.checkSettings(settings);
-    return this.view(this.store.update(id, { query, settings }));
+    const plan = changes.plan === undefined ? undefined : { ...(s.plan ?? {}), ...changes.plan };
+    if (plan || settings) checkPlanEdit(this.client.config, settings ?? s.settings, (plan ?? s.plan ?? {}) as Partial<ResearchPlan>);
+    const view = this.view(this.store.update(id, { query, settings, plan }));
+    return query === undefined ? view : { ...view, input_check: await this.adviseOn(query) };
   }
 
-  /** A draft starts running with its plan approved ahead; a plan waiting for approval is approved. */
-  async approve(owner: string, id: string, plan?: Partial<ResearchPlan>): Promise<Accepted | { status: string }> {
+  /** Seed 004's validateInput before a draft is approved: advice only, never a refusal. */
+  async adviseOn(query: string): Promise<InputCheckView> {
+    try {
+      const out = await withDeadline(this.client.checkInput({ prompt: query }), 20_000);
+      return { quality: out.quality, reason: out.reason, ...(out.improved_prompt ? { improved_prompt: out.improved_prompt } : {}) };
+    } catch (err) {
+      return { error: `the question could not be checked: ${(err as Error).message}` };
+    }
+  }
+
+  /** POST /api/check: validateInput, or improveInput with improve_only. */
+  async check(req: { prompt: string; include_improvement?: boolean; improve_only?: boolean }): Promise<InputCheckView> {
+    const prompt = this.checkQuery(req.prompt);
+    const out = await this.client.checkInput({ prompt, mode: req.improve_only ? 'improve' : 'validate', include_improvement: req.include_improvement !== false });
+    return { ...(out.quality !== undefined ? { quality: out.quality, reason: out.reason } : {}), ...(out.improved_prompt ? { improved_prompt: out.improved_prompt } : {}) };
+  }
+
+  /**
+   * A draft starts running with its plan approved ahead (its stored plan edits, or the `plan` given
+   * now, applied to the planner's plan); a plan waiting for approval is approved.
+   */
+  async approve(owner: string, id: string, plan?: Partial<ResearchPlan>, panel?: string[]): Promise<Accepted | { status: string; notes?: string[] }> {
     const s = this.owned(owner, id);
     if (s.status === 'draft') {
-      await this.client.start({ query: s.query, settings: s.settings, researchId: id, autoApprove: true });
-      this.store.update(id, { status: 'planning' });
-      return { status: 'planning' };
+      const edited = plan ? { ...(s.plan ?? {}), ...plan } : (s.plan ?? undefined);
+      if (edited) checkPlanEdit(this.client.config, s.settings, edited as Partial<ResearchPlan>);
+      const start = startSettings(this.policy, s.settings, true);
+      await this.client.start({ query: s.query, settings: start.settings, researchId: id, autoApprove: true, plan: edited as Partial<ResearchPlan> | undefined, contexts: s.contexts });
+      this.store.update(id, { status: 'planning', contexts: [] });
+      this.watchForWorker(id);
+      return { status: 'planning', ...(start.notes.length ? { notes: start.notes } : {}) };
     }
-    return this.steer(owner, id, (c) => c.approve(id, plan));
+    return this.steer(owner, id, (c) => c.approve(id, plan, panel));
   }
 
   reject = (owner: string, id: string, reason?: string) => this.steer(owner, id, (c) => c.reject(id, reason));
@@ -112,12 +180,21 @@ export class ResearchService {
   review = (owner: string, id: string, review: ReviewArgs) => this.steer(owner, id, (c) => c.review(id, review));
   cancel = (owner: string, id: string, reason?: string) => this.steer(owner, id, (c) => c.cancel(id, reason));
 
+  confirm = (owner: string, id: string, action: 'proceed' | 'retry' | 'cancel') => this.steer(owner, id, (c) => c.confirm(id, action));
+  provideTopic = async (owner: string, id: string, query: string) => {
+    const checked = this.checkQuery(query);
+    const accepted = await this.steer(owner, id, (c) => c.provideTopic(id, checked));
+    this.store.update(id, { query: checked });
+    return accepted;
+  };
+
   retry = (owner: string, id: string) => this.steer(owner, id, (c) => c.retry(id));
   resume = (owner: string, id: string) => this.steer(owner, id, (c) => c.resume(id));
 
   /** A new version of a completed session, owned by the same user; the old one stays as it was. */
-  async enhance(owner: string, id: string, opts: EnhanceOptions): Promise<SessionView> {
+  async enhance(owner: string, id: string, request: EnhanceRequest): Promise<SessionView> {
     const parent = this.owned(owner, id);
+    const opts: EnhanceOptions = { ...request, contexts: await readContexts(request.contexts ?? []) };
     let started: { researchId: string } | undefined;
     await this.steer(owner, id, async (c) => {
       try {
@@ -149,7 +226,12 @@ export class ResearchService {
     const state = await this.client.state(id).catch((err: unknown) => {
       throw this.plain(id, err);
     });
-    return { research: this.view(this.noteStatus(s, state.status)), state };
+    return { research: this.view(this.noteStatus(s, state.status)), state: await this.withReport(state) };
+  }
+
+  /** A panel session's report is in the artifact store: put it where every reader looks. */
+  private async withReport(state: ResearchSnapshot): Promise<ResearchSnapshot> {
+    return state.panel?.report_file_id ? { ...state, report_markdown: await this.client.reportOf(state) } : state;
   }
 
   async report(owner: string, id: string): Promise<{ session: OwnedSession; markdown: string; state: ResearchSnapshot }> {
@@ -162,7 +244,8 @@ export class ResearchService {
     const state = await this.client.state(s.research_id).catch((err: unknown) => {
       throw this.plain(s.research_id, err);
     });
-    return { session: this.noteStatus(s, state.status), markdown: state.report_markdown, state };
+    const full = await this.withReport(state);
+    return { session: this.noteStatus(s, state.status), markdown: full.report_markdown, state: full };
   }
 
   async events(owner: string, id: string, afterSeq: number): Promise<{ events: ResearchEvent[]; status: string }> {
@@ -206,14 +289,18 @@ export class ResearchService {
   /** Ends a running workflow, then removes the session, its events and the artifacts no other session uses. */
   async delete(owner: string, id: string): Promise<{ deleted: string; artifacts_removed: number }> {
     const s = this.owned(owner, id);
+    const mine = new Set<string>();
     if (s.status !== 'draft') {
       const handle = this.client.handle(id);
       const described = await handle.describe().catch(() => undefined);
       if (described?.status.name === 'RUNNING') await handle.terminate('deleted by its owner').catch(() => undefined);
+      // The final live state (a query answers on a closed workflow too) names pages fetched since the last snapshot.
+      const live = await handle.query(stateQuery).catch(() => undefined);
+      if (live) for (const fileId of artifactIdsIn(JSON.stringify(live))) mine.add(fileId);
     }
     const sessions = this.sessions();
     const stored = sessions.get(id);
-    const mine = new Set(stored ? artifactIdsIn(JSON.stringify(stored)) : []);
+    if (stored) for (const fileId of artifactIdsIn(JSON.stringify(stored))) mine.add(fileId);
     const others = sessions.artifactIdsExcept(id);
     const orphans = [...mine].filter((fileId) => !others.has(fileId));
     const artifacts = new FileArtifactStore(path.join(this.client.config.data_dir, 'artifacts'));
@@ -228,7 +315,31 @@ export class ResearchService {
     }
     sessions.delete(id);
     this.store.remove(id);
+    // Terminating does not stop activities already running: a model call may still stream rows, a
+    // persist may still save a snapshot. Once they have given up, remove what they left.
+    if (s.status !== 'draft') {
+      const sweep = setTimeout(() => {
+        try {
+          if (!this.store.exists(id)) sessions.delete(id);
+        } catch {
+          // the service closed meanwhile
+        }
+      }, LATE_WRITES_MS);
+      sweep.unref();
+    }
     return { deleted: id, artifacts_removed: orphans.length };
+  }
+
+  /** One log line when a new session has no worker to run it after a few seconds. */
+  private watchForWorker(id: string): void {
+    const timer = setTimeout(() => {
+      activePollers(this.client)
+        .then((n) => {
+          if (n === 0 && this.store.get(id)?.status === 'planning') this.log(`research ${id}: ${waitingForWorkerLine(this.client)}`);
+        })
+        .catch(() => undefined);
+    }, this.workerGraceMs);
+    timer.unref();
   }
 
   close(): void {
@@ -254,8 +365,8 @@ export class ResearchService {
     } catch (err) {
       if (!(err instanceof ResearchError)) throw err;
       if (/^unknown research id/.test(err.message)) throw notFound(id);
+      if (err.refusal.kind === 'invalid') throw invalid(err.refusal.field ? `body.${err.refusal.field}` : 'body', err.message);
       const status = (await this.refresh(id)) ?? s.status;
-      if (VALIDATION.test(err.message) && !/limit of/.test(err.message)) throw invalid('body', err.message);
       throw wrongState(id, status, err.message);
     }
   }
@@ -291,11 +402,7 @@ export class ResearchService {
   }
 
   private checkSettings(settings: Record<string, unknown>): void {
-    try {
-      resolveSettings(this.client.config.research.settings, settings);
-    } catch (err) {
-      throw invalid('settings', (err as Error).message);
-    }
+    checkServiceSettings(this.client.config, this.policy, settings);
   }
 
   private newId(): string {
@@ -303,6 +410,42 @@ export class ResearchService {
       const id = randomUUID().replace(/-/g, '').slice(0, 12);
       if (!this.store.exists(id)) return id;
     }
+  }
+}
+
+export type EnhanceContext = { content: string; label?: string } | { filename: string; content_type?: string; data_base64: string };
+export type EnhanceRequest = Omit<EnhanceOptions, 'contexts' | 'researchId'> & { contexts?: EnhanceContext[] };
+
+/** Text contexts as given; files decoded and parsed (a file that cannot be read is refused, by position). */
+async function readContexts(contexts: EnhanceContext[]): Promise<{ content: string; label?: string }[]> {
+  return Promise.all(
+    contexts.map(async (c, i) => {
+      if ('content' in c) return c;
+      try {
+        return await contextFromFile({ filename: c.filename, contentType: c.content_type, bytes: Buffer.from(c.data_base64, 'base64') });
+      } catch (err) {
+        throw invalid(`body.contexts.${i}`, (err as Error).message);
+      }
+    }),
+  );
+}
+
+/** The panel fields of a create request, as session settings. */
+function panelSettings(req: CreateRequest): Record<string, unknown> {
+  const panel = typeof req.panel === 'string' ? [req.panel] : req.panel;
+  return {
+    ...(panel?.length ? { panel } : {}),
+    ...(req.synthesis_model ? { synthesis_model: req.synthesis_model } : {}),
+    ...(req.skip_synthesis !== undefined ? { skip_synthesis: req.skip_synthesis } : {}),
+  };
+}
+
+async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no answer in time')), ms)))]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -5,12 +5,15 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError, invalid } from './errors';
 import type { ResearchService } from './research-service';
+import { planEdit } from './routes-steering';
 import { InvalidCursorError } from './service-store';
+import type { ResearchPlan } from '../workflows/types';
 
 export const idParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'not a research id') });
 const settings = z.record(z.string(), z.unknown()).describe('per-session settings (see GET /api/metadata)');
 const STATUSES = [
-  'draft', 'planning', 'awaiting_clarification', 'awaiting_approval', 'running', 'awaiting_budget', 'awaiting_guidance',
+  'draft', 'awaiting_topic', 'planning', 'awaiting_clarification', 'awaiting_approval', 'running', 'processing', 'synthesizing',
+  'awaiting_confirmation', 'awaiting_budget', 'awaiting_guidance',
   'verifying', 'awaiting_review', 'completed', 'failed', 'cancelled', 'rejected', 'expired', 'timed_out',
 ] as const;
 
@@ -22,22 +25,47 @@ export function registerSessionRoutes(root: FastifyInstance, service: ResearchSe
       tags: ['sessions'],
       summary: 'Create a research session: run now (plan, then wait for approval) or save a draft (createResearch / saveDraft)',
       body: z.object({
-        query: z.string().min(1).max(4000),
+        query: z.string().min(1).max(4000).optional().describe('absent: the session asks for its question (status awaiting_topic; POST …/topic)'),
         settings: settings.optional(),
-        draft: z.boolean().optional().describe('save as a draft; nothing runs until it is approved'),
+        draft: z.boolean().optional().describe('save as a draft; nothing runs until it is approved (the answer carries advisory input_check)'),
         auto_approve: z.boolean().optional().describe('run the plan without waiting for approval'),
+        panel: z.union([z.array(z.string().trim().min(2).max(200)).min(1).max(10), z.string().trim().min(2).max(400)]).optional()
+          .describe('panel research: "provider:model" items or plain words ("use Claude and Gemini"); one model per provider, first match wins, models without a key dropped'),
+        synthesis_model: z.string().trim().min(3).max(200).optional().describe('"provider:model" that merges the panel answers (its key is required)'),
+        skip_synthesis: z.boolean().optional().describe('return the panel answers side by side'),
+        input_contexts: z.array(z.object({ content: z.string().trim().min(1).max(50_000), label: z.string().trim().min(1).max(200).optional() }).strict()).max(10).optional()
+          .describe("text given with the question (seed 004's inputContexts), read as sources"),
       }).strict(),
     },
   }, async (req, reply) => reply.code(201).send(await service.create(req.user, req.body)));
 
+  app.post('/api/check', {
+    schema: {
+      tags: ['sessions'],
+      summary: "Check a research question before running it (validateInput: quality 0 unusable, 1 vague, 2 clear; reason; improved prompt) or only improve it (improveInput)",
+      body: z.object({
+        prompt: z.string().min(1).max(4000),
+        include_improvement: z.boolean().optional(),
+        improve_only: z.boolean().optional(),
+      }).strict(),
+    },
+  }, async (req) => {
+    try {
+      return await service.check(req.body);
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      throw new Error(`UNAVAILABLE: ${(err as Error).message}`);
+    }
+  });
+
   app.patch('/api/research/:id', {
     schema: {
       tags: ['sessions'],
-      summary: 'Edit a draft: its question or settings (settings are merged)',
+      summary: 'Edit a draft: its question, settings or plan (sub-questions, outline, brief; used when the draft is approved). Settings and plan are merged',
       params: idParams,
-      body: z.object({ query: z.string().min(1).max(4000).optional(), settings: settings.optional() }).strict(),
+      body: z.object({ query: z.string().min(1).max(4000).optional(), settings: settings.optional(), plan: planEdit.optional() }).strict(),
     },
-  }, async (req) => service.editDraft(req.user, req.params.id, req.body));
+  }, async (req) => service.editDraft(req.user, req.params.id, { ...req.body, plan: req.body.plan as Partial<ResearchPlan> | undefined }));
 
   app.get('/api/research', {
     schema: {

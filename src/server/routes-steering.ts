@@ -9,11 +9,12 @@ import type { ResearchService } from './research-service';
 import { idParams } from './routes-sessions';
 
 const text = (max: number) => z.string().trim().min(1).max(max);
-const planEdit = z
+export const planEdit = z
   .object({
     expanded_queries: z.array(z.object({ query: text(500) }).passthrough()).min(1).max(50).optional(),
     outline: z.array(text(300)).max(50).optional(),
     clarifying_questions: z.array(text(500)).max(20).optional(),
+    research_brief: text(4000).optional(),
   })
   .passthrough();
 
@@ -22,8 +23,22 @@ export function registerSteeringRoutes(root: FastifyInstance, service: ResearchS
   const tags = ['steering'];
 
   app.post('/api/research/:id/approve', {
-    schema: { tags, summary: 'Approve a draft (starts it) or a plan awaiting approval, optionally edited (approveResearch)', params: idParams, body: z.object({ plan: planEdit.optional() }).strict().nullish() },
-  }, async (req) => service.approve(req.user, req.params.id, req.body?.plan as Partial<ResearchPlan> | undefined));
+    schema: {
+      tags, summary: 'Approve a draft (starts it) or a plan awaiting approval, optionally edited (approveResearch); a panel session whose panel came out empty takes its panel here', params: idParams,
+      body: z.object({ plan: planEdit.optional(), panel: z.array(text(200)).min(1).max(10).optional() }).strict().nullish(),
+    },
+  }, async (req) => service.approve(req.user, req.params.id, req.body?.plan as Partial<ResearchPlan> | undefined, req.body?.panel));
+
+  app.post('/api/research/:id/confirm', {
+    schema: {
+      tags, summary: 'Answer a partial failure of panel research (confirmPartialFailure): proceed with the answers there are, retry only the failed models, or cancel', params: idParams,
+      body: z.object({ action: z.enum(['proceed', 'retry', 'cancel']) }).strict(),
+    },
+  }, async (req) => service.confirm(req.user, req.params.id, req.body.action));
+
+  app.post('/api/research/:id/topic', {
+    schema: { tags, summary: 'Give the research question to a session that was started without one (awaiting_topic)', params: idParams, body: z.object({ query: text(4000) }).strict() },
+  }, async (req) => service.provideTopic(req.user, req.params.id, req.body.query));
 
   app.post('/api/research/:id/reject', {
     schema: { tags, summary: 'Reject the plan; the session ends', params: idParams, body: z.object({ reason: text(2000).optional() }).strict().nullish() },
@@ -87,8 +102,19 @@ export function registerSteeringRoutes(root: FastifyInstance, service: ResearchS
         iterations: z.number().int().min(1).max(10).optional(),
         model: z.string().trim().min(3).max(200).optional().describe('"provider:model" for every role'),
         focus: text(2000).optional(),
-        contexts: z.array(z.object({ content: text(20_000), label: text(200).optional() }).strict()).max(10).optional(),
+        contexts: z.array(enhanceContext).max(10).optional(),
       }).strict().nullish(),
     },
+    bodyLimit: 16 * 1024 * 1024,
   }, async (req, reply) => reply.code(201).send(await service.enhance(req.user, req.params.id, req.body ?? {})));
 }
+
+/** Extra input for an enhanced version: text, or a file (PDF, Word, HTML, Markdown, text) sent as base64. */
+const enhanceContext = z.union([
+  z.object({ content: text(20_000), label: text(200).optional() }).strict(),
+  z.object({
+    filename: text(200),
+    content_type: z.string().trim().max(200).optional().describe('taken from the file name when absent'),
+    data_base64: z.string().min(1).max(11_000_000).regex(/^[A-Za-z0-9+/=\s]+$/, 'not base64').describe('the file, base64-encoded (at most 8 MB)'),
+  }).strict(),
+]);

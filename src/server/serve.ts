@@ -1,4 +1,4 @@
-// `deep-research serve`: the API (and, later, the web app) in one process, on the same Temporal
+// `deep-research serve`: the API and the web app in one process, on the same Temporal
 // the CLI uses, with a worker started unless one already serves the task queue.
 import type { FastifyInstance } from 'fastify';
 import { checkModelConfigured } from '../activities';
@@ -10,6 +10,7 @@ import { buildApp } from './app';
 import { assertSafeBinding } from './auth';
 import { ResearchService } from './research-service';
 import { ServiceStore } from './service-store';
+import { policyFromEnv } from './session-policy';
 
 export interface ServeOptions {
   host: string;
@@ -35,7 +36,7 @@ export async function serve(opts: ServeOptions): Promise<{ app: FastifyInstance;
   }
   startTracing('deep-research-serve');
   const client = await connect(config, { startServer: true, log: opts.log });
-  const service = new ResearchService(client);
+  const service = new ResearchService(client, policyFromEnv(), opts.log);
   const startWorker = opts.startWorker !== false;
   try {
     if (startWorker) await ensureWorker(client, opts.log);
@@ -61,7 +62,7 @@ export async function serve(opts: ServeOptions): Promise<{ app: FastifyInstance;
       }, WORKER_CHECK_MS)
     : undefined;
   watchdog?.unref();
-  opts.log(`deep-research API on http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port} (docs at /api/docs, OpenAPI at /api/openapi.json)`);
+  opts.log(`deep-research web app and API on http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}/ (API docs at /api/docs, OpenAPI at /api/openapi.json)`);
   return {
     app,
     close: async () => {

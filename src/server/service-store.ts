@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import type { InputContext } from '../client/research-client';
 
 export interface OwnedSession {
   research_id: string;
@@ -13,15 +14,21 @@ export interface OwnedSession {
   favourite: boolean;
   /** Settings of a draft (JSON), kept until it is approved. */
   settings: Record<string, unknown>;
+  /** Input contexts a draft carries until it starts (then read as sources). */
+  contexts: InputContext[];
+  /** A draft's edited plan (sub-questions, outline, brief), applied when it is approved. */
+  plan: Record<string, unknown> | null;
   share_token: string | null;
   parent_id: string | null;
   created_at: string;
   updated_at: string;
 }
 
-interface Row extends Omit<OwnedSession, 'favourite' | 'settings'> {
+interface Row extends Omit<OwnedSession, 'favourite' | 'settings' | 'contexts' | 'plan'> {
   favourite: number;
   settings: string;
+  contexts: string | null;
+  plan: string | null;
 }
 
 export interface ListFilter {
@@ -54,6 +61,9 @@ export class ServiceStore {
         parent_id TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
       CREATE INDEX IF NOT EXISTS owned_by_created ON owned_sessions (owner, created_at DESC, research_id DESC);
     `);
+    const columns = this.db.prepare('PRAGMA table_info(owned_sessions)').all() as { name: string }[];
+    if (!columns.some((c) => c.name === 'contexts')) this.db.exec("ALTER TABLE owned_sessions ADD COLUMN contexts TEXT NOT NULL DEFAULT '[]'");
+    if (!columns.some((c) => c.name === 'plan')) this.db.exec('ALTER TABLE owned_sessions ADD COLUMN plan TEXT');
   }
 
   static open(dataDir: string): ServiceStore {
@@ -81,14 +91,14 @@ export class ServiceStore {
     return this.db.prepare('DELETE FROM api_tokens WHERE user = ?').run(user).changes;
   }
 
-  insert(s: Omit<OwnedSession, 'favourite' | 'share_token' | 'created_at' | 'updated_at'> & { favourite?: boolean }): OwnedSession {
+  insert(s: Omit<OwnedSession, 'favourite' | 'share_token' | 'created_at' | 'updated_at' | 'contexts' | 'plan'> & { favourite?: boolean; contexts?: InputContext[] }): OwnedSession {
     const now = new Date().toISOString();
     this.db
       .prepare(
-        `INSERT INTO owned_sessions (research_id, owner, query, status, favourite, settings, share_token, parent_id, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)`,
+        `INSERT INTO owned_sessions (research_id, owner, query, status, favourite, settings, contexts, share_token, parent_id, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)`,
       )
-      .run(s.research_id, s.owner, s.query, s.status, s.favourite ? 1 : 0, JSON.stringify(s.settings), s.parent_id, now, now);
+      .run(s.research_id, s.owner, s.query, s.status, s.favourite ? 1 : 0, JSON.stringify(s.settings), JSON.stringify(s.contexts ?? []), s.parent_id, now, now);
     return this.get(s.research_id) as OwnedSession;
   }
 
@@ -112,13 +122,13 @@ export class ServiceStore {
     return row ? fromRow(row) : undefined;
   }
 
-  update(researchId: string, changes: Partial<Pick<OwnedSession, 'query' | 'status' | 'favourite' | 'settings' | 'share_token'>>): OwnedSession {
+  update(researchId: string, changes: Partial<Pick<OwnedSession, 'query' | 'status' | 'favourite' | 'settings' | 'share_token' | 'contexts' | 'plan'>>): OwnedSession {
     const sets: string[] = [];
     const values: unknown[] = [];
     for (const [key, value] of Object.entries(changes)) {
       if (value === undefined) continue;
       sets.push(`${key} = ?`);
-      values.push(key === 'settings' ? JSON.stringify(value) : key === 'favourite' ? (value ? 1 : 0) : value);
+      values.push(key === 'settings' || key === 'contexts' || (key === 'plan' && value !== null) ? JSON.stringify(value) : key === 'favourite' ? (value ? 1 : 0) : value);
     }
     sets.push('updated_at = ?');
     values.push(new Date().toISOString());
@@ -180,5 +190,11 @@ export class ServiceStore {
 }
 
 function fromRow(row: Row): OwnedSession {
-  return { ...row, favourite: !!row.favourite, settings: JSON.parse(row.settings) as Record<string, unknown> };
+  return {
+    ...row,
+    favourite: !!row.favourite,
+    settings: JSON.parse(row.settings) as Record<string, unknown>,
+    contexts: JSON.parse(row.contexts ?? '[]') as InputContext[],
+    plan: row.plan ? (JSON.parse(row.plan) as Record<string, unknown>) : null,
+  };
 }

@@ -23,6 +23,7 @@ export interface SessionStore {
   get(researchId: string): ResearchSnapshot | undefined;
   events(researchId: string, afterSeq?: number, limit?: number): ResearchEvent[];
   list(options?: { limit?: number; cursor?: string; status?: string }): SessionPage;
+  previousScheduledRun(scheduleId: string, beforeId: string): ResearchSnapshot | undefined;
   /** Writes (or rewrites, on a retry) one AgentStream event of a model call. */
   appendStream(researchId: string, callKey: string, chunk: number, event: ResearchEvent): void;
   /** How many AgentStream events the session has, for its bound. */
@@ -156,11 +157,24 @@ export class SqliteSessionStore implements SessionStore {
     return { sessions: page, next_cursor: next };
   }
 
-  /** Removes the session and its events (delete is final: the service checks ownership first). */
+  /** The newest completed run a schedule started before `beforeId`'s run (its snapshot), if any. */
+  previousScheduledRun(scheduleId: string, beforeId: string): ResearchSnapshot | undefined {
+    const row = this.db
+      .prepare(
+        `SELECT snapshot FROM sessions WHERE collection = ? AND status = 'completed' AND research_id != ?
+           AND json_extract(snapshot, '$.settings.schedule_id') = ?
+         ORDER BY created_at DESC, research_id DESC LIMIT 1`,
+      )
+      .get(this.collection, beforeId, scheduleId) as { snapshot: string } | undefined;
+    return row ? (JSON.parse(row.snapshot) as ResearchSnapshot) : undefined;
+  }
+
+  /** Removes the session, its events and its streamed model output (delete is final: the service checks ownership first). */
   delete(researchId: string): void {
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM sessions WHERE collection = ? AND research_id = ?').run(this.collection, researchId);
       this.db.prepare('DELETE FROM session_events WHERE collection = ? AND research_id = ?').run(this.collection, researchId);
+      this.db.prepare('DELETE FROM session_stream WHERE collection = ? AND research_id = ?').run(this.collection, researchId);
     })();
   }
 

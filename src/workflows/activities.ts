@@ -76,3 +76,34 @@ export const local = proxyLocalActivities<Pick<ResearchActivities, 'researchSett
   startToCloseTimeout: '10 seconds',
   retry: { maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
 });
+
+/**
+ * Delivery: e-mail and webhooks, retried with backoff for about ten minutes; a delivery that still
+ * fails is logged in the session and never fails the research.
+ */
+export const DELIVERY_MAX_ATTEMPTS = 8;
+export const delivery = proxyActivities<Pick<ResearchActivities, 'deliverEmail' | 'deliverWebhook'>>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: DELIVERY_MAX_ATTEMPTS, nonRetryableErrorTypes: [...NON_RETRYABLE, 'DeliveryRefused', 'FetchRefused'] },
+});
+
+export const comparison = proxyActivities<Pick<ResearchActivities, 'compareWithPreviousRun'>>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
+});
+
+/** One panel model's answer: its own retries, so a failing model fails alone (and is billed alone). */
+export const panel = proxyActivities<Pick<ResearchActivities, 'writePanelAnswer'>>({
+  startToCloseTimeout: '20 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
+});
+
+export const synthesizer = proxyActivities<Pick<ResearchActivities, 'synthesizePanel'>>(MODEL_OPTIONS);
+
+/** Seed 004's validateInput / improveInput, run by the input-check workflow. */
+export const inputCheck = proxyActivities<Pick<ResearchActivities, 'validateInput' | 'improveInput'>>({
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 2, nonRetryableErrorTypes: NON_RETRYABLE },
+});

@@ -10,12 +10,16 @@ import {
   ContinueAsNew,
 } from '@temporalio/workflow';
 import { registerHandlers } from './handlers';
+import { hasDelivery } from './phases/deliver';
 import { finish, verifyReport } from './phases/finish';
 import { persistSession } from './phases/persist';
 import { awaitApproval, draftPlan } from './phases/planning';
 import { runSupervisedResearch } from './phases/mind';
 import { checkPlan } from './phases/planning';
 import { chooseProviders } from './phases/providers';
+import { readInputContexts } from './phases/contexts';
+import { runPanelResearch, startPanel } from './phases/panel';
+import { awaitTopic } from './phases/topic';
 import { reviewFinalReport } from './phases/review';
 import { nothingToWriteFrom, runResearch } from './phases/research';
 import { errorMessage, ResearchSession } from './session';
@@ -30,10 +34,22 @@ export async function deepResearch(input: ResearchInput): Promise<ResearchResult
   const parallelBranches = supervisedLoop && patched('parallel-branches');
   const leanOversight = supervisedLoop && patched('lean-oversight');
   if (parallelBranches && patched('pipelined-research')) s.state.pipelined = true;
+  // Taken only when configured, so histories of sessions without delivery or a schedule replay as they were.
+  s.delivers = hasDelivery(s.settings) && patched('delivery');
+  s.comparesRuns = !!s.settings.schedule_id && patched('schedule-diff');
+  // Taken only by sessions that use them, so every older history replays without the markers.
+  const askTopic = !input.resume && !input.query.trim() && patched('ask-topic');
+  const panelResearch = !input.resume && (input.settings.panel?.length ?? 0) > 0 && patched('panel-research');
+  const inputContexts = !input.resume && (input.contexts?.length ?? 0) > 0 && patched('input-contexts');
   try {
     if (!input.resume) {
-      s.emit('AgentInput', { role: 'user', query: input.query });
+      const topic = askTopic ? await awaitTopic(s) : 'given';
+      if (topic === 'cancelled') return await finish(s, 'cancelled', s.cancelRequested?.reason);
+      if (topic === 'expired') return await finish(s, 'expired', `no research question within ${s.settings.approval_timeout_seconds} s`);
+      s.emit('AgentInput', { role: 'user', query: s.state.initial_query });
       if (providerChains) await chooseProviders(s);
+      if (panelResearch && s.state.providers) startPanel(s, s.state.providers);
+      if (inputContexts) s.state.read_input_contexts = true;
       if (supervisedLoop) {
         s.state.supervised = true;
         if (parallelBranches) s.state.parallel_branches = true;
@@ -46,6 +62,7 @@ export async function deepResearch(input: ResearchInput): Promise<ResearchResult
       if (outcome === 'rejected') return await finish(s, 'rejected');
       if (outcome === 'expired') return await finish(s, 'expired', `no approval within ${s.settings.approval_timeout_seconds} s`);
       if (outcome === 'cancelled') return await finish(s, 'cancelled', s.cancelRequested?.reason);
+      if (s.state.panel) await settlePanel(s);
     }
     // A session continued from a run that predates provider chains settles them now.
     if (input.resume && !s.state.providers && patched('provider-chains')) await chooseProviders(s);
@@ -66,6 +83,18 @@ export async function deepResearch(input: ResearchInput): Promise<ResearchResult
     s.error(`research failed: ${message}`);
     await finish(s, 'failed', message);
     throw ApplicationFailure.nonRetryable(`research ${s.id} failed: ${message}`, 'ResearchFailed');
+  }
+}
+
+/** The panel chosen at approval replaces an empty one; a panel still empty cannot run. */
+async function settlePanel(s: ResearchSession): Promise<void> {
+  if (s.panelChoice?.length) {
+    s.settings.panel = s.panelChoice;
+    await chooseProviders(s);
+    if (s.state.providers) startPanel(s, s.state.providers);
+  }
+  if (!s.state.panel?.models.length) {
+    throw ApplicationFailure.nonRetryable('no panel model can be used (none has its key): choose a panel when approving', 'EmptyPanel');
   }
 }
 
@@ -111,7 +140,10 @@ async function researchWithinDeadline(s: ResearchSession): Promise<void> {
     );
   try {
     await research.run(async () => {
-      if (s.state.supervised) {
+      if (s.state.read_input_contexts) await readInputContexts(s);
+      if (s.state.panel) {
+        await runPanelResearch(s);
+      } else if (s.state.supervised) {
         await runSupervisedResearch(s);
         failIfNothingToWriteFrom(s);
         await verifyReport(s);

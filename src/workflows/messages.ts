@@ -6,6 +6,10 @@ import type { ResearchEvent, ResearchPlan, ResearchSnapshot, ResearchStatus } fr
 /** The stable workflow type names (seed 000); new sessions start under these. */
 export const WORKFLOW_TYPE = 'deep-research';
 export const METADATA_WORKFLOW_TYPE = 'research-metadata';
+/** What a schedule starts: one unattended research session per firing. */
+export const SCHEDULED_WORKFLOW_TYPE = 'scheduled-research';
+/** Seed 004's validateInput / improveInput, one short workflow per check. */
+export const INPUT_CHECK_WORKFLOW_TYPE = 'input-check';
 /** The names sessions were started under before; still served, for running sessions and old clients. */
 export const LEGACY_WORKFLOW_TYPES = { research: 'deepResearch', metadata: 'researchMetadata' } as const;
 export const DEFAULT_TASK_QUEUE = 'deep-research';
@@ -13,6 +17,8 @@ export const workflowIdFor = (researchId: string): string => `research-${researc
 
 export interface ApproveArgs {
   plan?: Partial<ResearchPlan>;
+  /** Panel research whose panel came out empty: the models to use ("provider:model" or words). */
+  panel?: string[];
 }
 export interface RejectArgs {
   reason?: string;
@@ -40,6 +46,14 @@ export interface ReviewArgs {
   action: 'accept' | 'reject' | 'feedback';
   feedback?: string;
 }
+/** Seed 004's confirmPartialFailure: some panel models failed after their retries. */
+export interface ConfirmArgs {
+  action: 'proceed' | 'retry' | 'cancel';
+}
+/** The question for a session started without one (seed 003's ask_topic). */
+export interface TopicArgs {
+  query: string;
+}
 export interface EventsArgs {
   afterSeq?: number;
 }
@@ -61,6 +75,11 @@ export const continueSignal = defineSignal<[]>('continue');
 export const topUpSignal = defineSignal<[TopUpArgs]>('topUp');
 /** Accept, reject or give feedback on the finished report (review_final_report). */
 export const reviewReportSignal = defineSignal<[ReviewArgs]>('reviewReport');
+
+export const confirmSignal = defineSignal<[ConfirmArgs]>('confirm');
+export const topicSignal = defineSignal<[TopicArgs]>('provideTopic');
+export const confirmUpdate = defineUpdate<Accepted, [ConfirmArgs]>('confirm');
+export const topicUpdate = defineUpdate<Accepted, [TopicArgs]>('provideTopic');
 
 export const approveUpdate = defineUpdate<Accepted, [ApproveArgs]>('approve');
 export const rejectUpdate = defineUpdate<Accepted, [RejectArgs]>('reject');
@@ -86,3 +105,6 @@ export const SEARCH_ATTRIBUTES = {
  * provider's request rate across every session and worker (and across restarts).
  */
 export const searchTaskQueue = (taskQueue: string, provider: string): string => `${taskQueue}.search.${provider}`;
+
+/** Failure types an update's validator rejects with, so clients tell bad input from a wrong state without reading messages. */
+export const REFUSAL_TYPES = { invalid: 'InvalidArgument', wrongState: 'WrongState' } as const;

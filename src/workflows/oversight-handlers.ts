@@ -13,6 +13,7 @@ import {
   type ReviewArgs,
   type TopUpArgs,
 } from './messages';
+import { invalidArgument, wrongState } from './refusals';
 import type { ResearchSession } from './session';
 import type { BudgetLimits } from './types';
 
@@ -55,30 +56,30 @@ export function registerOversightHandlers(s: ResearchSession): void {
 }
 
 function expectRunning(s: ResearchSession): void {
-  if (s.isTerminal()) throw new Error(`research ${s.id} is already ${s.state.status}`);
+  if (s.isTerminal()) throw wrongState(`research ${s.id} is already ${s.state.status}`);
 }
 
 function validateGuidance(s: ResearchSession, args: GuidanceArgs): void {
   expectRunning(s);
-  if (typeof args?.text !== 'string' || !args.text.trim()) throw new Error('guidance text is empty');
-  if (args.text.length > MAX_GUIDANCE_CHARS) throw new Error(`guidance is longer than ${MAX_GUIDANCE_CHARS} characters`);
+  if (typeof args?.text !== 'string' || !args.text.trim()) throw invalidArgument('guidance text is empty', 'text');
+  if (args.text.length > MAX_GUIDANCE_CHARS) throw invalidArgument(`guidance is longer than ${MAX_GUIDANCE_CHARS} characters`, 'text');
   const pending = s.state.mind?.guidance.filter((g) => !g.applied_to).length ?? 0;
-  if (pending >= MAX_PENDING_GUIDANCE) throw new Error(`${MAX_PENDING_GUIDANCE} guidance notes are already waiting`);
+  if (pending >= MAX_PENDING_GUIDANCE) throw wrongState(`${MAX_PENDING_GUIDANCE} guidance notes are already waiting`);
 }
 
 function validateTopUp(s: ResearchSession, args: TopUpArgs): void {
   expectRunning(s);
   const given = BUDGET_KEYS.filter((k) => args?.[k] !== undefined);
-  if (given.length === 0) throw new Error(`a top-up names at least one of ${BUDGET_KEYS.join(', ')}`);
+  if (given.length === 0) throw invalidArgument(`a top-up names at least one of ${BUDGET_KEYS.join(', ')}`, 'tokens');
   for (const k of given) {
     const v = args[k] as unknown;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new Error(`top-up "${k}" must be a positive number`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw invalidArgument(`top-up "${k}" must be a positive number`, k);
   }
 }
 
 function validateReview(s: ResearchSession, args: ReviewArgs): void {
-  if (s.state.status !== 'awaiting_review') throw new Error(`research ${s.id} is ${s.state.status}, not awaiting review`);
-  if (!args || !['accept', 'reject', 'feedback'].includes(args.action)) throw new Error('action must be accept, reject or feedback');
-  if (args.action === 'feedback' && (typeof args.feedback !== 'string' || !args.feedback.trim())) throw new Error('feedback is empty');
-  if ((args.feedback?.length ?? 0) > MAX_GUIDANCE_CHARS) throw new Error(`feedback is longer than ${MAX_GUIDANCE_CHARS} characters`);
+  if (s.state.status !== 'awaiting_review') throw wrongState(`research ${s.id} is ${s.state.status}, not awaiting review`);
+  if (!args || !['accept', 'reject', 'feedback'].includes(args.action)) throw invalidArgument('action must be accept, reject or feedback', 'action');
+  if (args.action === 'feedback' && (typeof args.feedback !== 'string' || !args.feedback.trim())) throw invalidArgument('feedback is empty', 'feedback');
+  if ((args.feedback?.length ?? 0) > MAX_GUIDANCE_CHARS) throw invalidArgument(`feedback is longer than ${MAX_GUIDANCE_CHARS} characters`, 'feedback');
 }

@@ -45,8 +45,18 @@ export class ResearchSession {
   reportRejected = false;
   /** Bumped by every topUp, so waiters notice. */
   budgetVersion = 0;
+  /** The user's answer to a panel's partial failure (confirm), taken by the waiting panel phase. */
+  panelDecision: 'proceed' | 'retry' | 'cancel' | undefined;
+  /** The panel the user chose when approving (for a panel that came out empty). */
+  panelChoice: string[] | undefined;
+  /** The question given to a session started without one (provideTopic). */
+  topic: string | undefined;
   /** The one wait for a top-up that every parallel branch joins. */
   budgetWait: Promise<void> | undefined;
+  /** Delivery is configured and this run is on the `delivery` patch. */
+  delivers = false;
+  /** A scheduled run on the `schedule-diff` patch: compares itself with the schedule's previous run. */
+  comparesRuns = false;
   private toolCallCounter = 0;
   /** Work nothing downstream waits for (the last reflection), joined by joinBeside(). */
   private beside: Promise<void>[] = [];
@@ -271,6 +281,7 @@ function initialState(input: ResearchInput): ResearchState {
     usage: { tokens_by_role: {}, model_calls: 0, search_calls: 0, fetch_calls: 0 },
     errors: [],
     continued_runs: 0,
+    ...(input.contexts?.length ? { input_contexts: input.contexts } : {}),
   };
 }
 

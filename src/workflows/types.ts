@@ -1,11 +1,16 @@
 // Plain types shared by the workflow, activities and clients. No runtime code: the workflow
 // bundle stays light and clients can import these without pulling in Temporal's workflow runtime.
+import type { DeliveryRecord, DeliverySettings, WhatChanged } from './delivery-types';
 
 export type ResearchStatus =
   | 'planning'
   | 'awaiting_clarification'
   | 'awaiting_approval'
+  | 'awaiting_topic'
   | 'running'
+  | 'processing'
+  | 'synthesizing'
+  | 'awaiting_confirmation'
   | 'awaiting_budget'
   | 'awaiting_guidance'
   | 'verifying'
@@ -34,6 +39,8 @@ export type ResearchPhase =
   | 'fetching'
   | 'analyzing'
   | 'updating_report'
+  | 'panel_answers'
+  | 'synthesizing'
   | 'verifying'
   | 'done';
 
@@ -57,6 +64,8 @@ export interface ResearchSettings {
   /** This session's whole search chain, replacing the configured one. */
   search_providers?: string[];
   search_mode?: 'fallback' | 'combine';
+  /** false: LOCAL_DOCS_DIR is never read in this session (sessions started over HTTP, unless the operator allows it). */
+  local_documents?: boolean;
   /** Default model for every role, "provider:model". */
   model?: string;
   /** Models per role, first choice first. */
@@ -78,12 +87,22 @@ export interface ResearchSettings {
   /** Model calls in flight at once across the session (absent: 4). */
   max_model_calls_in_flight?: number;
   budget?: BudgetLimits;
+  /** Panel research: one model per provider answers from the shared evidence ("provider:model" or plain words). */
+  panel?: string[];
+  /** The model that merges the panel's answers (its key is required). */
+  synthesis_model?: string;
+  /** Return the panel's answers side by side, without a synthesis. */
+  skip_synthesis?: boolean;
   /** Extra domains per credibility tier (source vetting). */
   vetting_lists?: Partial<Record<'government' | 'academic' | 'preprint' | 'organization' | 'news' | 'unverified', string[]>>;
   max_source_chars_for_analysis: number;
   /** Pages scoring below this against their sub-question are not analysed (absent in older sessions: 0.2). */
   min_relevance?: number;
   max_events_in_state: number;
+  /** Where the report is sent when the session ends (and optionally while it awaits approval). */
+  delivery?: DeliverySettings;
+  /** Set on runs a schedule started: the schedule's id, to find its previous run. */
+  schedule_id?: string;
   /** Continue-as-new once history reaches this many events (0: only when Temporal suggests it). */
   continue_as_new_after_events: number;
 }
@@ -255,6 +274,10 @@ export interface ProviderPlan {
   search_mode: 'fallback' | 'combine';
   /** Providers left out, with why (a missing key, an unknown name). */
   skipped: { name: string; reason: string }[];
+  /** Panel research: the models that answer, one per provider, those without a key already dropped. */
+  panel?: string[];
+  /** The model that merges the panel's answers. */
+  synthesis_model?: string;
   /** A folder of the user's own documents is configured (LOCAL_DOCS_DIR): consulted while planning. */
   local_corpus?: boolean;
 }
@@ -344,6 +367,53 @@ export interface ResearchState {
   deadline_ms?: number;
   continued_runs: number;
   reason?: string;
+  delivery_log?: DeliveryRecord[];
+  /** Scheduled runs: what differs from the schedule's previous run (also at the top of the report). */
+  what_changed?: WhatChanged;
+  /** Text the user gave with the question (seed 004's inputContexts), stored as artifacts; read as sources. */
+  input_contexts?: InputContextRef[];
+  /** The input contexts are read as sources when research starts (sessions that had them at creation). */
+  read_input_contexts?: boolean;
+  /** Panel research (absent for single-model sessions). */
+  panel?: PanelState;
+}
+
+export interface InputContextRef {
+  file_id: string;
+  label?: string;
+  chars: number;
+}
+
+export type PanelAnswerStatus = 'pending' | 'completed' | 'failed';
+
+/** One panel model's answer (seed 004's LlmResult); the text lives in the artifact store. */
+export interface PanelAnswer {
+  model: string;
+  status: PanelAnswerStatus;
+  file_id?: string;
+  chars?: number;
+  error?: string;
+  attempts: number;
+  usage?: { input_tokens: number; output_tokens: number; cost_usd: number };
+}
+
+export interface PanelConflict {
+  topic: string;
+  positions: { model: string; position: string }[];
+}
+
+export interface PanelState {
+  models: string[];
+  synthesis_model?: string;
+  skip_synthesis: boolean;
+  answers: Record<string, PanelAnswer>;
+  /** Set once gathering is done, so a continued run goes straight to the answers. */
+  gathered?: boolean;
+  /** The user's answers to partial failures, in order. */
+  confirmations: ('proceed' | 'retry' | 'cancel')[];
+  /** The merged report (or the answers side by side), in the artifact store. */
+  report_file_id?: string;
+  synthesis?: { agreement: 'high' | 'medium' | 'low'; conflicts: PanelConflict[]; paragraphs: number; attributed_models: string[] };
 }
 
 export interface SourceFidelity {
@@ -351,6 +421,10 @@ export interface SourceFidelity {
   fidelity: number;
   full_tokens: number;
   allocated_tokens: number;
+  /** The condensed text is a model-written summary (absent: full, or trimmed by rules). */
+  summarized?: boolean;
+  /** "sha256:<hex>" of the full text in the content archive. */
+  archive_hash?: string;
 }
 
 export interface ContentAllocation {
@@ -390,6 +464,10 @@ export interface ResearchInput {
   settings: ResearchSettings;
   /** Present when the workflow continued as new: the whole state to resume from. */
   resume?: ResearchState;
+  /** An edited plan the user approved ahead (a draft approved with its plan): applied when auto_approve approves. */
+  approved_plan?: Partial<ResearchPlan>;
+  /** Text items given with the question, already in the artifact store. */
+  contexts?: InputContextRef[];
 }
 
 export interface ResearchResult {

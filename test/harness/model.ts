@@ -44,6 +44,8 @@ export interface ModelScript extends ProviderScript {
   repeatFindings?: boolean;
   /** Extra latency per call, by schema name and prompt (e.g. to make some branches finish last). */
   delayFor?: (name: string | undefined, prompt: string) => number;
+  /** Summarization requests (content_summary) fail with a 500. */
+  failSummaries?: boolean;
 }
 
 export interface FakeModel {
@@ -219,7 +221,80 @@ function requestedName(body: ChatRequest): string | undefined {
   return /JSON object "(\w+)"/.exec(system)?.[1];
 }
 
+/** A summary that keeps the sentences with figures first, within the word limit it is given. */
+function contentSummary(prompt: string) {
+  const limit = Number(/Word limit: (\d+)/.exec(prompt)?.[1] ?? 50);
+  const content = /Content:\n([\s\S]*)$/.exec(prompt)?.[1] ?? '';
+  const sentences = content.replace(/^#+ .*$/gm, '').match(/[^.!?\n]+[.!?]/g)?.map((x) => x.trim()) ?? [];
+  const ordered = [...sentences.filter((x) => /\d/.test(x)), ...sentences.filter((x) => !/\d/.test(x))];
+  const words: string[] = [];
+  for (const sentence of ordered) {
+    const next = sentence.split(/\s+/);
+    if (words.length + next.length > limit - 2) break;
+    words.push(...next);
+  }
+  return { summary: `Summary: ${words.join(' ') || content.split(/\s+/).slice(0, Math.max(1, limit - 2)).join(' ')}` };
+}
+
+/**
+ * Deterministic embeddings for /v1/embeddings: each word counts toward the dimension of its
+ * concept, so words of one concept (car, automobile, vehicle) embed alike although they share no
+ * letters — what lexical search cannot see.
+ */
+export const EMBEDDING_CONCEPTS: Record<string, string> = {
+  automobile: 'car', automobiles: 'car', vehicle: 'car', vehicles: 'car', cars: 'car', car: 'car', motorcar: 'car',
+  physician: 'doctor', physicians: 'doctor', doctors: 'doctor', doctor: 'doctor', clinician: 'doctor',
+};
+const EMBEDDING_DIMS = 256;
+
+export function fakeEmbedding(text: string): number[] {
+  const vector = new Array<number>(EMBEDDING_DIMS).fill(0);
+  for (const word of text.toLowerCase().match(/[a-z]+/g) ?? []) {
+    if (word.length < 3) continue;
+    const concept = EMBEDDING_CONCEPTS[word] ?? word;
+    let h = 2166136261; // FNV-1a
+    for (const ch of concept) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
+    vector[h % EMBEDDING_DIMS] += 1;
+  }
+  const norm = Math.hypot(...vector) || 1;
+  return vector.map((v) => v / norm);
+}
+
+/** A panel member's answer: the first finding it was given, with its citation. */
+function panelAnswer(prompt: string) {
+  const finding = /^- \(\w+\) (.*)$/m.exec(/Findings from the shared research:\n([\s\S]*?)\n\n/.exec(prompt)?.[1] ?? '')?.[1] ?? 'The evidence is thin.';
+  const context = /Context given by the user \(([^)]*)\):\n([^\n]*)/.exec(prompt);
+  return { answer: `On ${topicOf(prompt)}: ${finding}${context ? ` The user's ${context[1]} says: ${context[2]}` : ''}` };
+}
+
+/** Credits each answer's first line to its model, one shared paragraph to all, and a conflict between the first two. */
+function panelSynthesis(prompt: string) {
+  const answers = [...prompt.matchAll(/<answer model="([^"]+)">\n([\s\S]*?)\n<\/answer>/g)].map((m) => ({ model: m[1], text: m[2] }));
+  const paragraphs = [
+    { text: `All panel members addressed ${topicOf(prompt)}.`, models: answers.map((a) => a.model) },
+    ...answers.map((a) => ({ text: a.text.split('\n')[0], models: [a.model] })),
+    { text: 'An uncredited aside.', models: ['openai:not-on-the-panel'] },
+  ];
+  const conflicts = answers.length >= 2
+    ? [{ topic: 'the size of the effect', positions: answers.slice(0, 2).map((a, i) => ({ model: a.model, position: i === 0 ? 'large' : 'small' })) }]
+    : [];
+  return { paragraphs, conflicts, agreement: answers.length >= 2 ? 'medium' : 'high' };
+}
+
+/** Too short to research (< 3 words): 0; vague (< 8 words): 1 with a sharper version; else 2. */
+function inputCheck(prompt: string) {
+  const question = /Research question:\n([\s\S]*)$/.exec(prompt)?.[1]?.trim() ?? '';
+  const words = question.split(/\s+/).filter(Boolean).length;
+  if (words < 3) return { quality: 0, reason: 'There is no researchable topic in so few words.', improved_prompt: `What is known about ${question || 'this topic'}, and what do recent sources say?` };
+  if (words < 8) return { quality: 1, reason: 'The question is broad: no scope, place or time.', improved_prompt: `${question.replace(/[?.!]+$/, '')} in Europe since 2015, with figures?` };
+  return { quality: 2, reason: 'Clear and specific.', improved_prompt: null };
+}
+
 function scriptedObject(name: string | undefined, prompt: string, script: ModelScript): unknown {
+  if (name === 'panel_answer') return panelAnswer(prompt);
+  if (name === 'panel_synthesis') return panelSynthesis(prompt);
+  if (name === 'input_check') return inputCheck(prompt);
+  if (name === 'input_improvement') return { improved_prompt: `${(/Research question:\n([\s\S]*)$/.exec(prompt)?.[1] ?? '').trim()} (scoped: Europe, since 2015)` };
   if (name === 'research_plan') return plan(prompt, script);
   if (name === 'source_analysis') return analysis(prompt, script);
   if (name === 'report_patch') return reportPatch(prompt, script);
@@ -227,6 +302,7 @@ function scriptedObject(name: string | undefined, prompt: string, script: ModelS
   if (name === 'gap_refinement') return gapRefinement(prompt);
   if (name === 'phase_reflection') return phaseReflection(prompt, script);
   if (name === 'claim_support') return claimSupport(prompt);
+  if (name === 'content_summary') return contentSummary(prompt);
   return undefined;
 }
 
@@ -234,6 +310,16 @@ export async function startModel(recorder: Recorder, script: ModelScript = {}): 
   const server = await startFakeServer(recorder, async (exchange) => {
     const { req, body: parsed, raw, entry, sendJson } = exchange;
     if (req.url === '/v1/models' && req.method === 'GET') return sendJson(200, { object: 'list', data: [{ id: 'scripted-model', object: 'model', owned_by: 'harness' }] });
+    if (req.url === '/v1/embeddings' && req.method === 'POST') {
+      const { input, model } = parsed as unknown as { input: string | string[]; model: string };
+      const inputs = Array.isArray(input) ? input : [input];
+      return sendJson(200, {
+        object: 'list',
+        data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text) })),
+        model,
+        usage: { prompt_tokens: inputs.join(' ').length, total_tokens: inputs.join(' ').length },
+      });
+    }
     if (req.url !== '/v1/chat/completions' || req.method !== 'POST') return sendJson(404, { error: { message: 'not found' } });
     if (script.apiKey && req.headers.authorization !== `Bearer ${script.apiKey}`) {
       return sendJson(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
@@ -246,6 +332,7 @@ export async function startModel(recorder: Recorder, script: ModelScript = {}): 
     const body = parsed as unknown as ChatRequest;
     const prompt = body.messages.filter((m) => m.role === 'user').map((m) => textOf(m.content)).join('\n');
     const name = requestedName(body);
+    if (name === 'content_summary' && script.failSummaries) return sendJson(500, { error: { message: 'summaries are down', type: 'server_error' } });
     const answer: ScriptedAnswer | undefined = nextAnswer(script) ?? wrapObject(scriptedObject(name, prompt, script));
     if (!answer) return sendJson(400, { error: { message: `unknown response_format ${name}`, type: 'invalid_request_error' } });
     const toolName = typeof body.tool_choice === 'object' ? body.tool_choice.function?.name : undefined;

@@ -22,6 +22,8 @@ export interface SearchOptions {
 
 export interface FakeSearch {
   url: string;
+  /** Moves every query's results this many pages on (the web changed between two runs). */
+  setShift(pages: number): void;
   close(): Promise<void>;
 }
 
@@ -34,6 +36,7 @@ function hash(text: string): number {
 export async function startSearch(recorder: Recorder, opts: SearchOptions): Promise<FakeSearch> {
   let first = true;
   let answered = 0;
+  let shift = 0;
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const q = url.searchParams.get('q') ?? '';
@@ -52,7 +55,7 @@ export async function startSearch(recorder: Recorder, opts: SearchOptions): Prom
     if (opts.failAfter !== undefined && answered >= opts.failAfter) return send(503, { error: 'upstream engines unavailable' });
     answered++;
     const n = opts.resultsPerQuery ?? 8;
-    const start = hash(q.toLowerCase()) % opts.pageCount;
+    const start = (hash(q.toLowerCase()) + shift) % opts.pageCount;
     const results = [];
     if (opts.includeFailing && first) {
       results.push({ url: `${opts.webUrl}/fail/500`, title: 'Broken page', content: 'A page that fails.', engine: 'harness', score: 1 });
@@ -82,6 +85,9 @@ export async function startSearch(recorder: Recorder, opts: SearchOptions): Prom
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    setShift: (pages) => {
+      shift = pages;
+    },
     close: () =>
       new Promise((r) => {
         server.closeAllConnections();

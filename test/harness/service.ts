@@ -3,6 +3,8 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/server/app';
 import { ResearchService } from '../../src/server/research-service';
+import type { SessionPolicy } from '../../src/server/session-policy';
+import type { ResearchClient } from '../../src/client/research-client';
 import type { TestEnvironment } from './index';
 
 export interface TestService {
@@ -13,9 +15,18 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export async function startService(env: TestEnvironment, opts: { rateLimitPerMinute?: number } = {}): Promise<TestService> {
-  const service = new ResearchService(env.client);
-  const app = await buildApp({ service, host: '127.0.0.1', rateLimitPerMinute: opts.rateLimitPerMinute ?? 100_000 });
+export async function startService(
+  env: TestEnvironment,
+  opts: { rateLimitPerMinute?: number; corsOrigins?: string[]; policy?: SessionPolicy; log?: (line: string) => void; client?: ResearchClient; providerEnv?: NodeJS.ProcessEnv } = {},
+): Promise<TestService> {
+  const service = new ResearchService(opts.client ?? env.client, opts.policy ?? { allowLocalDocuments: false }, opts.log, 1_000);
+  const app = await buildApp({
+    service,
+    host: '127.0.0.1',
+    rateLimitPerMinute: opts.rateLimitPerMinute ?? 100_000,
+    corsOrigins: opts.corsOrigins,
+    env: opts.providerEnv ?? env.env,
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

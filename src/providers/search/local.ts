@@ -1,11 +1,14 @@
-// `local`: the user's own documents (md, txt, html, pdf) searched with BM25 (MiniSearch). The index
-// is kept in the data directory and updated file by file when documents change.
+// `local`: the user's own documents (md, txt, html, pdf) searched with BM25 (MiniSearch), and, when
+// an embedding model is configured, also by meaning: documents and query are embedded and the two
+// rankings are fused (reciprocal rank fusion). The index and the vectors are kept in the data
+// directory and updated file by file when documents change.
 import MiniSearch from 'minisearch';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseDocument } from '../../parsing';
+import { cosine, reciprocalRankFusion, type Embedder } from '../model/embeddings';
 import type { SearchProvider, SearchRequest, SearchResult } from './types';
 
 const EXTENSIONS: Record<string, string> = {
@@ -23,14 +26,25 @@ interface IndexedDoc {
   title: string;
   text: string;
   snippet: string;
+  embed_text?: string;
 }
 
 interface Manifest {
   files: Record<string, { mtimeMs: number; size: number }>;
   index: unknown;
+  /** The embedding model the vectors came from, and one vector per file. */
+  vector_model?: string;
+  vectors?: Record<string, number[]>;
 }
 
-const OPTIONS = { fields: ['title', 'text'], storeFields: ['title', 'snippet'], idField: 'id' };
+/** Below this cosine similarity a document is not a match by meaning. */
+const MIN_SIMILARITY = 0.3;
+/** ...and at least this share of the best document's similarity. */
+const RELATIVE_SIMILARITY = 0.6;
+/** What of a document is embedded: its title and its opening. */
+const EMBEDDED_CHARS = 2_000;
+
+const OPTIONS = { fields: ['title', 'text'], storeFields: ['title', 'snippet', 'embed_text'], idField: 'id' };
 
 export function contentTypeForFile(file: string): string | undefined {
   return EXTENSIONS[path.extname(file).toLowerCase()];
@@ -38,23 +52,38 @@ export function contentTypeForFile(file: string): string | undefined {
 
 export class LocalDocumentSearch implements SearchProvider {
   readonly name = 'local';
-  constructor(private readonly folder: string, private readonly indexFile: string) {}
+  constructor(private readonly folder: string, private readonly indexFile: string, private readonly embedder?: Embedder) {}
 
   async search({ query, maxResults }: SearchRequest): Promise<SearchResult[]> {
-    const index = await this.refresh();
-    const hits = index.search(query, { prefix: true, fuzzy: 0.1, combineWith: 'OR', boost: { title: 2 } });
-    return hits.slice(0, maxResults).map((hit) => ({
-      url: pathToFileURL(String(hit.id)).href,
-      title: String(hit.title || path.basename(String(hit.id))),
-      snippet: String(hit.snippet ?? ''),
-      score: hit.score,
-    }));
+    const { index, vectors } = await this.refresh();
+    const lexical = index.search(query, { prefix: true, fuzzy: 0.1, combineWith: 'OR', boost: { title: 2 } }).map((hit) => String(hit.id));
+    let ranked = lexical.map((id, i) => ({ id, score: 1 / (i + 1) }));
+    const q = this.embedder ? await this.embedder.embed([query]).then(([v]) => v, () => undefined) : undefined;
+    if (q) {
+      // The embedding server down: lexical ranking alone, rather than no answer.
+      const scored = Object.entries(vectors)
+        .map(([id, v]) => ({ id, similarity: cosine(q, v) }))
+        .filter((d) => index.has(d.id))
+        .sort((a, b) => b.similarity - a.similarity);
+      // Embedding models rate unrelated texts well above zero: a match by meaning must also come
+      // near the best one.
+      const cut = Math.max(MIN_SIMILARITY, (scored[0]?.similarity ?? 0) * RELATIVE_SIMILARITY);
+      const semantic = scored.filter((d) => d.similarity >= cut).map((d) => d.id);
+      ranked = [...reciprocalRankFusion([lexical, semantic])].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
+    }
+    return ranked.slice(0, maxResults).map(({ id, score }) => {
+      const stored = index.getStoredFields(id) ?? {};
+      return { url: pathToFileURL(id).href, title: String(stored.title || path.basename(id)), snippet: String(stored.snippet ?? ''), score };
+    });
   }
 
-  /** Re-indexes files that were added, changed or removed since the stored index was written. */
-  async refresh(): Promise<MiniSearch<IndexedDoc>> {
+  /** Re-indexes (and re-embeds) files that were added, changed or removed since the index was written. */
+  async refresh(): Promise<{ index: MiniSearch<IndexedDoc>; vectors: Record<string, number[]> }> {
     if (!existsSync(this.folder)) throw new Error(`local documents folder does not exist: ${this.folder}`);
     const manifest = await this.loadManifest();
+    const embedModel = this.embedder?.model;
+    let vectors = manifest.vector_model === embedModel ? (manifest.vectors ?? {}) : {};
+    const toEmbed: { file: string; text: string }[] = [];
     const index = manifest.index
       ? MiniSearch.loadJSON<IndexedDoc>(JSON.stringify(manifest.index), OPTIONS)
       : new MiniSearch<IndexedDoc>(OPTIONS);
@@ -64,11 +93,21 @@ export class LocalDocumentSearch implements SearchProvider {
       seen.add(file);
       const info = await stat(file);
       const known = manifest.files[file];
-      if (known && known.mtimeMs === info.mtimeMs && known.size === info.size && index.has(file)) continue;
+      const unchanged = known && known.mtimeMs === info.mtimeMs && known.size === info.size && index.has(file);
+      if (unchanged && (!embedModel || vectors[file])) continue;
+      if (unchanged) {
+        const stored = index.getStoredFields(file) ?? {};
+        toEmbed.push({ file, text: `${String(stored.title ?? '')}\n${String(stored.embed_text ?? stored.snippet ?? '')}` });
+        continue;
+      }
       if (index.has(file)) index.discard(file);
+      delete vectors[file];
       try {
         const parsed = await parseDocument(await readFile(file), contentTypeForFile(file) ?? 'text/plain', pathToFileURL(file).href);
-        index.add({ id: file, title: parsed.title || path.basename(file), text: parsed.text, snippet: parsed.text.slice(0, 240) });
+        const title = parsed.title || path.basename(file);
+        const embedText = parsed.text.slice(0, EMBEDDED_CHARS);
+        index.add({ id: file, title, text: parsed.text, snippet: parsed.text.slice(0, 240), embed_text: embedText });
+        if (embedModel) toEmbed.push({ file, text: `${title}\n${embedText}` });
       } catch {
         // An unreadable document is skipped; it is retried when it changes.
       }
@@ -79,10 +118,19 @@ export class LocalDocumentSearch implements SearchProvider {
       if (seen.has(file)) continue;
       if (index.has(file)) index.discard(file);
       delete manifest.files[file];
+      delete vectors[file];
       changed = true;
     }
-    if (changed) await this.saveManifest({ files: manifest.files, index: index.toJSON() });
-    return index;
+    if (this.embedder && toEmbed.length) {
+      // Not embedded now (server down): lexical only for these, embedded on a later search.
+      const embedded = await this.embedder.embed(toEmbed.map((d) => d.text)).catch(() => undefined);
+      if (embedded) vectors = { ...vectors, ...Object.fromEntries(toEmbed.map((d, i) => [d.file, embedded[i]])) };
+      changed = true;
+    }
+    if (changed || manifest.vector_model !== embedModel) {
+      await this.saveManifest({ files: manifest.files, index: index.toJSON(), ...(embedModel ? { vector_model: embedModel, vectors } : {}) });
+    }
+    return { index, vectors };
   }
 
   private async loadManifest(): Promise<Manifest> {

@@ -6,6 +6,8 @@ import { withModelFallback } from './providers';
 import type { ResearchSession } from '../session';
 import type { ResearchResult, ResearchStatus } from '../types';
 import { persistSession } from './persist';
+import { addWhatChanged, deliver } from './deliver';
+import type { DeliveryEvent } from '../delivery-types';
 
 export async function verifyReport(s: ResearchSession): Promise<void> {
   const st = s.state;
@@ -110,10 +112,12 @@ async function checkClaimsAndLinks(s: ResearchSession): Promise<void> {
 export async function finish(s: ResearchSession, status: ResearchStatus, reason?: string): Promise<ResearchResult> {
   const st = s.state;
   if (reason) st.reason = reason;
+  if (status === 'completed') await addWhatChanged(s);
   s.setStatus(status, 'done');
   if (status === 'cancelled') s.emit('WorkflowCancelledEvent', { reason: st.reason ?? 'cancelled' });
   s.emit('StopEvent', { status, reason: st.reason });
   await CancellationScope.nonCancellable(() => persistSession(s, { final: true }));
+  await deliver(s, status as DeliveryEvent);
   return {
     research_id: st.research_id,
     status,

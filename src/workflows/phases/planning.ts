@@ -6,6 +6,7 @@ import { knowledge, planner } from '../activities';
 import { errorMessage, type Decision, type ResearchSession } from '../session';
 import type { ExpandedQuery, ResearchPlan } from '../types';
 import { persistSession } from './persist';
+import { deliver } from './deliver';
 import { planningGate } from '../../research/gates';
 import { afterPhase } from './oversight';
 import { withModelFallback } from './providers';
@@ -96,11 +97,14 @@ export async function awaitApproval(s: ResearchSession): Promise<ApprovalOutcome
       if (plan.clarifying_questions.length && !s.settings.ask_clarifications && s.state.clarifications.length === 0) {
         noteUnasked(plan, 'unattended run');
       }
+      // Only sessions started with an edited plan carry one, so older histories never take this branch.
+      if (s.input.approved_plan) applyEditedPlan(s, s.input.approved_plan as Record<string, unknown>);
       s.info('plan approved automatically (auto_approve)');
       return 'approved';
     }
     s.setStatus('awaiting_approval', 'awaiting_approval');
     await persistSession(s);
+    await deliver(s, 'awaiting_approval');
     const decision = await nextDecision(s);
     if (typeof decision === 'string') return decision;
     if (decision.kind === 'reject') return rejected(s, decision.reason);

@@ -37,7 +37,7 @@ export function startFirstIteration(s: ResearchSession): void {
 }
 
 /** Next iteration on unresolved gaps, if any remain and iterations are left. */
-function startNextIteration(s: ResearchSession): boolean {
+export function startNextIteration(s: ResearchSession): boolean {
   const st = s.state;
   const open = st.gaps.filter((g) => !g.addressed).sort((a, b) => a.priority - b.priority);
   if (open.length === 0) {

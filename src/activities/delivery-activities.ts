@@ -1,0 +1,83 @@
+// Delivery of a finished (or waiting) session by e-mail and signed webhook, and the comparison of
+// a scheduled run with the schedule's previous one. Each runs once per attempt; Temporal retries.
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { AppConfig } from '../config/schema';
+import { deliveryContent } from '../delivery/content';
+import { diffRuns, digestOf, whatChangedMarkdown, type RunDigest } from '../delivery/diff';
+import { safeFileName, sendReportEmail, smtpFromEnv } from '../delivery/email';
+import { postWebhook } from '../delivery/webhook';
+import { parseAllowList } from '../fetching/guard';
+import type { SessionStore } from '../stores/sessions';
+import type { ResearchSnapshot } from '../workflows/types';
+import type { CompareRunsInput, CompareRunsOutput, DeliverEmailInput, DeliverWebhookInput, DeliveryOutcome } from './contracts';
+
+export interface DeliveryDeps {
+  config: AppConfig;
+  env: NodeJS.ProcessEnv;
+  sessions: () => SessionStore;
+}
+
+const attempt = (): number => Context.current().info.attempt;
+
+export function createDeliveryActivities({ config, env, sessions }: DeliveryDeps) {
+  const snapshot = (id: string): ResearchSnapshot => {
+    const s = sessions().get(id);
+    if (!s) throw ApplicationFailure.retryable(`research ${id} is not in the session store yet`, 'NotPersisted');
+    return s;
+  };
+  return {
+    async deliverEmail(input: DeliverEmailInput): Promise<DeliveryOutcome> {
+      const smtp = smtpFromEnv(env);
+      const s = snapshot(input.research_id);
+      const content = deliveryContent(s, input.event);
+      const headers = { 'X-Deep-Research-Id': s.research_id, 'X-Deep-Research-Event': input.event };
+      const response = await sendReportEmail(smtp, input.to, content, `${safeFileName(s.initial_query)}-${s.research_id}`, headers);
+      return { response, attempts: attempt() };
+    },
+
+    async deliverWebhook(input: DeliverWebhookInput): Promise<DeliveryOutcome> {
+      const secret = env.WEBHOOK_SECRET;
+      if (!secret) throw ApplicationFailure.nonRetryable('webhook delivery needs WEBHOOK_SECRET (the key the body is signed with)', 'ConfigurationError');
+      const s = snapshot(input.research_id);
+      const status = await postWebhook({
+        url: input.url,
+        body: JSON.stringify(webhookBody(s, input.event)),
+        event: input.event,
+        deliveryId: `${s.research_id}:${input.event}:${s.updated_at}`,
+        secret,
+        allow: parseAllowList(config.fetch.allow_hosts, env.FETCH_ALLOW_HOSTS),
+        userAgent: config.fetch.user_agent,
+        signal: Context.current().cancellationSignal,
+      });
+      return { response: `HTTP ${status}`, attempts: attempt() };
+    },
+
+    async compareWithPreviousRun(input: CompareRunsInput): Promise<CompareRunsOutput> {
+      const previous = sessions().previousScheduledRun(input.schedule_id, input.research_id);
+      if (!previous) return { markdown: whatChangedMarkdown(undefined) };
+      const current: RunDigest = { research_id: input.research_id, created_at: '', sources: input.sources, findings: input.findings };
+      const diff = diffRuns(digestOf(previous), current);
+      return { markdown: whatChangedMarkdown(diff, previous), summary: diff.summary };
+    },
+  };
+}
+
+function webhookBody(s: ResearchSnapshot, event: DeliverWebhookInput['event']): Record<string, unknown> {
+  const content = deliveryContent(s, event);
+  return {
+    event,
+    research_id: s.research_id,
+    status: s.status,
+    query: s.initial_query,
+    ...(s.reason ? { reason: s.reason } : {}),
+    ...(s.settings.schedule_id ? { schedule_id: s.settings.schedule_id } : {}),
+    created_at: s.created_at,
+    updated_at: s.updated_at,
+    subject: content.subject,
+    ...(event === 'awaiting_approval' ? { plan: s.plan } : { report_markdown: s.report_markdown }),
+    sources: s.sources.filter((x) => x.status === 'fetched').map((x) => ({ id: x.id, title: x.title, url: x.url })),
+    ...(s.what_changed ? { what_changed: s.what_changed } : {}),
+    sent_at: new Date().toISOString(),
+  };
+}

@@ -1,0 +1,152 @@
+// A scheduled run against the schedule's previous run: which sources are new, changed (same page,
+// different text) or gone, and which findings are new, changed (reworded, from the same sources)
+// or gone. The result leads the report as "What changed".
+import type { WhatChanged } from '../workflows/delivery-types';
+import type { ResearchSnapshot } from '../workflows/types';
+
+export interface RunSource {
+  url: string;
+  title: string;
+  /** The parsed text's artifact id: content-addressed, so a different id means different text. */
+  text_file_id?: string;
+}
+
+export interface RunFinding {
+  content: string;
+  source_urls: string[];
+}
+
+export interface RunDigest {
+  research_id: string;
+  created_at: string;
+  sources: RunSource[];
+  findings: RunFinding[];
+}
+
+export interface RunDiff {
+  summary: WhatChanged;
+  new_sources: RunSource[];
+  changed_sources: RunSource[];
+  gone_sources: RunSource[];
+  new_findings: string[];
+  changed_findings: { before: string; after: string }[];
+  gone_findings: string[];
+}
+
+const urlKey = (url: string): string => {
+  try {
+    const u = new URL(url);
+    for (const p of [...u.searchParams.keys()]) if (/^utm_/i.test(p)) u.searchParams.delete(p);
+    u.hash = '';
+    return u.href.replace(/\/$/, '').toLowerCase();
+  } catch {
+    return url.trim().toLowerCase();
+  }
+};
+const textKey = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+
+export function diffRuns(previous: RunDigest, current: RunDigest): RunDiff {
+  const before = new Map(previous.sources.map((s) => [urlKey(s.url), s]));
+  const after = new Map(current.sources.map((s) => [urlKey(s.url), s]));
+  const new_sources = current.sources.filter((s) => !before.has(urlKey(s.url)));
+  const gone_sources = previous.sources.filter((s) => !after.has(urlKey(s.url)));
+  const changed_sources = current.sources.filter((s) => {
+    const old = before.get(urlKey(s.url));
+    return old?.text_file_id && s.text_file_id && old.text_file_id !== s.text_file_id;
+  });
+
+  const oldFindings = new Map(previous.findings.map((f) => [textKey(f.content), f]));
+  const newFindings = new Map(current.findings.map((f) => [textKey(f.content), f]));
+  const added = current.findings.filter((f) => !oldFindings.has(textKey(f.content)));
+  const removed = previous.findings.filter((f) => !newFindings.has(textKey(f.content)));
+  // A finding that replaced another one from the same sources is a change, not one new and one gone.
+  const changed_findings: { before: string; after: string }[] = [];
+  const unpaired = new Set(removed);
+  const new_findings: string[] = [];
+  for (const f of added) {
+    const urls = new Set(f.source_urls.map(urlKey));
+    const match = f.source_urls.length ? [...unpaired].find((g) => g.source_urls.length && g.source_urls.every((u) => urls.has(urlKey(u)))) : undefined;
+    if (match) {
+      unpaired.delete(match);
+      changed_findings.push({ before: match.content, after: f.content });
+    } else new_findings.push(f.content);
+  }
+  const gone_findings = [...unpaired].map((f) => f.content);
+  return {
+    summary: {
+      previous_id: previous.research_id,
+      new_sources: new_sources.length,
+      changed_sources: changed_sources.length,
+      gone_sources: gone_sources.length,
+      new_findings: new_findings.length,
+      changed_findings: changed_findings.length,
+      gone_findings: gone_findings.length,
+    },
+    new_sources,
+    changed_sources,
+    gone_sources,
+    new_findings,
+    changed_findings,
+    gone_findings,
+  };
+}
+
+/** A stored session as the comparison needs it: fetched sources, and findings with their sources' URLs. */
+export function digestOf(s: Pick<ResearchSnapshot, 'research_id' | 'created_at' | 'sources' | 'findings'>): RunDigest {
+  const fetched = s.sources.filter((x) => x.status === 'fetched' && !x.skipped_off_topic);
+  const urlOf = new Map(s.sources.map((x) => [x.id, x.url]));
+  return {
+    research_id: s.research_id,
+    created_at: s.created_at,
+    sources: fetched.map((x) => ({ url: x.url, title: x.title, ...(x.text_file_id ? { text_file_id: x.text_file_id } : {}) })),
+    findings: s.findings.map((f) => ({ content: f.content, source_urls: f.source_ids.map((id) => urlOf.get(id)).filter((u): u is string => !!u) })),
+  };
+}
+
+const MAX_ITEMS = 15;
+
+function list<T>(items: T[], show: (x: T) => string): string[] {
+  const lines = items.slice(0, MAX_ITEMS).map((x) => `- ${show(x)}`);
+  if (items.length > MAX_ITEMS) lines.push(`- … and ${items.length - MAX_ITEMS} more`);
+  return lines;
+}
+
+const oneLine = (text: string, max = 300): string => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+};
+
+/** The "What changed" section, in Markdown. */
+export function whatChangedMarkdown(diff: RunDiff | undefined, previous?: { research_id: string; created_at: string }): string {
+  const lines = ['## What changed', ''];
+  if (!diff || !previous) {
+    lines.push('First run of this schedule: nothing earlier to compare with.');
+    return lines.join('\n');
+  }
+  const s = diff.summary;
+  lines.push(
+    `Compared with the previous run (${previous.research_id}, ${previous.created_at}): ` +
+      `${s.new_sources} new, ${s.changed_sources} changed and ${s.gone_sources} gone sources; ` +
+      `${s.new_findings} new, ${s.changed_findings} changed and ${s.gone_findings} gone findings.`,
+  );
+  const total = Object.entries(s).filter(([k]) => k !== 'previous_id').reduce((n, [, v]) => n + (v as number), 0);
+  if (total === 0) {
+    lines.push('', 'Nothing changed since the previous run.');
+    return lines.join('\n');
+  }
+  const source = (x: RunSource) => `[${oneLine(x.title, 120) || x.url}](${x.url})`;
+  if (diff.new_findings.length) lines.push('', '### New findings', '', ...list(diff.new_findings, (f) => oneLine(f)));
+  if (diff.changed_findings.length) lines.push('', '### Changed findings', '', ...list(diff.changed_findings, (f) => `${oneLine(f.after)} (was: ${oneLine(f.before, 200)})`));
+  if (diff.gone_findings.length) lines.push('', '### Findings no longer supported', '', ...list(diff.gone_findings, (f) => oneLine(f)));
+  if (diff.new_sources.length) lines.push('', '### New sources', '', ...list(diff.new_sources, source));
+  if (diff.changed_sources.length) lines.push('', '### Sources whose text changed', '', ...list(diff.changed_sources, source));
+  if (diff.gone_sources.length) lines.push('', '### Sources gone', '', ...list(diff.gone_sources, source));
+  return lines.join('\n');
+}
+
+/** The report with "What changed" right under its title (or at its top when it has none). */
+export function withWhatChanged(report: string, section: string): string {
+  const title = /^# [^\n]*\n/.exec(report);
+  if (!title) return `${section}\n\n${report}`;
+  return `${title[0]}\n${section}\n\n${report.slice(title[0].length).replace(/^\n+/, '')}`;
+}

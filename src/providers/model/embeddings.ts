@@ -1,0 +1,47 @@
+// Text embeddings over an OpenAI-compatible /v1/embeddings endpoint (OpenAI, Ollama, LM Studio,
+// vLLM, ...), through the AI SDK. Retries are Temporal's: the SDK's own are off.
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { embedMany } from 'ai';
+import { ConfigError } from '../../config/load';
+import type { ModelConnection } from './types';
+
+export interface Embedder {
+  /** "provider:model", stored beside the vectors so a new model re-embeds everything. */
+  readonly model: string;
+  embed(texts: string[]): Promise<number[][]>;
+}
+
+export function createEmbedder(connection: ModelConnection): Embedder {
+  if (connection.kind !== 'openai' && connection.kind !== 'openai-compatible') {
+    throw new ConfigError(`embedding model ${connection.provider}:${connection.model}: only OpenAI-compatible providers serve /v1/embeddings here`);
+  }
+  if (!connection.baseURL) throw new ConfigError(`embedding provider "${connection.provider}" needs a base URL`);
+  const model = createOpenAICompatible({ name: connection.provider, baseURL: connection.baseURL, apiKey: connection.apiKey }).embeddingModel(connection.model);
+  return {
+    model: `${connection.provider}:${connection.model}`,
+    async embed(texts) {
+      if (texts.length === 0) return [];
+      const { embeddings } = await embedMany({ model, values: texts, maxRetries: 0, abortSignal: AbortSignal.timeout(connection.timeoutMs) });
+      return embeddings;
+    },
+  };
+}
+
+export function cosine(a: number[], b: number[]): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return na && nb ? dot / Math.sqrt(na * nb) : 0;
+}
+
+/** Reciprocal rank fusion: each list adds 1 / (k + rank) for the ids it ranks (rank from 1). */
+export function reciprocalRankFusion(lists: string[][], k = 60): Map<string, number> {
+  const scores = new Map<string, number>();
+  for (const list of lists) list.forEach((id, i) => scores.set(id, (scores.get(id) ?? 0) + 1 / (k + i + 1)));
+  return scores;
+}

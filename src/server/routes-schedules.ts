@@ -1,0 +1,76 @@
+// Research on a schedule over HTTP: create, list, get, pause, unpause, trigger now, delete.
+// Schedules belong to the token owner who created them; the sessions they start are theirs too.
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ResearchError } from '../client/research-client';
+import type { ScheduleView } from '../client/schedules';
+import { ApiError, invalid } from './errors';
+import type { ResearchService } from './research-service';
+import { checkServiceSettings } from './session-policy';
+
+const scheduleParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'not a schedule id') });
+const createBody = z
+  .object({
+    query: z.string().min(1).max(4000),
+    every: z.string().regex(/^\s*\d+\s*[smhdw]\s*$/i, 'a number and a unit (s, m, h, d, w), e.g. 7d').describe('how often, e.g. 7d, 12h'),
+    settings: z.record(z.string(), z.unknown()).optional().describe('per-session settings for every run, e.g. delivery'),
+    schedule_id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/).optional(),
+    run_now: z.boolean().optional().describe('start the first run now, not one interval from now'),
+  })
+  .strict();
+
+export function registerScheduleRoutes(root: FastifyInstance, service: ResearchService): void {
+  const app = root.withTypeProvider<ZodTypeProvider>();
+  const schedules = () => service.client.schedules();
+  /** Sessions a schedule started become the schedule owner's, so the session routes serve them. */
+  const adopt = (owner: string, view: ScheduleView): ScheduleView => {
+    for (const run of view.runs) {
+      if (!service.store.get(run.research_id)) service.store.insert({ research_id: run.research_id, owner, query: view.query, status: 'planning', settings: {}, parent_id: null });
+    }
+    return view;
+  };
+  const explain = async <T>(field: string, run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (err) {
+      if (!(err instanceof ResearchError) && !/^invalid settings/.test((err as Error).message)) throw err;
+      const message = (err as Error).message;
+      if (/^unknown schedule/.test(message)) throw new ApiError(404, 'NOT_FOUND', message);
+      if (/already exists/.test(message)) throw new ApiError(409, 'CONFLICT', message);
+      throw invalid(/settings/.test(message) ? 'settings' : field, message);
+    }
+  };
+
+  app.post('/api/schedules', {
+    schema: { tags: ['schedules'], summary: 'Research a question again on a schedule; each run is unattended and says what changed since the last', body: createBody },
+  }, async (req, reply) => {
+    const b = req.body;
+    // The same rules as a session started over HTTP: no operator files unless the operator allows them.
+    if (b.settings) checkServiceSettings(service.client.config, service.policy, b.settings);
+    const settings = service.policy.allowLocalDocuments ? b.settings : { ...(b.settings ?? {}), local_documents: false };
+    const view = await explain('every', () => schedules().create({ query: b.query, every: b.every, settings, scheduleId: b.schedule_id, runNow: b.run_now, owner: req.user }));
+    return reply.code(201).send(adopt(req.user, view));
+  });
+
+  app.get('/api/schedules', { schema: { tags: ['schedules'], summary: 'Your schedules, with their next and recent runs' } }, async (req) => ({
+    schedules: (await schedules().list(req.user)).map((v) => adopt(req.user, v)),
+  }));
+
+  app.get('/api/schedules/:id', { schema: { tags: ['schedules'], summary: 'One schedule', params: scheduleParams } }, async (req) =>
+    adopt(req.user, await explain('id', () => schedules().describe(req.params.id, req.user))),
+  );
+
+  for (const action of ['pause', 'unpause', 'trigger'] as const) {
+    app.post(`/api/schedules/:id/${action}`, {
+      schema: { tags: ['schedules'], summary: action === 'trigger' ? 'Run it now' : `${action[0].toUpperCase()}${action.slice(1)} it`, params: scheduleParams },
+    }, async (req) => adopt(req.user, await explain('id', () => schedules()[action](req.params.id, req.user))));
+  }
+
+  app.delete('/api/schedules/:id', {
+    schema: { tags: ['schedules'], summary: 'Delete it (sessions it started stay)', params: scheduleParams },
+  }, async (req, reply) => {
+    await explain('id', () => schedules().delete(req.params.id, req.user));
+    return reply.code(204).send();
+  });
+}

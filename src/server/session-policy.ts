@@ -1,0 +1,61 @@
+// What the service adds to a session's settings before it starts, and what it refuses: sessions
+// started over HTTP never read the operator's files unless the operator allows it, and (seed 003)
+// clarifying questions and the final review are on unless the run is unattended.
+import { resolveSettings } from '../config/load';
+import type { AppConfig } from '../config/schema';
+import { expandSearchPresets } from '../providers/registry';
+import type { ResearchPlan } from '../workflows/types';
+import { invalid } from './errors';
+
+export interface SessionPolicy {
+  /** DEEP_RESEARCH_SERVICE_LOCAL_DOCS=1: sessions may read LOCAL_DOCS_DIR like the CLI's. */
+  allowLocalDocuments: boolean;
+}
+
+export const policyFromEnv = (env: NodeJS.ProcessEnv = process.env): SessionPolicy => ({ allowLocalDocuments: env.DEEP_RESEARCH_SERVICE_LOCAL_DOCS === '1' });
+
+const ATTENDED_DEFAULTS = ['ask_clarifications', 'review_final_report'] as const;
+
+/** Refuses settings a caller of the service may not choose; the field says which one. */
+export function checkServiceSettings(config: AppConfig, policy: SessionPolicy, settings: Record<string, unknown>): void {
+  try {
+    resolveSettings(config.research.settings, settings);
+  } catch (err) {
+    throw invalid('settings', (err as Error).message);
+  }
+  if (policy.allowLocalDocuments) return;
+  const presets = config.search.presets;
+  const named = (value: unknown) => expandSearchPresets(Array.isArray(value) ? (value as string[]) : typeof value === 'string' ? [value] : [], presets);
+  for (const field of ['search_providers', 'search_provider'] as const) {
+    if (named(settings[field]).includes('local')) {
+      throw invalid(`settings.${field}`, `the "local" search provider reads files on the server; this service does not offer it (the operator can allow it with DEEP_RESEARCH_SERVICE_LOCAL_DOCS=1)`);
+    }
+  }
+  if (settings.local_documents === true) throw invalid('settings.local_documents', 'this service does not read local documents (the operator can allow it with DEEP_RESEARCH_SERVICE_LOCAL_DOCS=1)');
+}
+
+/**
+ * The settings a session starts with: the caller's, plus the service's defaults where the caller
+ * said nothing. Returns notes for what an unattended run leaves out.
+ */
+export function startSettings(policy: SessionPolicy, settings: Record<string, unknown>, unattended: boolean): { settings: Record<string, unknown>; notes: string[] } {
+  const out: Record<string, unknown> = { ...settings };
+  const notes: string[] = [];
+  const unset = ATTENDED_DEFAULTS.filter((key) => settings[key] === undefined);
+  for (const key of unset) out[key] = !unattended;
+  if (unattended && unset.length) {
+    notes.push(`unattended run (the plan is approved ahead): ${unset.map((k) => (k === 'ask_clarifications' ? 'clarifying questions are not asked' : 'the report is not held for review')).join(' and ')}`);
+  }
+  if (!policy.allowLocalDocuments) out.local_documents = false;
+  return { settings: out, notes };
+}
+
+/** An edited plan as the workflow's approve validator would take it, checked before a draft starts. */
+export function checkPlanEdit(config: AppConfig, settings: Record<string, unknown>, plan: Partial<ResearchPlan>): void {
+  const queries = plan.expanded_queries;
+  if (queries !== undefined) {
+    const max = resolveSettings(config.research.settings, settings).max_sub_queries ?? 5;
+    if (queries.length === 0) throw invalid('body.plan.expanded_queries', 'an edited plan needs at least one expanded query');
+    if (queries.length > max) throw invalid('body.plan.expanded_queries', `an edited plan may have at most ${max} expanded queries (max_sub_queries); it has ${queries.length}`);
+  }
+}

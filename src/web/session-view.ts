@@ -1,0 +1,162 @@
+// One session, live: status, phase and progress, the plan checkpoint, steering, the report as it is
+// patched (with its warnings beside the text), sources, findings, gaps, decisions, budget, events.
+// Follows the event stream and re-reads the session as events arrive; resumes after a drop.
+import { html } from 'htm/preact';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { api, followEvents, type StreamEvent } from './api';
+import { Exports, Review, Steering, Waiting } from './controls';
+import { annotate, renderMarkdown, warningLabel, type ReportWarning } from './markdown';
+import { Budget, Decisions, Events, Findings, Gaps, progressOf, Sources, type Snapshot } from './panels';
+import { Clarify, PlanReview } from './plan-review';
+import { ShareControl } from './share';
+import { NEXT_RUN, type SessionRow } from './session-list';
+import { Alert, busyRun, navigate, StatusBadge, statusLabel } from './ui';
+
+export function warningsOf(state: Snapshot): ReportWarning[] {
+  const mind = state.mind ?? {};
+  return [
+    ...((mind.unsupported_claims ?? []) as { sentence: string; source_ids: string[] }[]).map((c) => ({
+      kind: 'unsupported' as const, sentence: c.sentence, message: `${c.source_ids.join(', ') || 'the cited source'} does not say this`,
+    })),
+    ...((state.citation_removals ?? []) as { citation: string; claim: string; reason: string }[]).map((r) => ({
+      kind: 'removed-citation' as const, sentence: r.claim, message: `${r.citation} removed: ${r.reason}`,
+    })),
+    ...((mind.link_checks ?? []) as { url: string; ok: boolean; status?: number; error?: string }[]).filter((l) => !l.ok).map((l) => ({
+      kind: 'dead-link' as const, href: l.url, message: `${l.url} answered ${l.status ?? l.error ?? 'nothing'}`,
+    })),
+    ...((state.citation_warnings ?? []) as string[]).map((w) => ({ kind: 'citation' as const, message: w })),
+  ];
+}
+
+function Report({ markdown, warnings }: { markdown: string; warnings: ReportWarning[] }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [unplaced, setUnplaced] = useState<ReportWarning[]>([]);
+  useLayoutEffect(() => {
+    if (!ref.current) return;
+    ref.current.innerHTML = renderMarkdown(markdown || '');
+    setUnplaced(annotate(ref.current, warnings));
+  }, [markdown, JSON.stringify(warnings)]);
+  return html`<div>
+    <div ref=${ref} class="report-body"></div>
+    ${!markdown && html`<p class="hint">The report appears here as it is written.</p>`}
+    ${unplaced.length > 0 && html`<div class="panel warnings"><h3>Other warnings</h3><ul>${unplaced.map((w, i) => html`<li key=${i}><strong>${warningLabel(w.kind)}:</strong> ${w.message}</li>`)}</ul></div>`}
+  </div>`;
+}
+
+function Section({ title, count, open = false, children }: { title: string; count?: number; open?: boolean; children: unknown }) {
+  return html`<details class="panel" open=${open}><summary><h2>${title}${count !== undefined ? ` (${count})` : ''}</h2></summary>${children}</details>`;
+}
+
+export function SessionView({ id }: { id: string }) {
+  const [research, setResearch] = useState<SessionRow & { settings?: Record<string, unknown>; contexts?: number } | undefined>();
+  const [state, setState] = useState<Snapshot | null>(null);
+  const [events, setEvents] = useState<StreamEvent[]>([]);
+  const [connection, setConnection] = useState('connecting');
+  const [error, setError] = useState<unknown>();
+  const [busy, setBusy] = useState('');
+  const [streamKey, setStreamKey] = useState(0);
+  const timer = useRef<number | undefined>();
+
+  const load = async () => {
+    try {
+      const got = await api<{ research: SessionRow; state: Snapshot | null }>('GET', `/api/research/${id}`);
+      setResearch(got.research);
+      setState(got.state);
+      setError(undefined);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const soon = () => {
+    if (timer.current !== undefined) return;
+    timer.current = window.setTimeout(() => {
+      timer.current = undefined;
+      void load();
+    }, 300);
+  };
+
+  useEffect(() => {
+    void load();
+    const stop = followEvents(id, {
+      onEvent: (e) => {
+        setEvents((old) => (old.length && old[old.length - 1].seq >= e.seq ? old : [...old, e]));
+        soon();
+      },
+      onEnd: () => void load(),
+      onConnection: setConnection,
+    });
+    return () => {
+      stop();
+      window.clearTimeout(timer.current);
+    };
+  }, [id, streamKey]);
+
+  // Steering restarts a finished stream (a retried or resumed session runs again).
+  const afterAction = () => {
+    void load();
+    if (connection === 'ended') setStreamKey((k) => k + 1);
+  };
+  const act = (name: string, action: () => Promise<unknown>) => busyRun(setBusy, setError, name, action);
+
+  useEffect(() => {
+    if (research) document.title = `${research.query.split('\n')[0].slice(0, 80)} — deep-research`;
+    return () => void (document.title = 'deep-research');
+  }, [research?.query]);
+
+  if (!research) return html`<section><${Alert} error=${error} />${!error && html`<p role="status">Loading…</p>`}</section>`;
+  const status = state?.status ?? research.status;
+  const title = research.query.split('\n')[0];
+  const next = NEXT_RUN[status];
+  // A session that waits for the user puts the controls first; otherwise the report comes first.
+  const waiting = status === 'awaiting_budget' || status === 'awaiting_guidance';
+
+  return html`<article class="session">
+    <header class="session-head">
+      <h1>${title}</h1>
+      <div class="meta">
+        <${StatusBadge} status=${status} />
+        ${state && html`<span>phase: ${statusLabel(state.phase)}</span><span>iteration ${state.iteration} of ${state.settings?.max_iterations}</span>`}
+        <span class=${`connection connection-${connection}`} role="status">${connection === 'reconnecting' ? 'connection lost, reconnecting…' : connection === 'live' ? 'live' : connection === 'ended' ? 'stream ended' : 'connecting…'}</span>
+      </div>
+      ${state && html`<div class="progress"><label for="progress">Progress</label><progress id="progress" max="100" value=${progressOf(state)}>${progressOf(state)}%</progress><span>${progressOf(state)}%</span></div>`}
+      <div class="session-actions no-print">
+        <button type="button" aria-pressed=${research.favourite} onClick=${() => act('fav', async () => setResearch(await api('PUT', `/api/research/${id}/favourite`, { favourite: !research.favourite })))}><span aria-hidden="true">${research.favourite ? '★' : '☆'}</span> Favourite</button>
+        ${status !== 'draft' && html`<${ShareControl} session=${research} onChange=${(r: SessionRow) => setResearch({ ...research, ...r })} />`}
+        ${next && html`<button type="button" disabled=${busy !== ''} onClick=${() => act('next', async () => {
+          const res = await api<{ research_id?: string }>('POST', `/api/research/${id}/${next.path}`, next.path === 'enhance' ? {} : undefined);
+          if (res.research_id && res.research_id !== id) navigate(`#/r/${res.research_id}`);
+          else afterAction();
+        })}>${next.label}</button>`}
+        <button type="button" class="danger" disabled=${busy !== ''} onClick=${() => confirm('Delete this research? Its report, sources and events are removed.') && act('delete', async () => (await api('DELETE', `/api/research/${id}`), navigate('#/')))}>Delete</button>
+      </div>
+      <${Alert} error=${error} />
+      ${state?.reason && html`<p class="hint">${state.reason}</p>`}
+    </header>
+
+    ${status === 'draft' && html`<section class="panel">
+      <h2>Draft</h2>
+      <p>Nothing runs until you start it.${research.contexts ? ` ${research.contexts} input context(s) attached, read as sources once it starts.` : ''}</p>
+      <pre class="settings-json">${JSON.stringify(research.settings ?? {}, null, 2)}</pre>
+      <button type="button" class="primary" disabled=${busy !== ''} onClick=${() => act('start', async () => (await api('POST', `/api/research/${id}/approve`), setStreamKey((k) => k + 1), await load()))}>Start research</button>
+    </section>`}
+    ${status === 'awaiting_clarification' && state?.plan && html`<${Clarify} id=${id} questions=${state.plan.clarifying_questions} onDone=${afterAction} />`}
+    ${status === 'awaiting_approval' && state?.plan && html`<${PlanReview} key=${state.plan_revisions} id=${id} plan=${state.plan} onDone=${afterAction} />`}
+    ${status === 'awaiting_review' && html`<${Review} id=${id} onDone=${afterAction} />`}
+    <${Waiting} id=${id} status=${status} onDone=${afterAction} />
+    ${waiting && html`<${Steering} id=${id} status=${status} onDone=${afterAction} />`}
+
+    ${state && html`<section class="report" aria-labelledby="report-title">
+      <div class="title-row no-print"><h2 id="report-title">Report</h2><${Exports} id=${id} /></div>
+      <${Report} markdown=${state.report_markdown} warnings=${warningsOf(state)} />
+    </section>
+    ${!waiting && html`<${Steering} id=${id} status=${status} onDone=${afterAction} />`}
+    <div class="panels no-print">
+      <${Section} title="Sources" count=${state.sources.length} open=${true}><${Sources} id=${id} state=${state} /><//>
+      <${Section} title="Findings" count=${state.findings.length}><${Findings} state=${state} /><//>
+      <${Section} title="Gaps" count=${state.gaps.length}><${Gaps} state=${state} /><//>
+      <${Section} title="Budget and cost" open=${true}><${Budget} state=${state} /><//>
+      <${Section} title="Decision log" count=${state.mind?.agent_decisions?.length ?? 0}><${Decisions} state=${state} /><//>
+      <${Section} title="Events" count=${events.length}><${Events} events=${events} /><//>
+    </div>`}
+  </article>`;
+}

@@ -1,0 +1,38 @@
+// Delivery and schedule types shared by the workflow, activities and clients. No runtime code.
+
+/** The moments a session can be delivered at. */
+export type DeliveryEvent = 'completed' | 'failed' | 'awaiting_approval' | 'timed_out' | 'cancelled' | 'rejected' | 'expired';
+
+/** Where a session's report goes (addresses and URLs only: SMTP and signing secrets come from the environment). */
+export interface DeliverySettings {
+  email?: { to: string[] };
+  webhooks?: { url: string }[];
+  /** Absent: only 'completed'. */
+  on?: DeliveryEvent[];
+}
+
+/** One delivery attempt as the session log keeps it. */
+export interface DeliveryRecord {
+  event: DeliveryEvent;
+  channel: 'email' | 'webhook';
+  /** The recipients, or the webhook URL. */
+  target: string;
+  ok: boolean;
+  /** Attempts Temporal made: the successful one's number, or all of them when retries ran out. */
+  attempts?: number;
+  at: string;
+  /** The webhook's HTTP status or the SMTP server's answer. */
+  response?: string;
+  error?: string;
+}
+
+/** A scheduled run compared with the schedule's previous completed run. */
+export interface WhatChanged {
+  previous_id?: string;
+  new_sources: number;
+  changed_sources: number;
+  gone_sources: number;
+  new_findings: number;
+  changed_findings: number;
+  gone_findings: number;
+}

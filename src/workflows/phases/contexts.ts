@@ -1,0 +1,28 @@
+// Seed 004's inputContexts: text the user gave with the question, read as sources. They are in the
+// artifact store already; here they become sources (provider "input") and are analysed once.
+import type { ResearchSession } from '../session';
+import type { Source } from '../types';
+import { analyzeBatch } from './research';
+
+export const INPUT_CONTEXT_PROVIDER = 'input';
+
+export async function readInputContexts(s: ResearchSession): Promise<void> {
+  const st = s.state;
+  if (!st.input_contexts?.length || st.sources.some((x) => x.provider === INPUT_CONTEXT_PROVIDER)) return;
+  const added: Source[] = st.input_contexts.map((c, i) => ({
+    id: `S${st.sources.length + i + 1}`,
+    url: `context:${i + 1}`,
+    title: c.label ?? `Context ${i + 1} given with the question`,
+    snippet: '',
+    query: st.initial_query,
+    iteration: st.iteration,
+    status: 'fetched',
+    text_file_id: c.file_id,
+    chars: c.chars,
+    provider: INPUT_CONTEXT_PROVIDER,
+    tier: 'unverified',
+  }));
+  st.sources.push(...added);
+  s.info(`${added.length} input contexts read as sources (${added.map((x) => x.id).join(', ')})`);
+  await analyzeBatch(s, added);
+}

@@ -1,0 +1,68 @@
+// Delivery of the session (e-mail, signed webhooks) once it is persisted, and "What changed" for
+// runs a schedule started. Neither can fail the research: failures end up in the delivery log.
+import { ActivityFailure, CancellationScope } from '@temporalio/workflow';
+import { digestOf, withWhatChanged } from '../../delivery/diff';
+import { comparison, delivery, DELIVERY_MAX_ATTEMPTS } from '../activities';
+import type { DeliveryEvent, DeliveryRecord } from '../delivery-types';
+import { errorMessage, type ResearchSession } from '../session';
+import type { ResearchSettings } from '../types';
+import { persistSession } from './persist';
+
+export function hasDelivery(settings: ResearchSettings): boolean {
+  const d = settings.delivery;
+  return !!d && (!!d.email?.to.length || !!d.webhooks?.length);
+}
+
+function deliversOn(settings: ResearchSettings, event: DeliveryEvent): boolean {
+  return hasDelivery(settings) && (settings.delivery?.on ?? ['completed']).includes(event);
+}
+
+/**
+ * Sends the session to every configured channel at once and logs each outcome in the session.
+ * The session must already be persisted: the activities read it from the session store.
+ */
+export async function deliver(s: ResearchSession, event: DeliveryEvent): Promise<void> {
+  if (!s.delivers || !deliversOn(s.settings, event)) return;
+  const d = s.settings.delivery as NonNullable<ResearchSettings['delivery']>;
+  await CancellationScope.nonCancellable(async () => {
+    const jobs: Promise<DeliveryRecord>[] = [];
+    const to = d.email?.to;
+    if (to?.length) jobs.push(attempt(event, 'email', to.join(', '), () => delivery.deliverEmail({ research_id: s.id, event, to })));
+    for (const hook of d.webhooks ?? []) jobs.push(attempt(event, 'webhook', hook.url, () => delivery.deliverWebhook({ research_id: s.id, event, url: hook.url })));
+    const records = await Promise.all(jobs);
+    (s.state.delivery_log ??= []).push(...records);
+    // Only the snapshot changes: no event follows the StopEvent.
+    await persistSession(s);
+  });
+}
+
+async function attempt(
+  event: DeliveryEvent,
+  channel: DeliveryRecord['channel'],
+  target: string,
+  run: () => Promise<{ response: string; attempts: number }>,
+): Promise<DeliveryRecord> {
+  try {
+    const out = await run();
+    return { event, channel, target, ok: true, attempts: out.attempts, at: new Date().toISOString(), response: out.response };
+  } catch (err) {
+    const exhausted = err instanceof ActivityFailure && err.retryState === 'MAXIMUM_ATTEMPTS_REACHED';
+    return { event, channel, target, ok: false, ...(exhausted ? { attempts: DELIVERY_MAX_ATTEMPTS } : {}), at: new Date().toISOString(), error: errorMessage(err) };
+  }
+}
+
+/** Scheduled runs: "What changed" since the schedule's previous run goes to the top of the report. */
+export async function addWhatChanged(s: ResearchSession): Promise<void> {
+  const st = s.state;
+  const scheduleId = s.settings.schedule_id;
+  if (!s.comparesRuns || !scheduleId) return;
+  try {
+    const digest = digestOf(st);
+    const out = await comparison.compareWithPreviousRun({ research_id: st.research_id, schedule_id: scheduleId, sources: digest.sources, findings: digest.findings });
+    if (out.summary) st.what_changed = out.summary;
+    st.report_markdown = withWhatChanged(st.report_markdown, out.markdown);
+    s.info(out.summary ? `compared with the previous run ${out.summary.previous_id}` : 'first run of its schedule: nothing to compare with');
+  } catch (err) {
+    s.warn(`could not compare with the schedule's previous run: ${errorMessage(err)}`);
+  }
+}

@@ -1,0 +1,60 @@
+// Relevance before reading, by meaning as well as by words: with an embedding model configured, a
+// page that answers its sub-question in other words is read rather than skipped; an unrelated page
+// is still skipped; with the embedding server down, the word score alone decides.
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRelevanceActivities } from '../src/activities/relevance-activities';
+import { createEmbedder } from '../src/providers/model/embeddings';
+import { FileArtifactStore } from '../src/stores/artifacts';
+import { startModel, type FakeModel } from './harness/model';
+import { Recorder } from './harness/recorder';
+
+const THRESHOLD = 0.2;
+
+describe('relevance by meaning', () => {
+  let fake: FakeModel;
+  const artifacts = new FileArtifactStore(mkdtempSync(path.join(os.tmpdir(), 'dr-relevance-')));
+  const pages: Record<string, string> = {
+    S1: '# New automobile exhaust limits\n\nAutomobile makers must cut exhaust from every vehicle sold after 2027.',
+    S2: '# Review: Racing Legends 4\n\nThe tracks look great but the multiplayer lobby crashes often.',
+  };
+  const input = async () => ({
+    question: 'What is being done about car pollution?',
+    sources: await Promise.all(
+      Object.entries(pages).map(async ([id, text]) => ({ id, text_file_id: (await artifacts.put(text, { name: `${id}.md`, kind: 'text', content_type: 'text/markdown' })).file_id, sub_question: 'car pollution rules' })),
+    ),
+  });
+  const embedderAt = (url: string) =>
+    createEmbedder({ kind: 'openai-compatible', provider: 'ollama', model: 'fake-embed', baseURL: url, structuredOutput: 'auto', timeoutMs: 5_000 });
+
+  beforeAll(async () => {
+    fake = await startModel(new Recorder());
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+
+  it('by words alone, the page that says "automobile" and "vehicle" for "car" would be skipped', async () => {
+    const { scores } = await createRelevanceActivities(artifacts).scoreRelevance(await input());
+    expect(scores.S1).toBeLessThan(THRESHOLD);
+    expect(scores.S2).toBeLessThan(THRESHOLD);
+  });
+
+  it('with an embedding model, it is read; the games review is still skipped', async () => {
+    const embedder = embedderAt(fake.url);
+    const out = await createRelevanceActivities(artifacts, () => embedder).scoreRelevance(await input());
+    expect(out.scores.S1).toBeGreaterThanOrEqual(THRESHOLD);
+    expect(out.scores.S2).toBeLessThan(THRESHOLD);
+    expect(out.by_meaning?.S1).toBe(out.scores.S1);
+    expect(fake.requests.filter((r) => r.path === '/v1/embeddings').length).toBe(1);
+  });
+
+  it('with the embedding server down, the word score decides', async () => {
+    const embedder = embedderAt('http://127.0.0.1:9/v1');
+    const out = await createRelevanceActivities(artifacts, () => embedder).scoreRelevance(await input());
+    expect(out.by_meaning).toBeUndefined();
+    expect(out.scores.S1).toBeLessThan(THRESHOLD);
+  });
+});
