@@ -1,5 +1,7 @@
 // Records workflow histories from real runs over the harness into test/histories/, for the replay
-// test. Re-record only on purpose: a committed history is a promise to running sessions.
+// test. Re-record only on purpose: a committed history is a promise to running sessions. The
+// continue-as-new session is forced at 25 events (v1–v6 were recorded at 60; local bookkeeping
+// activities since v7 leave shorter histories).
 //   npm run record:histories -- v2     (the prefix names the workflow version the files pin)
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { writeFileSync } from 'node:fs';
@@ -46,7 +48,7 @@ runStandalone({ model: { gapIterations: 1, clarify: true }, search: { includeFai
   await env.client.waitForResult(c.researchId);
   await save('rejected', c.researchId);
 
-  const d = await env.client.start({ query: 'Recorded: continue as new', settings: { auto_approve: true, max_sources: 10, batch_size: 3, continue_as_new_after_events: 60 } });
+  const d = await env.client.start({ query: 'Recorded: continue as new', settings: { auto_approve: true, max_sources: 10, batch_size: 3, continue_as_new_after_events: 25 } });
   await env.client.waitForResult(d.researchId);
   await save('continued-as-new', d.researchId);
 });

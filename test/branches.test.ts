@@ -84,17 +84,20 @@ describe('parallel research branches', () => {
           delayFor: (name, prompt) => (name === 'source_analysis' ? (slowFirst ? 3600 - firstSource(prompt) * 300 : firstSource(prompt) * 300) : 0),
         },
       });
-      const { researchId } = await env.client.start({ query: 'Branch order: heat pumps', settings: { ...fourBranches, max_concurrency: 4 } });
+      // Two batches per branch: a branch's second analysis starts after other branches finished theirs.
+      const { researchId } = await env.client.start({ query: 'Branch order: heat pumps', settings: { ...fourBranches, batch_size: 2, max_concurrency: 4 } });
       await env.client.waitForResult(researchId);
       const analyses = modelCalls(harness).filter((c) => c.schema === 'source_analysis');
       const finishOrder = [...analyses].sort((a, b) => (a.end as number) - (b.end as number)).map((c) => firstSource(c.prompt));
-      return { state: await env.client.state(researchId), finishOrder };
+      // What each analysis was asked (keyed by its first source), port aside.
+      const prompts = Object.fromEntries(analyses.map((c) => [firstSource(c.prompt), c.prompt.replace(/127\.0\.0\.1:\d+/g, 'web')]));
+      return { state: await env.client.state(researchId), finishOrder, prompts };
     };
     const fast = await runIn(false);
     const slow = await runIn(true);
-    // The first branch's analysis finished first in one world and last in the other.
+    // The first branch's analysis finished first in one world and not in the other.
     expect(fast.finishOrder[0]).toBe(1);
-    expect(slow.finishOrder[slow.finishOrder.length - 1]).toBe(1);
+    expect(slow.finishOrder[0]).not.toBe(1);
     expect(fast.state.status).toBe('completed');
     // The two worlds differ only in their loopback port and fetch times.
     const local = (text: string) => text.replace(/127\.0\.0\.1:\d+/g, 'web').replace(/fetched [^,)]+, snapshot [0-9a-f]+/g, 'fetched');
@@ -105,7 +108,35 @@ describe('parallel research branches', () => {
       report: local(s.report_markdown),
     });
     expect(outcome(slow.state)).toEqual(outcome(fast.state));
+    // The analyzer was asked the same in both worlds: no branch is told the findings of another
+    // branch of the same round, whichever finished first; a second batch hears of its own first.
+    expect(Object.keys(slow.prompts)).toHaveLength(8);
+    expect(slow.prompts).toEqual(fast.prompts);
+    const firstBatches = fast.state.sources.filter((x) => x.id === fast.state.sources.find((y) => y.query === x.query)?.id).map((x) => Number(x.id.slice(1)));
+    expect(firstBatches).toHaveLength(4);
+    for (const first of firstBatches) expect(fast.prompts[first]).toContain('Findings so far:\n(none yet)');
+    expect(Object.entries(fast.prompts).filter(([first]) => !firstBatches.includes(Number(first))).every(([, p]) => /Findings so far:\n- /.test(p))).toBe(true);
     expect(fast.state.findings.map((f) => f.id)).toEqual(fast.state.findings.map((_, i) => `F${i + 1}`));
+  });
+
+  it("starts each branch when its own search returns, not when the round's slowest search does", async () => {
+    const slowQuery = (q: string) => / history$/.test(q);
+    const { harness, env } = await setup({ model: { queries: 4, gapIterations: 0 }, search: { delayFor: (q) => (slowQuery(q) ? 3000 : undefined) } });
+    const { researchId } = await env.client.start({ query: 'Search in branches: tidal power', settings: fourBranches });
+    await env.client.waitForResult(researchId);
+    const s = await env.client.state(researchId);
+    expect(s.status).toBe('completed');
+    const slowSearch = harness.recorder.of('search').find((r) => slowQuery(decodeURIComponent(r.key.replace(/^q=/, '')).replace(/\+/g, ' ')));
+    expect(slowSearch?.end).toBeDefined();
+    // The other branches fetched their pages while the slow search was still out.
+    const pages = harness.recorder.of('web').filter((r) => r.key !== '/robots.txt');
+    expect(pages.filter((p) => p.start < (slowSearch?.end as number)).length).toBeGreaterThanOrEqual(3);
+    // Its sources are still numbered after the ones before it in the plan.
+    const number = (id: string) => Number(id.slice(1));
+    const slowIds = s.sources.filter((x) => slowQuery(x.query)).map((x) => number(x.id));
+    const otherIds = s.sources.filter((x) => !slowQuery(x.query)).map((x) => number(x.id));
+    expect(slowIds.length).toBeGreaterThan(0);
+    expect(Math.min(...slowIds)).toBeGreaterThan(Math.max(...otherIds));
   });
 
   it("puts the critic's words into every branch of the revision, and the refiner's input", async () => {

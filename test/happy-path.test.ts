@@ -54,6 +54,15 @@ describe('a research session over the harness, end to end', () => {
     const patches = (await env.client.events(researchId)).filter((e) => e.type === 'ToolCallResult' && e.data.tool === 'update_report');
     expect(patches.length).toBeGreaterThanOrEqual(2);
     expect(String((patches[0].data.result as Record<string, unknown>).new_report_markdown)).toContain('## Overview');
+    // The session keeps each version once, in the artifact store: its own events carry only the id,
+    // and the client filled the text in above.
+    const kept = (await store.events(researchId)).filter((e) => e.type === 'ToolCallResult' && e.data.tool === 'update_report');
+    expect(kept.length).toBe(patches.length);
+    for (const e of kept) {
+      const result = e.data.result as Record<string, unknown>;
+      expect(result.new_report_markdown).toBeUndefined();
+      expect(String(result.report_file_id)).toMatch(/^[0-9a-f]{64}$/);
+    }
 
     // Deduplicated sources, capped, with failures noted and the batch going on.
     expect(s.sources.length).toBeLessThanOrEqual(20);

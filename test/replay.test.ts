@@ -17,6 +17,8 @@ describe('replay of committed histories', () => {
     expect(files.some((f) => f.startsWith('v5-'))).toBe(true);
     // v6: stable name deep-research, relevance gate, report lane and the seed-faithfulness patches.
     expect(files.some((f) => f.startsWith('v6-'))).toBe(true);
+    // v7: pipelined research (patched 'pipelined-research'): searches inside branches, local bookkeeping activities.
+    expect(files.some((f) => f.startsWith('v7-'))).toBe(true);
   });
 
   it.each(files)('%s replays deterministically', async (file) => {

@@ -157,7 +157,10 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
     api.app.server.closeAllConnections();
     await page.$eval('#report-title', (h) => h.scrollIntoView());
     await shot('04-live-report');
-    await page.waitForFunction(() => document.querySelector('.session-head .badge')?.textContent === 'completed', { timeout: 90_000 });
+    // The service asks for the verdict on a finished report by default (seed 003): the user accepts it.
+    await page.waitForFunction(() => document.querySelector('.session-head .badge')?.textContent === 'awaiting review', { timeout: 90_000 });
+    await click('Accept');
+    await page.waitForFunction(() => document.querySelector('.session-head .badge')?.textContent === 'completed', { timeout: 60_000 });
     await page.waitForFunction(() => document.querySelector('.connection')?.textContent === 'stream ended', { timeout: 30_000 });
     const done = (await stateOf(id)).state;
     expect(done.searched_queries).toContain(EDITED);

@@ -83,6 +83,8 @@ export interface SearchHit {
 }
 export interface WebSearchOutput {
   hits: SearchHit[];
+  /** How long the call waited in its provider's task queue (rate limit), ms (absent in older results). */
+  queued_ms?: number;
 }
 
 export interface FetchUrlInput {
@@ -178,9 +180,13 @@ export interface UpdateReportInput extends ModelChoice {
   max_update_chars: number;
   /** The asker's language (plan's research context), for the writer. */
   language?: string;
+  /** Also store the new report in the artifact store and return its id (pipelined sessions). */
+  store_report?: boolean;
 }
 export interface UpdateReportOutput {
   new_report_markdown: string;
+  /** The new report's artifact id (sha-256 of its text), when store_report was asked. */
+  report_file_id?: string;
   sections_patched: string[];
   added_chars: number;
   usage: ModelUsage;

@@ -118,12 +118,15 @@ export function createModelActivities(deps: ModelDeps) {
     },
 
     async updateReport(input: UpdateReportInput): Promise<UpdateReportOutput> {
+      // Content-addressed, so a retried patch stores the same version under the same id.
+      const storedReport = async (request: UpdateReportInput, markdown: string) =>
+        request.store_report ? { report_file_id: (await deps.artifacts.put(markdown, { name: 'report.md', kind: 'text', content_type: 'text/markdown; charset=utf-8' })).file_id } : {};
       // Findings that repeat each other or the report never reach the writer; their sources are kept.
       const unique = dedupeFindings(input.findings, input.report_markdown);
       if (unique.findings.length === 0) {
         const model = input.model ?? deps.defaultModel('writer');
         const usage = { role: 'writer', model, input_tokens: 0, output_tokens: 0, cost_usd: 0 };
-        return { new_report_markdown: unique.report, sections_patched: [], added_chars: 0, usage, merged: unique.merged };
+        return { new_report_markdown: unique.report, ...(await storedReport(input, unique.report)), sections_patched: [], added_chars: 0, usage, merged: unique.merged };
       }
       // Synthesis budget (35 %): the new findings first, then the report so far (context only:
       // patches are applied to the full report).
@@ -158,6 +161,7 @@ export function createModelActivities(deps: ModelDeps) {
       const merged = [...unique.merged, ...result.merged];
       return {
         new_report_markdown: result.markdown,
+        ...(await storedReport(input, result.markdown)),
         sections_patched: result.sections_patched,
         added_chars: result.added_chars,
         usage,

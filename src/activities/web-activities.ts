@@ -1,4 +1,5 @@
 // Search, fetch and parse. Bodies go to the artifact store; only ids and short text come back.
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -56,8 +57,10 @@ export function createWebActivities(deps: WebDeps) {
     async webSearch(input: WebSearchInput): Promise<WebSearchOutput> {
       try {
         const provider = deps.searchProvider(input.provider);
+        const queued = queuedMs();
         const results = await withHeartbeat((signal) => provider.search({ query: input.query, maxResults: input.maxResults, signal }));
         return {
+          ...(queued !== undefined ? { queued_ms: queued } : {}),
           hits: results.map((r) => ({
             ...r,
             title: r.title.slice(0, 300),
@@ -131,4 +134,14 @@ export function createWebActivities(deps: WebDeps) {
       };
     },
   };
+}
+
+/** How long this attempt waited between being scheduled and starting (its task queue's rate limit). */
+function queuedMs(): number | undefined {
+  try {
+    const info = Context.current().info;
+    return Math.max(0, Date.now() - info.currentAttemptScheduledTimestampMs);
+  } catch {
+    return undefined;
+  }
 }

@@ -15,6 +15,7 @@ import { dataConverterFromEnv } from '../temporal/codec';
 import { clientTracingInterceptors } from '../telemetry/tracing';
 import { openArtifactStore, openSessionStore } from '../stores/open';
 import type { SessionPage, SessionStore } from '../stores/sessions';
+import { withReportText } from './report-events';
 import {
   answerClarificationsUpdate,
   approveUpdate,
@@ -252,6 +253,10 @@ export class ResearchClient {
    * With `stream`, the model's AgentStream events (fractional seq, after the event they follow) too.
    */
   async events(id: string, afterSeq = 0, options: { stream?: boolean } = {}): Promise<ResearchEvent[]> {
+    return withReportText(await this.rawEvents(id, afterSeq, options), this.artifacts());
+  }
+
+  private async rawEvents(id: string, afterSeq: number, options: { stream?: boolean }): Promise<ResearchEvent[]> {
     let live: ResearchEvent[] = [];
     try {
       live = await this.handle(id).query(eventsQuery, { afterSeq });

@@ -14,6 +14,8 @@ const searchProviderOverrides = z
   .object({
     base_url: z.string().url().optional(),
     requests_per_second: z.number().positive().max(1_000).optional(),
+    /** Calls allowed back to back before requests_per_second applies (1: none). */
+    burst: z.number().int().min(1).max(1_000).optional(),
   })
   .strict();
 
@@ -131,7 +133,7 @@ export const researchSettingsSchema = z
     check_links: z.boolean().default(true).describe('Re-check every cited URL when verifying'),
     check_claims: z.boolean().default(true).describe("Check each cited sentence against the cited source's text"),
     max_phase_visits: z.number().int().min(1).max(1_000).default(40).describe('Backstop: no phase runs more often than this'),
-    max_concurrency: z.number().int().min(1).max(32).default(3).describe('Research branches (one per query) running at once'),
+    max_concurrency: z.number().int().min(1).max(32).default(4).describe('Research branches (one per query) analysing at once'),
     max_model_calls_in_flight: z.number().int().min(1).max(64).default(4).describe('Model calls in flight at once across one session'),
     panel: z.array(z.string().trim().min(2).max(200)).min(1).max(10).optional().describe('Panel research: "provider:model" items or plain words ("claude", "gemini"); one model per provider, first match wins, models without a key dropped'),
     synthesis_model: modelRef.optional().describe('The model that merges the panel answers (its key is required); default: the writer\'s model'),
@@ -179,7 +181,7 @@ export const configSchema = z
         timeout_seconds: z.number().int().min(1).max(120).default(20),
         chain: z.array(searchProviderName).default(DEFAULT_SEARCH_CHAIN).describe('Tried in order; providers without keys are skipped. Overridden by SEARCH_PROVIDERS'),
         mode: z.enum(['fallback', 'combine']).default('fallback').describe('fallback: the first provider that answers; combine: all of them, merged'),
-        providers: z.record(z.string(), searchProviderOverrides).default({}).describe('Per-provider base_url and requests_per_second'),
+        providers: z.record(z.string(), searchProviderOverrides).default({}).describe('Per-provider base_url, requests_per_second and burst'),
         presets: z
           .record(searchProviderName, z.array(searchProviderName).min(1))
           .default(DEFAULT_SEARCH_PRESETS)

@@ -80,6 +80,13 @@ export function searchRate(config: AppConfig, name: string): number | undefined 
   return isSearchProviderName(name) ? SEARCH_PROVIDERS[name].requestsPerSecond : undefined;
 }
 
+/** Calls a provider may take back to back (its documented window, or search.providers.<name>.burst); 1: none. */
+export function searchBurst(config: AppConfig, name: string): number {
+  const configured = config.search.providers[name]?.burst;
+  if (configured !== undefined) return configured;
+  return isSearchProviderName(name) ? (SEARCH_PROVIDERS[name].burst ?? 1) : 1;
+}
+
 export function resolveProviderPlan(config: AppConfig, env: NodeJS.ProcessEnv, settings: ResearchSettings): ProviderPlan {
   const skipped: ProviderPlan['skipped'] = [];
   const noted = new Set<string>();

@@ -5,12 +5,13 @@ import pino, { type Logger } from 'pino';
 import { createActivities } from '../activities';
 import { prepareSharedStores } from '../stores/open';
 import type { AppConfig } from '../config/schema';
-import { searchAvailability, searchRate } from '../providers/registry';
+import { searchAvailability, searchBurst, searchRate } from '../providers/registry';
 import { SEARCH_PROVIDER_NAMES } from '../providers/search/catalog';
 import { dataConverterFromEnv } from '../temporal/codec';
 import { researchActivityInterceptor } from '../telemetry/metrics';
 import { activityTracingInterceptors, tracingSinks, TRACING_WORKFLOW_MODULES, tracingRequested } from '../telemetry/tracing';
 import { searchTaskQueue } from '../workflows/messages';
+import { TokenBucket } from './token-bucket';
 
 /** The workflow entry point: compiled .js when built, the .ts source in development and tests. */
 export const WORKFLOWS_PATH = ['index.js', 'index.ts']
@@ -90,16 +91,28 @@ export async function createResearchWorker(opts: ResearchWorkerOptions): Promise
   for (const provider of SEARCH_PROVIDER_NAMES) {
     if (!searchAvailability(config, env, provider).ok) continue;
     const rate = searchRate(config, provider);
+    const burst = rate ? searchBurst(config, provider) : 1;
+    // With a burst, the task-queue limit (the same for all workers, but without a burst) is lifted
+    // to the burst size and this worker's bucket keeps the average at the provider's rate.
+    const bucket = rate && burst > 1 ? new TokenBucket(burst, rate) : undefined;
+    const webSearch: typeof activities.webSearch = bucket
+      ? async (input) => {
+          const waited = await bucket.take();
+          const out = await activities.webSearch(input);
+          return { ...out, queued_ms: (out.queued_ms ?? 0) + waited };
+        }
+      : activities.webSearch;
     search.push(
       await Worker.create({
         connection: opts.connection,
         namespace: config.temporal.namespace,
         taskQueue: searchTaskQueue(config.temporal.task_queue, provider),
-        activities: { webSearch: activities.webSearch },
+        activities: { webSearch },
         ...(dataConverter ? { dataConverter } : {}),
         interceptors: { activity: activityInterceptors },
-        maxConcurrentActivityTaskExecutions: 4,
-        ...(rate ? { maxTaskQueueActivitiesPerSecond: rate } : {}),
+        // A round's searches go out at once (plans have up to 8 sub-questions).
+        maxConcurrentActivityTaskExecutions: 8,
+        ...(rate ? { maxTaskQueueActivitiesPerSecond: bucket ? Math.max(rate, burst) : rate } : {}),
       }),
     );
   }

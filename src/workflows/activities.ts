@@ -54,11 +54,23 @@ export const web = proxyActivities<Pick<ResearchActivities, 'fetchUrl' | 'parseC
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '20 seconds', maximumAttempts: 3, nonRetryableErrorTypes: [...NON_RETRYABLE, 'FetchRefused', 'UnsupportedContent', 'HttpClientError'] },
 });
 
+type Bookkeeping = Pick<ResearchActivities, 'persistSession' | 'verifyCitations' | 'scoreRelevance'>;
+const BOOKKEEPING_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 } as const;
+
 /** Local bookkeeping: the session store and citation checks. Cheap, so retry patiently. */
-export const store = proxyActivities<Pick<ResearchActivities, 'persistSession' | 'verifyCitations' | 'scoreRelevance'>>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 },
-});
+export const store = proxyActivities<Bookkeeping>({ startToCloseTimeout: '1 minute', retry: BOOKKEEPING_RETRY });
+
+/**
+ * The same bookkeeping as local activities (pipelined sessions): they run in the workflow's own
+ * worker without a trip through the task queue, and their inputs (the whole snapshot, for a
+ * persist) stay out of the history.
+ */
+const localBookkeeping = proxyLocalActivities<Bookkeeping>({ startToCloseTimeout: '1 minute', retry: BOOKKEEPING_RETRY });
+
+/** The bookkeeping stub a session uses: local activities for pipelined sessions. */
+export function bookkeeping(pipelined: boolean | undefined): Bookkeeping {
+  return pipelined ? localBookkeeping : store;
+}
 
 export const local = proxyLocalActivities<Pick<ResearchActivities, 'researchSettingsSchema' | 'resolveProviders'>>({
   startToCloseTimeout: '10 seconds',

@@ -33,6 +33,7 @@ export async function deepResearch(input: ResearchInput): Promise<ResearchResult
   const supervisedLoop = !input.resume && patched('supervisor-loop');
   const parallelBranches = supervisedLoop && patched('parallel-branches');
   const leanOversight = supervisedLoop && patched('lean-oversight');
+  if (parallelBranches && patched('pipelined-research')) s.state.pipelined = true;
   // Taken only when configured, so histories of sessions without delivery or a schedule replay as they were.
   s.delivers = hasDelivery(s.settings) && patched('delivery');
   s.comparesRuns = !!s.settings.schedule_id && patched('schedule-diff');
@@ -146,6 +147,7 @@ async function researchWithinDeadline(s: ResearchSession): Promise<void> {
         await runSupervisedResearch(s);
         failIfNothingToWriteFrom(s);
         await verifyReport(s);
+        if (s.state.pipelined) await s.joinBeside();
         await reviewFinalReport(s);
       } else {
         await runResearch(s);

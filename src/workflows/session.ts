@@ -58,6 +58,8 @@ export class ResearchSession {
   /** A scheduled run on the `schedule-diff` patch: compares itself with the schedule's previous run. */
   comparesRuns = false;
   private toolCallCounter = 0;
+  /** Work nothing downstream waits for (the last reflection), joined by joinBeside(). */
+  private beside: Promise<void>[] = [];
 
   constructor(readonly input: ResearchInput, private readonly searchAttributes: boolean) {
     this.state = input.resume ?? initialState(input);
@@ -136,6 +138,18 @@ export class ResearchSession {
       this.emit('ToolCallResult', { tool, call_id: callId, ok: false, error: errorMessage(err) });
       throw err;
     }
+  }
+
+  /** Lets `work` run on; its failure surfaces at joinBeside(), not as an unhandled rejection. */
+  runBeside(work: Promise<void>): void {
+    work.catch(() => undefined);
+    this.beside.push(work);
+  }
+
+  /** Waits for everything started with runBeside (before verification ends or the run continues as new). */
+  async joinBeside(): Promise<void> {
+    const work = this.beside.splice(0);
+    if (work.length) await Promise.all(work);
   }
 
   /** Unique within the session: the run number and a counter replayed deterministically. */

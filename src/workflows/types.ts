@@ -357,6 +357,11 @@ export interface ResearchState {
   parallel_branches?: boolean;
   /** Supervisor reflections only when a gate fails, guidance arrived or an iteration ends. */
   lean_oversight?: boolean;
+  /**
+   * Pipelined branches (absent in older sessions): each branch starts with its own search, every
+   * model call waits for a slot, bookkeeping runs as local activities, report patches are claim-checked.
+   */
+  pipelined?: boolean;
   mind?: MindState;
   /** Absolute deadline (epoch ms) of the running phase, kept across continue-as-new. */
   deadline_ms?: number;

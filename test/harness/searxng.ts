@@ -16,6 +16,8 @@ export interface SearchOptions {
   failAfter?: number;
   /** Delay before every answer (a simulated search latency). */
   delayMs?: number;
+  /** Delay before the answer to this query, overriding delayMs (one slow search among fast ones). */
+  delayFor?: (query: string) => number | undefined;
 }
 
 export interface FakeSearch {
@@ -75,7 +77,8 @@ export async function startSearch(recorder: Recorder, opts: SearchOptions): Prom
       });
     }
     const body = { query: q, number_of_results: results.length, results, answers: [], suggestions: [], unresponsive_engines: [] };
-    if (opts.delayMs) setTimeout(() => send(200, body), opts.delayMs);
+    const delay = opts.delayFor?.(q) ?? opts.delayMs;
+    if (delay) setTimeout(() => send(200, body), delay);
     else send(200, body);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

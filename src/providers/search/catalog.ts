@@ -36,6 +36,11 @@ export interface SearchProviderInfo {
   requestsPerSecond: number;
   /** Where requestsPerSecond comes from. */
   rateBasis: string;
+  /**
+   * Calls allowed back to back before requestsPerSecond applies, where the provider documents its
+   * limit over a window (per minute) rather than per second; absent: no burst (1).
+   */
+  burst?: number;
   create(options: SearchProviderOptions): SearchProvider;
 }
 
@@ -63,6 +68,8 @@ export const SEARCH_PROVIDERS: Readonly<Record<SearchProviderName, SearchProvide
     academic: false,
     requestsPerSecond: 100 / 60,
     rateBasis: 'development keys are limited to 100 requests per minute',
+    // A per-minute window: a round's handful of searches may go at once (10 stays far inside 100).
+    burst: 10,
     create: (o) => new TavilySearch(o),
   },
   brave: {
@@ -89,6 +96,7 @@ export const SEARCH_PROVIDERS: Readonly<Record<SearchProviderName, SearchProvide
     academic: false,
     requestsPerSecond: 5,
     rateBasis: 'default limit is about 10 queries per second per key; half leaves room for retries',
+    burst: 5,
     create: (o) => new ExaSearch(o),
   },
   google: {
@@ -102,6 +110,8 @@ export const SEARCH_PROVIDERS: Readonly<Record<SearchProviderName, SearchProvide
     academic: false,
     requestsPerSecond: 1,
     rateBasis: 'the Custom Search JSON API allows 100 queries per minute per project (and 100 a day free); 1/s stays under it',
+    // Also a per-minute quota: a burst of a round's searches stays under it.
+    burst: 8,
     create: (o) => new GoogleSearch(o),
   },
   duckduckgo: {

@@ -8,8 +8,9 @@
 import { allHandlersFinished, condition, workflowInfo } from '@temporalio/workflow';
 import type { ResearchSession } from '../session';
 import type { Finding, Gap, Source } from '../types';
-import { modelCall } from './model-slots';
-import { analyzeBatch, continueAsNewIfDue, fetchAndParse, normalizeQuery, patchReport, pool } from './research';
+import { modelCall, Slots } from './model-slots';
+import { relevanceGateOn, skipOffTopic } from './relevance';
+import { addSources, analyzeBatch, continueAsNewIfDue, fetchAndParse, normalizeQuery, patchReport, pool, searchForBranch } from './research';
 
 export const DEFAULT_MAX_CONCURRENCY = 3;
 
@@ -27,6 +28,7 @@ class ReportLane {
 
   /** Queues a batch whose findings arrive later; the lane waits for them in queue order. */
   queue(findings: Promise<Finding[]>): void {
+    // Kept as it was written for sessions recorded before pipelining: the order of its awaits is replayed.
     const s = this.s;
     this.tail = this.tail.then(async () => {
       if (this.failure) return;
@@ -40,6 +42,27 @@ class ReportLane {
         this.failure = err;
       }
     });
+  }
+
+  /** Queues a branch whose batches are known only once its search returns (pipelined sessions). */
+  queueBranch(batches: Promise<Promise<Finding[]>[]>): void {
+    this.tail = this.tail.then(async () => {
+      for (const findings of await batches) await this.write(findings);
+    });
+  }
+
+  private async write(findings: Promise<Finding[]>): Promise<void> {
+    const s = this.s;
+    if (this.failure) return;
+    try {
+      const batch = (await findings).filter((f) => !f.reported);
+      if (batch.length === 0) return;
+      await modelCall(s, () => patchReport(s, batch));
+      for (const f of batch) f.reported = true;
+    } catch (err) {
+      // Kept for drain(): the findings stay unreported and synthesis writes them.
+      this.failure = err;
+    }
   }
 
   async drain(): Promise<void> {
@@ -69,6 +92,7 @@ export async function continueAsNewWhenDue(s: ResearchSession): Promise<void> {
   const limit = s.settings.continue_as_new_after_events;
   if (!info.continueAsNewSuggested && !(limit > 0 && info.historyLength >= limit)) return;
   await drainReport(s);
+  if (s.state.pipelined) await s.joinBeside();
   await condition(allHandlersFinished);
   await continueAsNewIfDue(s);
 }
@@ -123,6 +147,115 @@ async function runBranch(s: ResearchSession, sources: Source[], done: (batch: nu
     // Awaited below or by the next batch; handled now so a failure is not reported as unhandled.
     analysis.catch(() => undefined);
     // Keep at most one batch fetched ahead of its analysis.
+    if (index + 1 < batches.length) await previous;
+  }
+  await analysis;
+}
+
+/**
+ * The pipelined fan-out (pipelined sessions): every query of the round is searched at once, and
+ * each branch starts as soon as its own search returned; searching is the branch's first step.
+ * Sources are registered (ids, deduplication, max_sources) in plan order, each once the searches
+ * of the branches before it returned, so ids do not depend on which search answered first.
+ * Sources still pending from an earlier round come first, one branch per query, as runBranches.
+ */
+export async function runPipelinedBranches(s: ResearchSession, vet: () => void): Promise<void> {
+  const st = s.state;
+  // Each query leaves pending_queries when its sources are registered: a session stopped mid-round
+  // and resumed searches only what was not yet registered.
+  const queries = [...st.pending_queries];
+  const leftovers = branchesOf(st.sources.filter((x) => x.status === 'pending'), st.searched_queries);
+  if (queries.length) s.setPhase('searching');
+  if (queries.length && st.search_outage) {
+    st.search_outage.queries_not_searched.push(...queries.filter((q) => !st.search_outage?.queries_not_searched.includes(q)));
+    st.pending_queries = [];
+    s.info(`search is unavailable: ${queries.length} queries not searched`);
+  }
+  const searched = st.search_outage ? [] : registeredInPlanOrder(s, queries, vet);
+  const branches = [...leftovers.map((sources) => Promise.resolve(sources)), ...searched];
+  if (branches.length === 0) return;
+  const firstFinding = st.findings.length;
+  const firstGap = st.gaps.length;
+  // What the analyzer is told is known: the findings from before this fan-out, whatever finishes first.
+  const before = st.findings.slice(-30).map((f) => f.content);
+  const order = new Map<Finding, number>();
+  const plans = branches.map(() => deferred<Promise<Finding[]>[]>());
+  plans.forEach((p) => lane(s).queueBranch(p.promise));
+  // Every branch searches and fetches at once (providers' rate limits and the per-host limit pace
+  // that); max_concurrency bounds the branches analysing at once, within the session's model slots.
+  const analysing = new Slots(s.settings.max_concurrency ?? DEFAULT_MAX_CONCURRENCY);
+  s.info(`research branches: ${branches.length} (searching and fetching at once, at most ${s.settings.max_concurrency ?? DEFAULT_MAX_CONCURRENCY} analysing)`);
+  await pool(
+    branches.map((sources, i) => ({ sources, i })),
+    branches.length,
+    async ({ sources, i }) => {
+      let results: { promise: Promise<Finding[]>; resolve: (findings: Finding[]) => void }[] = [];
+      try {
+        const mine = await sources;
+        results = batchesOf(mine, s.settings.batch_size).map(() => deferred<Finding[]>());
+        plans[i].resolve(results.map((d) => d.promise));
+        await runPipelinedBranch(s, mine, before, analysing, (batch, findings) => {
+          for (const f of findings) order.set(f, i * 10_000 + batch);
+          results[batch].resolve(findings);
+        });
+      } finally {
+        // A failed branch (or a cancelled one) must not hold the lane forever.
+        plans[i].resolve([]);
+        for (const d of results) d.resolve([]);
+      }
+    },
+  );
+  joinInPlanOrder(s, firstFinding, firstGap, order);
+}
+
+/** Searches every query at once; each promise gives that query's new sources, registered in plan order. */
+function registeredInPlanOrder(s: ResearchSession, queries: string[], vet: () => void): Promise<Source[]>[] {
+  const st = s.state;
+  const searches = queries.map((query) => searchForBranch(s, query));
+  let previous: Promise<unknown> = Promise.resolve();
+  return searches.map((search) => {
+    const registered = previous.then(async () => {
+      const { query, hits } = await search;
+      const added = addSources(s, query, hits);
+      st.searched_queries.push(query);
+      const at = st.pending_queries.indexOf(query);
+      if (at >= 0) st.pending_queries.splice(at, 1);
+      vet();
+      s.info(`search "${query}": ${added.length} new sources (${st.sources.length} of at most ${s.settings.max_sources})`);
+      return added;
+    });
+    // Awaited by its branch; a failure here must not also surface as an unhandled rejection.
+    registered.catch(() => undefined);
+    previous = registered;
+    return registered;
+  });
+}
+
+/** One pipelined branch: fetch and parse a batch, score its relevance, analyse it while the next batch is fetched. */
+async function runPipelinedBranch(
+  s: ResearchSession,
+  sources: Source[],
+  before: string[],
+  analysing: Slots,
+  done: (batch: number, findings: Finding[]) => void,
+): Promise<void> {
+  const own: string[] = [];
+  let analysis: Promise<void> = Promise.resolve();
+  const batches = batchesOf(sources, s.settings.batch_size);
+  for (const [index, batch] of batches.entries()) {
+    await fetchAndParse(s, batch);
+    // Relevance is a local computation: it runs now, outside the model slots, beside the previous analysis.
+    const readable = batch.filter((src) => src.status === 'fetched' && src.text_file_id && !src.skipped_off_topic);
+    const scored = relevanceGateOn() ? skipOffTopic(s, readable) : Promise.resolve([]);
+    const previous = analysis;
+    analysis = (async () => {
+      await Promise.all([previous, scored]);
+      const findings = await analysing.run(() => modelCall(s, () => analyzeBatch(s, batch, [...before, ...own].slice(-30))));
+      own.push(...findings.map((f) => f.content));
+      for (const source of batch) source.analyzed = true;
+      done(index, findings);
+    })();
+    analysis.catch(() => undefined);
     if (index + 1 < batches.length) await previous;
   }
   await analysis;

@@ -1,6 +1,7 @@
 // Verification of citations and the end of a session, whatever way it ends.
 import { CancellationScope } from '@temporalio/workflow';
-import { store, verifier } from '../activities';
+import { bookkeeping, verifier } from '../activities';
+import { modelCall } from './model-slots';
 import { withModelFallback } from './providers';
 import type { ResearchSession } from '../session';
 import type { ResearchResult, ResearchStatus } from '../types';
@@ -32,7 +33,7 @@ export async function verifyReport(s: ResearchSession): Promise<void> {
     'verify_citations',
     { fetched: fetched.length },
     () =>
-      store.verifyCitations({
+      bookkeeping(s.state.pipelined).verifyCitations({
         report_markdown: st.report_markdown,
         fetched,
         failed_sources: st.sources.filter((x) => x.status === 'failed').length,
@@ -66,7 +67,7 @@ async function checkClaimsAndLinks(s: ResearchSession): Promise<void> {
   const sources = st.sources
     .filter((x) => x.status === 'fetched')
     .map((x) => ({ id: x.id, url: x.url, text_file_id: x.text_file_id, ...(x.paper?.doi ? { doi: x.paper.doi } : {}) }));
-  const out = await withModelFallback(s, 'critic', (choice) =>
+  const check = () => withModelFallback(s, 'critic', (choice) =>
     s.tool(
       'verify_claims',
       { sources: sources.length, check_links: s.settings.check_links !== false, model: choice },
@@ -80,6 +81,8 @@ async function checkClaimsAndLinks(s: ResearchSession): Promise<void> {
       }),
     ),
   );
+  // The claim judge is a model call: in pipelined sessions it waits for a slot like every other.
+  const out = st.pipelined ? await modelCall(s, check) : await check();
   if (out.usage) s.addModelUsage(out.usage);
   st.report_markdown = out.report_markdown;
   const mind = s.mind();
@@ -113,7 +116,7 @@ export async function finish(s: ResearchSession, status: ResearchStatus, reason?
   s.setStatus(status, 'done');
   if (status === 'cancelled') s.emit('WorkflowCancelledEvent', { reason: st.reason ?? 'cancelled' });
   s.emit('StopEvent', { status, reason: st.reason });
-  await CancellationScope.nonCancellable(() => persistSession(s));
+  await CancellationScope.nonCancellable(() => persistSession(s, { final: true }));
   await deliver(s, status as DeliveryEvent);
   return {
     research_id: st.research_id,

@@ -11,12 +11,13 @@ import { model } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
 import type { Finding, MindPhase, ResearchPlan } from '../types';
 import { exhaustedBudget } from './budget';
-import { branchesOn, continueAsNewWhenDue, drainReport, runBranches } from './branches';
+import { branchesOn, continueAsNewWhenDue, drainReport, runBranches, runPipelinedBranches } from './branches';
 import { modelCall } from './model-slots';
 import { afterPhase, pauseForGuidance } from './oversight';
 import { withModelFallback } from './providers';
 import { analyzeBatch, continueAsNewIfDue, fetchAndParse, nextBatch, normalizeQuery, patchReport, searchBatch, startFirstIteration } from './research';
 import { persistSession } from './persist';
+import { relevanceGateOn, skipOffTopic } from './relevance';
 
 export async function runSupervisedResearch(s: ResearchSession): Promise<void> {
   const mind = s.mind();
@@ -61,10 +62,13 @@ function visit(s: ResearchSession, phase: MindPhase): boolean {
 
 async function gather(s: ResearchSession): Promise<MindPhase> {
   const st = s.state;
-  if (st.pending_queries.length > 0) await searchBatch(s);
-  vetSources(s);
-  if (branchesOn(s)) await runBranches(s);
-  else await fetchPending(s);
+  if (st.pipelined) await runPipelinedBranches(s, () => vetSources(s));
+  else {
+    if (st.pending_queries.length > 0) await searchBatch(s);
+    vetSources(s);
+    if (branchesOn(s)) await runBranches(s);
+    else await fetchPending(s);
+  }
   const planned = st.searched_queries.length;
   const completed = new Set(st.sources.filter((x) => x.status === 'fetched').map((x) => normalizeQuery(x.query))).size;
   rateSources(s);
@@ -124,7 +128,11 @@ async function analyze(s: ResearchSession): Promise<MindPhase> {
   const st = s.state;
   const unanalyzed = () => st.sources.filter((x) => x.status === 'fetched' && !x.analyzed);
   for (let batch = unanalyzed().slice(0, s.settings.batch_size); batch.length > 0; batch = unanalyzed().slice(0, s.settings.batch_size)) {
-    await analyzeBatch(s, batch);
+    if (st.pipelined) {
+      // Relevance first, outside the model slot it does not need.
+      if (relevanceGateOn()) await skipOffTopic(s, batch.filter((x) => x.text_file_id && !x.skipped_off_topic));
+      await modelCall(s, () => analyzeBatch(s, batch));
+    } else await analyzeBatch(s, batch);
     for (const source of batch) source.analyzed = true;
     await persistSession(s);
     await continueAsNewIfDue(s);
@@ -192,7 +200,8 @@ async function synthesize(s: ResearchSession): Promise<MindPhase> {
   if (branchesOn(s)) await drainReport(s);
   const unreported = () => st.findings.filter((f) => !f.reported);
   for (let findings = unreported().slice(0, chunk); findings.length > 0; findings = unreported().slice(0, chunk)) {
-    await patchReport(s, findings);
+    if (st.pipelined) await modelCall(s, () => patchReport(s, findings));
+    else await patchReport(s, findings);
     for (const f of findings) f.reported = true;
     await persistSession(s);
     await continueAsNewIfDue(s);
@@ -217,7 +226,10 @@ async function refine(s: ResearchSession): Promise<MindPhase> {
   const reflection = s.state.lean_oversight ? endOfIteration(s, open.length, budgetSpent || sourcesFull) : undefined;
   const done: MindPhase = branchesOn(s) ? 'SYNTHESIS' : 'COMPLETED';
   if (decision.action === 'complete') {
-    await reflection;
+    // Nothing after the last iteration waits for its reflection: it runs beside synthesis and the
+    // citation checks, and is joined before the session ends (pipelined sessions).
+    if (reflection && st.pipelined && !s.settings.pause_for_guidance) s.runBeside(reflection);
+    else await reflection;
     await pauseForGuidance(s, 'refinement');
     return done;
   }

@@ -1,7 +1,7 @@
 // Relevance before reading: each fetched page is scored against its sub-question, and pages below
 // the threshold are listed as skipped instead of being sent to the analyzer (they cost no tokens).
 import { patched } from '@temporalio/workflow';
-import { store } from '../activities';
+import { bookkeeping } from '../activities';
 import type { ResearchSession } from '../session';
 import type { Source } from '../types';
 
@@ -24,7 +24,7 @@ export async function skipOffTopic(s: ResearchSession, fetched: Source[]): Promi
       'score_relevance',
       { sources: unscored.map((src) => src.id) },
       () =>
-        store.scoreRelevance({
+        bookkeeping(s.state.pipelined).scoreRelevance({
           question: s.state.initial_query,
           sources: unscored.map((src) => ({ id: src.id, text_file_id: src.text_file_id as string, sub_question: src.query })),
         }),

@@ -84,43 +84,53 @@ export async function searchBatch(s: ResearchSession): Promise<void> {
     s.info(`search is unavailable: ${queries.length} queries not searched`);
     return;
   }
-  const results = await pool(queries, s.settings.fetch_concurrency, async (query) => {
-    try {
-      return { query, hits: await searchQuery(s, query) };
-    } catch (err) {
-      if (err instanceof ApplicationFailure && err.type === NO_SEARCH_PROVIDER_LEFT && patched('search-outage-degrades')) {
-        recordSearchOutage(s, query, errorMessage(err));
-        return { query, hits: [] as SearchHit[] };
-      }
-      if (isCancellation(err) || (err instanceof ApplicationFailure && err.type === NO_SEARCH_PROVIDER_LEFT)) throw err;
-      s.error(`search failed for "${query}": ${errorMessage(err)}`);
-      return { query, hits: [] as SearchHit[] };
-    }
-  });
-  const known = new Set(st.sources.map((src) => normalizeUrl(src.url)));
+  const results = await pool(queries, s.settings.fetch_concurrency, (query) => searchForBranch(s, query));
   let added = 0;
-  for (const { query, hits } of results) {
-    for (const hit of hits.slice(0, s.settings.max_search_results_per_query)) {
-      if (st.sources.length >= s.settings.max_sources) break;
-      if (known.has(hit.normalized_url)) continue;
-      known.add(hit.normalized_url);
-      st.sources.push({
-        id: `S${st.sources.length + 1}`,
-        url: hit.url,
-        title: hit.title,
-        snippet: hit.snippet.slice(0, 300),
-        query,
-        iteration: st.iteration,
-        status: 'pending',
-        ...(hit.provider ? { provider: hit.provider } : {}),
-        ...(hit.doi || hit.authors || hit.pdf_url ? { paper: { authors: hit.authors, year: hit.year, doi: hit.doi, pdf_url: hit.pdf_url } } : {}),
-      });
-      added++;
-    }
-  }
+  for (const { query, hits } of results) added += addSources(s, query, hits).length;
   st.searched_queries.push(...queries);
   st.pending_queries = [];
   s.info(`search: ${added} new sources (${st.sources.length} of at most ${s.settings.max_sources})`);
+}
+
+/** One query's search; a failed search gives no hits, and an outage is recorded (seed 001). */
+export async function searchForBranch(s: ResearchSession, query: string): Promise<{ query: string; hits: SearchHit[] }> {
+  try {
+    return { query, hits: await searchQuery(s, query) };
+  } catch (err) {
+    if (err instanceof ApplicationFailure && err.type === NO_SEARCH_PROVIDER_LEFT && patched('search-outage-degrades')) {
+      recordSearchOutage(s, query, errorMessage(err));
+      return { query, hits: [] as SearchHit[] };
+    }
+    if (isCancellation(err) || (err instanceof ApplicationFailure && err.type === NO_SEARCH_PROVIDER_LEFT)) throw err;
+    s.error(`search failed for "${query}": ${errorMessage(err)}`);
+    return { query, hits: [] as SearchHit[] };
+  }
+}
+
+/** A query's hits as new pending sources: deduplicated by normalized URL, within max_sources. */
+export function addSources(s: ResearchSession, query: string, hits: SearchHit[]): Source[] {
+  const st = s.state;
+  const known = new Set(st.sources.map((src) => normalizeUrl(src.url)));
+  const added: Source[] = [];
+  for (const hit of hits.slice(0, s.settings.max_search_results_per_query)) {
+    if (st.sources.length >= s.settings.max_sources) break;
+    if (known.has(hit.normalized_url)) continue;
+    known.add(hit.normalized_url);
+    const source: Source = {
+      id: `S${st.sources.length + 1}`,
+      url: hit.url,
+      title: hit.title,
+      snippet: hit.snippet.slice(0, 300),
+      query,
+      iteration: st.iteration,
+      status: 'pending',
+      ...(hit.provider ? { provider: hit.provider } : {}),
+      ...(hit.doi || hit.authors || hit.pdf_url ? { paper: { authors: hit.authors, year: hit.year, doi: hit.doi, pdf_url: hit.pdf_url } } : {}),
+    };
+    st.sources.push(source);
+    added.push(source);
+  }
+  return added;
 }
 
 /** Seed 001: when no search provider is left, go on with what was gathered and say so. */
@@ -187,7 +197,12 @@ async function fetchOne(s: ResearchSession, source: Source): Promise<void> {
   }
 }
 
-export async function analyzeBatch(s: ResearchSession, batch: Source[]): Promise<Finding[]> {
+/**
+ * Extracts a batch's findings. `knownFindings`, when given, is what the analyzer is told is already
+ * known (a branch passes what existed before its fan-out plus its own earlier batches, so its input
+ * does not depend on which other branch finished first); otherwise the latest 30 findings.
+ */
+export async function analyzeBatch(s: ResearchSession, batch: Source[], knownFindings?: string[]): Promise<Finding[]> {
   const st = s.state;
   const readable = batch.filter((src) => src.status === 'fetched' && src.text_file_id && !src.skipped_off_topic);
   const fetched = relevanceGateOn() ? await skipOffTopic(s, readable) : readable;
@@ -201,7 +216,7 @@ export async function analyzeBatch(s: ResearchSession, batch: Source[]): Promise
     iteration: st.iteration,
     max_iterations: s.settings.max_iterations,
     sources: fetched.map((src) => ({ id: src.id, title: src.title, url: src.url, text_file_id: src.text_file_id as string })),
-    known_findings: st.findings.slice(-30).map((f) => f.content),
+    known_findings: knownFindings ?? st.findings.slice(-30).map((f) => f.content),
     max_source_chars: s.settings.max_source_chars_for_analysis,
     ...(st.mind?.research_feedback?.length ? { research_feedback: st.mind.research_feedback } : {}),
   };
@@ -276,6 +291,7 @@ export async function patchReport(s: ResearchSession, findings: Finding[]): Prom
       ...((st.plan as ResearchPlan).context?.language ? { language: (st.plan as ResearchPlan).context?.language } : {}),
       model: choice,
       stream: s.streamTarget(),
+      ...(st.pipelined ? { store_report: true } : {}),
     }),
   );
   // Every finding repeated the report: the writer was not called.
@@ -288,7 +304,11 @@ export async function patchReport(s: ResearchSession, findings: Finding[]): Prom
     call_id: callId,
     ok: true,
     result: {
-      new_report_markdown: out.new_report_markdown,
+      // Pipelined sessions keep the report once, in state; the event names the stored version,
+      // and clients reading events get its text filled in from the artifact store.
+      ...(st.pipelined && out.report_file_id
+        ? { report_file_id: out.report_file_id, report_chars: out.new_report_markdown.length }
+        : { new_report_markdown: out.new_report_markdown }),
       sections_patched: out.sections_patched,
       added_chars: out.added_chars,
       usage: out.usage,
@@ -304,7 +324,7 @@ export async function continueAsNewIfDue(s: ResearchSession): Promise<void> {
   await condition(allHandlersFinished);
   s.state.continued_runs += 1;
   s.info(`continuing as new after ${info.historyLength} history events (run ${s.state.continued_runs + 1})`);
-  await persistSession(s);
+  await persistSession(s, { final: true });
   await continueAsNew<(input: typeof s.input) => Promise<unknown>>({ ...s.input, resume: s.state });
 }
 

@@ -36,7 +36,7 @@ async function searchOne(s: ResearchSession, provider: string, query: string): P
   const maxResults = s.settings.max_search_results_per_query;
   const stub = provider === 'local' ? search : searchOn(searchTaskQueue(workflowInfo().taskQueue, provider));
   await reserveBudget(s, 'search');
-  const out = await s.tool('web_search', { query, provider }, () => stub.webSearch({ query, provider, maxResults }), (r) => ({ hits: r.hits.length }));
+  const out = await s.tool('web_search', { query, provider }, () => stub.webSearch({ query, provider, maxResults }), (r) => ({ hits: r.hits.length, ...(r.queued_ms !== undefined ? { queued_ms: r.queued_ms } : {}) }));
   return out.hits;
 }
 
