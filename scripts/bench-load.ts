@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   const server = await startTestServer();
   const harness = await startHarness({ model: { delayMs: modelMs, queries: 3, gapIterations: 1 }, web: { pages: 40 } });
   // The worker starts from a pre-built workflow bundle, as a deployed worker should (BENCH_BUNDLE=0: bundle at start).
-  const bundle = process.env.BENCH_BUNDLE === '0' ? undefined : await writeWorkflowBundle(path.join(mkdtempSync(path.join(os.tmpdir(), 'dr-bundle-')), 'workflows.js'));
+  const bundle = process.env.BENCH_BUNDLE === '0' ? undefined : await writeWorkflowBundle(path.join(mkdtempSync(path.join(os.tmpdir(), 'dr-bundle-')), 'workflows.js'), { tracing: 'none' });
   const { config, env } = testConfig(harness, server.address, {
     ...(process.env.BENCH_CACHE ? { DEEP_RESEARCH_MAX_CACHED_WORKFLOWS: process.env.BENCH_CACHE } : {}),
     ...(bundle ? { DEEP_RESEARCH_WORKFLOW_BUNDLE: bundle } : {}),

@@ -1,18 +1,24 @@
 // Bundles the workflow code once, so workers can start from it (DEEP_RESEARCH_WORKFLOW_BUNDLE)
 // instead of bundling at start. Re-run after every change to src/workflows.
 //   npm run bundle:workflows -- [out]      (default: dist/workflow-bundle.js)
+// Writes two bundles: `out` without the tracing interceptors and `<out>.tracing.js` with them. The
+// tracing code nearly doubles the bundle and every cached workflow pays for it, so a worker takes
+// the tracing bundle only when it exports traces (OTEL_EXPORTER_OTLP_ENDPOINT).
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { TRACING_WORKFLOW_MODULES } from '../src/telemetry/tracing';
-import { WORKFLOWS_PATH } from '../src/worker/create-worker';
+import { tracingBundlePath, WORKFLOWS_PATH } from '../src/worker/create-worker';
 
-export async function writeWorkflowBundle(out: string): Promise<string> {
-  // With the tracing interceptors: they export only on a worker with OTEL_EXPORTER_OTLP_ENDPOINT.
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: TRACING_WORKFLOW_MODULES });
+export async function writeWorkflowBundle(out: string, options: { tracing?: 'both' | 'only' | 'none' } = {}): Promise<string> {
+  const tracing = options.tracing ?? 'both';
   mkdirSync(path.dirname(out), { recursive: true });
-  writeFileSync(out, code);
-  return out;
+  if (tracing !== 'only') writeFileSync(out, (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH })).code);
+  if (tracing !== 'none') {
+    const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: TRACING_WORKFLOW_MODULES });
+    writeFileSync(tracingBundlePath(out), code);
+  }
+  return tracing === 'only' ? tracingBundlePath(out) : out;
 }
 
 if (require.main === module) {

@@ -12,9 +12,21 @@ import type {
   ResearchSnapshot,
   SourceFidelity,
 } from '../workflows/types';
-import type { DeliveryEvent, WhatChanged } from '../workflows/delivery-types';
-import type { RunFinding, RunSource } from '../delivery/diff';
 import type { VerifyClaimsInput, VerifyClaimsOutput } from '../verify/types';
+import type { CompareRunsInput, CompareRunsOutput, DeliverEmailInput, DeliverWebhookInput, DeliveryOutcome } from './delivery-contracts';
+import type {
+  ImproveInputInput,
+  ImproveInputOutput,
+  SynthesizePanelInput,
+  SynthesizePanelOutput,
+  ValidateInputInput,
+  ValidateInputOutput,
+  WritePanelAnswerInput,
+  WritePanelAnswerOutput,
+} from './panel-contracts';
+
+export type * from './delivery-contracts';
+export type * from './panel-contracts';
 
 export interface ModelUsage {
   role: string;
@@ -274,91 +286,6 @@ export interface ResearchActivities {
   synthesizePanel(input: SynthesizePanelInput): Promise<SynthesizePanelOutput>;
   validateInput(input: ValidateInputInput): Promise<ValidateInputOutput>;
   improveInput(input: ImproveInputInput): Promise<ImproveInputOutput>;
-}
-
-/** Deliveries read the session from the session store (persisted just before): only ids travel. */
-export interface DeliverEmailInput {
-  research_id: string;
-  event: DeliveryEvent;
-  to: string[];
-}
-export interface DeliverWebhookInput {
-  research_id: string;
-  event: DeliveryEvent;
-  url: string;
-}
-export interface DeliveryOutcome {
-  response: string;
-  attempts: number;
-}
-export interface CompareRunsInput {
-  research_id: string;
-  schedule_id: string;
-  sources: RunSource[];
-  findings: RunFinding[];
-}
-export interface CompareRunsOutput {
-  /** The "What changed" section. */
-  markdown: string;
-  summary?: WhatChanged;
-}
-export interface WritePanelAnswerInput {
-  research_id: string;
-  /** The panel model that answers, "provider:model". */
-  model: string;
-  query: string;
-  research_brief?: string;
-  findings: { content: string; confidence: string; source_ids: string[] }[];
-  sources: SourceRef[];
-  /** The user's input contexts (artifact ids); their text goes into the prompt. */
-  contexts: { file_id: string; label?: string }[];
-}
-export interface WritePanelAnswerOutput {
-  /** The answer, in the artifact store. */
-  file_id: string;
-  chars: number;
-  usage: ModelUsage;
-}
-
-export interface SynthesizePanelInput {
-  research_id: string;
-  query: string;
-  /** "provider:model" of the synthesizer; absent with skip_synthesis. */
-  model?: string;
-  answers: { model: string; file_id: string }[];
-  /** Models that failed and were left out (named in the report). */
-  failed: string[];
-  sources: SourceRef[];
-  skip_synthesis: boolean;
-}
-export interface SynthesizePanelOutput {
-  report_file_id: string;
-  chars: number;
-  agreement?: 'high' | 'medium' | 'low';
-  conflicts: { topic: string; positions: { model: string; position: string }[] }[];
-  paragraphs: number;
-  attributed_models: string[];
-  usage?: ModelUsage;
-}
-
-export interface ValidateInputInput {
-  prompt: string;
-  include_improvement?: boolean;
-  model?: string;
-}
-export interface ValidateInputOutput {
-  quality: 0 | 1 | 2;
-  reason: string;
-  improved_prompt?: string;
-  usage: ModelUsage;
-}
-export interface ImproveInputInput {
-  prompt: string;
-  model?: string;
-}
-export interface ImproveInputOutput {
-  improved_prompt: string;
-  usage: ModelUsage;
 }
 
 export interface FindingForReview {

@@ -2,7 +2,6 @@
 // --json prints one JSON object.
 import { Command, Option } from 'commander';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { createInterface } from 'node:readline/promises';
 import { reportPdf } from '../report/pdf';
 import { ResearchClient } from '../client/research-client';
 import { checkModelConfigured } from '../activities';
@@ -22,8 +21,9 @@ import { addPanelOptions, askConfirmation, askForTopic, inputContexts, panelSett
 import { registerServiceCommands } from './service-commands';
 import { registerSessionCommands } from './session-commands';
 import { registerScheduleCommands } from './schedule-commands';
-import { formatEvent, formatPlan, formatStatus, progressLine } from './format';
-import { connect, ensureServer, ensureWorker, noteIfNoWorker, recordWorkerPid, runningWorkerPid, usesEmbeddedServer, warnIfNoWorker } from './runtime';
+import { formatEvent, formatPlan, formatStatus } from './format';
+import { connect, ensureServer, ensureWorker, noteIfNoWorker, recordWorkerPid, runningWorkerPid, usesEmbeddedServer } from './runtime';
+import { askApproval, askReview, followProgress, waitForPlan } from './terminal';
 import { workerCommand } from './worker-commands';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -92,97 +92,6 @@ function parseSettings(json?: string, pairs: string[] = []): Record<string, unkn
     settings[pair.slice(0, eq)] = value;
   }
   return settings;
-}
-
-async function waitForPlan(client: ResearchClient, id: string): Promise<ResearchSnapshot> {
-  const since = Date.now();
-  let warned = false;
-  for (;;) {
-    const s = await client.state(id);
-    if (s.status !== 'planning') return s;
-    if (!warned) warned = await warnIfNoWorker(client, Date.now() - since, log);
-    await sleep(500);
-  }
-}
-
-async function followProgress(client: ResearchClient, id: string, json?: boolean): Promise<ResearchSnapshot> {
-  let last = '';
-  const tty = process.stderr.isTTY && !json;
-  for (;;) {
-    const s = await client.state(id);
-    const line = progressLine(s);
-    if (line !== last) {
-      if (tty) process.stderr.write(`\r\x1b[2K${line}`);
-      else if (!json) log(line);
-      last = line;
-    }
-    if (TERMINAL_STATUSES.includes(s.status) || ['awaiting_approval', 'awaiting_clarification', 'awaiting_review', 'awaiting_confirmation', 'awaiting_topic'].includes(s.status)) {
-      if (tty) process.stderr.write('\n');
-      return s;
-    }
-    await sleep(1000);
-  }
-}
-
-async function askApproval(client: ResearchClient, id: string, s: ResearchSnapshot): Promise<'approved' | 'detached' | 'rejected'> {
-  if (!process.stdin.isTTY) {
-    log(`waiting for approval: run "deep-research approve ${id}" (or reject / revise) from any machine`);
-    return 'detached';
-  }
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    let state = s;
-    for (;;) {
-      if (state.status === 'awaiting_clarification' && state.plan) {
-        const answers: string[] = [];
-        log('The planner has questions (Enter skips one):');
-        for (const q of state.plan.clarifying_questions) answers.push((await rl.question(`${q}\n> `)).trim());
-        await client.answer(id, answers);
-      } else {
-        const answer = (await rl.question('Approve this plan? [y]es, [n]o, [r]evise, [d]etach: ')).trim().toLowerCase();
-        if (answer.startsWith('y')) {
-          await client.approve(id);
-          return 'approved';
-        }
-        if (answer.startsWith('n')) {
-          await client.reject(id, (await rl.question('Reason (optional): ')).trim() || undefined);
-          return 'rejected';
-        }
-        if (answer.startsWith('d')) return 'detached';
-        if (!answer.startsWith('r')) continue;
-        await client.revise(id, await rl.question('What should change?\n> '));
-      }
-      state = await waitForPlan(client, id);
-      if (state.plan) log(`\n${formatPlan(state.plan)}\n`);
-      if (TERMINAL_STATUSES.includes(state.status)) return 'rejected';
-    }
-  } finally {
-    rl.close();
-  }
-}
-
-/** review_final_report at the terminal: accept, reject, or feedback for one more pass. */
-async function askReview(client: ResearchClient, id: string, json?: boolean): Promise<ResearchSnapshot> {
-  if (!process.stdin.isTTY) {
-    log(`the report waits for review: run "deep-research review ${id} accept|reject|feedback \"…\"" from any machine`);
-    return client.state(id);
-  }
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    for (;;) {
-      log(`\n${(await client.report(id)).slice(0, 4_000)}\n`);
-      const answer = (await rl.question('Accept this report? [a]ccept, [r]eject, [f]eedback, [d]etach: ')).trim().toLowerCase();
-      if (answer.startsWith('d')) return client.state(id);
-      if (answer.startsWith('a')) await client.review(id, { action: 'accept' });
-      else if (answer.startsWith('r')) await client.review(id, { action: 'reject', feedback: (await rl.question('Why (optional): ')).trim() || undefined });
-      else if (answer.startsWith('f')) await client.review(id, { action: 'feedback', feedback: (await rl.question('What should another pass cover?\n> ')).trim() });
-      else continue;
-      const s = await followProgress(client, id, json);
-      if (s.status !== 'awaiting_review') return s;
-    }
-  } finally {
-    rl.close();
-  }
 }
 
 export function buildProgram(): Command {

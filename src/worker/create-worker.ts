@@ -52,12 +52,18 @@ export class ResearchWorkers {
  * A pre-built bundle (tests; or DEEP_RESEARCH_WORKFLOW_BUNDLE, written by `npm run bundle:workflows`)
  * spares the worker bundling at start, which costs seconds and ~200 MB of memory it never returns.
  */
+/** Where `npm run bundle:workflows` writes the bundle with the tracing interceptors, beside the plain one. */
+export function tracingBundlePath(codePath: string): string {
+  return codePath.replace(/(\.js)?$/, '.tracing.js');
+}
+
 function workflowSource(bundle: WorkerOptions['workflowBundle'], env: NodeJS.ProcessEnv): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
   if (bundle) return { workflowBundle: bundle };
   const codePath = env.DEEP_RESEARCH_WORKFLOW_BUNDLE;
   if (codePath) {
     if (!existsSync(codePath)) throw new Error(`DEEP_RESEARCH_WORKFLOW_BUNDLE: no bundle at ${codePath} (run npm run bundle:workflows)`);
-    return { workflowBundle: { codePath } };
+    const traced = tracingBundlePath(codePath);
+    return { workflowBundle: { codePath: tracingRequested(env) && existsSync(traced) ? traced : codePath } };
   }
   return { workflowsPath: WORKFLOWS_PATH };
 }

@@ -1,6 +1,9 @@
 // Plain types shared by the workflow, activities and clients. No runtime code: the workflow
 // bundle stays light and clients can import these without pulling in Temporal's workflow runtime.
 import type { DeliveryRecord, DeliverySettings, WhatChanged } from './delivery-types';
+import type { InputContextRef, PanelState } from './panel-types';
+
+export type { InputContextRef, PanelAnswer, PanelAnswerStatus, PanelConflict, PanelState } from './panel-types';
 
 export type ResearchStatus =
   | 'planning'
@@ -376,44 +379,6 @@ export interface ResearchState {
   read_input_contexts?: boolean;
   /** Panel research (absent for single-model sessions). */
   panel?: PanelState;
-}
-
-export interface InputContextRef {
-  file_id: string;
-  label?: string;
-  chars: number;
-}
-
-export type PanelAnswerStatus = 'pending' | 'completed' | 'failed';
-
-/** One panel model's answer (seed 004's LlmResult); the text lives in the artifact store. */
-export interface PanelAnswer {
-  model: string;
-  status: PanelAnswerStatus;
-  file_id?: string;
-  chars?: number;
-  error?: string;
-  attempts: number;
-  usage?: { input_tokens: number; output_tokens: number; cost_usd: number };
-}
-
-export interface PanelConflict {
-  topic: string;
-  positions: { model: string; position: string }[];
-}
-
-export interface PanelState {
-  models: string[];
-  synthesis_model?: string;
-  skip_synthesis: boolean;
-  answers: Record<string, PanelAnswer>;
-  /** Set once gathering is done, so a continued run goes straight to the answers. */
-  gathered?: boolean;
-  /** The user's answers to partial failures, in order. */
-  confirmations: ('proceed' | 'retry' | 'cancel')[];
-  /** The merged report (or the answers side by side), in the artifact store. */
-  report_file_id?: string;
-  synthesis?: { agreement: 'high' | 'medium' | 'low'; conflicts: PanelConflict[]; paragraphs: number; attributed_models: string[] };
 }
 
 export interface SourceFidelity {

@@ -1,0 +1,30 @@
+// Inputs and outputs of the delivery and run-comparison activities (types only).
+import type { RunFinding, RunSource } from '../delivery/diff';
+import type { DeliveryEvent, WhatChanged } from '../workflows/delivery-types';
+
+/** Deliveries read the session from the session store (persisted just before): only ids travel. */
+export interface DeliverEmailInput {
+  research_id: string;
+  event: DeliveryEvent;
+  to: string[];
+}
+export interface DeliverWebhookInput {
+  research_id: string;
+  event: DeliveryEvent;
+  url: string;
+}
+export interface DeliveryOutcome {
+  response: string;
+  attempts: number;
+}
+export interface CompareRunsInput {
+  research_id: string;
+  schedule_id: string;
+  sources: RunSource[];
+  findings: RunFinding[];
+}
+export interface CompareRunsOutput {
+  /** The "What changed" section. */
+  markdown: string;
+  summary?: WhatChanged;
+}

@@ -1,0 +1,39 @@
+// Panel research (seed 004) and the user's input contexts, as the workflow state holds them.
+
+export interface InputContextRef {
+  file_id: string;
+  label?: string;
+  chars: number;
+}
+
+export type PanelAnswerStatus = 'pending' | 'completed' | 'failed';
+
+/** One panel model's answer (seed 004's LlmResult); the text lives in the artifact store. */
+export interface PanelAnswer {
+  model: string;
+  status: PanelAnswerStatus;
+  file_id?: string;
+  chars?: number;
+  error?: string;
+  attempts: number;
+  usage?: { input_tokens: number; output_tokens: number; cost_usd: number };
+}
+
+export interface PanelConflict {
+  topic: string;
+  positions: { model: string; position: string }[];
+}
+
+export interface PanelState {
+  models: string[];
+  synthesis_model?: string;
+  skip_synthesis: boolean;
+  answers: Record<string, PanelAnswer>;
+  /** Set once gathering is done, so a continued run goes straight to the answers. */
+  gathered?: boolean;
+  /** The user's answers to partial failures, in order. */
+  confirmations: ('proceed' | 'retry' | 'cancel')[];
+  /** The merged report (or the answers side by side), in the artifact store. */
+  report_file_id?: string;
+  synthesis?: { agreement: 'high' | 'medium' | 'low'; conflicts: PanelConflict[]; paragraphs: number; attributed_models: string[] };
+}
