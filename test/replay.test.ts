@@ -19,6 +19,8 @@ describe('replay of committed histories', () => {
     expect(files.some((f) => f.startsWith('v6-'))).toBe(true);
     // v7: pipelined research (patched 'pipelined-research'): searches inside branches, local bookkeeping activities.
     expect(files.some((f) => f.startsWith('v7-'))).toBe(true);
+    // v8: bookkeeping back on ordinary activities (patched 'bookkeeping-as-activities').
+    expect(files.some((f) => f.startsWith('v8-'))).toBe(true);
   });
 
   it.each(files)('%s replays deterministically', async (file) => {

@@ -37,7 +37,7 @@ describe('research on a schedule', () => {
       return v.runs.length >= n && v.running === 0 && v;
     }, 90_000);
     const researchId = view.runs[n - 1].research_id;
-    await waitFor(`${researchId} completed`, async () => (await env.client.state(researchId)).status === 'completed');
+    await waitFor(`${researchId} completed`, async () => (await env.client.state(researchId)).status === 'completed', 100_000);
     return researchId;
   }
 

@@ -61,15 +61,14 @@ const BOOKKEEPING_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, 
 export const store = proxyActivities<Bookkeeping>({ startToCloseTimeout: '1 minute', retry: BOOKKEEPING_RETRY });
 
 /**
- * The same bookkeeping as local activities (pipelined sessions): they run in the workflow's own
- * worker without a trip through the task queue, and their inputs (the whole snapshot, for a
- * persist) stay out of the history.
+ * The same bookkeeping as local activities: only pipelined sessions started before the
+ * `bookkeeping-as-activities` marker use them (their histories replay with them).
  */
 const localBookkeeping = proxyLocalActivities<Bookkeeping>({ startToCloseTimeout: '1 minute', retry: BOOKKEEPING_RETRY });
 
-/** The bookkeeping stub a session uses: local activities for pipelined sessions. */
-export function bookkeeping(pipelined: boolean | undefined): Bookkeeping {
-  return pipelined ? localBookkeeping : store;
+/** The bookkeeping stub a session uses. */
+export function bookkeeping(local: boolean | undefined): Bookkeeping {
+  return local ? localBookkeeping : store;
 }
 
 export const local = proxyLocalActivities<Pick<ResearchActivities, 'researchSettingsSchema' | 'resolveProviders'>>({

@@ -34,6 +34,12 @@ export async function deepResearch(input: ResearchInput): Promise<ResearchResult
   const parallelBranches = supervisedLoop && patched('parallel-branches');
   const leanOversight = supervisedLoop && patched('lean-oversight');
   if (parallelBranches && patched('pipelined-research')) s.state.pipelined = true;
+  // Sessions from before this marker ran their bookkeeping as local activities; under load a slow
+  // local activity (held past the workflow task's heartbeat) let replays reorder commands.
+  if (s.state.pipelined) {
+    if (!input.resume) s.state.local_bookkeeping = !patched('bookkeeping-as-activities');
+    else s.state.local_bookkeeping ??= true;
+  }
   // Taken only when configured, so histories of sessions without delivery or a schedule replay as they were.
   s.delivers = hasDelivery(s.settings) && patched('delivery');
   s.comparesRuns = !!s.settings.schedule_id && patched('schedule-diff');

@@ -365,6 +365,8 @@ export interface ResearchState {
    * model call waits for a slot, bookkeeping runs as local activities, report patches are claim-checked.
    */
   pipelined?: boolean;
+  /** Pipelined sessions started before bookkeeping went back to ordinary activities (replay only). */
+  local_bookkeeping?: boolean;
   mind?: MindState;
   /** Absolute deadline (epoch ms) of the running phase, kept across continue-as-new. */
   deadline_ms?: number;

@@ -33,7 +33,7 @@ export async function verifyReport(s: ResearchSession): Promise<void> {
     'verify_citations',
     { fetched: fetched.length },
     () =>
-      bookkeeping(s.state.pipelined).verifyCitations({
+      bookkeeping(s.state.local_bookkeeping).verifyCitations({
         report_markdown: st.report_markdown,
         fetched,
         failed_sources: st.sources.filter((x) => x.status === 'failed').length,

@@ -11,7 +11,7 @@ export async function persistSession(s: ResearchSession, opts: { final?: boolean
   // The final write is an ordinary activity even in pipelined sessions: a local one would let the
   // workflow complete in the very task that accepted a cancel update, racing the cancelled
   // activities' results (Temporal then fails that task, and the update with it).
-  const stub = opts.final ? store : bookkeeping(s.state.pipelined);
+  const stub = opts.final ? store : bookkeeping(s.state.local_bookkeeping);
   await stub.persistSession({ snapshot: s.snapshot(), events });
   if (events.length) s.markPersisted(events[events.length - 1].seq);
 }

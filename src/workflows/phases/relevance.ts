@@ -24,7 +24,7 @@ export async function skipOffTopic(s: ResearchSession, fetched: Source[]): Promi
       'score_relevance',
       { sources: unscored.map((src) => src.id) },
       () =>
-        bookkeeping(s.state.pipelined).scoreRelevance({
+        bookkeeping(s.state.local_bookkeeping).scoreRelevance({
           question: s.state.initial_query,
           sources: unscored.map((src) => ({ id: src.id, text_file_id: src.text_file_id as string, sub_question: src.query })),
         }),
