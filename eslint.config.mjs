@@ -25,10 +25,20 @@ export default tseslint.config(
             { group: ['node:*'], message: 'Workflow code must not use Node builtins.' },
             { group: ['**/activities/*', '!**/activities/contracts'], message: 'Import activity types only (../activities/contracts).', allowTypeImports: true },
             { group: ['zod', '@temporalio/worker', '@temporalio/client', '@temporalio/activity'], message: 'Not in workflow code.' },
+            { group: ['**/domain/settings'], message: 'The settings schema is zod: import its types only.', allowTypeImports: true },
           ],
         },
       ],
       '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'inline-type-imports' }],
+    },
+  },
+  {
+    files: ['src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['../*', '@temporalio/*', 'node:*'], message: 'The domain uses no other layer: every layer may use it.' }] },
+      ],
     },
   },
 );

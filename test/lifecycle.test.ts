@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureTemporalBinary } from '../src/temporal/binary';
 import { workflowIdFor } from '../src/workflows/messages';
-import type { ResearchSnapshot } from '../src/workflows/types';
+import type { ResearchSnapshot } from '../src/domain/types';
 import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
 
 const fast = { max_sources: 4, max_iterations: 1, batch_size: 4 };

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { citedIds } from '../src/report/markdown';
 import { citedSentences } from '../src/verify/claims';
-import type { ResearchEvent } from '../src/workflows/types';
+import type { ResearchEvent } from '../src/domain/types';
 import { startEnvironment, startHarness, type Harness, type HarnessOptions, type TestEnvironment } from './harness';
 import { INVENTED_CITATIONS } from './harness/model';
 

@@ -4,7 +4,7 @@
 // without a key are dropped, and an empty panel is the user's to choose.
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { choosePanel, modelsInWords } from '../src/research/panel';
-import type { ResearchSnapshot } from '../src/workflows/types';
+import type { ResearchSnapshot } from '../src/domain/types';
 import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
 import { startAnthropic, type FakeAnthropic } from './harness/anthropic';
 import { startGemini, type FakeGemini } from './harness/gemini';

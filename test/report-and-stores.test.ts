@@ -16,8 +16,8 @@ import { applyPatches, citedIds, verifyReportCitations } from '../src/report/mar
 import { FileArtifactStore } from '../src/stores/artifacts';
 import { SqliteSessionStore } from '../src/stores/sessions';
 import { reportSkeleton } from '../src/workflows/phases/research';
-import { normalizeUrl } from '../src/workflows/url';
-import type { ResearchSnapshot } from '../src/workflows/types';
+import { normalizeUrl } from '../src/domain/text';
+import type { ResearchSnapshot } from '../src/domain/types';
 
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'dr-unit-'));
 

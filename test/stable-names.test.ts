@@ -5,7 +5,7 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { resolveSettings } from '../src/config/load';
 import { LEGACY_WORKFLOW_TYPES, METADATA_WORKFLOW_TYPE, WORKFLOW_TYPE, workflowIdFor } from '../src/workflows/messages';
-import type { ResearchInput, ResearchResult } from '../src/workflows/types';
+import type { ResearchInput, ResearchResult } from '../src/domain/types';
 import { startEnvironment, startHarness, workflowBundle, type Harness, type TestEnvironment } from './harness';
 
 const fast = { auto_approve: true, max_sources: 4, max_iterations: 1, batch_size: 2 };

@@ -9,7 +9,7 @@ import { InvalidCursorError } from '../src/server/service-store';
 import { openArtifactStore, openFetchCache, openServiceStore, openSessionStore } from '../src/stores/open';
 import { openDatabase } from '../src/stores/postgres/database';
 import { MIGRATIONS } from '../src/stores/postgres/migrations';
-import type { ResearchEvent, ResearchSnapshot } from '../src/workflows/types';
+import type { ResearchEvent, ResearchSnapshot } from '../src/domain/types';
 import { createDatabase, startPostgres } from './harness/postgres';
 import { startFakeS3 } from './harness/s3';
 

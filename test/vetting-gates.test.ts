@@ -11,7 +11,7 @@ import {
   synthesisGate,
 } from '../src/research/gates';
 import { classifySource, DEFAULT_VETTING_LISTS, hostOf, type CredibilityTier, type VettingLists } from '../src/research/vetting';
-import type { Finding, Gap, Source } from '../src/workflows/types';
+import type { Finding, Gap, Source } from '../src/domain/types';
 
 describe('classifySource', () => {
   const cases: [url: string, tier: CredibilityTier][] = [

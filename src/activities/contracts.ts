@@ -11,7 +11,7 @@ import type {
   ProviderPlan,
   ResearchSnapshot,
   SourceFidelity,
-} from '../workflows/types';
+} from '../domain/types';
 import type { VerifyClaimsInput, VerifyClaimsOutput } from '../verify/types';
 import type { CompareRunsInput, CompareRunsOutput, DeliverEmailInput, DeliverWebhookInput, DeliveryOutcome } from './delivery-contracts';
 import type {

@@ -9,7 +9,7 @@ import { safeFileName, sendReportEmail, smtpFromEnv } from '../delivery/email';
 import { postWebhook } from '../delivery/webhook';
 import { parseAllowList } from '../fetching/guard';
 import type { SessionStore } from '../stores/sessions';
-import type { ResearchSnapshot } from '../workflows/types';
+import type { ResearchSnapshot } from '../domain/types';
 import type { CompareRunsInput, CompareRunsOutput, DeliverEmailInput, DeliverWebhookInput, DeliveryOutcome } from './contracts';
 
 export interface DeliveryDeps {

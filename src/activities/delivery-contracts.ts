@@ -1,6 +1,6 @@
 // Inputs and outputs of the delivery and run-comparison activities (types only).
 import type { RunFinding, RunSource } from '../delivery/diff';
-import type { DeliveryEvent, WhatChanged } from '../workflows/delivery-types';
+import type { DeliveryEvent, WhatChanged } from '../domain/delivery';
 
 /** Deliveries read the session from the session store (persisted just before): only ids travel. */
 export interface DeliverEmailInput {

@@ -14,7 +14,7 @@ import { countTokens } from '../budget/tokens';
 import { contextWindowFor } from '../config/model-catalog';
 import { costOf } from '../providers/model/pricing';
 import { SUMMARIZER_SYSTEM, summarizerPrompt } from '../prompts/summarizer';
-import type { SourceFidelity } from '../workflows/types';
+import type { SourceFidelity } from '../domain/types';
 import { withHeartbeat } from './heartbeat';
 import type { ModelDeps } from './model-call';
 import { summarySchema } from './schemas';

@@ -1,6 +1,7 @@
 // The supervisor/specialist loop's model roles: the critic reviews findings, the refiner turns gaps
 // into the next round's queries, the supervisor reflects after each phase. What the model answers
 // is cleaned up here, deterministically, so the workflow can trust the shapes and limits.
+import { normalizeQuery } from '../domain/text';
 import { CRITIC_SYSTEM, criticPrompt } from '../prompts/critic';
 import { REFINER_SYSTEM, refinerPrompt } from '../prompts/refiner';
 import { SUPERVISOR_SYSTEM, supervisorPrompt } from '../prompts/supervisor';
@@ -110,15 +111,10 @@ export function createMindActivities(deps: ModelDeps) {
   };
 }
 
-/** The key two queries share when they would search for the same thing. */
-export function queryKey(query: string): string {
-  return query.toLowerCase().replace(/\s+/g, ' ').trim();
-}
-
 function uniqueQueries(queries: string[], seen = new Set<string>()): string[] {
   const out: string[] = [];
   for (const query of queries) {
-    const key = queryKey(query);
+    const key = normalizeQuery(query);
     if (!key || seen.has(key)) continue;
     seen.add(key);
     out.push(query.trim());
@@ -131,7 +127,7 @@ function uniqueQueries(queries: string[], seen = new Set<string>()): string[] {
  * earlier gap; a gap left without queries is dropped, since the next round could not act on it.
  */
 export function withUnsearchedQueries(gaps: AnalyzedGap[], searchedQueries: string[]): AnalyzedGap[] {
-  const seen = new Set(searchedQueries.map(queryKey));
+  const seen = new Set(searchedQueries.map(normalizeQuery));
   return [...gaps]
     .sort((a, b) => a.priority - b.priority)
     .map((gap) => ({ ...gap, description: gap.description.trim(), suggested_queries: uniqueQueries(gap.suggested_queries, seen).slice(0, MAX_QUERIES_PER_GAP) }))

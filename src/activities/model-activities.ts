@@ -7,7 +7,7 @@ import { classifySource } from '../research/vetting';
 import { applyPatches } from '../report/markdown';
 import type { z } from 'zod';
 import { reconcileLanguage } from '../prompts/language';
-import type { Confidence, ResearchPlan } from '../workflows/types';
+import type { Confidence, ResearchPlan } from '../domain/types';
 import type {
   AnalyzedFinding,
   AnalyzeSourcesInput,

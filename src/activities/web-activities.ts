@@ -13,7 +13,7 @@ import { contentTypeForFile } from '../providers/search/local';
 import { isSearchProviderName, SEARCH_PROVIDERS } from '../providers/search/catalog';
 import type { SearchProvider } from '../providers/search/types';
 import type { ArtifactStore } from '../stores/artifacts';
-import { normalizeUrl } from '../workflows/url';
+import { normalizeUrl } from '../domain/text';
 import type {
   FetchUrlInput,
   FetchUrlOutput,

@@ -1,7 +1,7 @@
 // `deep-research doctor`: what is configured, what has its keys, what answers.
 import type { AppConfig } from '../config/schema';
 import { resolveProviderPlan } from '../providers/registry';
-import type { ProviderPlan } from '../workflows/types';
+import type { ProviderPlan } from '../domain/types';
 import { listProviders } from './providers';
 import { findTemporalBinary } from '../temporal/binary';
 import { portOpen } from '../temporal/dev-server';

@@ -1,5 +1,5 @@
 import { budgetLimits, budgetUsed } from '../research/budget';
-import type { ResearchEvent, ResearchPlan, ResearchSnapshot } from '../workflows/types';
+import type { ResearchEvent, ResearchPlan, ResearchSnapshot } from '../domain/types';
 
 export function formatPlan(plan: ResearchPlan): string {
   const lines = ['Research plan', '', `Brief: ${plan.research_brief}`, '', 'Search queries:'];

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { createInterface } from 'node:readline/promises';
 import type { InputContext, ResearchClient } from '../client/research-client';
 import type { AppConfig } from '../config/schema';
-import type { ResearchSnapshot } from '../workflows/types';
+import type { ResearchSnapshot } from '../domain/types';
 
 interface Common {
   json?: boolean;

@@ -2,7 +2,7 @@
 // asking for approval (with the planner's questions) and for the verdict on the report.
 import { createInterface } from 'node:readline/promises';
 import type { ResearchClient } from '../client/research-client';
-import { TERMINAL_STATUSES, type ResearchSnapshot } from '../workflows/types';
+import { TERMINAL_STATUSES, type ResearchSnapshot } from '../domain/types';
 import { formatPlan, progressLine } from './format';
 import { warnIfNoWorker } from './runtime';
 

@@ -2,7 +2,7 @@
 // events carry its id. Whoever reads events gets the event as it always looked, with the text of
 // that version in new_report_markdown.
 import type { ArtifactStore } from '../stores/artifacts';
-import type { ResearchEvent } from '../workflows/types';
+import type { ResearchEvent } from '../domain/types';
 
 export async function withReportText(events: ResearchEvent[], artifacts: ArtifactStore): Promise<ResearchEvent[]> {
   return Promise.all(

@@ -43,11 +43,11 @@ import {
   type Accepted,
   type ApproveArgs,
 } from '../workflows/messages';
-import type { InputContextRef, ResearchEvent, ResearchInput, ResearchPlan, ResearchSnapshot } from '../workflows/types';
+import type { InputContextRef, ResearchEvent, ResearchInput, ResearchPlan, ResearchSnapshot } from '../domain/types';
 import type { InputCheckArgs, InputCheckResult } from '../workflows/input-check';
 import type { ArtifactStore } from '../stores/artifacts';
 import type { ResearchMetadata } from '../workflows/metadata';
-import { TERMINAL_STATUSES, type ResearchState, type ResearchStatus } from '../workflows/types';
+import { TERMINAL_STATUSES, type ResearchState, type ResearchStatus } from '../domain/types';
 import { ResearchSchedules } from './schedules';
 import { continuationState, enhancedState, ENHANCEABLE, RESUMABLE, RETRYABLE, type EnhanceOptions } from './session-ops';
 

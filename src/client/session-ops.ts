@@ -1,7 +1,7 @@
 // Session operations that start a new run from a persisted session (seed 004's retryFromFailed and
 // enhanceResearch, plus resume): the new run is seeded with the stored state, the same way
 // continue-as-new carries it, so finished searches, fetches and findings are reused, not repeated.
-import type { ResearchSettings, ResearchSnapshot, ResearchState, ResearchStatus } from '../workflows/types';
+import type { ResearchSettings, ResearchSnapshot, ResearchState, ResearchStatus } from '../domain/types';
 
 export const RETRYABLE: readonly ResearchStatus[] = ['failed'];
 export const RESUMABLE: readonly ResearchStatus[] = ['cancelled', 'timed_out'];

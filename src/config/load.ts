@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import type { ResearchSettings } from '../workflows/types';
+import type { ResearchSettings } from '../domain/types';
 import { MODEL_PROVIDER_DEFAULTS } from './model-catalog';
 import { configSchema, researchSettingsSchema, type AppConfig } from './schema';
 

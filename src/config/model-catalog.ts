@@ -24,9 +24,7 @@ export const MODEL_PROVIDER_DEFAULTS: Record<string, ModelProviderDefaults> = {
   perplexity: { kind: 'openai-compatible', base_url: 'https://api.perplexity.ai', api_key_env: 'PERPLEXITY_API_KEY' },
 };
 
-/** Roles that call a model. Each may name its own models; otherwise the default chain serves it. */
-export const MODEL_ROLES = ['planner', 'analyzer', 'writer', 'critic', 'refiner', 'supervisor'] as const;
-export type ModelRole = (typeof MODEL_ROLES)[number];
+export { MODEL_ROLES, type ModelRole } from '../domain/names';
 
 /** Reasoning models think before answering: they get the longer timeout. */
 export function isReasoningModel(model: string): boolean {

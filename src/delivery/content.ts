@@ -2,8 +2,8 @@
 // while it awaits approval), and the same as an HTML page and a PDF for e-mail.
 import { reportPdf } from '../report/pdf';
 import { reportPage } from '../server/render';
-import type { DeliveryEvent } from '../workflows/delivery-types';
-import type { ResearchPlan, ResearchSnapshot } from '../workflows/types';
+import type { DeliveryEvent } from '../domain/delivery';
+import type { ResearchPlan, ResearchSnapshot } from '../domain/types';
 
 export interface DeliveryContent {
   subject: string;

@@ -1,8 +1,8 @@
 // A scheduled run against the schedule's previous run: which sources are new, changed (same page,
 // different text) or gone, and which findings are new, changed (reworded, from the same sources)
 // or gone. The result leads the report as "What changed".
-import type { WhatChanged } from '../workflows/delivery-types';
-import type { ResearchSnapshot } from '../workflows/types';
+import type { WhatChanged } from '../domain/delivery';
+import type { ResearchSnapshot } from '../domain/types';
 
 export interface RunSource {
   url: string;

@@ -4,7 +4,7 @@
 import { Agent, fetch, type Response } from 'undici';
 import { kindOf } from '../parsing';
 import { HttpError } from '../providers/http-error';
-import type { ArtifactKind } from '../workflows/types';
+import type { ArtifactKind } from '../domain/types';
 import type { AppConfig } from '../config/schema';
 import { checkUrl, FetchRefusedError, guardedLookup, parseAllowList, type Target } from './guard';
 import { HostLimiter } from './host-limiter';

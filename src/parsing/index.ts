@@ -1,4 +1,4 @@
-import type { ArtifactKind } from '../workflows/types';
+import type { ArtifactKind } from '../domain/types';
 import { normalizeText, parseHtml } from './html';
 import { parseDocx } from './docx';
 import { parsePdf } from './pdf';

@@ -4,7 +4,7 @@
 import { ConfigError } from '../config/load';
 import { MODEL_PROVIDER_DEFAULTS, MODEL_ROLES, isReasoningModel, splitModelRef, type ModelProviderDefaults, type ModelRole } from '../config/model-catalog';
 import type { AppConfig } from '../config/schema';
-import type { ProviderPlan, ResearchSettings } from '../workflows/types';
+import type { ProviderPlan, ResearchSettings } from '../domain/types';
 import type { ModelConnection } from './model/types';
 import { choosePanel } from '../research/panel';
 import { isSearchProviderName, searchApiKeyFromEnv, SEARCH_PROVIDER_NAMES, SEARCH_PROVIDERS } from './search/catalog';

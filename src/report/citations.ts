@@ -1,7 +1,7 @@
 // Citations in every shape models write them — [S3], [3], [S3, S5], [S3][S5], [src-3], (Source 3),
 // [^3] footnotes, markdown links, <autolinks> and bare URLs — resolved to a fetched source and
 // rewritten as [S<n>], or removed and reported with the claim they were attached to.
-import { normalizeUrl } from '../workflows/url';
+import { normalizeUrl } from '../domain/text';
 
 export interface ResolvableSource {
   id: string;

@@ -1,5 +1,5 @@
 // What a session has spent against its budget. Pure, so the workflow enforces it and the CLI shows it.
-import type { BudgetLimits, ResearchSettings, ResearchState } from '../workflows/types';
+import type { BudgetLimits, ResearchSettings, ResearchState } from '../domain/types';
 
 export function budgetUsed(state: Pick<ResearchState, 'usage' | 'mind'>, now: number): Required<BudgetLimits> {
   const u = state.usage;

@@ -1,6 +1,6 @@
 // A record of what an agent decided and why, kept in the research state for auditing. The caller
 // passes the timestamp: inside a workflow, time must come from the workflow clock.
-import type { AgentDecision } from '../workflows/types';
+import type { AgentDecision } from '../domain/types';
 import type { GateResult, IterationDecision } from './gates';
 
 export type AgentName = 'supervisor' | 'planner' | 'gatherer' | 'analyzer' | 'synthesizer' | 'refiner' | 'critic';

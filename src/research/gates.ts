@@ -1,6 +1,6 @@
 // Quality gates checked after each phase. Pure functions over the research state, so the workflow
 // can run them deterministically and record why it carried on, retried or stopped.
-import type { Finding, Gap, ResearchPlan, Source } from '../workflows/types';
+import type { Finding, Gap, ResearchPlan, Source } from '../domain/types';
 import { classifySource, type AnalyzerQuality, type VettingLists } from './vetting';
 
 export type GatePhase = 'planning' | 'gathering' | 'analysis' | 'synthesis' | 'refinement';

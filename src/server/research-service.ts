@@ -9,7 +9,7 @@ import type { EnhanceOptions } from '../client/session-ops';
 import { contextFromFile } from '../client/context-files';
 import { activePollers, waitingForWorkerLine } from '../cli/runtime';
 import { stateQuery, type Accepted, type ReviewArgs, type TopUpArgs } from '../workflows/messages';
-import { TERMINAL_STATUSES, type ResearchEvent, type ResearchPlan, type ResearchSnapshot, type ResearchStatus } from '../workflows/types';
+import { TERMINAL_STATUSES, type ResearchEvent, type ResearchPlan, type ResearchSnapshot, type ResearchStatus } from '../domain/types';
 import { ApiError, invalid, notFound, wrongState } from './errors';
 import type { ListFilter, OwnedSession, ServiceStore } from './service-store';
 import { checkPlanEdit, checkServiceSettings, policyFromEnv, startSettings, type SessionPolicy } from './session-policy';

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { artifactIdsIn } from '../stores/sessions';
-import type { ResearchSnapshot } from '../workflows/types';
+import type { ResearchSnapshot } from '../domain/types';
 import { ApiError, invalid } from './errors';
 import { reportPdf } from '../report/pdf';
 import { reportPage } from './render';

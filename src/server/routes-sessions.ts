@@ -7,15 +7,12 @@ import { ApiError, invalid } from './errors';
 import type { ResearchService } from './research-service';
 import { planEdit } from './routes-steering';
 import { InvalidCursorError } from './service-store';
-import type { ResearchPlan } from '../workflows/types';
+import { LISTED_STATUSES } from '../domain/names';
+import type { ResearchPlan } from '../domain/types';
 
 export const idParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'not a research id') });
 const settings = z.record(z.string(), z.unknown()).describe('per-session settings (see GET /api/metadata)');
-const STATUSES = [
-  'draft', 'awaiting_topic', 'planning', 'awaiting_clarification', 'awaiting_approval', 'running', 'processing', 'synthesizing',
-  'awaiting_confirmation', 'awaiting_budget', 'awaiting_guidance',
-  'verifying', 'awaiting_review', 'completed', 'failed', 'cancelled', 'rejected', 'expired', 'timed_out',
-] as const;
+const STATUSES = LISTED_STATUSES;
 
 export function registerSessionRoutes(root: FastifyInstance, service: ResearchService): void {
   const app = root.withTypeProvider<ZodTypeProvider>();

@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { ResearchPlan } from '../workflows/types';
+import type { ResearchPlan } from '../domain/types';
 import type { ResearchService } from './research-service';
 import { idParams } from './routes-sessions';
 

@@ -4,7 +4,7 @@
 import { resolveSettings } from '../config/load';
 import type { AppConfig } from '../config/schema';
 import { expandSearchPresets } from '../providers/registry';
-import type { ResearchPlan } from '../workflows/types';
+import type { ResearchPlan } from '../domain/types';
 import { invalid } from './errors';
 
 export interface SessionPolicy {

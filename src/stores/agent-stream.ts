@@ -1,6 +1,6 @@
 // AgentStream: a model's output as it streams, written by the activity straight into the session
 // store (never into workflow history). Throttled per call and bounded per session.
-import type { ResearchEvent } from '../workflows/types';
+import type { ResearchEvent } from '../domain/types';
 import type { SessionStore } from './sessions';
 
 export interface AgentStreamLimits {

@@ -2,7 +2,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { ArtifactKind } from '../workflows/types';
+import type { ArtifactKind } from '../domain/types';
 
 export interface ArtifactMeta {
   name: string;

@@ -3,7 +3,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { ResearchEvent, ResearchSnapshot, ResearchStatus } from '../workflows/types';
+import type { ResearchEvent, ResearchSnapshot, ResearchStatus } from '../domain/types';
 
 export interface SessionSummary {
   research_id: string;

@@ -6,27 +6,13 @@ import type { MetricMeter } from '@temporalio/common';
 import { Runtime, type ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { ModelUsage, PersistSessionInput, WebSearchInput } from '../activities/contracts';
+import { RESEARCH_STATUSES } from '../domain/names';
 import { SEARCH_ATTRIBUTES } from '../workflows/messages';
 import { researchIdOf, PinoTemporalLogger } from './logging';
 
 export const METRICS_PORT_ENV = 'DEEP_RESEARCH_METRICS_PORT';
 
-const SESSION_STATUSES = [
-  'planning',
-  'awaiting_clarification',
-  'awaiting_approval',
-  'running',
-  'awaiting_budget',
-  'awaiting_guidance',
-  'verifying',
-  'awaiting_review',
-  'completed',
-  'failed',
-  'cancelled',
-  'rejected',
-  'expired',
-  'timed_out',
-] as const;
+const SESSION_STATUSES = RESEARCH_STATUSES;
 
 /** "9464" → 127.0.0.1:9464 (loopback unless asked); "0.0.0.0:9464" as given. */
 export function metricsBindAddress(value: string): string {

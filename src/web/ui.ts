@@ -1,5 +1,6 @@
 // Small pieces the views share: navigation, messages, dates and numbers, status names.
 import { html } from 'htm/preact';
+import { LISTED_STATUSES, TERMINAL_STATUSES } from '../domain/names';
 import { ApiError } from './api';
 
 export function navigate(hash: string): void {
@@ -21,12 +22,8 @@ export const when = (iso?: string | null): string => (iso ? new Date(iso).toLoca
 export const num = (n: number | undefined, digits = 0): string => (n === undefined || Number.isNaN(n) ? '—' : n.toLocaleString(undefined, { maximumFractionDigits: digits }));
 export const usd = (n: number | undefined): string => (n === undefined ? '—' : `$${n.toFixed(n < 1 ? 4 : 2)}`);
 
-export const STATUSES = [
-  'draft', 'awaiting_topic', 'planning', 'awaiting_clarification', 'awaiting_approval', 'running', 'processing', 'synthesizing',
-  'awaiting_confirmation', 'awaiting_budget', 'awaiting_guidance', 'verifying', 'awaiting_review', 'completed', 'failed',
-  'cancelled', 'rejected', 'expired', 'timed_out',
-];
-export const TERMINAL = ['completed', 'failed', 'cancelled', 'rejected', 'expired', 'timed_out'];
+export const STATUSES: readonly string[] = LISTED_STATUSES;
+export const TERMINAL: readonly string[] = TERMINAL_STATUSES;
 export const statusLabel = (s: string): string => s.replace(/_/g, ' ');
 
 export function StatusBadge({ status }: { status: string }) {

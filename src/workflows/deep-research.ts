@@ -23,7 +23,7 @@ import { awaitTopic } from './phases/topic';
 import { reviewFinalReport } from './phases/review';
 import { nothingToWriteFrom, runResearch } from './phases/research';
 import { errorMessage, ResearchSession } from './session';
-import type { ResearchInput, ResearchResult } from './types';
+import type { ResearchInput, ResearchResult } from '../domain/types';
 
 export async function deepResearch(input: ResearchInput): Promise<ResearchResult> {
   const s = new ResearchSession(input, workflowInfo().searchAttributes?.ResearchStatus !== undefined);

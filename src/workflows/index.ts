@@ -7,7 +7,7 @@ import { inputCheckWorkflow, type InputCheckArgs } from './input-check';
 import { INPUT_CHECK_WORKFLOW_TYPE, METADATA_WORKFLOW_TYPE, SCHEDULED_WORKFLOW_TYPE, WORKFLOW_TYPE } from './messages';
 import { researchMetadata } from './metadata';
 import { scheduledResearch, type ScheduledRunInput, type ScheduledRunResult } from './scheduled';
-import type { ResearchInput, ResearchResult } from './types';
+import type { ResearchInput, ResearchResult } from '../domain/types';
 
 export { deepResearch, researchMetadata, scheduledResearch, inputCheckWorkflow };
 

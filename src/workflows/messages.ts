@@ -1,7 +1,7 @@
 // The public message contract of the `deep-research` workflow. Clients in any language send the
 // signals by these names; our own clients use the updates to get an immediate, validated answer.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ResearchEvent, ResearchPlan, ResearchSnapshot, ResearchStatus } from './types';
+import type { ResearchEvent, ResearchPlan, ResearchSnapshot, ResearchStatus } from '../domain/types';
 
 /** The stable workflow type names (seed 000); new sessions start under these. */
 export const WORKFLOW_TYPE = 'deep-research';

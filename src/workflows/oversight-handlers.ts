@@ -15,7 +15,7 @@ import {
 } from './messages';
 import { invalidArgument, wrongState } from './refusals';
 import type { ResearchSession } from './session';
-import type { BudgetLimits } from './types';
+import type { BudgetLimits } from '../domain/types';
 
 const MAX_GUIDANCE_CHARS = 4_000;
 const MAX_PENDING_GUIDANCE = 20;

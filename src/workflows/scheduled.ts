@@ -2,7 +2,7 @@
 // its own (`<schedule id>-<UTC time of the firing>`), run as a child that outlives this workflow.
 import { ApplicationFailure, ParentClosePolicy, startChild, workflowInfo } from '@temporalio/workflow';
 import { SEARCH_ATTRIBUTES, WORKFLOW_TYPE, workflowIdFor } from './messages';
-import type { ResearchInput, ResearchResult, ResearchSettings } from './types';
+import type { ResearchInput, ResearchResult, ResearchSettings } from '../domain/types';
 
 export interface ScheduledRunInput {
   scheduleId: string;

@@ -19,7 +19,7 @@ import {
   type BudgetLimits,
   type MindState,
   type RoleUsage,
-} from './types';
+} from '../domain/types';
 
 export type Decision =
   | { kind: 'approve'; plan?: Record<string, unknown> }

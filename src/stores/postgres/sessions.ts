@@ -1,6 +1,6 @@
 // The session store in shared PostgreSQL: same contract as SqliteSessionStore, so `list` on any
 // machine sees every worker's sessions.
-import type { ResearchEvent, ResearchSnapshot } from '../../workflows/types';
+import type { ResearchEvent, ResearchSnapshot } from '../../domain/types';
 import { artifactIdsIn, decodeSessionCursor, encodeSessionCursor, type SessionPage, type SessionStore, type SessionSummary } from '../sessions';
 import type { PgDatabase } from './database';
 

@@ -7,7 +7,7 @@
 // beside the rest of the loop (the critic does not need the report); synthesis joins it.
 import { allHandlersFinished, condition, workflowInfo } from '@temporalio/workflow';
 import type { ResearchSession } from '../session';
-import type { Finding, Gap, Source } from '../types';
+import type { Finding, Gap, Source } from '../../domain/types';
 import { modelCall, Slots } from './model-slots';
 import { relevanceGateOn, skipOffTopic } from './relevance';
 import { addSources, analyzeBatch, continueAsNewIfDue, fetchAndParse, normalizeQuery, patchReport, pool, searchForBranch } from './research';

@@ -4,7 +4,7 @@
 import { condition } from '@temporalio/workflow';
 import type { ResearchSession } from '../session';
 import { budgetLimits, budgetUsed } from '../../research/budget';
-import type { BudgetLimits } from '../types';
+import type { BudgetLimits } from '../../domain/types';
 import { persistSession } from './persist';
 
 export type MeteredCall = 'search' | 'fetch' | 'model';

@@ -1,7 +1,7 @@
 // Seed 004's inputContexts: text the user gave with the question, read as sources. They are in the
 // artifact store already; here they become sources (provider "input") and are analysed once.
 import type { ResearchSession } from '../session';
-import type { Source } from '../types';
+import type { Source } from '../../domain/types';
 import { analyzeBatch } from './research';
 
 export const INPUT_CONTEXT_PROVIDER = 'input';

@@ -3,9 +3,9 @@
 import { ActivityFailure, CancellationScope } from '@temporalio/workflow';
 import { digestOf, withWhatChanged } from '../../delivery/diff';
 import { comparison, delivery, DELIVERY_MAX_ATTEMPTS } from '../activities';
-import type { DeliveryEvent, DeliveryRecord } from '../delivery-types';
+import type { DeliveryEvent, DeliveryRecord } from '../../domain/delivery';
 import { errorMessage, type ResearchSession } from '../session';
-import type { ResearchSettings } from '../types';
+import type { ResearchSettings } from '../../domain/types';
 import { persistSession } from './persist';
 
 export function hasDelivery(settings: ResearchSettings): boolean {

@@ -4,10 +4,10 @@ import { bookkeeping, verifier } from '../activities';
 import { modelCall } from './model-slots';
 import { withModelFallback } from './providers';
 import type { ResearchSession } from '../session';
-import type { ResearchResult, ResearchStatus } from '../types';
+import type { ResearchResult, ResearchStatus } from '../../domain/types';
 import { persistSession } from './persist';
 import { addWhatChanged, deliver } from './deliver';
-import type { DeliveryEvent } from '../delivery-types';
+import type { DeliveryEvent } from '../../domain/delivery';
 
 export async function verifyReport(s: ResearchSession): Promise<void> {
   const st = s.state;

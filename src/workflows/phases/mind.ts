@@ -9,7 +9,7 @@ import { decideIteration, gatheringGate, analysisGate, synthesisGate, refinement
 import { classifySource } from '../../research/vetting';
 import { model } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
-import type { Finding, MindPhase, ResearchPlan } from '../types';
+import type { Finding, MindPhase, ResearchPlan } from '../../domain/types';
 import { exhaustedBudget } from './budget';
 import { branchesOn, continueAsNewWhenDue, drainReport, runBranches, runPipelinedBranches } from './branches';
 import { modelCall } from './model-slots';

@@ -6,7 +6,7 @@
 import { ApplicationFailure, condition, isCancellation } from '@temporalio/workflow';
 import { panel as panelActivity, synthesizer } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
-import type { PanelState, ProviderPlan, ResearchPlan, Source } from '../types';
+import type { PanelState, ProviderPlan, ResearchPlan, Source } from '../../domain/types';
 import { analyzeBatch, continueAsNewIfDue, fetchAndParse, nextBatch, searchBatch, startFirstIteration, startNextIteration } from './research';
 import { reserveBudget } from './budget';
 import { persistSession } from './persist';

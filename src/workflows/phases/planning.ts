@@ -4,7 +4,7 @@
 import { condition, patched } from '@temporalio/workflow';
 import { knowledge, planner } from '../activities';
 import { errorMessage, type Decision, type ResearchSession } from '../session';
-import type { ExpandedQuery, ResearchPlan } from '../types';
+import type { ExpandedQuery, ResearchPlan } from '../../domain/types';
 import { persistSession } from './persist';
 import { deliver } from './deliver';
 import { planningGate } from '../../research/gates';

@@ -3,7 +3,7 @@
 import { patched } from '@temporalio/workflow';
 import { bookkeeping } from '../activities';
 import type { ResearchSession } from '../session';
-import type { Source } from '../types';
+import type { Source } from '../../domain/types';
 
 export const DEFAULT_MIN_RELEVANCE = 0.2;
 

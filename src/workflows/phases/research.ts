@@ -4,13 +4,13 @@ import { allHandlersFinished, ApplicationFailure, condition, continueAsNew, isCa
 import type { SearchHit } from '../../activities/contracts';
 import { model, web } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
-import type { Finding, ResearchPlan, Source, SourceFidelity } from '../types';
+import type { Finding, ResearchPlan, Source, SourceFidelity } from '../../domain/types';
 import { reserveBudget } from './budget';
 import { relevanceGateOn, skipOffTopic } from './relevance';
 import { persistSession } from './persist';
 import { withModelFallback } from './providers';
 import { NO_SEARCH_PROVIDER_LEFT, searchQuery } from './search';
-import { normalizeUrl } from '../url';
+import { normalizeUrl } from '../../domain/text';
 
 export async function runResearch(s: ResearchSession): Promise<void> {
   const st = s.state;

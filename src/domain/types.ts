@@ -1,114 +1,15 @@
-// Plain types shared by the workflow, activities and clients. No runtime code: the workflow
-// bundle stays light and clients can import these without pulling in Temporal's workflow runtime.
-import type { DeliveryRecord, DeliverySettings, WhatChanged } from './delivery-types';
-import type { InputContextRef, PanelState } from './panel-types';
+// The domain: a research session, its plan, sources, findings and events. Plain types that every
+// layer may use and that use no other layer (names and settings come from beside them).
+import type { DeliveryRecord, WhatChanged } from './delivery';
+import type { EventType, MindPhase, ResearchPhase, ResearchStatus } from './names';
+import type { BudgetLimits, ResearchSettings } from './settings';
 
-export type { InputContextRef, PanelAnswer, PanelAnswerStatus, PanelConflict, PanelState } from './panel-types';
+export type { EventType, MindPhase, ResearchPhase, ResearchStatus } from './names';
+export { TERMINAL_STATUSES } from './names';
+export type { BudgetLimits, ResearchSettings } from './settings';
+import type { InputContextRef, PanelState } from './panel';
 
-export type ResearchStatus =
-  | 'planning'
-  | 'awaiting_clarification'
-  | 'awaiting_approval'
-  | 'awaiting_topic'
-  | 'running'
-  | 'processing'
-  | 'synthesizing'
-  | 'awaiting_confirmation'
-  | 'awaiting_budget'
-  | 'awaiting_guidance'
-  | 'verifying'
-  | 'awaiting_review'
-  | 'completed'
-  | 'failed'
-  | 'cancelled'
-  | 'rejected'
-  | 'expired'
-  | 'timed_out';
-
-export const TERMINAL_STATUSES: readonly ResearchStatus[] = [
-  'completed',
-  'failed',
-  'cancelled',
-  'rejected',
-  'expired',
-  'timed_out',
-];
-
-export type ResearchPhase =
-  | 'planning'
-  | 'awaiting_clarification'
-  | 'awaiting_approval'
-  | 'searching'
-  | 'fetching'
-  | 'analyzing'
-  | 'updating_report'
-  | 'panel_answers'
-  | 'synthesizing'
-  | 'verifying'
-  | 'done';
-
-export interface ResearchSettings {
-  max_report_update_size: number;
-  max_search_results_per_query: number;
-  max_sources: number;
-  timeout_seconds: number;
-  max_iterations: number;
-  /** Absent in sessions started before the setting existed (their gate allowed 8). */
-  max_sub_queries?: number;
-  batch_size: number;
-  fetch_concurrency: number;
-  auto_approve: boolean;
-  ask_clarifications: boolean;
-  max_clarification_rounds: number;
-  max_plan_revisions: number;
-  approval_timeout_seconds: number;
-  /** Tried first, before the configured chain (sessions before provider chains always had one). */
-  search_provider?: string;
-  /** This session's whole search chain, replacing the configured one. */
-  search_providers?: string[];
-  search_mode?: 'fallback' | 'combine';
-  /** false: LOCAL_DOCS_DIR is never read in this session (sessions started over HTTP, unless the operator allows it). */
-  local_documents?: boolean;
-  /** Default model for every role, "provider:model". */
-  model?: string;
-  /** Models per role, first choice first. */
-  models?: Partial<Record<string, string[]>>;
-  /** Absent in sessions started before the supervisor loop (defaults apply). */
-  reflexion?: boolean;
-  max_reflexion_revisions?: number;
-  reflections?: boolean;
-  pause_for_guidance?: boolean;
-  guidance_wait_seconds?: number;
-  review_final_report?: boolean;
-  max_review_rounds?: number;
-  review_timeout_seconds?: number;
-  check_links?: boolean;
-  check_claims?: boolean;
-  max_phase_visits?: number;
-  /** Research branches run at once (absent in sessions before parallel branches: 3). */
-  max_concurrency?: number;
-  /** Model calls in flight at once across the session (absent: 4). */
-  max_model_calls_in_flight?: number;
-  budget?: BudgetLimits;
-  /** Panel research: one model per provider answers from the shared evidence ("provider:model" or plain words). */
-  panel?: string[];
-  /** The model that merges the panel's answers (its key is required). */
-  synthesis_model?: string;
-  /** Return the panel's answers side by side, without a synthesis. */
-  skip_synthesis?: boolean;
-  /** Extra domains per credibility tier (source vetting). */
-  vetting_lists?: Partial<Record<'government' | 'academic' | 'preprint' | 'organization' | 'news' | 'unverified', string[]>>;
-  max_source_chars_for_analysis: number;
-  /** Pages scoring below this against their sub-question are not analysed (absent in older sessions: 0.2). */
-  min_relevance?: number;
-  max_events_in_state: number;
-  /** Where the report is sent when the session ends (and optionally while it awaits approval). */
-  delivery?: DeliverySettings;
-  /** Set on runs a schedule started: the schedule's id, to find its previous run. */
-  schedule_id?: string;
-  /** Continue-as-new once history reaches this many events (0: only when Temporal suggests it). */
-  continue_as_new_after_events: number;
-}
+export type { InputContextRef, PanelAnswer, PanelAnswerStatus, PanelConflict, PanelState } from './panel';
 
 export interface ExpandedQuery {
   query: string;
@@ -235,17 +136,6 @@ export interface Usage {
   fetch_calls: number;
 }
 
-export interface BudgetLimits {
-  tokens?: number;
-  cost_usd?: number;
-  searches?: number;
-  fetches?: number;
-  wall_seconds?: number;
-}
-
-/** The seed's phase machine, as the supervisor loop walks it. */
-export type MindPhase = 'PLANNING' | 'GATHERING' | 'ANALYSIS' | 'SYNTHESIS' | 'REFINEMENT' | 'COMPLETED' | 'ABORTED';
-
 export interface AgentDecision {
   agent: string;
   action: string;
@@ -284,16 +174,6 @@ export interface ProviderPlan {
   /** A folder of the user's own documents is configured (LOCAL_DOCS_DIR): consulted while planning. */
   local_corpus?: boolean;
 }
-
-export type EventType =
-  | 'AgentInput'
-  | 'AgentStream'
-  | 'ToolCall'
-  | 'ToolCallResult'
-  | 'AgentOutput'
-  | 'StopEvent'
-  | 'WorkflowCancelledEvent'
-  | 'Status';
 
 export interface ResearchEvent {
   seq: number;

@@ -1,4 +1,4 @@
-// URL normalisation shared by the search activity and the workflow, so both dedupe by one rule.
+// Text keys shared by every layer: URLs and queries are deduplicated by one rule each.
 // Pure string work: the workflow sandbox must not depend on Node's URL implementation.
 
 const TRACKING_PARAM = /^(utm_[a-z]+|fbclid|gclid|mc_cid|mc_eid|ref_src)$/i;
@@ -18,4 +18,9 @@ export function normalizeUrl(url: string): string {
     .filter((p) => p && !TRACKING_PARAM.test(p.split('=')[0]))
     .sort();
   return `${scheme.toLowerCase()}://${host}${path}${params.length ? `?${params.join('&')}` : ''}`;
+}
+
+/** The key two queries share when they would search for the same thing. */
+export function normalizeQuery(query: string): string {
+  return query.toLowerCase().replace(/\s+/g, ' ').trim();
 }

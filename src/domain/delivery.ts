@@ -1,15 +1,8 @@
 // Delivery and schedule types shared by the workflow, activities and clients. No runtime code.
+import type { DeliveryEvent } from './names';
 
-/** The moments a session can be delivered at. */
-export type DeliveryEvent = 'completed' | 'failed' | 'awaiting_approval' | 'timed_out' | 'cancelled' | 'rejected' | 'expired';
-
-/** Where a session's report goes (addresses and URLs only: SMTP and signing secrets come from the environment). */
-export interface DeliverySettings {
-  email?: { to: string[] };
-  webhooks?: { url: string }[];
-  /** Absent: only 'completed'. */
-  on?: DeliveryEvent[];
-}
+export type { DeliveryEvent } from './names';
+export type { DeliverySettings } from './settings';
 
 /** One delivery attempt as the session log keeps it. */
 export interface DeliveryRecord {

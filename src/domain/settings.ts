@@ -1,0 +1,95 @@
+// A session's settings: the zod schema that validates them at every edge, with every default in
+// one place. The type the workflow and activities use is derived from it (import it as a type:
+// zod stays out of the workflow bundle).
+import { z } from 'zod';
+import { CREDIBILITY_TIERS, DELIVERY_EVENTS, MODEL_ROLES } from './names';
+
+export const modelRef = z.string().regex(/^[a-z0-9][a-z0-9_.-]*:.+$/i, 'write models as provider:model, e.g. openai:gpt-4o-mini');
+export const searchProviderName = z.string().regex(/^[a-z][a-z0-9_-]*$/, 'a search provider name such as tavily or searxng');
+
+const deliverySchema = z
+  .object({
+    email: z.object({ to: z.array(z.string().email()).min(1).max(20) }).strict().optional().describe('Recipients; the SMTP server comes from SMTP_HOST, SMTP_PORT, SMTP_USER, SMTP_PASS, SMTP_FROM'),
+    webhooks: z
+      .array(z.object({ url: z.string().url().refine((u) => /^https?:/i.test(u), 'only http(s) webhooks') }).strict())
+      .max(10)
+      .optional()
+      .describe('POSTed a JSON body signed with WEBHOOK_SECRET (HMAC-SHA256)'),
+    on: z.array(z.enum(DELIVERY_EVENTS)).min(1).optional().describe('When to deliver; default: completed'),
+  })
+  .strict()
+  .refine((d) => !!d.email || !!d.webhooks?.length, 'delivery needs email.to or at least one webhook');
+
+export const researchSettingsSchema = z
+  .object({
+    max_report_update_size: z.number().int().min(100).max(100_000).default(800).describe('Most characters one report patch may add'),
+    max_search_results_per_query: z.number().int().min(1).max(50).default(5),
+    max_sources: z.number().int().min(1).max(500).default(20),
+    timeout_seconds: z.number().int().min(10).max(30 * 24 * 3600).default(600).describe('Overall time for the research after approval'),
+    max_iterations: z.number().int().min(1).max(10).default(3),
+    max_sub_queries: z.number().int().min(2).max(5).default(5).describe('Most sub-questions a plan may have (seed 001: 2–5); the planner is told, its answer trimmed by priority, the planning gate enforces it'),
+    batch_size: z.number().int().min(1).max(50).default(5).describe('Sources fetched, analysed and written into the report per batch'),
+    fetch_concurrency: z.number().int().min(1).max(32).default(4),
+    auto_approve: z.boolean().default(false).describe('Approve the plan without waiting (unattended runs)'),
+    ask_clarifications: z.boolean().default(false).describe("Wait for answers to the planner's clarifying questions"),
+    max_clarification_rounds: z.number().int().min(0).max(5).default(2),
+    max_plan_revisions: z.number().int().min(0).max(20).default(5),
+    approval_timeout_seconds: z.number().int().min(1).max(365 * 24 * 3600).default(7 * 24 * 3600),
+    search_provider: searchProviderName.optional().describe('Tried first, before the configured chain'),
+    search_providers: z.array(searchProviderName).min(1).optional().describe('This session\'s whole search chain'),
+    search_mode: z.enum(['fallback', 'combine']).optional(),
+    local_documents: z.boolean().optional().describe('false: never read LOCAL_DOCS_DIR in this session (no lookup while planning, no "local" search); sessions started over HTTP get false unless the operator sets DEEP_RESEARCH_SERVICE_LOCAL_DOCS=1'),
+    model: modelRef.optional().describe('Default model for every role in this session, e.g. anthropic:claude-sonnet-4-5'),
+    models: z.partialRecord(z.enum(MODEL_ROLES), z.array(modelRef).min(1)).optional().describe('Models per role, first choice first'),
+    max_source_chars_for_analysis: z.number().int().min(500).max(200_000).default(12_000),
+    min_relevance: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.2)
+      .describe("Pages whose text scores below this against their sub-question (share of its words found, 0..1) are skipped unread; 0 reads every page"),
+    max_events_in_state: z.number().int().min(20).max(5_000).default(300),
+    continue_as_new_after_events: z.number().int().min(0).default(0).describe('0: continue as new only when Temporal suggests it'),
+    reflexion: z.boolean().default(true).describe('A critic reviews the findings after analysis: PASS, or REVISE with another gathering round'),
+    max_reflexion_revisions: z.number().int().min(0).max(10).default(2),
+    reflections: z.boolean().default(true).describe('The supervisor reflects after every phase (one short model call each)'),
+    pause_for_guidance: z.boolean().default(false).describe('Wait between phases for a guidance or continue signal'),
+    guidance_wait_seconds: z.number().int().min(1).max(7 * 24 * 3600).default(600),
+    review_final_report: z.boolean().default(false).describe('Wait for accept, reject or feedback on the finished report'),
+    max_review_rounds: z.number().int().min(0).max(10).default(2),
+    review_timeout_seconds: z.number().int().min(1).max(365 * 24 * 3600).default(7 * 24 * 3600),
+    check_links: z.boolean().default(true).describe('Re-check every cited URL when verifying'),
+    check_claims: z.boolean().default(true).describe("Check each cited sentence against the cited source's text"),
+    max_phase_visits: z.number().int().min(1).max(1_000).default(40).describe('Backstop: no phase runs more often than this'),
+    max_concurrency: z.number().int().min(1).max(32).default(4).describe('Research branches (one per query) analysing at once'),
+    max_model_calls_in_flight: z.number().int().min(1).max(64).default(4).describe('Model calls in flight at once across one session'),
+    panel: z.array(z.string().trim().min(2).max(200)).min(1).max(10).optional().describe('Panel research: "provider:model" items or plain words ("claude", "gemini"); one model per provider, first match wins, models without a key dropped'),
+    synthesis_model: modelRef.optional().describe('The model that merges the panel answers (its key is required); default: the writer\'s model'),
+    skip_synthesis: z.boolean().optional().describe('Panel research: return the answers side by side, without a synthesis'),
+    budget: z
+      .object({
+        tokens: z.number().int().positive().optional(),
+        cost_usd: z.number().positive().optional(),
+        searches: z.number().int().positive().optional(),
+        fetches: z.number().int().positive().optional(),
+        wall_seconds: z.number().int().positive().optional(),
+      })
+      .strict()
+      .default({})
+      .describe('Hard limits for the session; when one runs out it waits in awaiting_budget for topUp'),
+    vetting_lists: z
+      .partialRecord(z.enum(CREDIBILITY_TIERS), z.array(z.string().min(1)))
+      .optional()
+      .describe('Extra domains per credibility tier, e.g. {"academic": ["mylab.example"]}'),
+    delivery: deliverySchema.optional().describe('Send the report by e-mail and/or signed webhooks when the session ends'),
+    schedule_id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/).optional().describe('Set by schedules on the runs they start'),
+  })
+  .strict();
+
+export type ResearchSettingsInput = z.input<typeof researchSettingsSchema>;
+
+
+/** Settings as a session holds them: every default applied. */
+export type ResearchSettings = z.output<typeof researchSettingsSchema>;
+export type DeliverySettings = NonNullable<ResearchSettings['delivery']>;
+export type BudgetLimits = ResearchSettings['budget'];
