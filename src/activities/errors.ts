@@ -5,6 +5,8 @@ import { APICallError, NoObjectGeneratedError } from 'ai';
 import { ConfigError } from '../config/load';
 import { HttpError, parseRetryAfter } from '../providers/http-error';
 import { ContentPolicyError, InvalidModelOutputError, ModelStreamError } from '../providers/model/errors';
+import { STORE_FAILURE_TYPES } from '../domain/names';
+import { describeStoreError, isStoreUnavailable } from '../stores/unavailable';
 
 // OpenAI context_length_exceeded, Anthropic "prompt is too long", Gemini "input token count ... exceeds".
 const CONTEXT_TOO_LONG = /context_length_exceeded|prompt is too long|maximum context length|context window|input token count.*exceeds|exceeds the maximum number of tokens/i;
@@ -78,4 +80,21 @@ function retryAfterOf(headers: Record<string, string> | undefined): number | und
   const milliseconds = Number(headers?.['retry-after-ms']);
   if (headers?.['retry-after-ms'] && Number.isFinite(milliseconds)) return Math.max(0, milliseconds);
   return parseRetryAfter(headers?.['retry-after']);
+}
+
+/** A store error the store keeps refusing is reported after this many attempts (an unreachable store is waited for without limit). */
+export const STORE_ERROR_ATTEMPTS = 10;
+
+/**
+ * A store's failure as Temporal should see it: `StoreUnavailable` (the database is away: retried
+ * without a maximum at a capped backoff), or `StoreError` (it refused: retried a few times, then final).
+ */
+export function storeFailure(err: unknown, what: string, attempt = 1): ApplicationFailure {
+  if (err instanceof ApplicationFailure) return err;
+  const detail = describeStoreError(err);
+  if (isStoreUnavailable(err)) return ApplicationFailure.retryable(`${what}: the store is unavailable (${detail})`, STORE_FAILURE_TYPES.unavailable);
+  const message = `${what}: the store refused (${detail})`;
+  return attempt >= STORE_ERROR_ATTEMPTS
+    ? ApplicationFailure.nonRetryable(`${message}; gave up after ${attempt} attempts`, STORE_FAILURE_TYPES.error)
+    : ApplicationFailure.retryable(message, STORE_FAILURE_TYPES.error);
 }

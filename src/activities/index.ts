@@ -27,12 +27,15 @@ import { createRelevanceActivities } from './relevance-activities';
 import { createStoreActivities } from './store-activities';
 import { createWebActivities } from './web-activities';
 import { toFailure } from './errors';
+import { waitingForStore, type StoreWaitEvent } from './store-wait';
 
 export interface ActivityDeps {
   config: AppConfig;
   env?: NodeJS.ProcessEnv;
   artifacts?: ArtifactStore;
   sessions?: SessionStore;
+  /** Told when an activity starts and stops waiting for an unreachable store (logs, metrics). */
+  onStoreWait?: (event: StoreWaitEvent) => void;
 }
 
 export function createActivities(deps: ActivityDeps): { activities: ResearchActivities; close(): Promise<void> } {
@@ -65,20 +68,28 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
     return provider;
   };
   const fetcher = fetcherFromConfig(config, env);
-  const cache = openFetchCache(config, env);
+  const ownCache = openFetchCache(config, env);
+  // Activities wait out a store that cannot be reached instead of failing (and later repeating
+  // paid or fetched work); persistSession fails fast instead, and Temporal retries it without limit.
+  const wait = { onWait: deps.onStoreWait };
+  const store = waitingForStore(artifacts, 'artifacts', wait);
+  const cache = waitingForStore(ownCache, 'fetch cache', wait);
+  let waitingSessions: SessionStore | undefined;
+  const sessionsWaiting = () => (waitingSessions ??= waitingForStore(sessionStore(), 'sessions', wait));
+  // The model's streamed output is a convenience: it is dropped, never waited for.
   const streams = new AgentStreamSink(sessionStore);
   const budget = budgetSettingsOf(config);
   const archiveSweep = startArchiveSweep(budget.archive.dir, budget.archive.ttl_hours);
-  const modelDeps = { model, defaultModel, pricing: config.models.pricing, artifacts, budget, streams };
+  const modelDeps = { model, defaultModel, pricing: config.models.pricing, artifacts: store, budget, streams };
   const activities: ResearchActivities = {
     ...createModelActivities(modelDeps),
     ...createMindActivities(modelDeps),
     ...createPanelActivities(modelDeps),
-    ...createVerifyActivities({ artifacts, fetcher, model, defaultModel, pricing: config.models.pricing, doiResolver: config.fetch.doi_resolver_url }),
-    ...createWebActivities({ config, artifacts, fetcher, cache, searchProvider }),
+    ...createVerifyActivities({ artifacts: store, fetcher, model, defaultModel, pricing: config.models.pricing, doiResolver: config.fetch.doi_resolver_url }),
+    ...createWebActivities({ config, artifacts: store, fetcher, cache, searchProvider }),
     ...createStoreActivities(sessionStore),
-    ...createRelevanceActivities(artifacts, relevanceEmbedder(config, env)),
-    ...createDeliveryActivities({ config, env, sessions: sessionStore }),
+    ...createRelevanceActivities(store, relevanceEmbedder(config, env)),
+    ...createDeliveryActivities({ config, env, sessions: sessionsWaiting }),
     async lookupLocalKnowledge({ query, maxResults }) {
       if (!config.search.local_path) return { hits: [] };
       try {
@@ -101,7 +112,7 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
     close: async () => {
       clearInterval(archiveSweep);
       if (ownsSessions) await sessions?.close();
-      await cache.close();
+      await ownCache.close();
       await ownArtifacts?.close?.();
       await fetcher.close();
     },

@@ -7,6 +7,7 @@ import { relevanceScore } from '../report/relevance';
 import type { ArtifactStore } from '../stores/artifacts';
 import { splitPassages } from '../verify/passages';
 import type { ScoreRelevanceInput, ScoreRelevanceOutput } from './contracts';
+import { withHeartbeat } from './heartbeat';
 
 /** Passages of a page embedded for its meaning score: its opening ones, where its topic is stated. */
 const PASSAGES_PER_PAGE = 6;
@@ -14,19 +15,21 @@ const PASSAGE_CHARS = 1_500;
 
 export function createRelevanceActivities(artifacts: ArtifactStore, embedder?: () => Embedder | undefined) {
   return {
-    async scoreRelevance(input: ScoreRelevanceInput): Promise<ScoreRelevanceOutput> {
-      const scores: Record<string, number> = {};
-      const texts = new Map<string, string>();
-      for (const source of input.sources) {
-        const text = await artifacts.getText(source.text_file_id).catch(() => '');
-        texts.set(source.id, text);
-        scores[source.id] = relevanceScore(text, questionsOf(input, source.sub_question));
-      }
-      const meaning = await meaningScores(embedder?.(), input, texts);
-      for (const [id, score] of meaning) scores[id] = Math.max(scores[id] ?? 0, score);
-      return { scores, ...(meaning.size ? { by_meaning: Object.fromEntries(meaning) } : {}) };
-    },
+    scoreRelevance: (input: ScoreRelevanceInput): Promise<ScoreRelevanceOutput> => withHeartbeat(() => scoreOf(input)),
   };
+
+  async function scoreOf(input: ScoreRelevanceInput): Promise<ScoreRelevanceOutput> {
+    const scores: Record<string, number> = {};
+    const texts = new Map<string, string>();
+    for (const source of input.sources) {
+      const text = await artifacts.getText(source.text_file_id).catch(() => '');
+      texts.set(source.id, text);
+      scores[source.id] = relevanceScore(text, questionsOf(input, source.sub_question));
+    }
+    const meaning = await meaningScores(embedder?.(), input, texts);
+    for (const [id, score] of meaning) scores[id] = Math.max(scores[id] ?? 0, score);
+    return { scores, ...(meaning.size ? { by_meaning: Object.fromEntries(meaning) } : {}) };
+  }
 }
 
 function questionsOf(input: ScoreRelevanceInput, subQuestion: string): string[] {

@@ -81,3 +81,12 @@ export type DeliveryEvent = (typeof DELIVERY_EVENTS)[number];
 
 export const CREDIBILITY_TIERS = ['government', 'academic', 'preprint', 'organization', 'news', 'unverified'] as const;
 export type CredibilityTier = (typeof CREDIBILITY_TIERS)[number];
+
+/**
+ * Failure types of the stores as activities throw them: `StoreUnavailable` (the database or bucket
+ * cannot be reached: retried without a maximum) and `StoreError` (it answered with a refusal).
+ */
+export const STORE_FAILURE_TYPES = { unavailable: 'StoreUnavailable', error: 'StoreError' } as const;
+
+/** The owner of sessions started from the command line without an API token, and the user who sees every session. */
+export const OPERATOR_USER = 'operator';

@@ -327,3 +327,20 @@ export interface ResearchResult {
 
 /** State returned by the `state` query: the snapshot without the event log. */
 export type ResearchSnapshot = Omit<ResearchState, 'events'> & { last_event_seq: number };
+
+/**
+ * What an activity waiting for an unreachable store puts in its heartbeat details, so that `status`
+ * can say what the session waits for: which store, how many tries, the last error, since when.
+ */
+export interface StoreWait {
+  store: string;
+  tries: number;
+  error: string;
+  since: string;
+}
+
+/** The store wait in an activity's heartbeat details, if they hold one. */
+export function storeWaitOf(details: unknown): StoreWait | undefined {
+  const wait = (details as { store_wait?: Partial<StoreWait> } | undefined)?.store_wait;
+  return wait && typeof wait.store === 'string' && typeof wait.tries === 'number' && typeof wait.error === 'string' ? (wait as StoreWait) : undefined;
+}

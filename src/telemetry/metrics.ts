@@ -6,7 +6,8 @@ import type { MetricMeter } from '@temporalio/common';
 import { Runtime, type ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { ModelUsage, PersistSessionInput, WebSearchInput } from '../activities/contracts';
-import { RESEARCH_STATUSES } from '../domain/names';
+import type { StoreWaitEvent } from '../activities/store-wait';
+import { RESEARCH_STATUSES, STORE_FAILURE_TYPES } from '../domain/names';
 import { SEARCH_ATTRIBUTES } from '../workflows/messages';
 import { researchIdOf, PinoTemporalLogger } from './logging';
 
@@ -44,6 +45,8 @@ interface ResearchMeters {
   searches: ReturnType<MetricMeter['createCounter']>;
   fetches: ReturnType<MetricMeter['createCounter']>;
   sessions: ReturnType<MetricMeter['createGauge']>;
+  storeFailures: ReturnType<MetricMeter['createCounter']>;
+  storeWaiting: ReturnType<MetricMeter['createGauge']>;
 }
 
 let meters: ResearchMeters | undefined;
@@ -57,6 +60,8 @@ function researchMeters(): ResearchMeters {
     searches: meter.createCounter('deep_research_searches', 'searches', 'Web searches by provider and outcome'),
     fetches: meter.createCounter('deep_research_fetches', 'fetches', 'Page fetches by outcome (fetched, cached, failed)'),
     sessions: meter.createGauge('deep_research_sessions', 'int', 'sessions', 'Research sessions in the namespace by status'),
+    storeFailures: meter.createCounter('deep_research_store_failures', 'failures', 'Store calls that found the store unreachable, by store and activity'),
+    storeWaiting: meter.createGauge('deep_research_store_waiting', 'int', 'activities', 'Activities of this worker waiting for an unreachable store, by store'),
   });
 }
 
@@ -101,6 +106,7 @@ export function researchActivityInterceptor(logger: Logger, onSessionPersisted?:
           }
           return result;
         } catch (err) {
+          if ((err as { type?: unknown }).type === STORE_FAILURE_TYPES.unavailable) m.storeFailures.add(1, { store: 'sessions', activity: type });
           if (type === 'webSearch') m.searches.add(1, { provider: String((arg as WebSearchInput | undefined)?.provider ?? 'unknown'), outcome: 'failed' });
           if (type === 'fetchUrl') m.fetches.add(1, { outcome: 'failed' });
           logger.warn({ research_id: researchId, activity: type, attempt: ctx.info.attempt, err: (err as Error).message }, 'activity failed');
@@ -109,6 +115,30 @@ export function researchActivityInterceptor(logger: Logger, onSessionPersisted?:
       },
     },
   });
+}
+
+/**
+ * Logs and counts an activity's wait for an unreachable store: one warning when it starts (then
+ * every sixth try), one line when the store is back; the waiting gauge per store.
+ */
+export function storeWaitReporter(logger: Logger): (event: StoreWaitEvent) => void {
+  const waiting = new Map<string, number>();
+  return (event) => {
+    const m = researchMeters();
+    const fields = { research_id: researchIdOf(event.workflowId), activity: event.activity, attempt: event.attempt, store: event.store, tries: event.tries };
+    const change = event.phase === 'back' ? -1 : event.tries === 1 ? 1 : 0;
+    if (change) {
+      const n = Math.max(0, (waiting.get(event.store) ?? 0) + change);
+      waiting.set(event.store, n);
+      m.storeWaiting.set(n, { store: event.store });
+    }
+    if (event.phase === 'back') {
+      logger.info({ ...fields, waited_ms: event.waitedMs }, `the ${event.store} store is back after ${Math.round(event.waitedMs / 1000)} s; going on`);
+      return;
+    }
+    m.storeFailures.add(1, { store: event.store, activity: event.activity });
+    if (event.tries === 1 || event.tries % 6 === 0) logger.warn({ ...fields, err: event.error }, `waiting for the ${event.store} store (try ${event.tries}: ${event.error})`);
+  };
 }
 
 /**

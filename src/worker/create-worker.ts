@@ -8,7 +8,7 @@ import type { AppConfig } from '../config/schema';
 import { searchAvailability, searchBurst, searchRate } from '../providers/registry';
 import { SEARCH_PROVIDER_NAMES } from '../providers/search/catalog';
 import { dataConverterFromEnv } from '../temporal/codec';
-import { researchActivityInterceptor } from '../telemetry/metrics';
+import { researchActivityInterceptor, storeWaitReporter } from '../telemetry/metrics';
 import { activityTracingInterceptors, tracingSinks, TRACING_WORKFLOW_MODULES, tracingRequested } from '../telemetry/tracing';
 import { searchTaskQueue } from '../workflows/messages';
 import { TokenBucket } from './token-bucket';
@@ -72,9 +72,10 @@ export async function createResearchWorker(opts: ResearchWorkerOptions): Promise
   const { config } = opts;
   const env = opts.env ?? process.env;
   await prepareSharedStores(env);
-  const { activities, close } = createActivities({ config, env });
+  const logger = opts.logger ?? pino({ level: 'silent' });
+  const { activities, close } = createActivities({ config, env, onStoreWait: storeWaitReporter(logger) });
   const dataConverter = dataConverterFromEnv(env);
-  const activityInterceptors = [...activityTracingInterceptors(), researchActivityInterceptor(opts.logger ?? pino({ level: 'silent' }), opts.onSessionPersisted)];
+  const activityInterceptors = [...activityTracingInterceptors(), researchActivityInterceptor(logger, opts.onSessionPersisted)];
   const source = workflowSource(opts.workflowBundle, env);
   const main = await Worker.create({
     connection: opts.connection,

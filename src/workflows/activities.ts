@@ -31,8 +31,11 @@ export const verifier = proxyActivities<Pick<ResearchActivities, 'verifyClaims'>
 
 const SEARCH_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 4, nonRetryableErrorTypes: NON_RETRYABLE } as const;
 
+/** Searches heartbeat every 2 s: a worker killed mid-search is noticed in 8 s, not at the 1-minute timeout. */
+const SEARCH_HEARTBEAT = '8 seconds';
+
 /** Sessions from before provider chains: every search on the main task queue. */
-export const search = proxyActivities<Pick<ResearchActivities, 'webSearch'>>({ startToCloseTimeout: '1 minute', retry: SEARCH_RETRY });
+export const search = proxyActivities<Pick<ResearchActivities, 'webSearch'>>({ startToCloseTimeout: '1 minute', heartbeatTimeout: SEARCH_HEARTBEAT, retry: SEARCH_RETRY });
 
 /**
  * Search on one provider's own, rate-limited task queue. The schedule-to-start limit turns "no
@@ -43,28 +46,53 @@ export function searchOn(taskQueue: string) {
     taskQueue,
     scheduleToStartTimeout: '10 minutes',
     startToCloseTimeout: '1 minute',
+    heartbeatTimeout: SEARCH_HEARTBEAT,
     retry: { ...SEARCH_RETRY, maximumAttempts: 3 },
   });
 }
 
-/** Fetching and parsing: one source each; a source that keeps failing is noted and skipped. */
+/**
+ * Fetching and parsing: one source each; a source that keeps failing is noted and skipped. A fetched
+ * page waits inside its attempt for an unreachable store (heartbeating), so the long timeout; the
+ * heartbeat notices a dead worker in 10 s.
+ */
 export const web = proxyActivities<Pick<ResearchActivities, 'fetchUrl' | 'parseContent'>>({
-  startToCloseTimeout: '2 minutes',
+  startToCloseTimeout: '15 minutes',
   heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '20 seconds', maximumAttempts: 3, nonRetryableErrorTypes: [...NON_RETRYABLE, 'FetchRefused', 'UnsupportedContent', 'HttpClientError'] },
 });
 
 type Bookkeeping = Pick<ResearchActivities, 'persistSession' | 'verifyCitations' | 'scoreRelevance'>;
 const BOOKKEEPING_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 } as const;
+/**
+ * Session-store writes: a store that is away (StoreUnavailable) is retried without a maximum, at
+ * most 10 s apart, so a session waits for its database and goes on when it is back; a store that
+ * refuses (StoreError) is given up by the activity after 10 attempts.
+ */
+const STORE_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: Number.POSITIVE_INFINITY } as const;
+const PERSIST_OPTIONS = { startToCloseTimeout: '30 seconds', heartbeatTimeout: '10 seconds', retry: STORE_RETRY } as const;
 
-/** Local bookkeeping: the session store and citation checks. Cheap, so retry patiently. */
-export const store = proxyActivities<Bookkeeping>({ startToCloseTimeout: '1 minute', retry: BOOKKEEPING_RETRY });
+/**
+ * Bookkeeping: the session store and citation checks. They heartbeat (and wait inside the attempt
+ * for an unreachable artifact store), so a dead worker is noticed in 10 s.
+ */
+const bookkeepingActivities = proxyActivities<Bookkeeping>({ startToCloseTimeout: '10 minutes', heartbeatTimeout: '10 seconds', retry: BOOKKEEPING_RETRY });
+export const store: Bookkeeping = {
+  persistSession: proxyActivities<Pick<Bookkeeping, 'persistSession'>>(PERSIST_OPTIONS).persistSession,
+  verifyCitations: bookkeepingActivities.verifyCitations,
+  scoreRelevance: bookkeepingActivities.scoreRelevance,
+};
 
 /**
  * The same bookkeeping as local activities: only pipelined sessions started before the
  * `bookkeeping-as-activities` marker use them (their histories replay with them).
  */
-const localBookkeeping = proxyLocalActivities<Bookkeeping>({ startToCloseTimeout: '1 minute', retry: BOOKKEEPING_RETRY });
+const localBookkeepingActivities = proxyLocalActivities<Bookkeeping>({ startToCloseTimeout: '1 minute', retry: BOOKKEEPING_RETRY });
+const localBookkeeping: Bookkeeping = {
+  persistSession: proxyLocalActivities<Pick<Bookkeeping, 'persistSession'>>({ startToCloseTimeout: '30 seconds', retry: STORE_RETRY }).persistSession,
+  verifyCitations: localBookkeepingActivities.verifyCitations,
+  scoreRelevance: localBookkeepingActivities.scoreRelevance,
+};
 
 /** The bookkeeping stub a session uses. */
 export function bookkeeping(local: boolean | undefined): Bookkeeping {

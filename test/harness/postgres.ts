@@ -10,6 +10,10 @@ import pg from 'pg';
 
 export interface TestPostgres {
   url: string;
+  /** Stops the server (fast shutdown: sessions are cut off) and keeps its data, as an outage would. */
+  pause(): void;
+  /** Starts the stopped server again on the same port. */
+  resume(): void;
   stop(): Promise<void>;
 }
 
@@ -59,9 +63,11 @@ export async function startPostgres(): Promise<PostgresOrSkip> {
   const run = (cmd: string, args: string[]) =>
     asRoot ? execFileSync('runuser', ['-u', 'postgres', '--', path.join(bin, cmd), ...args], { stdio: 'pipe' }) : execFileSync(path.join(bin, cmd), args, { stdio: 'pipe' });
   const port = await freePort();
+  const start = () =>
+    run('pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`, 'start']);
   try {
     run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
-    run('pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100`, 'start']);
+    start();
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
     const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim();
@@ -70,6 +76,8 @@ export async function startPostgres(): Promise<PostgresOrSkip> {
   return {
     pg: {
       url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+      pause: () => run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
+      resume: start,
       stop: async () => {
         try {
           run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);

@@ -32,7 +32,9 @@ export function isPostgresUrl(url: string | undefined): url is string {
 export function openDatabase(url: string): PgDatabase {
   let shared = pools.get(url);
   if (!shared) {
-    const pool = new pg.Pool({ connectionString: url, max: 8, idleTimeoutMillis: 10_000 });
+    // A database that does not answer a connect fails the call in 10 s (then it is waited for or
+    // retried), rather than holding an activity until its timeout.
+    const pool = new pg.Pool({ connectionString: url, max: 8, idleTimeoutMillis: 10_000, connectionTimeoutMillis: 10_000, keepAlive: true });
     // An idle connection the server drops must not take the process down; the next query reconnects.
     pool.on('error', () => undefined);
     shared = { pool, users: 0 };
@@ -53,17 +55,18 @@ export function openDatabase(url: string): PgDatabase {
     },
     async transaction(work) {
       await ready();
-      const client = await s.pool.connect();
+      const client = await checkOut(s.pool);
+      let broken: Error | undefined;
       try {
         await client.query('BEGIN');
         const result = await work(client);
         await client.query('COMMIT');
         return result;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        await client.query('ROLLBACK').catch((e: unknown) => (broken = e as Error));
         throw err;
       } finally {
-        client.release();
+        client.release(broken);
       }
     },
     async release() {
@@ -76,8 +79,25 @@ export function openDatabase(url: string): PgDatabase {
   };
 }
 
-async function migrate(pool: pg.Pool): Promise<void> {
+/**
+ * A client out of the pool, with its own error listener while it is out: a database that goes away
+ * (stopped, restarted) makes the connection emit an error, which would otherwise end the process.
+ * A client whose ROLLBACK failed is given back broken, so the pool drops it.
+ */
+async function checkOut(pool: pg.Pool): Promise<pg.PoolClient> {
   const client = await pool.connect();
+  const onError = () => undefined;
+  client.on('error', onError);
+  const release = client.release.bind(client);
+  client.release = (err?: Error | boolean) => {
+    client.off('error', onError);
+    release(err);
+  };
+  return client;
+}
+
+async function migrate(pool: pg.Pool): Promise<void> {
+  const client = await checkOut(pool);
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     try {
