@@ -8,14 +8,15 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { TRACING_WORKFLOW_MODULES } from '../src/telemetry/tracing';
+import { FAILURE_CONVERTER_PATH } from '../src/temporal/codec';
 import { tracingBundlePath, WORKFLOWS_PATH } from '../src/worker/create-worker';
 
 export async function writeWorkflowBundle(out: string, options: { tracing?: 'both' | 'only' | 'none' } = {}): Promise<string> {
   const tracing = options.tracing ?? 'both';
   mkdirSync(path.dirname(out), { recursive: true });
-  if (tracing !== 'only') writeFileSync(out, (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH })).code);
+  if (tracing !== 'only') writeFileSync(out, (await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, failureConverterPath: FAILURE_CONVERTER_PATH })).code);
   if (tracing !== 'none') {
-    const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, workflowInterceptorModules: TRACING_WORKFLOW_MODULES });
+    const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, failureConverterPath: FAILURE_CONVERTER_PATH, workflowInterceptorModules: TRACING_WORKFLOW_MODULES });
     writeFileSync(tracingBundlePath(out), code);
   }
   return tracing === 'only' ? tracingBundlePath(out) : out;

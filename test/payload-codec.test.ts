@@ -11,6 +11,8 @@ const key = () => randomBytes(32).toString('base64');
 const OLD_KEY = `k1:${key()}`;
 const NEW_KEY = `k2:${key()}`;
 const QUERY = 'Which axolotl limb regeneration markers did the Kessler-Varga cohort report?';
+/** The provider's error message of the first (failed, retried) model call. */
+const FAILURE_TEXT = 'upstream notes: Okonkwo-Lindqvist cohort unavailable';
 
 type History = temporal.api.history.v1.IHistory;
 
@@ -21,7 +23,7 @@ describe('encrypted payloads (DEEP_RESEARCH_PAYLOAD_KEYS)', () => {
   let history: History;
 
   beforeAll(async () => {
-    harness = await startHarness({ model: { gapIterations: 0 } });
+    harness = await startHarness({ model: { gapIterations: 0, failures: [{ status: 500, message: FAILURE_TEXT }] } });
     env = await startEnvironment(harness, inject('temporalAddress'), { extraEnv: { DEEP_RESEARCH_PAYLOAD_KEYS: OLD_KEY } });
     ({ researchId } = await env.client.start({ query: QUERY, autoApprove: true, settings: { max_sources: 4, max_search_results_per_query: 2, batch_size: 2, max_iterations: 1 } }));
     await env.client.waitForResult(researchId);
@@ -46,6 +48,15 @@ describe('encrypted payloads (DEEP_RESEARCH_PAYLOAD_KEYS)', () => {
     for (const needle of [QUERY, 'axolotl', 'Kessler-Varga', 'regeneration', ' in depth', harness.web.host]) {
       expect(bytes.includes(Buffer.from(needle))).toBe(false);
     }
+    // Nor the failed first model call's message (its stack trace neither): the failure is in the
+    // history, encoded, and the key reads it.
+    expect(bytes.includes(Buffer.from('Okonkwo-Lindqvist'))).toBe(false);
+    const failed = (raw.history?.events ?? []).map((e) => e.activityTaskStartedEventAttributes?.lastFailure).find((f) => f);
+    expect(failed?.message).toBe('Encoded failure');
+    expect(failed?.stackTrace ?? '').toBe('');
+    const attrs = failed?.encodedAttributes as { metadata?: Record<string, Uint8Array>; data?: Uint8Array };
+    const [plainAttrs] = await (payloadCodecFromEnv({ DEEP_RESEARCH_PAYLOAD_KEYS: OLD_KEY }) as EncryptionCodec).decode([{ metadata: attrs.metadata ?? {}, data: attrs.data }]);
+    expect(Buffer.from(plainAttrs.data ?? []).toString()).toContain(FAILURE_TEXT);
     // ... while the same bytes, decrypted with the key, do hold the question.
     const started = raw.history?.events?.[0].workflowExecutionStartedEventAttributes;
     const input = started?.input?.payloads ?? [];

@@ -5,6 +5,8 @@
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 
 export const PAYLOAD_KEYS_ENV = 'DEEP_RESEARCH_PAYLOAD_KEYS';
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
@@ -86,8 +88,18 @@ export function payloadCodecFromEnv(env: NodeJS.ProcessEnv = process.env): Encry
   return spec?.trim() ? new EncryptionCodec(parsePayloadKeys(spec)) : undefined;
 }
 
-/** A data converter for clients and workers: encrypting when keys are set, Temporal's default otherwise. */
-export function dataConverterFromEnv(env: NodeJS.ProcessEnv = process.env): DataConverter | undefined {
+/**
+ * The failure converter module (compiled .js when built, the .ts source in development): failure
+ * messages and stack traces become an encoded payload, which the codec encrypts. Workflow bundles
+ * are built with it too (`bundleWorkflowCode({ failureConverterPath })`).
+ */
+export const FAILURE_CONVERTER_PATH = ['failure-converter.js', 'failure-converter.ts'].map((f) => path.join(__dirname, f)).find((f) => existsSync(f)) as string;
+
+/**
+ * A data converter for clients and workers: failures always as encoded attributes, payloads
+ * encrypted when keys are set.
+ */
+export function dataConverterFromEnv(env: NodeJS.ProcessEnv = process.env): DataConverter {
   const codec = payloadCodecFromEnv(env);
-  return codec ? { payloadCodecs: [codec] } : undefined;
+  return { failureConverterPath: FAILURE_CONVERTER_PATH, ...(codec ? { payloadCodecs: [codec] } : {}) };
 }

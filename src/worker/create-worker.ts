@@ -83,7 +83,7 @@ export async function createResearchWorker(opts: ResearchWorkerOptions): Promise
     taskQueue: config.temporal.task_queue,
     ...source,
     activities,
-    ...(dataConverter ? { dataConverter } : {}),
+    dataConverter,
     interceptors: {
       activity: activityInterceptors,
       // A bundle built here gets the tracing interceptors only when traces are exported.
@@ -115,7 +115,7 @@ export async function createResearchWorker(opts: ResearchWorkerOptions): Promise
         namespace: config.temporal.namespace,
         taskQueue: searchTaskQueue(config.temporal.task_queue, provider),
         activities: { webSearch },
-        ...(dataConverter ? { dataConverter } : {}),
+        dataConverter,
         interceptors: { activity: activityInterceptors },
         // A round's searches go out at once (plans have up to 8 sub-questions).
         maxConcurrentActivityTaskExecutions: 8,

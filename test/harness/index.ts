@@ -10,6 +10,7 @@ import { ResearchClient } from '../../src/client/research-client';
 import { loadConfig } from '../../src/config/load';
 import type { AppConfig } from '../../src/config/schema';
 import { createResearchWorker, WORKFLOWS_PATH } from '../../src/worker/create-worker';
+import { FAILURE_CONVERTER_PATH } from '../../src/temporal/codec';
 import { startModel, type FakeModel, type ModelScript } from './model';
 import { Recorder } from './recorder';
 import { startSearch, type FakeSearch, type SearchOptions } from './searxng';
@@ -82,7 +83,7 @@ export function quietRuntime(): void {
 /** The workflow bundle, built once per test file. */
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   quietRuntime();
-  return (bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: new DefaultLogger('WARN') }));
+  return (bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, failureConverterPath: FAILURE_CONVERTER_PATH, logger: new DefaultLogger('WARN') }));
 }
 
 export interface TestEnvironment {
