@@ -89,10 +89,13 @@ export const STORE_ERROR_ATTEMPTS = 10;
  * A store's failure as Temporal should see it: `StoreUnavailable` (the database is away: retried
  * without a maximum at a capped backoff), or `StoreError` (it refused: retried a few times, then final).
  */
-export function storeFailure(err: unknown, what: string, attempt = 1): ApplicationFailure {
+export function storeFailure(err: unknown, what: string, attempt = 1, store = 'sessions'): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
   const detail = describeStoreError(err);
-  if (isStoreUnavailable(err)) return ApplicationFailure.retryable(`${what}: the store is unavailable (${detail})`, STORE_FAILURE_TYPES.unavailable);
+  if (isStoreUnavailable(err)) {
+    // The details say which store and why, for `status` ("waiting for the session store (attempt 3: …)").
+    return ApplicationFailure.create({ message: `${what}: the store is unavailable (${detail})`, type: STORE_FAILURE_TYPES.unavailable, details: [{ store, error: detail }] });
+  }
   const message = `${what}: the store refused (${detail})`;
   return attempt >= STORE_ERROR_ATTEMPTS
     ? ApplicationFailure.nonRetryable(`${message}; gave up after ${attempt} attempts`, STORE_FAILURE_TYPES.error)

@@ -4,6 +4,7 @@ import { Command, Option } from 'commander';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { reportPdf } from '../report/pdf';
 import { ResearchClient } from '../client/research-client';
+import { storeWaits } from '../client/store-waits';
 import { checkModelConfigured } from '../activities';
 import { loadConfig } from '../config/load';
 import type { AppConfig } from '../config/schema';
@@ -220,7 +221,9 @@ export function buildProgram(): Command {
     .action(async (id: string, o: Common) => {
       await withClient({}, async (c) => {
         const s = await c.state(id);
-        out(o.json, s, formatStatus(s));
+        // A session whose store is away says so: "waiting for the session store (attempt 4: …)".
+        const waits = await storeWaits(c.client, id).catch(() => []);
+        out(o.json, waits.length ? { ...s, waiting_for_store: waits } : s, [formatStatus(s), ...waits.map((w) => w.line)].join('\n'));
       });
     });
   program

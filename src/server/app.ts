@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { authenticate, isLoopback, rateLimitKey } from './auth';
 import { ApiError } from './errors';
+import { describeStoreError, isStoreUnavailable } from '../stores/unavailable';
 import type { PayloadCodec } from '@temporalio/common';
 import { payloadCodecFromEnv } from '../temporal/codec';
 import { registerMcpRoutes } from './mcp';
@@ -98,6 +99,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     const status = (err as FastifyError).statusCode;
     if (status && status >= 400 && status < 500) {
       return reply.code(status).send({ error: status === 429 ? 'RATE_LIMITED' : 'INVALID_REQUEST', message: err.message });
+    }
+    // Temporal's own "14 UNAVAILABLE: connect ECONNREFUSED" is the engine's, answered below.
+    if (isStoreUnavailable(err) && !/UNAVAILABLE|DEADLINE_EXCEEDED/.test(err.message)) {
+      req.log.warn(err);
+      return reply.code(503).send({ error: 'UNAVAILABLE', message: `the shared database is unavailable (${describeStoreError(err)}); running sessions wait for it; try again` });
     }
     if (/unreachable|UNAVAILABLE|ECONNREFUSED|DEADLINE_EXCEEDED/i.test(err.message)) {
       req.log.warn(err);

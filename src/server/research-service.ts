@@ -12,6 +12,7 @@ import { stateQuery, type Accepted, type ReviewArgs, type TopUpArgs } from '../w
 import { TERMINAL_STATUSES, type ResearchEvent, type ResearchPlan, type ResearchSnapshot, type ResearchStatus } from '../domain/types';
 import { ApiError, invalid, notFound, wrongState } from './errors';
 import type { ListFilter, OwnedSession, ServiceStore } from './service-store';
+import { rememberingServiceStore } from './remembering-store';
 import { checkPlanEdit, checkServiceSettings, policyFromEnv, startSettings, type SessionPolicy } from './session-policy';
 
 export interface CreateRequest {
@@ -68,7 +69,7 @@ export class ResearchService {
     /** How long a new session may wait before "waiting for a worker" is logged. */
     private readonly workerGraceMs = 5_000,
   ) {
-    this.store = openServiceStore(client.config, client.env);
+    this.store = rememberingServiceStore(openServiceStore(client.config, client.env));
   }
 
   view(s: OwnedSession): SessionView {

@@ -8,6 +8,7 @@ import type { ResearchService } from './research-service';
 import { planEdit } from './routes-steering';
 import { InvalidCursorError } from './service-store';
 import { LISTED_STATUSES } from '../domain/names';
+import { storeWaits } from '../client/store-waits';
 import type { ResearchPlan } from '../domain/types';
 
 export const idParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'not a research id') });
@@ -88,7 +89,12 @@ export function registerSessionRoutes(root: FastifyInstance, service: ResearchSe
 
   app.get('/api/research/:id', {
     schema: { tags: ['sessions'], summary: 'One session: status, plan, sources with tiers, findings, usage, decisions (getResearch)', params: idParams },
-  }, async (req) => service.state(req.user, req.params.id));
+  }, async (req) => {
+    const state = await service.state(req.user, req.params.id);
+    // A session whose store is away says so, with the attempts (Temporal's pending activities).
+    const waits = state.state ? await storeWaits(service.client.client, req.params.id).catch(() => []) : [];
+    return waits.length ? { ...state, waiting_for_store: waits } : state;
+  });
 
   app.put('/api/research/:id/favourite', {
     schema: { tags: ['sessions'], summary: 'Mark or unmark as favourite (toggleFavourite)', params: idParams, body: z.object({ favourite: z.boolean() }).strict() },

@@ -1,0 +1,47 @@
+// What a session waits for while its store is away: the workflow's pending activities (Temporal's
+// describe) that failed as StoreUnavailable and are being retried, or that wait inside their attempt
+// (their heartbeat details say so). `status` in the CLI and the API show one line for each.
+import type { Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { decodeArrayFromPayloads, decodeOptionalFailureToOptionalError } from '@temporalio/common/lib/internal-non-workflow';
+import { STORE_FAILURE_TYPES } from '../domain/names';
+import { storeWaitOf } from '../domain/types';
+import { workflowIdFor } from '../workflows/messages';
+
+export interface StoreWaitNote {
+  activity: string;
+  /** sessions, artifacts or fetch cache */
+  store: string;
+  /** The activity's attempt (retried by Temporal), or the tries inside one attempt. */
+  attempt: number;
+  error: string;
+  /** "waiting for the session store (attempt 3: connect ECONNREFUSED 10.0.0.5:5432)" */
+  line: string;
+}
+
+const STORE_NAMES: Record<string, string> = { sessions: 'session store', artifacts: 'artifact store', 'fetch cache': 'fetch cache' };
+
+function note(activity: string, store: string, attempt: number, error: string): StoreWaitNote {
+  return { activity, store, attempt, error, line: `waiting for the ${STORE_NAMES[store] ?? store} (attempt ${attempt}: ${error})` };
+}
+
+/** The session's waits for a store; none when it runs normally, has ended, or its details cannot be read (no payload key). */
+export async function storeWaits(client: Client, researchId: string): Promise<StoreWaitNote[]> {
+  const described = await client.workflow.getHandle(workflowIdFor(researchId)).describe();
+  if (described.status.name !== 'RUNNING') return [];
+  const converter = client.options.loadedDataConverter;
+  const notes: StoreWaitNote[] = [];
+  for (const pending of described.raw.pendingActivities ?? []) {
+    const activity = pending.activityType?.name ?? 'activity';
+    const failure = await decodeOptionalFailureToOptionalError(converter, pending.lastFailure).catch(() => undefined);
+    if (failure instanceof ApplicationFailure && failure.type === STORE_FAILURE_TYPES.unavailable) {
+      const detail = (failure.details?.[0] ?? {}) as { store?: string; error?: string };
+      notes.push(note(activity, detail.store ?? 'sessions', pending.attempt ?? 1, detail.error ?? failure.message));
+      continue;
+    }
+    const details = await decodeArrayFromPayloads(converter, pending.heartbeatDetails?.payloads).catch(() => []);
+    const wait = storeWaitOf(details[0]);
+    if (wait) notes.push(note(activity, wait.store, wait.tries, wait.error));
+  }
+  return notes;
+}
