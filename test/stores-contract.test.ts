@@ -178,6 +178,10 @@ for (const [name, backend] of [
         await expect(store.list({ owner: 'alice', cursor: 'garbage' })).rejects.toThrow(InvalidCursorError);
         expect((await store.unsettled('alice')).map((s) => s.research_id)).toEqual(['id3']);
         expect(await store.unsettled('bob')).toEqual([]);
+        // An operator's view: every owner's sessions, in the same order and pages.
+        expect(await ids({})).toEqual(['bobs', 'id3', 'id2', 'id1', 'id0']);
+        expect(await ids({ q: 'heat', limit: 2 })).toEqual(['bobs', 'id2']);
+        expect((await store.unsettled()).map((s) => s.research_id)).toEqual(['id3']);
         const draft = await store.insert({ research_id: 'd1', owner: 'carol', query: 'q', status: 'draft', settings: {}, contexts: [{ content: 'notes', label: 'mine' }], parent_id: null });
         expect(draft).toMatchObject({ contexts: [{ content: 'notes', label: 'mine' }], plan: null });
         expect((await store.update('d1', { plan: { outline: ['a'] } })).plan).toEqual({ outline: ['a'] });

@@ -21,6 +21,7 @@ import { registerSteeringCommands } from './steering';
 import { addPanelOptions, askConfirmation, askForTopic, inputContexts, panelSettings, registerPanelCommands, type PanelFlags } from './panel-commands';
 import { registerServiceCommands } from './service-commands';
 import { registerSessionCommands } from './session-commands';
+import { cliOwner, recordOwner } from './ownership';
 import { registerScheduleCommands } from './schedule-commands';
 import { formatEvent, formatPlan, formatStatus } from './format';
 import { connect, ensureServer, ensureWorker, noteIfNoWorker, recordWorkerPid, runningWorkerPid, usesEmbeddedServer } from './runtime';
@@ -121,7 +122,9 @@ export function buildProgram(): Command {
         // Seed 003's ask_topic: no question → asked here, or the session waits for one.
         const question = given?.trim() || (await askForTopic(log));
         const contexts = inputContexts(o, (file) => readFileSync(file, 'utf8'));
+        const owner = await cliOwner(client);
         const started = await client.start({ query: question, researchId: o.id, settings, autoApprove: o.yes, askTopic: true, contexts });
+        await recordOwner(client, owner, { researchId: started.researchId, query: question, status: started.status }, log);
         if (!question) {
           out(o.json, { researchId: started.researchId, status: started.status }, `research ${started.researchId} waits for its question: deep-research topic ${started.researchId} "<question>"`);
           return;
@@ -159,7 +162,9 @@ export function buildProgram(): Command {
     async (question: string, o: Common & StartFlags & { yes?: boolean; id?: string }) => {
       await withClient({ startRuntime: true }, async (client) => {
         const contexts = inputContexts(o, (file) => readFileSync(file, 'utf8'));
+        const owner = await cliOwner(client);
         const started = await client.start({ query: question, researchId: o.id, settings: sessionSettings(o), autoApprove: o.yes, contexts });
+        await recordOwner(client, owner, { researchId: started.researchId, query: question, status: started.status }, log);
         out(o.json, started, `research ${started.researchId} started (${started.status})`);
         await noteIfNoWorker(client, log);
       });
@@ -212,7 +217,7 @@ export function buildProgram(): Command {
   registerSteeringCommands(program, withClient, out);
   registerPanelCommands(program, withClient, out);
   registerServiceCommands(program, log);
-  registerSessionCommands(program, withClient, out);
+  registerSessionCommands(program, withClient, out, log);
   registerScheduleCommands(program, withClient, out, (o) => parseSettings(o.settings, o.set));
   program
     .command('status')

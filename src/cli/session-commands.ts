@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { contextFromFile } from '../client/context-files';
 import type { ResearchClient } from '../client/research-client';
 import type { AppConfig } from '../config/schema';
+import { cliOwner, recordOwner } from './ownership';
 
 interface Common {
   json?: boolean;
@@ -13,7 +14,7 @@ interface Common {
 type WithClient = <T>(opts: { startRuntime?: boolean }, fn: (client: ResearchClient, config: AppConfig) => Promise<T>) => Promise<T>;
 type Out = (json: boolean | undefined, value: unknown, text: string) => void;
 
-export function registerSessionCommands(program: Command, withClient: WithClient, out: Out): void {
+export function registerSessionCommands(program: Command, withClient: WithClient, out: Out, log: (line: string) => void): void {
   program
     .command('retry')
     .argument('<researchId>')
@@ -42,7 +43,9 @@ export function registerSessionCommands(program: Command, withClient: WithClient
     .action(async (id: string, o: Common & { iterations: string; model?: string; focus?: string; context?: string[] }) => {
       const contexts = await Promise.all((o.context ?? []).map((file) => contextFromFile({ filename: file, bytes: readFileSync(file) })));
       await withClient({ startRuntime: true }, async (c) => {
+        const owner = await cliOwner(c);
         const started = await c.enhance(id, { iterations: Number(o.iterations) || 1, model: o.model, focus: o.focus, contexts });
+        await recordOwner(c, owner, { researchId: started.researchId, query: (await c.state(id)).initial_query, status: started.status, parentId: id }, log);
         out(o.json, started, `research ${id}: enhancing as ${started.researchId}`);
       });
     });

@@ -1,6 +1,9 @@
 // Who is calling: a bearer token maps to a user. Without any token configured, a loopback-only
 // server serves one local user; bound elsewhere, the server refuses to start without tokens.
 import type { FastifyRequest } from 'fastify';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { OPERATOR_USER } from '../domain/names';
 import { ApiError } from './errors';
 import type { ServiceStore } from './service-store';
 
@@ -19,6 +22,30 @@ export function isLoopback(host: string): boolean {
 export interface AuthPolicy {
   /** true once any token exists or the server listens beyond loopback. */
   required(): boolean;
+}
+
+export const OPERATOR_TOKEN_ENV = 'DEEP_RESEARCH_OPERATOR_TOKEN';
+export const OPERATOR_TOKEN_FILE = 'operator-token';
+
+/**
+ * The operator's token on a server's first run. DEEP_RESEARCH_OPERATOR_TOKEN (a secret from the
+ * deployment) is stored, hashed, as the operator's; without it, a server bound beyond loopback with
+ * no token at all creates one and leaves it in `<data_dir>/operator-token` (mode 600) to be read
+ * once — it never goes to a log. Either way the server starts with authentication on.
+ */
+export async function ensureOperatorToken(store: ServiceStore, opts: { host: string; env: NodeJS.ProcessEnv; dataDir: string; log: (line: string) => void }): Promise<void> {
+  const given = opts.env[OPERATOR_TOKEN_ENV]?.trim();
+  if (given) {
+    if (given.length < 32) throw new Error(`${OPERATOR_TOKEN_ENV} must be at least 32 characters (e.g. "openssl rand -base64 32")`);
+    if (await store.registerToken(OPERATOR_USER, given, OPERATOR_TOKEN_ENV)) opts.log(`the operator's token from ${OPERATOR_TOKEN_ENV} is registered`);
+    return;
+  }
+  if (isLoopback(opts.host) || (await store.tokenCount()) > 0) return;
+  const token = await store.createToken(OPERATOR_USER, 'first run');
+  const file = path.join(opts.dataDir, OPERATOR_TOKEN_FILE);
+  mkdirSync(opts.dataDir, { recursive: true });
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  opts.log(`first run: no API token existed, so the operator's token was created in ${file}; read it once, then delete the file ("deep-research token create <user>" makes more)`);
 }
 
 export async function assertSafeBinding(host: string, store: ServiceStore): Promise<void> {

@@ -13,6 +13,7 @@ import { TERMINAL_STATUSES, type ResearchEvent, type ResearchPlan, type Research
 import { ApiError, invalid, notFound, wrongState } from './errors';
 import type { ListFilter, OwnedSession, ServiceStore } from './service-store';
 import { rememberingServiceStore } from './remembering-store';
+import { operatorsFromEnv, Visibility } from './visibility';
 import { checkPlanEdit, checkServiceSettings, policyFromEnv, startSettings, type SessionPolicy } from './session-policy';
 
 export interface CreateRequest {
@@ -39,6 +40,8 @@ export interface InputCheckView {
 
 export interface SessionView {
   research_id: string;
+  /** Who it belongs to: its creator (an API user, or the CLI's token's user), or `operator`. */
+  owner: string;
   status: string;
   query: string;
   favourite: boolean;
@@ -60,6 +63,7 @@ const LATE_WRITES_MS = 120_000;
 
 export class ResearchService {
   readonly store: ServiceStore;
+  private readonly visibility: Visibility;
   private artifactStore: ArtifactStore | undefined;
 
   constructor(
@@ -70,11 +74,13 @@ export class ResearchService {
     private readonly workerGraceMs = 5_000,
   ) {
     this.store = rememberingServiceStore(openServiceStore(client.config, client.env));
+    this.visibility = new Visibility(this.store, () => this.sessions(), operatorsFromEnv(client.env));
   }
 
   view(s: OwnedSession): SessionView {
     return {
       research_id: s.research_id,
+      owner: s.owner,
       status: s.status,
       query: s.query,
       favourite: s.favourite,
@@ -88,7 +94,7 @@ export class ResearchService {
   }
 
   async owned(owner: string, id: string): Promise<OwnedSession> {
-    const s = await this.store.owned(id, owner);
+    const s = await this.visibility.find(owner, id);
     if (!s) throw notFound(id);
     return s;
   }
@@ -258,7 +264,8 @@ export class ResearchService {
     return { events, status };
   }
 
-  async list(filter: ListFilter): Promise<{ sessions: SessionView[]; next_cursor?: string }> {
+  async list(asked: ListFilter & { owner: string }): Promise<{ sessions: SessionView[]; next_cursor?: string }> {
+    const filter = await this.visibility.filter(asked);
     await Promise.all((await this.store.unsettled(filter.owner)).map((s) => this.refresh(s.research_id)));
     const page = await this.store.list(filter);
     return { sessions: page.sessions.map((s) => this.view(s)), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };

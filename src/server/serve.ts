@@ -7,7 +7,7 @@ import { loadConfig } from '../config/load';
 import { createLogger } from '../telemetry/logging';
 import { stopTracing, startTracing } from '../telemetry/tracing';
 import { buildApp } from './app';
-import { assertSafeBinding } from './auth';
+import { assertSafeBinding, ensureOperatorToken } from './auth';
 import { ResearchService } from './research-service';
 import { openServiceStore, prepareSharedStores } from '../stores/open';
 import { policyFromEnv } from './session-policy';
@@ -31,6 +31,7 @@ export async function serve(opts: ServeOptions): Promise<{ app: FastifyInstance;
   await prepareSharedStores();
   const tokens = openServiceStore(config);
   try {
+    await ensureOperatorToken(tokens, { host: opts.host, env: process.env, dataDir: config.data_dir, log: opts.log });
     await assertSafeBinding(opts.host, tokens);
   } finally {
     await tokens.close();

@@ -32,7 +32,8 @@ interface Row extends Omit<OwnedSession, 'favourite' | 'settings' | 'contexts' |
 }
 
 export interface ListFilter {
-  owner: string;
+  /** Absent: every owner's sessions (an operator's view). */
+  owner?: string;
   limit?: number;
   cursor?: string;
   status?: string;
@@ -47,6 +48,8 @@ export const hashToken = (token: string): string => createHash('sha256').update(
 export interface ServiceStore {
   /** A new token for `user`; only its hash is kept, so this is the one time it is seen. */
   createToken(user: string, label?: string): Promise<string>;
+  /** Stores a token given from outside (DEEP_RESEARCH_OPERATOR_TOKEN) for `user`; false if it was there already. */
+  registerToken(user: string, token: string, label?: string): Promise<boolean>;
   userForToken(token: string): Promise<string | undefined>;
   tokenCount(): Promise<number>;
   revokeTokens(user: string): Promise<number>;
@@ -60,8 +63,8 @@ export interface ServiceStore {
   remove(researchId: string): Promise<void>;
   /** Newest first; the cursor is opaque: base64url of "<created_at>|<research_id>". */
   list(f: ListFilter): Promise<{ sessions: OwnedSession[]; next_cursor?: string }>;
-  /** Sessions of `owner` whose last known status may still change. */
-  unsettled(owner: string): Promise<OwnedSession[]>;
+  /** Sessions of `owner` (absent: of everybody) whose last known status may still change. */
+  unsettled(owner?: string): Promise<OwnedSession[]>;
   close(): Promise<void>;
 }
 
@@ -111,6 +114,12 @@ export class SqliteServiceStore implements ServiceStore {
     const token = newApiToken();
     this.db.prepare('INSERT INTO api_tokens (token_hash, user, label, created_at) VALUES (?, ?, ?, ?)').run(hashToken(token), user, label ?? null, new Date().toISOString());
     return token;
+  }
+
+  async registerToken(user: string, token: string, label?: string): Promise<boolean> {
+    if (!USER_NAME.test(user)) throw new Error(USER_NAME_RULE);
+    const result = this.db.prepare('INSERT OR IGNORE INTO api_tokens (token_hash, user, label, created_at) VALUES (?, ?, ?, ?)').run(hashToken(token), user, label ?? null, new Date().toISOString());
+    return result.changes > 0;
   }
 
   async userForToken(token: string): Promise<string | undefined> {
@@ -176,8 +185,8 @@ export class SqliteServiceStore implements ServiceStore {
 
   async list(f: ListFilter): Promise<{ sessions: OwnedSession[]; next_cursor?: string }> {
     const limit = Math.max(1, Math.min(f.limit ?? 20, 100));
-    let where = 'owner = ?';
-    const params: unknown[] = [f.owner];
+    let where = f.owner === undefined ? '1 = 1' : 'owner = ?';
+    const params: unknown[] = f.owner === undefined ? [] : [f.owner];
     if (f.status) {
       where += ' AND status = ?';
       params.push(f.status);
@@ -206,9 +215,9 @@ export class SqliteServiceStore implements ServiceStore {
     };
   }
 
-  async unsettled(owner: string): Promise<OwnedSession[]> {
+  async unsettled(owner?: string): Promise<OwnedSession[]> {
     const settled = SETTLED_STATUSES.map((st) => `'${st}'`).join(',');
-    const rows = this.db.prepare(`SELECT * FROM owned_sessions WHERE owner = ? AND status NOT IN (${settled}) LIMIT 200`).all(owner) as Row[];
+    const rows = this.db.prepare(`SELECT * FROM owned_sessions WHERE (? IS NULL OR owner = ?) AND status NOT IN (${settled}) LIMIT 200`).all(owner ?? null, owner ?? null) as Row[];
     return rows.map(fromRow);
   }
 

@@ -36,6 +36,12 @@ export class PgServiceStore implements ServiceStore {
     return token;
   }
 
+  async registerToken(user: string, token: string, label?: string): Promise<boolean> {
+    if (!USER_NAME.test(user)) throw new Error(USER_NAME_RULE);
+    const result = await this.db.query('INSERT INTO api_tokens (token_hash, "user", label, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (token_hash) DO NOTHING', [hashToken(token), user, label ?? null, new Date().toISOString()]);
+    return (result.rowCount ?? 0) > 0;
+  }
+
   async userForToken(token: string): Promise<string | undefined> {
     const { rows } = await this.db.query<{ user: string }>('SELECT "user" FROM api_tokens WHERE token_hash = $1', [hashToken(token)]);
     return rows[0]?.user;
@@ -100,8 +106,8 @@ export class PgServiceStore implements ServiceStore {
 
   async list(f: ListFilter): Promise<{ sessions: OwnedSession[]; next_cursor?: string }> {
     const limit = Math.max(1, Math.min(f.limit ?? 20, 100));
-    const params: unknown[] = [f.owner];
-    let where = 'owner = $1';
+    const params: unknown[] = f.owner === undefined ? [] : [f.owner];
+    let where = f.owner === undefined ? 'TRUE' : 'owner = $1';
     if (f.status) {
       params.push(f.status);
       where += ` AND status = $${params.length}`;
@@ -126,8 +132,8 @@ export class PgServiceStore implements ServiceStore {
     return { sessions: page, next_cursor: rows.length > limit && last ? encodeCursor(last) : undefined };
   }
 
-  async unsettled(owner: string): Promise<OwnedSession[]> {
-    const { rows } = await this.db.query<Row>('SELECT * FROM owned_sessions WHERE owner = $1 AND NOT (status = ANY($2)) LIMIT 200', [owner, SETTLED_STATUSES]);
+  async unsettled(owner?: string): Promise<OwnedSession[]> {
+    const { rows } = await this.db.query<Row>('SELECT * FROM owned_sessions WHERE ($1::text IS NULL OR owner = $1) AND NOT (status = ANY($2)) LIMIT 200', [owner ?? null, SETTLED_STATUSES]);
     return rows.map(fromRow);
   }
 
