@@ -1,4 +1,8 @@
 import { temporal } from '@temporalio/proto';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../src/config/load';
 import { Worker } from '@temporalio/worker';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -128,6 +132,32 @@ describe('encrypted payloads (DEEP_RESEARCH_PAYLOAD_KEYS)', () => {
       await app.close();
       await service.close();
     }
+  });
+
+  it('status and report without the key name the variable and show what the session store has', async () => {
+    // Not spawnSync: the worker runs in this process and must answer the CLI's queries meanwhile.
+    const cli = (args: string[], keys: string | undefined) => {
+      const childEnv: Record<string, string | undefined> = { ...process.env, ...env.env, DEEP_RESEARCH_PAYLOAD_KEYS: keys };
+      if (keys === undefined) delete childEnv.DEEP_RESEARCH_PAYLOAD_KEYS;
+      return promisify(execFile)(process.execPath, ['--require', 'tsx/cjs', path.join(PROJECT_ROOT, 'src', 'cli', 'main.ts'), ...args], { env: childEnv, encoding: 'utf8', timeout: 60_000 }).then(
+        ({ stdout, stderr }) => ({ status: 0, stdout, stderr }),
+        (err: { code?: number; stdout: string; stderr: string }) => ({ status: err.code ?? 1, stdout: err.stdout, stderr: err.stderr }),
+      );
+    };
+    const stored = await env.client.sessions().get(researchId);
+    const status = await cli(['status', researchId, '--json'], undefined);
+    expect(status.status, status.stderr).toBe(0);
+    expect(status.stderr).toContain(`research ${researchId} is encrypted and DEEP_RESEARCH_PAYLOAD_KEYS is not set here`);
+    expect(status.stderr).toContain("showing the session store's copy");
+    expect(JSON.parse(status.stdout)).toMatchObject({ research_id: researchId, status: 'completed' });
+    const report = await cli(['report', researchId], undefined);
+    expect(report.status, report.stderr).toBe(0);
+    expect(report.stderr).toContain('DEEP_RESEARCH_PAYLOAD_KEYS');
+    expect(report.stdout.trim()).toBe(stored?.report_markdown.trim());
+    // Another key than the session's: said as such.
+    const wrong = await cli(['status', researchId], NEW_KEY);
+    expect(wrong.status, wrong.stderr).toBe(0);
+    expect(wrong.stderr).toMatch(/DEEP_RESEARCH_PAYLOAD_KEYS here does not hold/);
   });
 
   it('refuses malformed key lists without echoing the key material', () => {

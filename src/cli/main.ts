@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { reportPdf } from '../report/pdf';
 import { ResearchClient } from '../client/research-client';
 import { storeWaits } from '../client/store-waits';
+import { storedCopy } from '../client/payload-keys';
 import { checkModelConfigured } from '../activities';
 import { loadConfig } from '../config/load';
 import type { AppConfig } from '../config/schema';
@@ -225,7 +226,7 @@ export function buildProgram(): Command {
     .option('--json')
     .action(async (id: string, o: Common) => {
       await withClient({}, async (c) => {
-        const s = await c.state(id);
+        const s = await c.state(id).catch((err: unknown) => storedCopy(err, log));
         // A session whose store is away says so: "waiting for the session store (attempt 4: …)".
         const waits = await storeWaits(c.client, id).catch(() => []);
         out(o.json, waits.length ? { ...s, waiting_for_store: waits } : s, [formatStatus(s), ...waits.map((w) => w.line)].join('\n'));
@@ -259,9 +260,10 @@ export function buildProgram(): Command {
     .option('--out <file>', 'write the report to a file (a .pdf name writes a PDF)')
     .action(async (id: string, o: { out?: string }) => {
       await withClient({}, async (c) => {
-        const md = await c.report(id);
+        let stored: ResearchSnapshot | undefined;
+        const md = await c.report(id).catch((err: unknown) => c.reportOf((stored = storedCopy(err, log))));
         if (o.out?.toLowerCase().endsWith('.pdf')) {
-          const pdf = await reportPdf(md, { title: (await c.state(id)).initial_query });
+          const pdf = await reportPdf(md, { title: (stored ?? (await c.state(id))).initial_query });
           writeFileSync(o.out, pdf);
           log(`wrote a ${pdf.length}-byte PDF to ${o.out}`);
         } else if (o.out) {

@@ -16,6 +16,7 @@ import { clientTracingInterceptors } from '../telemetry/tracing';
 import { openArtifactStore, openSessionStore } from '../stores/open';
 import type { SessionPage, SessionStore } from '../stores/sessions';
 import { withReportText } from './report-events';
+import { PayloadKeyError, payloadKeyProblem } from './payload-keys';
 import {
   answerClarificationsUpdate,
   approveUpdate,
@@ -232,7 +233,7 @@ export class ResearchClient {
     } catch (err) {
       const stored = isGone(err) ? await this.sessions().get(id) : undefined;
       if (stored) return stored;
-      throw this.explain(id, err);
+      throw await this.keyProblem(id, err) ?? this.explain(id, err);
     }
   }
 
@@ -242,8 +243,11 @@ export class ResearchClient {
       if (markdown) return markdown;
       return await this.reportOf(await this.state(id));
     } catch (err) {
+      if (err instanceof PayloadKeyError) throw err;
       const stored = isGone(err) ? await this.sessions().get(id) : undefined;
       if (stored) return this.reportOf(stored);
+      const problem = await this.keyProblem(id, err);
+      if (problem) throw problem;
       throw err instanceof ResearchError ? err : this.explain(id, err);
     }
   }
@@ -389,6 +393,12 @@ export class ResearchClient {
       }
       throw this.explain(id, err);
     }
+  }
+
+  /** Undecodable payloads (no or another key): the variable to set, with the session store's copy. */
+  private async keyProblem(id: string, err: unknown): Promise<PayloadKeyError | undefined> {
+    const problem = payloadKeyProblem(err, id, this.env);
+    return problem ? new PayloadKeyError(problem, await this.sessions().get(id).catch(() => undefined)) : undefined;
   }
 
   private explain(id: string, err: unknown): Error {

@@ -7,6 +7,7 @@ import { artifactIdsIn, type SessionStore } from '../stores/sessions';
 import type { ArtifactStore } from '../stores/artifacts';
 import type { EnhanceOptions } from '../client/session-ops';
 import { contextFromFile } from '../client/context-files';
+import { PayloadKeyError } from '../client/payload-keys';
 import { activePollers, waitingForWorkerLine } from '../cli/runtime';
 import { stateQuery, type Accepted, type ReviewArgs, type TopUpArgs } from '../workflows/messages';
 import { TERMINAL_STATUSES, type ResearchEvent, type ResearchPlan, type ResearchSnapshot, type ResearchStatus } from '../domain/types';
@@ -229,10 +230,13 @@ export class ResearchService {
   async state(owner: string, id: string): Promise<{ research: SessionView; state: ResearchSnapshot | null }> {
     const s = await this.owned(owner, id);
     if (s.status === 'draft') return { research: this.view(s), state: null };
+    let note: string | undefined;
     const state = await this.client.state(id).catch((err: unknown) => {
+      // No payload key here: the session store's copy, and a note saying which variable is missing.
+      if (err instanceof PayloadKeyError && err.stored) return ((note = err.message), err.stored);
       throw this.plain(id, err);
     });
-    return { research: this.view(await this.noteStatus(s, state.status)), state: await this.withReport(state) };
+    return { research: { ...this.view(await this.noteStatus(s, state.status)), ...(note ? { notes: [note] } : {}) }, state: await this.withReport(state) };
   }
 
   /** A panel session's report is in the artifact store: put it where every reader looks. */
