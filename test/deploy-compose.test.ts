@@ -1,14 +1,14 @@
 import type { Command } from 'commander';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
 import { buildProgram } from '../src/cli/main';
 import { PROJECT_ROOT } from '../src/config/load';
-import { waitFor } from './harness';
+import { waitFor, workflowBundle } from './harness';
 
 interface Service {
   image?: string;
@@ -18,6 +18,8 @@ interface Service {
   ports?: string[];
   deploy?: { replicas?: number | string };
   depends_on?: Record<string, unknown> | string[];
+  healthcheck?: { test: string[] };
+  volumes?: string[];
 }
 
 const DEPLOY = path.join(PROJECT_ROOT, 'deploy');
@@ -94,15 +96,39 @@ describe('deploy/docker-compose.yml', () => {
     for (const name of APP_SERVICES) expect(codeReads(String(Object.keys(services[name].environment ?? {}).find((k) => k === STORE_URL)))).toBe(true);
   });
 
-  it('lets the Web UI decode through the proxy, from its own origin only', () => {
-    const uiPort = services['temporal-ui'].ports?.[0].split(':').at(-2);
-    const proxyPort = services.proxy.ports?.[0].split(':').at(-2);
-    expect(services.serve.environment?.DEEP_RESEARCH_CODEC_ORIGINS).toBe(`http://localhost:${uiPort}`);
-    expect(services['temporal-ui'].environment?.TEMPORAL_CODEC_ENDPOINT).toBe(`http://localhost:${proxyPort}/codec`);
-    expect(services.proxy.command?.join(' ')).toContain(`--to serve:${services.serve.command?.[services.serve.command.indexOf('--port') + 1]}`);
+  it('lets the Web UI decode through the proxy: same origin, the operator token added to /codec/* only', () => {
+    const caddyfile = readFileSync(path.join(DEPLOY, 'Caddyfile'), 'utf8');
+    const site = (name: string) => new RegExp(`^${name} \\{\\n([\\s\\S]*?)^\\}`, 'm').exec(caddyfile)?.[1] ?? '';
+    const servePort = services.serve.command?.[services.serve.command.indexOf('--port') + 1];
+    // The API on :80, published as the proxy's public port.
+    expect(site(':80')).toContain(`reverse_proxy serve:${servePort}`);
+    expect(services.proxy.ports).toContain('8080:80');
+    // The Web UI only on the host's loopback, with the codec on its own origin.
+    expect(services.proxy.ports).toContain('127.0.0.1:8233:8233');
+    expect(services['temporal-ui'].ports ?? []).toEqual([]);
+    expect(services['temporal-ui'].environment?.TEMPORAL_CODEC_ENDPOINT).toBe('http://localhost:8233/codec');
+    const ui = site(':8233');
+    expect(ui).toMatch(new RegExp(`handle /codec/\\* \\{\\s*reverse_proxy serve:${servePort} \\{\\s*header_up Authorization "Bearer \\{\\$DEEP_RESEARCH_OPERATOR_TOKEN\\}"`));
+    expect(ui).toMatch(/handle \{\s*reverse_proxy temporal-ui:8080/);
+    // The token the proxy sends is the one serve registers as the operator's; the browser origin is allowed.
+    expect(services.proxy.environment?.DEEP_RESEARCH_OPERATOR_TOKEN).toBe('${DEEP_RESEARCH_OPERATOR_TOKEN:-}');
+    expect(services.serve.environment?.DEEP_RESEARCH_OPERATOR_TOKEN).toBe('${DEEP_RESEARCH_OPERATOR_TOKEN:-}');
+    expect(services.worker.environment?.DEEP_RESEARCH_OPERATOR_TOKEN).toBeUndefined();
+    expect(services.serve.environment?.DEEP_RESEARCH_CODEC_ORIGINS).toBe('http://localhost:8233');
+    expect(services.proxy.command).toEqual(['caddy', 'run', '--config', '/etc/caddy/Caddyfile', '--adapter', 'caddyfile']);
+    expect(services.proxy.volumes).toContain('./Caddyfile:/etc/caddy/Caddyfile:ro');
   });
 
-  it('runs serve as the compose file does: --no-worker starts no worker, the codec answers from its env', async () => {
+  it('checks the health of worker and serve, and starts the proxy once serve is healthy', () => {
+    const workerPort = services.worker.command?.[services.worker.command.indexOf('--health-port') + 1];
+    const servePort = services.serve.command?.[services.serve.command.indexOf('--port') + 1];
+    expect(services.worker.healthcheck?.test.join(' ')).toContain(`http://127.0.0.1:${workerPort}/healthz`);
+    expect(services.serve.healthcheck?.test.join(' ')).toContain(`http://127.0.0.1:${servePort}/api/health`);
+    for (const name of APP_SERVICES) expect(services[name].healthcheck?.test.slice(0, 3), name).toEqual(['CMD', 'node', '-e']);
+    expect((services.proxy.depends_on as Record<string, { condition: string }>).serve.condition).toBe('service_healthy');
+  });
+
+  it('runs serve as the compose file does, beyond loopback: the first run creates the operator token, --no-worker starts no worker, the codec answers', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'dr-deploy-'));
     const queue = `deploy-${randomBytes(4).toString('hex')}`;
     const env = {
@@ -114,24 +140,37 @@ describe('deploy/docker-compose.yml', () => {
       DEEP_RESEARCH_PAYLOAD_KEYS: `k1:${randomBytes(32).toString('base64')}`,
       DEEP_RESEARCH_CODEC_ORIGINS: 'http://localhost:8233',
     };
-    const args = services.serve.command?.map((a) => (a === '0.0.0.0' ? '127.0.0.1' : a === '8080' ? '0' : a)) ?? [];
+    // As in the compose file (0.0.0.0, no token yet), on a free port; the test calls it on loopback.
+    const args = services.serve.command?.map((a) => (a === '8080' ? '0' : a)) ?? [];
     const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(PROJECT_ROOT, 'src', 'cli', 'main.ts'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     try {
-      const url = await new Promise<string>((resolve, reject) => {
+      const port = await new Promise<string>((resolve, reject) => {
         child.stderr.on('data', (d: Buffer) => {
           stderr += d.toString();
-          const match = /API on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr);
+          const match = /API on http:\/\/0\.0\.0\.0:(\d+)/.exec(stderr);
           if (match) resolve(match[1]);
         });
         child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
       });
+      const url = `http://127.0.0.1:${port}`;
+      // No restart loop: the first run made the operator's token, in a file only, never in the log.
+      const token = readFileSync(path.join(dataDir, 'operator-token'), 'utf8').trim();
+      expect(stderr).toContain(path.join(dataDir, 'operator-token'));
+      expect(stderr + stdout).not.toContain(token);
+      expect((await fetch(`${url}/api/research`)).status).toBe(401);
+      expect((await fetch(`${url}/api/research`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+      // The compose health check, as docker runs it (its port swapped for this one).
+      const probe = services.serve.healthcheck?.test.slice(1).map((a) => a.replace('127.0.0.1:8080', `127.0.0.1:${port}`)) ?? [];
+      expect(spawnSync(process.execPath, probe.slice(1), { timeout: 20_000 }).status).toBe(0);
+
+      const auth = { authorization: `Bearer ${token}` };
       const preflight = await fetch(`${url}/codec/decode`, { method: 'OPTIONS', headers: { origin: 'http://localhost:8233', 'access-control-request-method': 'POST' } });
       expect(preflight.status).toBe(204);
       const post = (action: string, body: unknown) =>
-        fetch(`${url}/codec/${action}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<{ payloads: { metadata: Record<string, string>; data: string }[] }>);
+        fetch(`${url}/codec/${action}`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<{ payloads: { metadata: Record<string, string>; data: string }[] }>);
       const plain = { payloads: [{ metadata: { encoding: Buffer.from('json/plain').toString('base64') }, data: Buffer.from('"a question"').toString('base64') }] };
       const sealed = await post('encode', plain);
       expect(Buffer.from(sealed.payloads[0].data, 'base64').toString()).not.toContain('question');
@@ -150,4 +189,37 @@ describe('deploy/docker-compose.yml', () => {
       }
     }
   });
+
+  it("runs a worker as the compose file does: its health check passes while it polls", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'dr-deploy-worker-'));
+    const bundle = path.join(dataDir, 'workflows.js');
+    writeFileSync(bundle, (await workflowBundle()).code);
+    const env = {
+      PATH: process.env.PATH,
+      DEEP_RESEARCH_DATA_DIR: dataDir,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      DEEP_RESEARCH_TASK_QUEUE: `deploy-${randomBytes(4).toString('hex')}`,
+      DEEP_RESEARCH_WORKFLOW_BUNDLE: bundle,
+      OPENAI_API_KEY: 'k',
+    };
+    const args = services.worker.command?.map((a) => (a === '0.0.0.0:9464' ? '127.0.0.1:0' : a === '8081' ? '0' : a)).filter((a, i, all) => a !== '--metrics-port' && all[i - 1] !== '--metrics-port') ?? [];
+    const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(PROJECT_ROOT, 'src', 'cli', 'main.ts'), ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    try {
+      const port = await waitFor('the health endpoint', async () => /health checks on http:\/\/127\.0\.0\.1:(\d+)\/healthz/.exec(output)?.[1], 120_000, 250);
+      const health = await (await fetch(`http://127.0.0.1:${port}/healthz`)).json();
+      expect(health).toEqual({ status: 'ok', worker: 'RUNNING', store: 'none' });
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+      const probe = services.worker.healthcheck?.test.slice(1).map((a) => a.replace('127.0.0.1:8081', `127.0.0.1:${port}`)) ?? [];
+      expect(spawnSync(process.execPath, probe.slice(1), { timeout: 20_000 }).status).toBe(0);
+    } finally {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+    }
+  }, 180_000);
 });

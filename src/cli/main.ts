@@ -319,14 +319,15 @@ export function buildProgram(): Command {
     .description('run a worker in the foreground (for unattended runs and scale-out); worker status | stop')
     .option('--json')
     .option('--metrics-port <port>', 'serve Prometheus metrics on this port (127.0.0.1) or host:port (env DEEP_RESEARCH_METRICS_PORT)')
+    .option('--health-port <port>', 'serve /healthz and /readyz on this port (127.0.0.1) or host:port (env DEEP_RESEARCH_HEALTH_PORT)')
     .addOption(new Option('--background', 'started by the CLI or the server as their background worker').hideHelp())
-    .action(async (action: string | undefined, o: Common & { metricsPort?: string; background?: boolean }) => {
+    .action(async (action: string | undefined, o: Common & { metricsPort?: string; healthPort?: string; background?: boolean }) => {
       const config = loadConfig();
       if (action === 'status' || action === 'stop') return workerCommand(action, config, o.json);
       if (action) throw new Error(`unknown worker action "${action}" (status, stop)`);
       if (usesEmbeddedServer()) await ensureServer(config, log);
       recordWorkerPid(config, o.background ? 'background' : 'foreground');
-      await runWorker({ metricsPort: o.metricsPort });
+      await runWorker({ metricsPort: o.metricsPort, healthPort: o.healthPort });
     });
 
   const server = program.command('server').description('the local Temporal dev server');

@@ -4,7 +4,7 @@
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { decodeArrayFromPayloads, decodeOptionalFailureToOptionalError } from '@temporalio/common/lib/internal-non-workflow';
-import { STORE_FAILURE_TYPES } from '../domain/names';
+import { STORE_FAILURE_TYPES, STORE_LABELS } from '../domain/names';
 import { storeWaitOf } from '../domain/types';
 import { workflowIdFor } from '../workflows/messages';
 
@@ -19,10 +19,8 @@ export interface StoreWaitNote {
   line: string;
 }
 
-const STORE_NAMES: Record<string, string> = { sessions: 'session store', artifacts: 'artifact store', 'fetch cache': 'fetch cache' };
-
 function note(activity: string, store: string, attempt: number, error: string): StoreWaitNote {
-  return { activity, store, attempt, error, line: `waiting for the ${STORE_NAMES[store] ?? store} (attempt ${attempt}: ${error})` };
+  return { activity, store, attempt, error, line: `waiting for the ${STORE_LABELS[store] ?? store} (attempt ${attempt}: ${error})` };
 }
 
 /** The session's waits for a store; none when it runs normally, has ended, or its details cannot be read (no payload key). */

@@ -90,3 +90,6 @@ export const STORE_FAILURE_TYPES = { unavailable: 'StoreUnavailable', error: 'St
 
 /** The owner of sessions started from the command line without an API token, and the user who sees every session. */
 export const OPERATOR_USER = 'operator';
+
+/** The stores an activity may wait for, as logs and `status` name them. */
+export const STORE_LABELS: Record<string, string> = { sessions: 'session store', artifacts: 'artifact store', 'fetch cache': 'fetch cache' };

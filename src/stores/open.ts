@@ -9,7 +9,8 @@ import { SqliteServiceStore, type ServiceStore } from '../server/service-store';
 import { FileArtifactStore, type ArtifactStore } from './artifacts';
 import { SqliteFetchCache, type FetchCache } from './fetch-cache';
 import { PgArtifactStore } from './postgres/artifacts';
-import { isPostgresUrl, openDatabase } from './postgres/database';
+import { isPostgresUrl, openDatabase, type PgDatabase } from './postgres/database';
+import { describeStoreError } from './unavailable';
 import { PgFetchCache } from './postgres/fetch-cache';
 import { PgServiceStore } from './postgres/service';
 import { PgSessionStore } from './postgres/sessions';
@@ -61,4 +62,21 @@ export function openFetchCache(config: Pick<AppConfig, 'data_dir'>, env: NodeJS.
 export function openServiceStore(config: Pick<AppConfig, 'data_dir'>, env: NodeJS.ProcessEnv = process.env): ServiceStore {
   const url = databaseUrl(env);
   return url ? new PgServiceStore(openDatabase(url)) : new SqliteServiceStore(path.join(config.data_dir, 'service.db'));
+}
+
+/**
+ * The shared database's state for health checks: 'none' (embedded stores), 'ok' when it answers
+ * within `timeoutMs`, else why not. `db` is the caller's pooled handle (openDatabase).
+ */
+export async function sharedStoreState(db: PgDatabase | undefined, timeoutMs = 3_000): Promise<string> {
+  if (!db) return 'none';
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([db.query('SELECT 1'), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${timeoutMs} ms`)), timeoutMs)))]);
+    return 'ok';
+  } catch (err) {
+    return describeStoreError(err);
+  } finally {
+    clearTimeout(timer);
+  }
 }

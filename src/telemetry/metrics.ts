@@ -7,7 +7,7 @@ import { Runtime, type ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { Logger } from 'pino';
 import type { ModelUsage, PersistSessionInput, WebSearchInput } from '../activities/contracts';
 import type { StoreWaitEvent } from '../activities/store-wait';
-import { RESEARCH_STATUSES, STORE_FAILURE_TYPES } from '../domain/names';
+import { RESEARCH_STATUSES, STORE_FAILURE_TYPES, STORE_LABELS } from '../domain/names';
 import { SEARCH_ATTRIBUTES } from '../workflows/messages';
 import { researchIdOf, PinoTemporalLogger } from './logging';
 
@@ -16,11 +16,11 @@ export const METRICS_PORT_ENV = 'DEEP_RESEARCH_METRICS_PORT';
 const SESSION_STATUSES = RESEARCH_STATUSES;
 
 /** "9464" → 127.0.0.1:9464 (loopback unless asked); "0.0.0.0:9464" as given. */
-export function metricsBindAddress(value: string): string {
+export function metricsBindAddress(value: string, what = 'metrics port', lowest = 1): string {
   const trimmed = value.trim();
   const match = /^(?:(.+):)?(\d{1,5})$/.exec(trimmed);
   const port = match ? Number(match[2]) : NaN;
-  if (!match || port < 1 || port > 65535) throw new Error(`metrics port: expected a port or host:port, got "${value}"`);
+  if (!match || port < lowest || port > 65535) throw new Error(`${what}: expected a port or host:port, got "${value}"`);
   return `${match[1] ?? '127.0.0.1'}:${port}`;
 }
 
@@ -106,7 +106,11 @@ export function researchActivityInterceptor(logger: Logger, onSessionPersisted?:
           }
           return result;
         } catch (err) {
-          if ((err as { type?: unknown }).type === STORE_FAILURE_TYPES.unavailable) m.storeFailures.add(1, { store: 'sessions', activity: type });
+          if ((err as { type?: unknown }).type === STORE_FAILURE_TYPES.unavailable) {
+            m.storeFailures.add(1, { store: 'sessions', activity: type });
+            logger.warn({ research_id: researchId, activity: type, attempt: ctx.info.attempt, err: (err as Error).message }, `waiting for the session store (attempt ${ctx.info.attempt}): ${(err as Error).message}`);
+            throw err;
+          }
           if (type === 'webSearch') m.searches.add(1, { provider: String((arg as WebSearchInput | undefined)?.provider ?? 'unknown'), outcome: 'failed' });
           if (type === 'fetchUrl') m.fetches.add(1, { outcome: 'failed' });
           logger.warn({ research_id: researchId, activity: type, attempt: ctx.info.attempt, err: (err as Error).message }, 'activity failed');
@@ -126,6 +130,7 @@ export function storeWaitReporter(logger: Logger): (event: StoreWaitEvent) => vo
   return (event) => {
     const m = researchMeters();
     const fields = { research_id: researchIdOf(event.workflowId), activity: event.activity, attempt: event.attempt, store: event.store, tries: event.tries };
+    const label = STORE_LABELS[event.store] ?? event.store;
     const change = event.phase === 'back' ? -1 : event.tries === 1 ? 1 : 0;
     if (change) {
       const n = Math.max(0, (waiting.get(event.store) ?? 0) + change);
@@ -133,11 +138,11 @@ export function storeWaitReporter(logger: Logger): (event: StoreWaitEvent) => vo
       m.storeWaiting.set(n, { store: event.store });
     }
     if (event.phase === 'back') {
-      logger.info({ ...fields, waited_ms: event.waitedMs }, `the ${event.store} store is back after ${Math.round(event.waitedMs / 1000)} s; going on`);
+      logger.info({ ...fields, waited_ms: event.waitedMs }, `the ${label} is back after ${Math.round(event.waitedMs / 1000)} s; going on`);
       return;
     }
     m.storeFailures.add(1, { store: event.store, activity: event.activity });
-    if (event.tries === 1 || event.tries % 6 === 0) logger.warn({ ...fields, err: event.error }, `waiting for the ${event.store} store (try ${event.tries}: ${event.error})`);
+    if (event.tries === 1 || event.tries % 6 === 0) logger.warn({ ...fields, err: event.error }, `waiting for the ${label} (try ${event.tries}: ${event.error})`);
   };
 }
 
