@@ -37,7 +37,6 @@ interface Container {
   ports: { name: string; containerPort: number }[];
   livenessProbe: { httpGet: { path: string; port: string } };
 }
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Doc = any;
 const docs: Doc[] = files.flatMap((f) => parseAllDocuments(readFileSync(f, 'utf8')).map((d) => d.toJS() as Doc));
 const byKind = (kind: string, name: string) => docs.find((d) => d.kind === kind && d.metadata.name === name);
