@@ -1,0 +1,53 @@
+// kill -9 of a worker in the middle of a web search costs seconds, not the search's 1-minute
+// timeout: searches heartbeat, so Temporal gives the search to the other worker once the heartbeat
+// timeout (8 s) passes. Two worker processes share one data directory; the test kills the one whose
+// search is in flight at the (slow) search provider and measures when the provider is asked again.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startChildWorker, type ChildWorker } from './harness/child-worker';
+import { startEnvironment, startHarness, waitFor, workflowBundle, type Harness, type TestEnvironment } from './harness';
+
+const SEARCH_MS = 4_000;
+
+describe('kill -9 during a search', () => {
+  let harness: Harness;
+  let env: TestEnvironment;
+  const workers: ChildWorker[] = [];
+
+  beforeAll(async () => {
+    harness = await startHarness({ model: { gapIterations: 0 }, search: { delayMs: SEARCH_MS } });
+    env = await startEnvironment(harness, inject('temporalAddress'), { worker: false });
+    const bundle = path.join(mkdtempSync(path.join(os.tmpdir(), 'dr-kill-search-')), 'workflows.js');
+    writeFileSync(bundle, (await workflowBundle()).code);
+    workers.push(...(await Promise.all([0, 1].map(() => startChildWorker({ ...env.env, DEEP_RESEARCH_WORKFLOW_BUNDLE: bundle })))));
+  });
+  afterAll(async () => {
+    for (const w of workers) await w.kill();
+    await env?.close();
+    await harness?.close();
+  });
+
+  it('the search is asked again within 15 s of the kill, and the session completes', async () => {
+    const { researchId } = await env.client.start({ query: 'Kill during search: heat pumps', autoApprove: true, settings: { max_sources: 4, max_iterations: 1, batch_size: 2 } });
+    // A search in flight at the provider, and the worker that runs it.
+    const { key, pid } = await waitFor('a search in flight', async () => {
+      const inFlight = harness.recorder.of('search').find((r) => r.end === undefined);
+      if (!inFlight) return undefined;
+      const described = await env.client.handle(researchId).describe();
+      const search = described.raw.pendingActivities?.find((a) => a.activityType?.name === 'webSearch' && a.lastWorkerIdentity);
+      const identity = Number(search?.lastWorkerIdentity?.split('@')[0]);
+      return workers.some((w) => w.process.pid === identity) ? { key: inFlight.key, pid: identity } : undefined;
+    }, 120_000, 100);
+    const victim = workers.find((w) => w.process.pid === pid) as ChildWorker;
+    const killedAt = Date.now();
+    await victim.kill('SIGKILL');
+    const again = await waitFor('the search asked again', async () => harness.recorder.of('search').find((r) => r.key === key && r.start > killedAt), 60_000, 100);
+    const resumedMs = again.start - killedAt;
+    console.log(`kill -9 during a search: asked again after ${(resumedMs / 1000).toFixed(1)} s`);
+    expect(resumedMs).toBeLessThan(15_000);
+    await env.client.waitForResult(researchId);
+    expect((await env.client.state(researchId)).status).toBe('completed');
+  }, 240_000);
+});
