@@ -15,7 +15,7 @@ import { parseDocument } from '../src/parsing';
 import { createModelProvider } from '../src/providers/model/ai-sdk';
 import { FileArtifactStore } from '../src/stores/artifacts';
 import { annotateReport } from '../src/verify/annotate';
-import { citedSentences, UNSUPPORTED_MARK } from '../src/verify/claims';
+import { citedSentences, UNSUPPORTED_MARK } from '../src/report/sentences';
 import type { SourceToVerify } from '../src/verify/types';
 import { startHarness, type Harness } from './harness';
 import { activityContext, claimsCheckOnText } from './harness/activity-context';

@@ -8,7 +8,8 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { adoptOrphanedSessions, sessionsByBuild } from '../src/client/adoption';
 import { createResearchWorker, type ResearchWorkers } from '../src/worker/create-worker';
-import { deploymentBuilds, deploymentNameOf } from '../src/worker/versioning';
+import { deploymentBuilds } from '../src/temporal/deployments';
+import { deploymentNameOf } from '../src/worker/versioning';
 import { startEnvironment, startHarness, waitFor, workflowBundle, type Harness, type TestEnvironment } from './harness';
 
 interface RunningBuild {

@@ -1,7 +1,7 @@
 // Inputs and outputs of every activity. Types only, so the workflow can import them freely.
 // Nothing here carries page bodies: activities exchange artifact ids (claim check).
 import type {
-  ArtifactKind,
+  FetchedPage,
   Clarification,
   Confidence,
   Finding,
@@ -94,14 +94,7 @@ export interface WebSearchOutput {
 export interface FetchUrlInput {
   url: string;
 }
-export interface FetchUrlOutput {
-  file_id: string;
-  kind: ArtifactKind;
-  content_type: string;
-  final_url: string;
-  status: number;
-  size: number;
-  fetched_at: string;
+export interface FetchUrlOutput extends FetchedPage {
   /** Served from the artifact store: fetched within the cache TTL, here or in another session. */
   from_cache?: boolean;
 }

@@ -12,7 +12,7 @@ import { archiveContent } from '../budget/archive';
 import { condense } from '../budget/condense';
 import { countTokens } from '../budget/tokens';
 import { contextWindowFor } from '../config/model-catalog';
-import { SUMMARIZER_SYSTEM, summarizerPrompt } from '../prompts/summarizer';
+import { SUMMARIZER_SYSTEM, summarizerPrompt } from './prompts/summarizer';
 import type { SourceFidelity } from '../domain/types';
 import { createModelCall, type ModelDeps } from './model-call';
 import { summarySchema } from './schemas';

@@ -1,11 +1,11 @@
 // Model activities: planning, analysis and report patches. No search or fetch ability here.
-import { analyzerPrompt, ANALYZER_SYSTEM } from '../prompts/analyzer';
-import { PLANNER_SYSTEM, plannerPrompt } from '../prompts/planner';
-import { WRITER_SYSTEM, writerPrompt } from '../prompts/writer';
+import { analyzerPrompt, ANALYZER_SYSTEM } from './prompts/analyzer';
+import { PLANNER_SYSTEM, plannerPrompt } from './prompts/planner';
+import { WRITER_SYSTEM, writerPrompt } from './prompts/writer';
 import { dedupeFindings } from '../report/dedupe';
 import { classifySource } from '../research/vetting';
 import type { z } from 'zod';
-import { reconcileLanguage } from '../prompts/language';
+import { reconcileLanguage } from './prompts/language';
 import type { Confidence, ResearchPlan } from '../domain/types';
 import type {
   AnalyzedFinding,

@@ -2,9 +2,8 @@
 // proposed, verified. Each step reads the version it is given and stores a new one (content-
 // addressed, so a retried step stores the same version under the same id). No model here.
 import { dedupeFindings } from '../report/dedupe';
-import { applyPatches, verifyReportCitations } from '../report/markdown';
+import { applyPatches, reportShape, verifyReportCitations } from '../report/markdown';
 import { PLACEHOLDER } from '../report/sections';
-import { reportShape } from '../research/gates';
 import type { ArtifactStore } from '../stores/artifacts';
 import type { ApplyReportPatchInput, ApplyReportPatchOutput, CreateReportInput, ReportVersion, VerifyCitationsInput, VerifyCitationsOutput } from './contracts';
 

@@ -4,7 +4,7 @@ import { Context } from '@temporalio/activity';
 import type { SafeFetcher } from '../fetching/fetcher';
 import type { ArtifactStore } from '../stores/artifacts';
 import { annotateReport } from '../verify/annotate';
-import { citedSentences } from '../verify/claims';
+import { citedSentences } from '../report/sentences';
 import { checkDois, citedDois, DEFAULT_DOI_RESOLVER } from '../verify/dois';
 import { checkLinks } from '../verify/links';
 import { splitPassages, type Passage } from '../verify/passages';

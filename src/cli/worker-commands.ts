@@ -2,7 +2,8 @@
 // how many sessions each build still runs.
 import { adoptOrphanedSessions, sessionsByBuild, type SessionsByBuild } from '../client/adoption';
 import type { AppConfig } from '../config/schema';
-import { deploymentBuilds, deploymentNameOf, type BuildSummary } from '../worker/versioning';
+import { deploymentBuilds, type BuildSummary } from '../temporal/deployments';
+import { deploymentNameOf } from '../worker/versioning';
 import { activePollers, connect, readWorkerRecord, runningWorkerPid, stopBackgroundWorker } from './runtime';
 import { providerFingerprint } from './workers';
 

@@ -3,7 +3,7 @@
 // from its last snapshot on the current build, the way a failed session is retried. Waiting runs
 // need none of this: they move to the current build by themselves when their answer comes.
 import { WORKFLOW_TYPE } from '../workflows/messages';
-import { liveBuilds, type BuildIdentity } from '../worker/versioning';
+import { liveBuilds, type BuildIdentity } from '../temporal/deployments';
 import type { ResearchClient } from './research-client';
 import { continuationState } from './session-ops';
 

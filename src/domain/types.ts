@@ -396,3 +396,14 @@ export interface ReportShape {
   sections: number;
   sections_with_content: number;
 }
+
+/** A page as fetched: its bytes in the artifact store, and what the fetch found out. */
+export interface FetchedPage {
+  file_id: string;
+  kind: ArtifactKind;
+  content_type: string;
+  final_url: string;
+  status: number;
+  size: number;
+  fetched_at: string;
+}

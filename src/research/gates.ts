@@ -132,14 +132,8 @@ export function analysisGate(findings: readonly Finding[], sources: readonly Sou
 }
 
 /** A report needs 100 characters and at least one "## " section with something under its heading. */
-/** What the synthesis gate looks at: the report's length and its "## " sections with content. */
-export function reportShape(markdown: string): ReportShape {
-  const sections = level2Sections(markdown);
-  return { chars: markdown.trim().length, sections: sections.length, sections_with_content: sections.filter((s) => s.contentLines > 0).length };
-}
-
-export function synthesisGate(report: string | ReportShape): GateResult {
-  const shape = typeof report === 'string' ? reportShape(report) : report;
+/** The report's length and its "## " sections with content (reportShape in src/report/markdown.ts). */
+export function synthesisGate(shape: ReportShape): GateResult {
   const failures: string[] = [];
   if (shape.chars < GATE_THRESHOLDS.minReportChars) {
     failures.push(`the report is only ${plural(shape.chars, 'character')} (need at least ${GATE_THRESHOLDS.minReportChars})`);
@@ -213,29 +207,3 @@ function percent(ratio: number): string {
   return `${Math.round(ratio * 100)}%`;
 }
 
-interface MarkdownSection {
-  heading: string;
-  contentLines: number;
-}
-
-/** "## " sections, each counting non-blank lines up to the next level 1 or 2 heading. */
-function level2Sections(markdown: string): MarkdownSection[] {
-  const sections: MarkdownSection[] = [];
-  let current: MarkdownSection | undefined;
-  let inFence = false;
-  for (const line of markdown.split(/\r?\n/)) {
-    if (/^\s*(```|~~~)/.test(line)) {
-      inFence = !inFence;
-      if (current) current.contentLines += 1;
-      continue;
-    }
-    if (!inFence && /^#{1,2}\s/.test(line)) {
-      current = line.startsWith('## ') && line.slice(3).trim() ? { heading: line.slice(3).trim(), contentLines: 0 } : undefined;
-      if (current) sections.push(current);
-      continue;
-    }
-    // Subheadings alone are structure, not content.
-    if (current && line.trim() && (inFence || !/^#{3,6}\s/.test(line))) current.contentLines += 1;
-  }
-  return sections;
-}

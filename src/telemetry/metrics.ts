@@ -9,7 +9,7 @@ import type { ModelUsage, PersistSessionInput, WebSearchInput } from '../activit
 import { RESEARCH_STATUSES } from '../domain/names';
 import { SEARCH_ATTRIBUTES } from '../workflows/messages';
 import { researchIdOf, PinoTemporalLogger } from './logging';
-import { WORKER_HEARTBEAT_MS } from '../worker/versioning';
+import { WORKER_HEARTBEAT_MS } from '../temporal/deployments';
 
 export const METRICS_PORT_ENV = 'DEEP_RESEARCH_METRICS_PORT';
 

@@ -12,7 +12,8 @@ import { researchActivityInterceptor } from '../telemetry/metrics';
 import { activityTracingInterceptors, tracingSinks, TRACING_WORKFLOW_MODULES, tracingRequested } from '../telemetry/tracing';
 import { searchTaskQueue } from '../workflows/messages';
 import { TokenBucket } from './token-bucket';
-import { buildIdOf, deploymentNameOf, promoteBuild, versioningOptions, type BuildIdentity } from './versioning';
+import { buildIdOf, deploymentNameOf, versioningOptions } from './versioning';
+import { promoteBuild, type BuildIdentity } from '../temporal/deployments';
 import { LOCAL_SEARCH_PROVIDER } from '../domain/names';
 
 /** The workflow entry point: compiled .js when built, the .ts source in development and tests. */

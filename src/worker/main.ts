@@ -12,7 +12,7 @@ import { createResearchWorker } from './create-worker';
 import { adoptOrphanedSessions } from '../client/adoption';
 import { ResearchClient } from '../client/research-client';
 import type { Logger } from 'pino';
-import type { BuildIdentity } from './versioning';
+import type { BuildIdentity } from '../temporal/deployments';
 
 export interface RunWorkerOptions {
   /** A port, or host:port, for the Prometheus endpoint; DEEP_RESEARCH_METRICS_PORT otherwise. */

@@ -10,7 +10,7 @@ import { ResearchClient } from '../../src/client/research-client';
 import { loadConfig } from '../../src/config/load';
 import type { AppConfig } from '../../src/config/schema';
 import { createResearchWorker, WORKFLOWS_PATH } from '../../src/worker/create-worker';
-import { WORKER_HEARTBEAT_MS } from '../../src/worker/versioning';
+import { WORKER_HEARTBEAT_MS } from '../../src/temporal/deployments';
 import { startModel, type FakeModel, type ModelScript } from './model';
 import { Recorder } from './recorder';
 import { startSearch, type FakeSearch, type SearchOptions } from './searxng';

@@ -1,4 +1,4 @@
-import type { Clarification, ResearchPlan } from '../domain/types';
+import type { Clarification, ResearchPlan } from '../../domain/types';
 
 export const PLANNER_SYSTEM = `You are the research planner of a deep-research assistant.
 You have no web access. From the user's question, draft a research plan:

@@ -1,4 +1,4 @@
-import type { SynthesizePanelInput } from '../activities/contracts';
+import type { SynthesizePanelInput } from '../contracts';
 
 export const SYNTHESIZER_SYSTEM = `You merge the answers of a research panel (several models answering the same question from the
 same evidence) into one report.

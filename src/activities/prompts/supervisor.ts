@@ -1,4 +1,4 @@
-import type { PhaseGate, SupervisedPhase } from '../activities/contracts';
+import type { PhaseGate, SupervisedPhase } from '../contracts';
 
 export const SUPERVISOR_SYSTEM = `You are the supervisor of a deep-research assistant. After each phase
 you pause to reflect on how it went, from its metrics and its quality gate.

@@ -1,4 +1,4 @@
-import type { CritiqueFindingsInput, VettedSourceRef } from '../activities/contracts';
+import type { CritiqueFindingsInput, VettedSourceRef } from '../contracts';
 
 export const CRITIC_SYSTEM = `You are the critic of a deep-research assistant.
 You review the merged findings of a research run against its plan (question, brief, outline) and

@@ -1,4 +1,4 @@
-import type { WritePanelAnswerInput } from '../activities/contracts';
+import type { WritePanelAnswerInput } from '../contracts';
 
 export const PANEL_WRITER_SYSTEM = `You are one member of a research panel. Several models answer the same question from the same
 evidence, each on its own; a synthesizer later merges the answers and lists where they disagree.

@@ -1,4 +1,4 @@
-import type { Finding } from '../domain/types';
+import type { Finding } from '../../domain/types';
 
 export const WRITER_SYSTEM = `You are the report writer of a deep-research assistant.
 You receive the current markdown report and new findings. Return patches that add the new

@@ -1,4 +1,4 @@
-import type { RefineGapsInput } from '../activities/contracts';
+import type { RefineGapsInput } from '../contracts';
 
 export const REFINER_SYSTEM = `You are the query refiner of a deep-research assistant.
 From the open gaps, the critic's feedback and the user's guidance, decide what the next research
