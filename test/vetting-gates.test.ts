@@ -169,6 +169,7 @@ describe('planning gate', () => {
       phase: 'planning',
       passed: true,
       failures: [],
+      fixable: [],
       metrics: { sub_queries: 2, shortest_sub_query_chars: 10, research_brief_chars: 41 },
     });
     expect(planningGate(plan(Array(6).fill(goodQuery)), 6).passed).toBe(true);
@@ -204,6 +205,7 @@ describe('gathering gate', () => {
       phase: 'gathering',
       passed: true,
       failures: [],
+      fixable: [],
       metrics: {
         sources: 4,
         fetched_sources: 3,
@@ -255,6 +257,7 @@ describe('analysis gate', () => {
       phase: 'analysis',
       passed: true,
       failures: [],
+      fixable: [],
       metrics: { findings: 2, strong_findings: 1, fetched_sources: 10, cited_sources: 3, cited_source_share: 0.3 },
     });
   });
@@ -290,6 +293,7 @@ describe('synthesis gate', () => {
       phase: 'synthesis',
       passed: true,
       failures: [],
+      fixable: [],
       metrics: { report_chars: 100, sections: 1, sections_with_content: 1 },
     });
   });
@@ -319,6 +323,7 @@ describe('refinement gate', () => {
       phase: 'refinement',
       passed: true,
       failures: [],
+      fixable: [],
       metrics: { open_gaps: 1, iterations_left: 1, tokens_left: 1, cost_left: 0.01, searches_left: 1 },
     });
     expect(refinementGate([gap('costs in Spain')], 1, {}).passed).toBe(true);
@@ -385,5 +390,26 @@ describe('agent decisions', () => {
       outputs: { action: 'complete' },
       timestamp: time,
     });
+  });
+});
+
+describe('which failures another round can change', () => {
+  it('tells a gathering round that found too little from one whose hosts no list knows', () => {
+    const unknown = (n: number) => Array.from({ length: n }, (_, i) => source(`S${i + 1}`, `https://blog-${i}.example/post`));
+    const fewAndUnknown = gatheringGate(unknown(1), 3, 1, () => undefined);
+    expect(fewAndUnknown.fixable).toEqual([fewAndUnknown.failures[0], fewAndUnknown.failures[2]]);
+    // Enough pages, every sub-question answered, only the hosts are unknown: no round can change that.
+    const onlyUnknownHosts = gatheringGate(unknown(4), 2, 2, () => 'medium');
+    expect(onlyUnknownHosts.passed).toBe(false);
+    expect(onlyUnknownHosts.fixable).toEqual([]);
+  });
+
+  it('an analysis with too few findings can be helped by more sources; medium confidence cannot', () => {
+    const pages = [source('S1', 'https://a.example/1'), source('S2', 'https://b.example/2')];
+    const medium = analysisGate([finding('F1', 'medium', ['S1']), finding('F2', 'medium', ['S2'])], pages);
+    expect(medium.failures).toEqual(['no finding with high or confirmed confidence']);
+    expect(medium.fixable).toEqual([]);
+    const few = analysisGate([finding('F1', 'high', ['S1'])], pages);
+    expect(few.fixable).toEqual([few.failures[0]]);
   });
 });

@@ -190,6 +190,8 @@ export interface WriteReportPatchInput extends ModelChoice {
   max_update_chars: number;
   /** The asker's language (plan's research context), for the writer. */
   language?: string;
+  /** Outline sections still empty: the writer puts the findings that bear on them there. */
+  fill_sections?: string[];
 }
 /** The writer's proposal only: the model's output is durable in history before anything is stored. */
 export interface WriteReportPatchOutput {
@@ -238,6 +240,10 @@ export interface VerifyCitationsInput {
   searched_queries?: string[];
   /** Set when every search provider failed and the session went on without search. */
   search_outage?: { message: string; queries_not_searched: string[] };
+  /** The research stopped before it was done ("was cancelled", "ran out of time"). */
+  stopped?: string;
+  /** What the gathering and analysis fell short of that no further round could change. */
+  shortfalls?: string[];
 }
 export interface VerifyCitationsOutput extends ReportVersion {
   removed_citations: string[];
@@ -345,7 +351,10 @@ export interface RefineGapsInput extends ModelChoice {
   iteration: number;
   max_iterations: number;
   critic_feedback?: string;
+  /** The user's guidance, verbatim. */
   guidance?: string[];
+  /** The supervisor's advice from its last reflection. */
+  supervisor_guidance?: string[];
 }
 export interface RefineGapsOutput {
   /** Each with 1 to 3 queries that were not searched before and appear in no other gap. */

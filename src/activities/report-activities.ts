@@ -52,6 +52,8 @@ export function createReportActivities(artifacts: ArtifactStore) {
         mergedClaims: input.merged_claims,
         searchedQueries: input.searched_queries,
         searchOutage: input.search_outage,
+        stopped: input.stopped,
+        shortfalls: input.shortfalls,
       });
       return {
         ...(await storeReport(artifacts, result.markdown)),

@@ -339,6 +339,12 @@ export interface MindState {
   unsupported_claims?: { sentence: string; source_ids: string[] }[];
   /** pause_for_guidance: the phase after which the session pauses before going on. */
   pause_after?: string;
+  /** The supervisor's latest advice, for the next refiner or critic (never awaited). */
+  supervisor_advice?: string;
+  /** What the state looked like at the last reflection: the next one waits for a change. */
+  last_reflected?: string;
+  /** Empty outline sections were read for once, at synthesis. */
+  sections_filled?: boolean;
 }
 
 export interface ResearchInput {
@@ -395,6 +401,8 @@ export interface ReportShape {
   chars: number;
   sections: number;
   sections_with_content: number;
+  /** Outline sections nothing has been written into yet. */
+  empty_sections?: string[];
 }
 
 /** A page as fetched: its bytes in the artifact store, and what the fetch found out. */

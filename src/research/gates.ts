@@ -10,6 +10,12 @@ export interface GateResult {
   passed: boolean;
   /** Why it did not pass, one human-readable sentence per broken rule; empty when it passed. */
   failures: string[];
+  /**
+   * The failures another round of the same phase could change (more sources, more sub-questions
+   * answered); the others, such as hosts no vetting list knows, a new search of the same kind
+   * cannot change: the report states them instead.
+   */
+  fixable: string[];
   metrics: Record<string, number>;
 }
 
@@ -79,10 +85,12 @@ export function gatheringGate(
   if (fetched.length < GATE_THRESHOLDS.minFetchedSources) {
     failures.push(`only ${plural(fetched.length, 'fetched source')} (need at least ${GATE_THRESHOLDS.minFetchedSources})`);
   }
+  const unfixable: string[] = [];
   if (highQuality.length < GATE_THRESHOLDS.minHighQualitySources) {
-    failures.push(
+    unfixable.push(
       `no high-quality source (need at least ${GATE_THRESHOLDS.minHighQualitySources} with a credibility score of ${GATE_THRESHOLDS.highQualityScore} or more, or rated high by the analyzer)`,
     );
+    failures.push(unfixable[0]);
   }
   const completion = subQueriesPlanned > 0 ? subQueriesCompleted / subQueriesPlanned : 0;
   if (subQueriesPlanned <= 0) {
@@ -100,7 +108,7 @@ export function gatheringGate(
     sub_queries_planned: subQueriesPlanned,
     sub_queries_completed: subQueriesCompleted,
     sub_query_completion: completion,
-  });
+  }, failures.filter((f) => !unfixable.includes(f)));
 }
 
 /** Analysis needs 2 findings, one of high or confirmed confidence, citing 30% of fetched sources. */
@@ -114,21 +122,26 @@ export function analysisGate(findings: readonly Finding[], sources: readonly Sou
   if (findings.length < GATE_THRESHOLDS.minFindings) {
     failures.push(`only ${plural(findings.length, 'finding')} (need at least ${GATE_THRESHOLDS.minFindings})`);
   }
-  if (strong.length === 0) failures.push('no finding with high or confirmed confidence');
+  // How sure the analyzer is, and how many sources it cited, another search does not change.
+  const unfixable: string[] = [];
+  if (strong.length === 0) unfixable.push('no finding with high or confirmed confidence');
+  failures.push(...unfixable);
   if (fetched.length === 0) {
     failures.push('no fetched sources to cite');
   } else if (citedShare < GATE_THRESHOLDS.minCitedSourceShare - RATIO_TOLERANCE) {
-    failures.push(
+    unfixable.push(
       `only ${cited.length} of ${plural(fetched.length, 'fetched source')} cited by a finding (${percent(citedShare)}, need at least ${percent(GATE_THRESHOLDS.minCitedSourceShare)})`,
     );
+    failures.push(unfixable[unfixable.length - 1]);
   }
+  const fixable = failures.filter((f) => !unfixable.includes(f));
   return result('analysis', failures, {
     findings: findings.length,
     strong_findings: strong.length,
     fetched_sources: fetched.length,
     cited_sources: cited.length,
     cited_source_share: citedShare,
-  });
+  }, fixable);
 }
 
 /** A report needs 100 characters and at least one "## " section with something under its heading. */
@@ -195,8 +208,8 @@ export function decideIteration(openGaps: readonly Gap[], iteration: number, max
   };
 }
 
-function result(phase: GatePhase, failures: string[], metrics: Record<string, number>): GateResult {
-  return { phase, passed: failures.length === 0, failures, metrics };
+function result(phase: GatePhase, failures: string[], metrics: Record<string, number>, fixable: string[] = failures): GateResult {
+  return { phase, passed: failures.length === 0, failures, metrics, fixable };
 }
 
 function plural(count: number, singular: string, pluralForm = `${singular}s`): string {

@@ -147,8 +147,14 @@ async function researchAndVerify(s: ResearchSession): Promise<void> {
     const outage = st.search_outage as { message: string };
     throw ApplicationFailure.nonRetryable(`search was unavailable from the start and nothing was gathered to write from (${outage.message})`, 'SearchUnavailable');
   }
-  if (st.panel) return answerAsPanel(s);
+  if (st.panel) {
+    // A panel's merged report goes through the same citation and claim checks as any report.
+    await answerAsPanel(s);
+    if (!st.panel.report_file_id) return;
+    st.report_file_id = st.panel.report_file_id;
+  }
   await verifyReport(s);
+  if (st.panel) st.panel.report_file_id = st.report_file_id;
   await s.joinBeside();
   await persistSession(s);
 }

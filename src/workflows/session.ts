@@ -163,7 +163,11 @@ export class ResearchSession {
   /** Pending guidance, marked as applied to `phase`: it is injected exactly once. */
   takeGuidance(phase: string): string[] {
     const pending = this.mind.guidance.filter((g) => !g.applied_to);
-    for (const g of pending) g.applied_to = phase;
+    for (const g of pending) {
+      g.applied_to = phase;
+      // The user's own words, in the log beside what the agents decided.
+      this.decide({ agent: 'user', action: 'guidance_applied', rationale: g.text, inputs: { received_at: g.received_at }, outputs: { applied_to: phase } });
+    }
     return pending.map((g) => g.text);
   }
 

@@ -1,8 +1,8 @@
 import type { RefineGapsInput } from '../contracts';
 
 export const REFINER_SYSTEM = `You are the query refiner of a deep-research assistant.
-From the open gaps, the critic's feedback and the user's guidance, decide what the next research
-round searches for.
+From the open gaps, the critic's feedback, the user's guidance and the supervisor's advice, decide
+what the next research round searches for.
 - gaps: the gaps still worth closing, most important first, merged where they overlap. Each has a
   description, 1 to 3 new web search queries and a priority (1 = most important).
 - Queries must differ from every query already searched: a new angle, a more specific term, a
@@ -26,6 +26,7 @@ export function refinerPrompt(input: Omit<RefineGapsInput, 'model'>): string {
   ];
   if (input.critic_feedback?.trim()) parts.push(`Critic's feedback:\n${input.critic_feedback.trim()}`);
   if (input.guidance?.length) parts.push(`The user's guidance:\n${bulletsOr(input.guidance, '')}`);
+  if (input.supervisor_guidance?.length) parts.push(`The supervisor's advice:\n${bulletsOr(input.supervisor_guidance, '')}`);
   return parts.join('\n\n');
 }
 

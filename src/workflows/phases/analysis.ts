@@ -11,7 +11,7 @@ import { skipOffTopic } from './sources';
  * branch passes what existed before its fan-out plus its own earlier batches, so its input does not
  * depend on which other branch finished first); otherwise the latest 30 findings.
  */
-export async function analyzeBatch(s: ResearchSession, batch: Source[], knownFindings?: string[]): Promise<Finding[]> {
+export async function analyzeBatch(s: ResearchSession, batch: Source[], knownFindings?: string[], feedback?: string[]): Promise<Finding[]> {
   const st = s.state;
   const readable = await skipOffTopic(s, batch.filter((src) => src.status === 'fetched' && src.text_file_id && !src.skipped_off_topic && !src.analyzed));
   if (readable.length === 0) return [];
@@ -26,7 +26,7 @@ export async function analyzeBatch(s: ResearchSession, batch: Source[], knownFin
     sources: readable.map((src) => ({ id: src.id, title: src.title, url: src.url, text_file_id: src.text_file_id as string })),
     known_findings: knownFindings ?? st.findings.slice(-30).map((f) => f.content),
     max_source_chars: s.settings.max_source_chars_for_analysis,
-    ...(s.mind.research_feedback?.length ? { research_feedback: s.mind.research_feedback } : {}),
+    ...(feedback?.length ? { research_feedback: feedback } : s.mind.research_feedback?.length ? { research_feedback: s.mind.research_feedback } : {}),
   };
   s.emit('AgentInput', { role: 'analyzer', sources: input.sources.map((x) => x.id), iteration: st.iteration });
   const out = await callModel(s, 'analyzer', (choice) =>

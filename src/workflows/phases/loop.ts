@@ -4,14 +4,15 @@
 // ends with its quality gate (and a reflection only when it matters). All progress lives in
 // state (the phase, marks on sources and findings), so a new run resumes exactly here.
 import { analysisGate, gatheringGate, synthesisGate } from '../../research/gates';
-import type { MindPhase, ResearchPlan } from '../../domain/types';
+import type { MindPhase, ResearchPlan, Source } from '../../domain/types';
+import { terms } from '../../report/words';
 import { normalizeQuery } from '../../domain/text';
 import { continueAsNewIfDue } from '../runs';
 import type { ResearchSession } from '../session';
 import { analyzeBatch } from './analysis';
 import { drainReport, gatherRound } from './gather';
-import { reflexion, refine, refinedQueries } from './mind';
-import { afterPhase, pauseAfter, pauseIfDue } from './oversight';
+import { noRoomToSearch, reflexion, refine, refinedQueries } from './mind';
+import { afterPhase, pauseAfter, pauseIfDue, retryByRule } from './oversight';
 import { persistSession } from './persist';
 import { patchReport } from './report';
 import { rateSources } from './sources';
@@ -64,10 +65,10 @@ async function gather(s: ResearchSession): Promise<MindPhase> {
   const completed = new Set(st.sources.filter((x) => x.status === 'fetched').map((x) => normalizeQuery(x.query))).size;
   rateSources(s);
   const gate = gatheringGate(st.sources, planned, completed, (source) => source.quality, s.settings.vetting_lists);
-  const retry = await afterPhase(s, 'gathering', gate, { sources: st.sources.length, fetched: gate.metrics.fetched_sources ?? 0 });
+  afterPhase(s, 'gathering', gate, { sources: st.sources.length, fetched: gate.metrics.fetched_sources ?? 0 });
   pauseAfter(s, 'gathering');
-  if (retry) {
-    const queries = await refinedQueries(s, `gathering fell short: ${gate.failures.join('; ')}`, retry);
+  if (retryByRule(s, 'gathering', gate, noRoomToSearch(s))) {
+    const queries = await refinedQueries(s, `gathering fell short: ${gate.fixable.join('; ')}`);
     if (queries.length) {
       st.pending_queries = queries;
       return 'GATHERING';
@@ -86,9 +87,11 @@ async function analyze(s: ResearchSession): Promise<MindPhase> {
     await persistSession(s);
   }
   const gate = analysisGate(st.findings, st.sources);
-  const retry = await afterPhase(s, 'analysis', gate, { findings: st.findings.length, gaps: st.gaps.filter((g) => !g.addressed).length });
+  afterPhase(s, 'analysis', gate, { findings: st.findings.length, gaps: st.gaps.filter((g) => !g.addressed).length });
   pauseAfter(s, 'analysis');
-  if (await reflexion(s, retry)) return 'GATHERING';
+  // Too few findings is for the critic's revision round to mend.
+  retryByRule(s, 'analysis', gate, "another gathering round is the critic's to ask for");
+  if (await reflexion(s)) return 'GATHERING';
   // The report lane writes beside the loop: the next round need not wait for it.
   return 'REFINEMENT';
 }
@@ -106,8 +109,40 @@ async function synthesize(s: ResearchSession): Promise<MindPhase> {
     for (const f of findings) f.reported = true;
     await persistSession(s);
   }
+  await fillEmptySections(s);
   const gate = synthesisGate(st.report_shape ?? { chars: st.report_chars, sections: 0, sections_with_content: 0 });
-  await afterPhase(s, 'synthesis', gate, { report_chars: st.report_chars });
+  afterPhase(s, 'synthesis', gate, { report_chars: st.report_chars });
   pauseAfter(s, 'synthesis');
   return 'COMPLETED';
+}
+
+/**
+ * Outline sections nothing was written into are read for before they are declared gaps: the
+ * on-topic sources already read are analysed again for each such section (the findings so far
+ * given as known, so only what is new comes back), and what comes back is written there.
+ */
+async function fillEmptySections(s: ResearchSession): Promise<void> {
+  const st = s.state;
+  const empty = st.report_shape?.empty_sections ?? [];
+  const read = st.sources.filter((x) => x.status === 'fetched' && x.text_file_id && !x.skipped_off_topic);
+  if (!empty.length || !read.length || st.mind.sections_filled) return;
+  st.mind.sections_filled = true;
+  const known = st.findings.map((f) => f.content);
+  for (const section of empty) {
+    const sources = rankFor(section, read).slice(0, s.settings.batch_size);
+    const findings = await analyzeBatch(s, sources.map((x) => ({ ...x, analyzed: false })), known, [`The report's section "${section}" has nothing yet: find what these sources say about it.`]);
+    s.decide({ agent: 'writer', action: findings.length ? 'section_filled' : 'section_left_empty', rationale: `"${section}": ${findings.length} findings from ${sources.map((x) => x.id).join(', ')}`, inputs: { section }, outputs: { findings: findings.length } });
+    if (!findings.length) continue;
+    await patchReport(s, findings, [section]);
+    for (const f of findings) f.reported = true;
+    known.push(...findings.map((f) => f.content));
+  }
+  await persistSession(s);
+}
+
+/** Sources ranked by how many of a section title's words their title and snippet share. */
+function rankFor(section: string, sources: Source[]): Source[] {
+  const wanted = new Set(terms(section));
+  const score = (x: Source) => terms(`${x.title} ${x.snippet} ${x.query}`).filter((t) => wanted.has(t)).length;
+  return [...sources].sort((a, b) => score(b) - score(a));
 }

@@ -12,13 +12,28 @@ import { exhaustedBudget, stopsResearch } from './budget';
 import { afterPhase, pauseAfter } from './oversight';
 import { callModel } from './providers';
 
+/** Why no further search round can run (search down, budget or sources spent), if so. */
+export function noRoomToSearch(s: ResearchSession): string | undefined {
+  const st = s.state;
+  if (st.search_outage) return 'search is unavailable';
+  if (exhaustedBudget(s, 'search')) return 'the search budget is spent';
+  if (st.sources.length >= s.settings.max_sources) return `the source budget (${s.settings.max_sources}) is used`;
+  return undefined;
+}
+
 /** The critic reviews the merged findings: true when it asks for a revision round (queries are set). */
-export async function reflexion(s: ResearchSession, guidance: string | undefined): Promise<boolean> {
+export async function reflexion(s: ResearchSession): Promise<boolean> {
   const st = s.state;
   const mind = s.mind;
   if (!s.settings.reflexion || st.findings.length === 0) return false;
   const plan = st.plan as ResearchPlan;
   const maxRevisions = s.settings.max_reflexion_revisions;
+  // The critic's verdict matters only if a revision round could follow it.
+  const noRevision = mind.reflexion_revisions >= maxRevisions ? `all ${maxRevisions} revisions are used` : noRoomToSearch(s);
+  if (noRevision) {
+    s.decide({ agent: 'critic', action: 'critique_skipped', rationale: `no revision round could follow: ${noRevision}`, inputs: { findings: st.findings.length, revision: mind.reflexion_revisions }, outputs: {} });
+    return false;
+  }
   const out = await callModel(s, 'critic', (choice) =>
     s.tool(
       'critique_findings',
@@ -32,7 +47,7 @@ export async function reflexion(s: ResearchSession, guidance: string | undefined
           sources: st.sources.filter((x) => x.status === 'fetched').map((x) => ({ id: x.id, title: x.title, url: x.url, tier: x.tier, ...(x.quality ? { quality: x.quality } : {}) })),
           revision: mind.reflexion_revisions + 1,
           max_revisions: maxRevisions,
-          guidance: [...s.takeGuidance('reflexion'), ...(guidance ? [guidance] : [])],
+          guidance: [...s.takeGuidance('reflexion'), ...takeAdvice(s)],
           model: choice,
         }),
       (r) => ({ verdict: r.verdict, suggested_queries: r.suggested_queries.length, usage: r.usage }),
@@ -42,7 +57,7 @@ export async function reflexion(s: ResearchSession, guidance: string | undefined
   const budgetLeft = maxRevisions - mind.reflexion_revisions;
   const searched = new Set(st.searched_queries.map(normalizeQuery));
   const queries = out.suggested_queries.filter((q) => !searched.has(normalizeQuery(q))).slice(0, 5);
-  const revise = out.verdict === 'REVISE' && budgetLeft > 0 && queries.length > 0 && !exhaustedBudget(s, 'search');
+  const revise = out.verdict === 'REVISE' && budgetLeft > 0 && queries.length > 0 && !noRoomToSearch(s);
   s.decide({
     agent: 'critic',
     action: revise ? 'revise' : out.verdict === 'REVISE' ? 'revise_declined' : 'pass',
@@ -73,17 +88,12 @@ export async function refine(s: ResearchSession): Promise<MindPhase> {
     ? { action: 'complete' as const, rationale: `${open.length} gaps open, but the source budget (${s.settings.max_sources}) is used` }
     : decideIteration(st.gaps, st.iteration, s.settings.max_iterations, budgetSpent);
   s.decide(decisionFromIteration(decision, { iteration: st.iteration, maxIterations: s.settings.max_iterations, openGaps: open.length, budgetExhausted: budgetSpent }, ''));
-  // The refinement gate and the one reflection of the iteration, beside the refiner.
-  const reflection = endOfIteration(s, open.length, budgetSpent || sourcesFull);
+  // The refinement gate and the one reflection of the iteration, beside the refiner (or synthesis,
+  // when it has the last word on the user's guidance).
+  endOfIteration(s, open.length, budgetSpent || sourcesFull, decision.action === 'complete');
   pauseAfter(s, 'refinement');
-  if (decision.action === 'complete') {
-    // Nothing after the last iteration waits for its reflection: it runs beside synthesis and the
-    // citation checks, and is joined before the run ends.
-    if (s.settings.pause_for_guidance) await reflection;
-    else s.runBeside(reflection);
-    return 'SYNTHESIS';
-  }
-  const [queries] = await Promise.all([refinedQueries(s, undefined, undefined), reflection]);
+  if (decision.action === 'complete') return 'SYNTHESIS';
+  const queries = await refinedQueries(s);
   for (const gap of open) gap.addressed = true;
   if (queries.length === 0) {
     s.decide({ agent: 'refiner', action: 'complete', rationale: 'open gaps suggest no new queries', inputs: { open_gaps: open.length }, outputs: {} });
@@ -96,14 +106,21 @@ export async function refine(s: ResearchSession): Promise<MindPhase> {
 }
 
 /** The refinement gate ("passed": another round is worth running) and the iteration's reflection. */
-async function endOfIteration(s: ResearchSession, openGaps: number, searchSpent: boolean): Promise<void> {
+function endOfIteration(s: ResearchSession, openGaps: number, searchSpent: boolean, lastWord: boolean): void {
   const st = s.state;
   const gate = refinementGate(st.gaps, s.settings.max_iterations - st.iteration, searchSpent ? { searches: 0 } : {});
-  await afterPhase(s, 'refinement', gate, { iteration: st.iteration, open_gaps: openGaps }, { endOfIteration: true });
+  afterPhase(s, 'refinement', gate, { iteration: st.iteration, open_gaps: openGaps }, { endOfIteration: true, lastWord });
+}
+
+/** The supervisor's latest advice, handed on once. */
+function takeAdvice(s: ResearchSession): string[] {
+  const advice = s.mind.supervisor_advice;
+  s.mind.supervisor_advice = undefined;
+  return advice ? [advice] : [];
 }
 
 /** New queries from the refiner; the gaps' own suggestions when the refiner has none or fails. */
-export async function refinedQueries(s: ResearchSession, problem: string | undefined, supervisorGuidance: string | undefined): Promise<string[]> {
+export async function refinedQueries(s: ResearchSession, problem?: string): Promise<string[]> {
   const st = s.state;
   const mind = s.mind;
   const open = st.gaps.filter((g) => !g.addressed);
@@ -137,7 +154,9 @@ export async function refinedQueries(s: ResearchSession, problem: string | undef
             searched_queries: st.searched_queries,
             iteration: st.iteration,
             max_iterations: s.settings.max_iterations,
-            guidance: [...s.takeGuidance('refinement'), ...(supervisorGuidance ? [supervisorGuidance] : [])],
+            // The user's words verbatim, and the supervisor's advice beside them, each under its own name.
+            guidance: s.takeGuidance('refinement'),
+            supervisor_guidance: takeAdvice(s),
             ...(criticFeedback ? { critic_feedback: criticFeedback } : {}),
             model: choice,
           }),

@@ -7,7 +7,7 @@ import { knowledge, planner } from '../activities';
 import { awaitPerson } from '../runs';
 import { errorMessage, type ResearchSession } from '../session';
 import { deliver } from './deliver';
-import { afterPhase } from './oversight';
+import { afterPhase, retryByRule } from './oversight';
 import { callModel } from './providers';
 
 export type PlanOutcome = 'approved' | 'rejected' | 'expired' | 'cancelled';
@@ -76,13 +76,13 @@ async function draftPlan(s: ResearchSession): Promise<void> {
   s.emit('AgentOutput', { role: 'planner', plan: out.plan });
 }
 
-/** The planning gate and the supervisor's reflection; a failed plan is redrafted once on request. */
+/** The planning gate; a plan that fails it is redrafted once, by rule (a redraft can mend any of its failures). */
 async function checkPlan(s: ResearchSession): Promise<void> {
   const plan = s.state.plan as ResearchPlan;
   const gate = planningGate(plan, s.settings.max_sub_queries);
-  const retry = await afterPhase(s, 'planning', gate, { sub_queries: plan.expanded_queries.length });
-  if (!retry) return;
-  s.state.plan_feedback.push(`The plan failed its quality check (${gate.failures.join('; ')}). ${retry}`);
+  afterPhase(s, 'planning', gate, { sub_queries: plan.expanded_queries.length });
+  if (!retryByRule(s, 'planning', gate, undefined)) return;
+  s.state.plan_feedback.push(`The plan failed its quality check: ${gate.failures.join('; ')}.`);
   await draftPlan(s);
   const again = planningGate(s.state.plan as ResearchPlan, s.settings.max_sub_queries);
   s.mind.gates.push({ phase: 'planning', iteration: 0, passed: again.passed, failures: again.failures });

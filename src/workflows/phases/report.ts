@@ -19,7 +19,7 @@ export async function ensureReport(s: ResearchSession): Promise<string> {
   return out.report_file_id;
 }
 
-export async function patchReport(s: ResearchSession, findings: Finding[]): Promise<void> {
+export async function patchReport(s: ResearchSession, findings: Finding[], fillSections?: string[]): Promise<void> {
   const st = s.state;
   const plan = st.plan as ResearchPlan;
   const reportId = await ensureReport(s);
@@ -37,6 +37,7 @@ export async function patchReport(s: ResearchSession, findings: Finding[]): Prom
       sources,
       max_update_chars: s.settings.max_report_update_size,
       ...(plan.context?.language ? { language: plan.context.language } : {}),
+      ...(fillSections?.length ? { fill_sections: fillSections } : {}),
       model: choice,
       stream: s.streamTarget(),
     }),

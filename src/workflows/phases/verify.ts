@@ -1,14 +1,41 @@
 // Verification of the finished report: every citation resolved or removed (store step), then
 // every cited link and DOI re-checked and every cited sentence checked against its source (the
 // claim judge, a model call). Both write a new version of the report; the workflow keeps its id.
+import { analysisGate, gatheringGate } from '../../research/gates';
+import { normalizeQuery } from '../../domain/text';
 import { store, verifier } from '../activities';
 import type { ResearchSession } from '../session';
 import { callModel } from './providers';
 import { ensureReport, setReport } from './report';
 
 export async function verifyReport(s: ResearchSession): Promise<void> {
-  const st = s.state;
   s.setStatus('verifying', 'verifying');
+  await checkCitations(s, { shortfalls: shortfalls(s) });
+  if (s.settings.check_links || s.settings.check_claims) await checkClaimsAndLinks(s);
+  s.state.verified = true;
+}
+
+/**
+ * A session that stops early (cancelled, out of time) still leaves a report that cannot mislead:
+ * its citations checked, and every section it never reached saying so.
+ */
+export async function closeUnfinishedReport(s: ResearchSession, stopped: string): Promise<void> {
+  if (!s.state.report_file_id || s.state.verified) return;
+  await checkCitations(s, { stopped });
+}
+
+/** What the final gathering and analysis gates still find wanting: no further round will change it now. */
+function shortfalls(s: ResearchSession): string[] {
+  const st = s.state;
+  const planned = st.searched_queries.length;
+  const completed = new Set(st.sources.filter((x) => x.status === 'fetched').map((x) => normalizeQuery(x.query))).size;
+  const gathering = gatheringGate(st.sources, planned, completed, (x) => x.quality, s.settings.vetting_lists);
+  const analysis = analysisGate(st.findings, st.sources);
+  return [...gathering.failures.map((f) => `sources: ${f}`), ...analysis.failures.map((f) => `findings: ${f}`)];
+}
+
+async function checkCitations(s: ResearchSession, extra: { shortfalls?: string[]; stopped?: string }): Promise<void> {
+  const st = s.state;
   const reportId = await ensureReport(s);
   const fetched = st.sources
     .filter((src) => src.status === 'fetched' && !src.skipped_off_topic)
@@ -36,6 +63,8 @@ export async function verifyReport(s: ResearchSession): Promise<void> {
         open_gap_list: open.map((g) => g.description),
         confidence,
         contradictions: s.mind.contradictions.map((c) => `${c.description} (${c.finding_ids.join(', ')})`),
+        ...(extra.shortfalls?.length ? { shortfalls: extra.shortfalls } : {}),
+        ...(extra.stopped ? { stopped: extra.stopped } : {}),
       }),
     (r) => ({ removed_citations: r.removed_citations, cited_sources: r.cited_sources.length }),
   );
@@ -46,8 +75,6 @@ export async function verifyReport(s: ResearchSession): Promise<void> {
   const removals = out.removed_details ?? [];
   for (const r of removals.slice(0, 20)) s.warn(`removed citation ${r.citation} (${r.reason})${r.claim ? `: "${r.claim}"` : ''}`);
   if (removals.length > 20) s.warn(`removed ${removals.length - 20} more citations (listed in the report's notes and in citation_removals)`);
-  if (s.settings.check_links || s.settings.check_claims) await checkClaimsAndLinks(s);
-  st.verified = true;
 }
 
 /** Every cited URL re-checked, every cited sentence checked against its source; problems flagged in the report. */
