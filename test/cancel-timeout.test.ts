@@ -37,6 +37,9 @@ describe('cancel and timeout', () => {
     expect(saved?.report_markdown).toMatch(/\[S\d+\]/);
     expect(saved?.sources.some((s) => s.status === 'fetched' && s.text_file_id)).toBe(true);
     expect(saved?.sources.some((s) => s.status === 'pending')).toBe(true);
+    // The report says it was stopped, and no section it never reached pretends to be in progress.
+    expect(saved?.report_markdown).toContain(status === 'cancelled' ? '**Unfinished:** the research was cancelled' : '**Unfinished:** the research ran out of time');
+    expect(saved?.report_markdown).not.toContain('_Research in progress._');
     const events = await store.events(researchId);
     expect(events.at(-1)?.type).toBe('StopEvent');
     return { saved: saved!, events };

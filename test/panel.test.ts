@@ -88,8 +88,13 @@ describe('panel research', () => {
 
     const report = await e.client.report(researchId);
     expect(report).toContain(`*— ${PANEL.join(', ')}*`);
-    expect(report).toContain('Claude: the effect is large [S1].\n\n*— anthropic:claude-test*');
-    expect(report).toContain('Gemini: the effect is small [S1].\n\n*— google:gemini-test*');
+    expect(report).toMatch(/Claude: the effect is large \[S1\]\.[^\n]*\n\n\*— anthropic:claude-test\*/);
+    expect(report).toMatch(/Gemini: the effect is small \[S1\]\.[^\n]*\n\n\*— google:gemini-test\*/);
+    // The merged report goes through the same checks as any report: its claims against the cited
+    // source (the fake answers say what the page does not), its citations and its sources list.
+    expect(report).toContain('Claude: the effect is large [S1]. ⚠️ *(not supported by the cited source)*');
+    expect(report).toMatch(/## Sources\n\n- \[S1\]/);
+    expect(s.mind.unsupported_claims?.length).toBeGreaterThan(0);
     expect(report).toContain('## Detected conflicts');
     expect(report).toContain('**the size of the effect**: openai:scripted-model: large; anthropic:claude-test: small');
     // A model that is not on the panel is never credited.
@@ -97,7 +102,9 @@ describe('panel research', () => {
     expect(report).toContain('Agreement: **medium**');
     expect(s.panel?.synthesis).toMatchObject({ agreement: 'medium', conflicts: [{ topic: 'the size of the effect' }], attributed_models: expect.arrayContaining(PANEL) });
     // The answers and the report live in the artifact store; the state keeps their ids.
-    expect(s.report_markdown).toBe('');
+    const live = (await e.temporal.workflow.getHandle(`research-${researchId}`).query('state')) as Record<string, unknown>;
+    expect(live).not.toHaveProperty('report_markdown');
+    expect(s.report_markdown).toBe(report);
     expect(s.panel?.report_file_id).toMatch(/^[a-f0-9]{64}$/);
     expect(await e.client.artifactText(s, s.panel?.answers['anthropic:claude-test'].file_id as string)).toBe('Claude: the effect is large [S1].');
 

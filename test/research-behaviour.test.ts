@@ -37,6 +37,20 @@ describe('research behaviour', () => {
     expect(events.some((e) => e.type === 'Status' && e.data.level === 'warning' && String(e.data.message).includes('S999'))).toBe(true);
   });
 
+  it('reads the sources again for an outline section nothing was written into before calling it a gap', async () => {
+    const { harness, env } = await setup({ model: { gapIterations: 0, writerSkips: ['Policy'] } });
+    const { researchId } = await env.client.start({ query: 'Section check: district heating', settings: fast });
+    await env.client.waitForResult(researchId);
+    const s = await env.client.state(researchId);
+    const policy = /## Policy\n\n([\s\S]*?)\n## /.exec(s.report_markdown)?.[1] ?? '';
+    expect(policy).toMatch(/^- Policy: .*\[S\d+\]/m);
+    expect(policy).not.toContain('**Gap:**');
+    expect(s.mind.agent_decisions.find((d) => d.action === 'section_filled')?.inputs.section).toBe('Policy');
+    // One more analysis and one more patch, only for the empty section.
+    const asked = harness.model.requests.filter((r) => JSON.stringify(r.body).includes('has nothing yet'));
+    expect(asked).toHaveLength(1);
+  });
+
   it('keeps the in-state event log bounded while `events` still returns every event in order', async () => {
     const { env } = await setup({ model: { gapIterations: 1 } });
     const { researchId } = await env.client.start({ query: 'Event log check: hydrogen', settings: { ...fast, max_sources: 10, max_iterations: 2, max_events_in_state: 20 } });

@@ -5,7 +5,7 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createStoreActivities } from '../src/activities/store-activities';
-import { waitingForStore, type StoreWaitEvent } from '../src/activities/store-wait';
+import { asStoreSteps, waitingForStore, type StoreWaitEvent } from '../src/activities/store-wait';
 import { storeFailure } from '../src/activities/errors';
 import { storeWaitOf } from '../src/domain/types';
 import { openArtifactStore, openSessionStore } from '../src/stores/open';
@@ -61,8 +61,9 @@ describe.skipIf(!postgres.pg)('a store outage under running activities (real Pos
     const pg = postgres.pg as NonNullable<PostgresOrSkip['pg']>;
     const env = { DATABASE_URL: await createDatabase(pg.url, 'outage_persist') };
     const sessions = openSessionStore(config, env);
-    const { persistSession } = createStoreActivities(() => sessions);
-    const snapshot = { research_id: 'r1', status: 'running', initial_query: 'q', created_at: new Date().toISOString(), updated_at: new Date().toISOString() };
+    // As the worker registers it: a store step, failing fast with its store errors classified.
+    const { persistSession } = asStoreSteps(createStoreActivities(() => sessions, openArtifactStore(config, env)), 'sessions');
+    const snapshot = { research_id: 'r1', status: 'running', initial_query: 'q', report_seed: '# q', created_at: new Date().toISOString(), updated_at: new Date().toISOString() };
     const input = { snapshot, events: [] } as unknown as Parameters<typeof persistSession>[0];
     await activityContext().run(() => persistSession(input));
     pg.pause();
@@ -74,7 +75,8 @@ describe.skipIf(!postgres.pg)('a store outage under running activities (real Pos
     }
     expect(failure).toBeInstanceOf(ApplicationFailure);
     expect(failure).toMatchObject({ type: 'StoreUnavailable', nonRetryable: false });
-    expect((failure as Error).message).toMatch(/^saving research r1: the store is unavailable \(/);
+    expect((failure as Error).message).toMatch(/^persistSession: the store is unavailable \((ECONNREFUSED|.*connect)/);
+    expect((failure as ApplicationFailure).details?.[0]).toMatchObject({ store: 'sessions' });
     await waitFor('the save once the database is back', async () => {
       await activityContext().run(() => persistSession(input));
       return true;

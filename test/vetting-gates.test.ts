@@ -1,5 +1,6 @@
 // Source credibility tiers from URLs, the quality gates after each phase at their exact
 // thresholds, and the decisions recorded from them. Pure functions: no Temporal needed.
+import { reportShape } from '../src/report/markdown';
 import { describe, expect, it } from 'vitest';
 import { decisionFromGate, decisionFromIteration } from '../src/research/decisions';
 import {
@@ -168,6 +169,7 @@ describe('planning gate', () => {
       phase: 'planning',
       passed: true,
       failures: [],
+      fixable: [],
       metrics: { sub_queries: 2, shortest_sub_query_chars: 10, research_brief_chars: 41 },
     });
     expect(planningGate(plan(Array(6).fill(goodQuery)), 6).passed).toBe(true);
@@ -203,6 +205,7 @@ describe('gathering gate', () => {
       phase: 'gathering',
       passed: true,
       failures: [],
+      fixable: [],
       metrics: {
         sources: 4,
         fetched_sources: 3,
@@ -254,6 +257,7 @@ describe('analysis gate', () => {
       phase: 'analysis',
       passed: true,
       failures: [],
+      fixable: [],
       metrics: { findings: 2, strong_findings: 1, fetched_sources: 10, cited_sources: 3, cited_source_share: 0.3 },
     });
   });
@@ -285,30 +289,31 @@ describe('synthesis gate', () => {
   it('passes at exactly 100 characters with one section that has content', () => {
     const report = `# Heat pumps\n\n${section}`.padEnd(100, 'x');
     expect(report).toHaveLength(100);
-    expect(synthesisGate(report)).toEqual({
+    expect(synthesisGate(reportShape(report))).toEqual({
       phase: 'synthesis',
       passed: true,
       failures: [],
+      fixable: [],
       metrics: { report_chars: 100, sections: 1, sections_with_content: 1 },
     });
   });
 
   it('fails at 99 characters', () => {
     const report = `# Heat pumps\n\n${section}`.padEnd(99, 'x');
-    expect(synthesisGate(report).failures).toEqual(['the report is only 99 characters (need at least 100)']);
+    expect(synthesisGate(reportShape(report)).failures).toEqual(['the report is only 99 characters (need at least 100)']);
   });
 
   it('fails without a level 2 section, or with only empty ones', () => {
     const long = 'Heat pumps grew fastest in the Nordics. '.repeat(5);
-    expect(synthesisGate(`# Title\n### Deep\n${long}`).failures).toEqual(['the report has no "## " section']);
-    expect(synthesisGate(`# Title\n${long}\n## Empty\n\n### Only a subheading\n\n## Also empty\n`).failures).toEqual([
+    expect(synthesisGate(reportShape(`# Title\n### Deep\n${long}`)).failures).toEqual(['the report has no "## " section']);
+    expect(synthesisGate(reportShape(`# Title\n${long}\n## Empty\n\n### Only a subheading\n\n## Also empty\n`)).failures).toEqual([
       "none of the report's 2 sections has content under its heading",
     ]);
   });
 
   it('treats headings inside code fences as content', () => {
     const long = 'Heat pumps grew fastest in the Nordics. '.repeat(3);
-    expect(synthesisGate(`# Title\n${long}\n## Example\n\`\`\`\n# not a heading\n\`\`\`\n`).passed).toBe(true);
+    expect(synthesisGate(reportShape(`# Title\n${long}\n## Example\n\`\`\`\n# not a heading\n\`\`\`\n`)).passed).toBe(true);
   });
 });
 
@@ -318,6 +323,7 @@ describe('refinement gate', () => {
       phase: 'refinement',
       passed: true,
       failures: [],
+      fixable: [],
       metrics: { open_gaps: 1, iterations_left: 1, tokens_left: 1, cost_left: 0.01, searches_left: 1 },
     });
     expect(refinementGate([gap('costs in Spain')], 1, {}).passed).toBe(true);
@@ -357,7 +363,7 @@ describe('agent decisions', () => {
   const time = '2025-01-01T00:00:00.000Z';
 
   it('records a failed gate with its failures as the rationale', () => {
-    const gate = synthesisGate('short');
+    const gate = synthesisGate(reportShape('short'));
     expect(decisionFromGate(gate, time)).toEqual({
       agent: 'critic',
       action: 'synthesis_gate_failed',
@@ -384,5 +390,26 @@ describe('agent decisions', () => {
       outputs: { action: 'complete' },
       timestamp: time,
     });
+  });
+});
+
+describe('which failures another round can change', () => {
+  it('tells a gathering round that found too little from one whose hosts no list knows', () => {
+    const unknown = (n: number) => Array.from({ length: n }, (_, i) => source(`S${i + 1}`, `https://blog-${i}.example/post`));
+    const fewAndUnknown = gatheringGate(unknown(1), 3, 1, () => undefined);
+    expect(fewAndUnknown.fixable).toEqual([fewAndUnknown.failures[0], fewAndUnknown.failures[2]]);
+    // Enough pages, every sub-question answered, only the hosts are unknown: no round can change that.
+    const onlyUnknownHosts = gatheringGate(unknown(4), 2, 2, () => 'medium');
+    expect(onlyUnknownHosts.passed).toBe(false);
+    expect(onlyUnknownHosts.fixable).toEqual([]);
+  });
+
+  it('an analysis with too few findings can be helped by more sources; medium confidence cannot', () => {
+    const pages = [source('S1', 'https://a.example/1'), source('S2', 'https://b.example/2')];
+    const medium = analysisGate([finding('F1', 'medium', ['S1']), finding('F2', 'medium', ['S2'])], pages);
+    expect(medium.failures).toEqual(['no finding with high or confirmed confidence']);
+    expect(medium.fixable).toEqual([]);
+    const few = analysisGate([finding('F1', 'high', ['S1'])], pages);
+    expect(few.fixable).toEqual([few.failures[0]]);
   });
 });

@@ -96,7 +96,7 @@ export function storeFailure(err: unknown, what: string, attempt = 1, store = 's
     // The details say which store and why, for `status` ("waiting for the session store (attempt 3: …)").
     return ApplicationFailure.create({ message: `${what}: the store is unavailable (${detail})`, type: STORE_FAILURE_TYPES.unavailable, details: [{ store, error: detail }] });
   }
-  const message = `${what}: the store refused (${detail})`;
+  const message = `${what} failed (${detail})`;
   return attempt >= STORE_ERROR_ATTEMPTS
     ? ApplicationFailure.nonRetryable(`${message}; gave up after ${attempt} attempts`, STORE_FAILURE_TYPES.error)
     : ApplicationFailure.retryable(message, STORE_FAILURE_TYPES.error);

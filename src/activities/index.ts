@@ -24,10 +24,11 @@ import { createVerifyActivities } from './verify-activities';
 import { createModelActivities } from './model-activities';
 import { createPanelActivities } from './panel-activities';
 import { createRelevanceActivities } from './relevance-activities';
+import { createReportActivities } from './report-activities';
 import { createStoreActivities } from './store-activities';
 import { createWebActivities } from './web-activities';
 import { toFailure } from './errors';
-import { waitingForStore, type StoreWaitEvent } from './store-wait';
+import { asStoreSteps, waitingForStore, type StoreWaitEvent } from './store-wait';
 
 export interface ActivityDeps {
   config: AppConfig;
@@ -69,8 +70,9 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   };
   const fetcher = fetcherFromConfig(config, env);
   const ownCache = openFetchCache(config, env);
-  // Activities wait out a store that cannot be reached instead of failing (and later repeating
-  // paid or fetched work); persistSession fails fast instead, and Temporal retries it without limit.
+  // Activities holding paid or fetched work (a model's answer, a page) wait out a store that cannot
+  // be reached inside their attempt; the store steps (persist, report versions) fail fast instead,
+  // as StoreUnavailable, and Temporal retries them without a maximum.
   const wait = { onWait: deps.onStoreWait };
   const store = waitingForStore(artifacts, 'artifacts', wait);
   const cache = waitingForStore(ownCache, 'fetch cache', wait);
@@ -87,9 +89,10 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
     ...createPanelActivities(modelDeps),
     ...createVerifyActivities({ artifacts: store, fetcher, model, defaultModel, pricing: config.models.pricing, doiResolver: config.fetch.doi_resolver_url }),
     ...createWebActivities({ config, artifacts: store, fetcher, cache, searchProvider }),
-    ...createStoreActivities(sessionStore),
+    ...asStoreSteps(createStoreActivities(sessionStore, artifacts), 'sessions'),
+    ...asStoreSteps(createReportActivities(artifacts), 'artifacts'),
     ...createRelevanceActivities(store, relevanceEmbedder(config, env)),
-    ...createDeliveryActivities({ config, env, sessions: sessionsWaiting }),
+    ...createDeliveryActivities({ config, env, sessions: sessionsWaiting, artifacts: store }),
     async lookupLocalKnowledge({ query, maxResults }) {
       if (!config.search.local_path) return { hits: [] };
       try {

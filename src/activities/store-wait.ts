@@ -7,6 +7,8 @@
 import { Context } from '@temporalio/activity';
 import type { StoreWait } from '../domain/types';
 import { describeStoreError, isStoreUnavailable } from '../stores/unavailable';
+import { storeFailure } from './errors';
+import { withHeartbeat } from './heartbeat';
 
 export interface StoreWaitEvent {
   store: string;
@@ -82,4 +84,30 @@ async function untilAvailable<R>(op: () => Promise<R>, store: string, opts: type
       }
     }
   }
+}
+
+/**
+ * A store step (persist a session, store a report version): heartbeats while it runs, so a dead
+ * worker is noticed in seconds, and fails fast with its store errors classified (StoreUnavailable,
+ * retried by Temporal without a maximum; StoreError, final after a few attempts).
+ */
+export async function storeStep<T>(what: string, store: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await withHeartbeat(() => fn(), 1_000);
+  } catch (err) {
+    throw storeFailure(err, what, attemptNow(), store);
+  }
+}
+
+function attemptNow(): number {
+  try {
+    return Context.current().info.attempt;
+  } catch {
+    return 1;
+  }
+}
+
+/** Each activity of `group` as a store step on `store` (its failures named by the activity). */
+export function asStoreSteps<T extends Record<string, (input: never) => Promise<unknown>>>(group: T, store: string): T {
+  return Object.fromEntries(Object.entries(group).map(([name, fn]) => [name, (input: never) => storeStep(name, store, () => fn(input))])) as T;
 }

@@ -3,7 +3,8 @@
 
 import { resolveCitations, type RemovedCitation, type ResolvableSource } from './citations';
 import { dedupePatch, type MergedClaim } from './dedupe';
-import { finishSections, PLACEHOLDER } from './sections';
+import { finishSections, isPlaceholderOnly, PLACEHOLDER } from './sections';
+import type { ReportShape } from '../domain/types';
 
 const GENERATED_SECTIONS = ['Sources', 'Notes'];
 
@@ -43,6 +44,26 @@ export function parseReport(markdown: string): ParsedReport {
     else head.push(line);
   }
   return { head: head.join('\n').trimEnd(), sections: sections.map((s) => ({ ...s, body: s.body.trim() })) };
+}
+
+/** The report's length and "## " sections; a section has content when it has more than subheadings. */
+export function reportShape(markdown: string): ReportShape {
+  const { sections } = parseReport(markdown);
+  const hasContent = (body: string) => {
+    let inFence = false;
+    return body.split('\n').some((line) => {
+      if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
+      return line.trim() !== '' && (inFence || /^\s*(```|~~~)/.test(line) || !/^#{1,6}\s/.test(line));
+    });
+  };
+  const written = (s: Section) => hasContent(s.body) && !isPlaceholderOnly(s.body);
+  const outline = sections.filter((s) => !isGenerated(s.title));
+  return {
+    chars: markdown.trim().length,
+    sections: sections.length,
+    sections_with_content: sections.filter(written).length,
+    empty_sections: outline.filter((s) => !written(s)).map((s) => s.title),
+  };
 }
 
 export function renderReport(report: ParsedReport): string {
@@ -146,6 +167,10 @@ export interface ReportExtras {
   searchedQueries?: string[];
   /** Every search provider was down: said first, plainly. */
   searchOutage?: { message: string; queries_not_searched: string[] };
+  /** Why the research stopped before it was done (cancelled, timed out): said in every unwritten section. */
+  stopped?: string;
+  /** What the gathering and analysis fell short of that no further round could change. */
+  shortfalls?: string[];
 }
 
 const CITATION_GROUP = /\[((?:S\d+)(?:\s*[,;]\s*S\d+)*)\]/g;
@@ -212,6 +237,10 @@ export function verifyReportCitations(
         missed.length ? `; not searched: ${missed.slice(0, 10).map((q) => `“${escapeInline(q)}”`).join(', ')}` : ''
       }.`,
     );
+  }
+  if (extra.stopped) notes.push(`> **Unfinished:** the research ${escapeInline(extra.stopped)}; sections it never reached say so.`);
+  if (extra.shortfalls?.length) {
+    notes.push(`- Where the research fell short of its own quality bar (another round could not change it):\n${extra.shortfalls.map((f) => `  - ${escapeInline(f)}`).join('\n')}`);
   }
   notes.push(citationSummary(found, resolvedCount, removedCitations));
   if (extra.skippedSources?.length) {

@@ -1,6 +1,6 @@
 // A finished report has no placeholder: a section the research found nothing for says what was
 // looked for and not found, with the queries that were tried.
-import { terms } from '../verify/passages';
+import { terms } from './words';
 
 export const PLACEHOLDER = '_Research in progress._';
 
@@ -11,11 +11,15 @@ interface Section {
 
 const MAX_QUERIES_LISTED = 6;
 
-/** Outline sections left empty become stated gaps; generated sections are passed through. */
-export function finishSections(sections: Section[], extra: { searchedQueries?: string[] }): Section[] {
+/**
+ * Outline sections left empty become stated gaps (or, when the research stopped early, say that
+ * it stopped before them); generated sections are passed through.
+ */
+export function finishSections(sections: Section[], extra: { searchedQueries?: string[]; stopped?: string }): Section[] {
   return sections.map((section) => {
     const body = section.body.split(PLACEHOLDER).join('').trim();
     if (hasContent(body)) return { ...section, body };
+    if (extra.stopped) return { ...section, body: `**Not written:** the research ${extra.stopped} before it reached “${section.title}”.` };
     return { ...section, body: gapStatement(section.title, extra.searchedQueries ?? []) };
   });
 }

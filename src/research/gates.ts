@@ -1,6 +1,6 @@
 // Quality gates checked after each phase. Pure functions over the research state, so the workflow
 // can run them deterministically and record why it carried on, retried or stopped.
-import type { Finding, Gap, ResearchPlan, Source } from '../domain/types';
+import type { Finding, Gap, ReportShape, ResearchPlan, Source } from '../domain/types';
 import { classifySource, type AnalyzerQuality, type VettingLists } from './vetting';
 
 export type GatePhase = 'planning' | 'gathering' | 'analysis' | 'synthesis' | 'refinement';
@@ -10,6 +10,12 @@ export interface GateResult {
   passed: boolean;
   /** Why it did not pass, one human-readable sentence per broken rule; empty when it passed. */
   failures: string[];
+  /**
+   * The failures another round of the same phase could change (more sources, more sub-questions
+   * answered); the others, such as hosts no vetting list knows, a new search of the same kind
+   * cannot change: the report states them instead.
+   */
+  fixable: string[];
   metrics: Record<string, number>;
 }
 
@@ -79,10 +85,12 @@ export function gatheringGate(
   if (fetched.length < GATE_THRESHOLDS.minFetchedSources) {
     failures.push(`only ${plural(fetched.length, 'fetched source')} (need at least ${GATE_THRESHOLDS.minFetchedSources})`);
   }
+  const unfixable: string[] = [];
   if (highQuality.length < GATE_THRESHOLDS.minHighQualitySources) {
-    failures.push(
+    unfixable.push(
       `no high-quality source (need at least ${GATE_THRESHOLDS.minHighQualitySources} with a credibility score of ${GATE_THRESHOLDS.highQualityScore} or more, or rated high by the analyzer)`,
     );
+    failures.push(unfixable[0]);
   }
   const completion = subQueriesPlanned > 0 ? subQueriesCompleted / subQueriesPlanned : 0;
   if (subQueriesPlanned <= 0) {
@@ -100,7 +108,7 @@ export function gatheringGate(
     sub_queries_planned: subQueriesPlanned,
     sub_queries_completed: subQueriesCompleted,
     sub_query_completion: completion,
-  });
+  }, failures.filter((f) => !unfixable.includes(f)));
 }
 
 /** Analysis needs 2 findings, one of high or confirmed confidence, citing 30% of fetched sources. */
@@ -114,35 +122,38 @@ export function analysisGate(findings: readonly Finding[], sources: readonly Sou
   if (findings.length < GATE_THRESHOLDS.minFindings) {
     failures.push(`only ${plural(findings.length, 'finding')} (need at least ${GATE_THRESHOLDS.minFindings})`);
   }
-  if (strong.length === 0) failures.push('no finding with high or confirmed confidence');
+  // How sure the analyzer is, and how many sources it cited, another search does not change.
+  const unfixable: string[] = [];
+  if (strong.length === 0) unfixable.push('no finding with high or confirmed confidence');
+  failures.push(...unfixable);
   if (fetched.length === 0) {
     failures.push('no fetched sources to cite');
   } else if (citedShare < GATE_THRESHOLDS.minCitedSourceShare - RATIO_TOLERANCE) {
-    failures.push(
+    unfixable.push(
       `only ${cited.length} of ${plural(fetched.length, 'fetched source')} cited by a finding (${percent(citedShare)}, need at least ${percent(GATE_THRESHOLDS.minCitedSourceShare)})`,
     );
+    failures.push(unfixable[unfixable.length - 1]);
   }
+  const fixable = failures.filter((f) => !unfixable.includes(f));
   return result('analysis', failures, {
     findings: findings.length,
     strong_findings: strong.length,
     fetched_sources: fetched.length,
     cited_sources: cited.length,
     cited_source_share: citedShare,
-  });
+  }, fixable);
 }
 
 /** A report needs 100 characters and at least one "## " section with something under its heading. */
-export function synthesisGate(reportMarkdown: string): GateResult {
+/** The report's length and its "## " sections with content (reportShape in src/report/markdown.ts). */
+export function synthesisGate(shape: ReportShape): GateResult {
   const failures: string[] = [];
-  const reportChars = reportMarkdown.trim().length;
-  const sections = level2Sections(reportMarkdown);
-  const withContent = sections.filter((s) => s.contentLines > 0).length;
-  if (reportChars < GATE_THRESHOLDS.minReportChars) {
-    failures.push(`the report is only ${plural(reportChars, 'character')} (need at least ${GATE_THRESHOLDS.minReportChars})`);
+  if (shape.chars < GATE_THRESHOLDS.minReportChars) {
+    failures.push(`the report is only ${plural(shape.chars, 'character')} (need at least ${GATE_THRESHOLDS.minReportChars})`);
   }
-  if (sections.length === 0) failures.push('the report has no "## " section');
-  else if (withContent === 0) failures.push(`none of the report's ${plural(sections.length, 'section')} has content under its heading`);
-  return result('synthesis', failures, { report_chars: reportChars, sections: sections.length, sections_with_content: withContent });
+  if (shape.sections === 0) failures.push('the report has no "## " section');
+  else if (shape.sections_with_content === 0) failures.push(`none of the report's ${plural(shape.sections, 'section')} has content under its heading`);
+  return result('synthesis', failures, { report_chars: shape.chars, sections: shape.sections, sections_with_content: shape.sections_with_content });
 }
 
 export interface BudgetLeft {
@@ -197,8 +208,8 @@ export function decideIteration(openGaps: readonly Gap[], iteration: number, max
   };
 }
 
-function result(phase: GatePhase, failures: string[], metrics: Record<string, number>): GateResult {
-  return { phase, passed: failures.length === 0, failures, metrics };
+function result(phase: GatePhase, failures: string[], metrics: Record<string, number>, fixable: string[] = failures): GateResult {
+  return { phase, passed: failures.length === 0, failures, metrics, fixable };
 }
 
 function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
@@ -209,29 +220,3 @@ function percent(ratio: number): string {
   return `${Math.round(ratio * 100)}%`;
 }
 
-interface MarkdownSection {
-  heading: string;
-  contentLines: number;
-}
-
-/** "## " sections, each counting non-blank lines up to the next level 1 or 2 heading. */
-function level2Sections(markdown: string): MarkdownSection[] {
-  const sections: MarkdownSection[] = [];
-  let current: MarkdownSection | undefined;
-  let inFence = false;
-  for (const line of markdown.split(/\r?\n/)) {
-    if (/^\s*(```|~~~)/.test(line)) {
-      inFence = !inFence;
-      if (current) current.contentLines += 1;
-      continue;
-    }
-    if (!inFence && /^#{1,2}\s/.test(line)) {
-      current = line.startsWith('## ') && line.slice(3).trim() ? { heading: line.slice(3).trim(), contentLines: 0 } : undefined;
-      if (current) sections.push(current);
-      continue;
-    }
-    // Subheadings alone are structure, not content.
-    if (current && line.trim() && (inFence || !/^#{3,6}\s/.test(line))) current.contentLines += 1;
-  }
-  return sections;
-}

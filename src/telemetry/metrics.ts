@@ -10,6 +10,7 @@ import type { StoreWaitEvent } from '../activities/store-wait';
 import { RESEARCH_STATUSES, STORE_FAILURE_TYPES, STORE_LABELS } from '../domain/names';
 import { SEARCH_ATTRIBUTES } from '../workflows/messages';
 import { researchIdOf, PinoTemporalLogger } from './logging';
+import { WORKER_HEARTBEAT_MS } from '../temporal/deployments';
 
 export const METRICS_PORT_ENV = 'DEEP_RESEARCH_METRICS_PORT';
 
@@ -31,6 +32,8 @@ export function metricsBindAddress(value: string, what = 'metrics port', lowest 
 export function installWorkerRuntime(logger: Logger, metricsAddress?: string): void {
   Runtime.install({
     logger: new PinoTemporalLogger(logger),
+    // Worker heartbeats tell Temporal (and `worker status`) which builds still have live workers.
+    workerHeartbeatInterval: WORKER_HEARTBEAT_MS,
     telemetryOptions: {
       logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } },
       ...(metricsAddress ? { metrics: { prometheus: { bindAddress: metricsBindAddress(metricsAddress) } } } : {}),

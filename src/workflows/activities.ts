@@ -19,7 +19,7 @@ export const planner = proxyActivities<Pick<ResearchActivities, 'decomposeQuery'
 export const knowledge = proxyActivities<Pick<ResearchActivities, 'lookupLocalKnowledge'>>({ startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 3 } });
 
 export const model = proxyActivities<
-  Pick<ResearchActivities, 'analyzeSources' | 'updateReport' | 'critiqueFindings' | 'refineGaps' | 'reflectOnPhase'>
+  Pick<ResearchActivities, 'analyzeSources' | 'writeReportPatch' | 'critiqueFindings' | 'refineGaps' | 'reflectOnPhase'>
 >(MODEL_OPTIONS);
 
 /** Citation checks: links re-checked through the fetch guard, claims against stored source text. */
@@ -29,13 +29,9 @@ export const verifier = proxyActivities<Pick<ResearchActivities, 'verifyClaims'>
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
 });
 
-const SEARCH_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 4, nonRetryableErrorTypes: NON_RETRYABLE } as const;
-
+const SEARCH_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE } as const;
 /** Searches heartbeat every 2 s: a worker killed mid-search is noticed in 8 s, not at the 1-minute timeout. */
 const SEARCH_HEARTBEAT = '8 seconds';
-
-/** Sessions from before provider chains: every search on the main task queue. */
-export const search = proxyActivities<Pick<ResearchActivities, 'webSearch'>>({ startToCloseTimeout: '1 minute', heartbeatTimeout: SEARCH_HEARTBEAT, retry: SEARCH_RETRY });
 
 /**
  * Search on one provider's own, rate-limited task queue. The schedule-to-start limit turns "no
@@ -47,7 +43,7 @@ export function searchOn(taskQueue: string) {
     scheduleToStartTimeout: '10 minutes',
     startToCloseTimeout: '1 minute',
     heartbeatTimeout: SEARCH_HEARTBEAT,
-    retry: { ...SEARCH_RETRY, maximumAttempts: 3 },
+    retry: SEARCH_RETRY,
   });
 }
 
@@ -62,42 +58,18 @@ export const web = proxyActivities<Pick<ResearchActivities, 'fetchUrl' | 'parseC
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '20 seconds', maximumAttempts: 3, nonRetryableErrorTypes: [...NON_RETRYABLE, 'FetchRefused', 'UnsupportedContent', 'HttpClientError'] },
 });
 
-type Bookkeeping = Pick<ResearchActivities, 'persistSession' | 'verifyCitations' | 'scoreRelevance'>;
-const BOOKKEEPING_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 } as const;
 /**
- * Session-store writes: a store that is away (StoreUnavailable) is retried without a maximum, at
- * most 10 s apart, so a session waits for its database and goes on when it is back; a store that
- * refuses (StoreError) is given up by the activity after 10 attempts.
+ * The session store, the living report and the citation checks: no model, cheap, and idempotent.
+ * While the store is away they retry without a maximum, at a capped backoff: the session waits for
+ * its store instead of failing, and nothing already paid for is repeated.
  */
-const STORE_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: Number.POSITIVE_INFINITY } as const;
-const PERSIST_OPTIONS = { startToCloseTimeout: '30 seconds', heartbeatTimeout: '10 seconds', retry: STORE_RETRY } as const;
-
-/**
- * Bookkeeping: the session store and citation checks. They heartbeat (and wait inside the attempt
- * for an unreachable artifact store), so a dead worker is noticed in 10 s.
- */
-const bookkeepingActivities = proxyActivities<Bookkeeping>({ startToCloseTimeout: '10 minutes', heartbeatTimeout: '10 seconds', retry: BOOKKEEPING_RETRY });
-export const store: Bookkeeping = {
-  persistSession: proxyActivities<Pick<Bookkeeping, 'persistSession'>>(PERSIST_OPTIONS).persistSession,
-  verifyCitations: bookkeepingActivities.verifyCitations,
-  scoreRelevance: bookkeepingActivities.scoreRelevance,
-};
-
-/**
- * The same bookkeeping as local activities: only pipelined sessions started before the
- * `bookkeeping-as-activities` marker use them (their histories replay with them).
- */
-const localBookkeepingActivities = proxyLocalActivities<Bookkeeping>({ startToCloseTimeout: '1 minute', retry: BOOKKEEPING_RETRY });
-const localBookkeeping: Bookkeeping = {
-  persistSession: proxyLocalActivities<Pick<Bookkeeping, 'persistSession'>>({ startToCloseTimeout: '30 seconds', retry: STORE_RETRY }).persistSession,
-  verifyCitations: localBookkeepingActivities.verifyCitations,
-  scoreRelevance: localBookkeepingActivities.scoreRelevance,
-};
-
-/** The bookkeeping stub a session uses. */
-export function bookkeeping(local: boolean | undefined): Bookkeeping {
-  return local ? localBookkeeping : store;
-}
+// They heartbeat (a dead worker is noticed in 10 s); persist and the report steps fail fast as
+// StoreUnavailable, scoreRelevance waits inside its attempt (so the long timeout); retried 10 s apart at most.
+export const store = proxyActivities<Pick<ResearchActivities, 'persistSession' | 'createReport' | 'applyReportPatch' | 'verifyCitations' | 'scoreRelevance'>>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', nonRetryableErrorTypes: NON_RETRYABLE },
+});
 
 export const local = proxyLocalActivities<Pick<ResearchActivities, 'researchSettingsSchema' | 'resolveProviders'>>({
   startToCloseTimeout: '10 seconds',

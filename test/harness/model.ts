@@ -24,6 +24,8 @@ import {
 } from './model-script';
 
 export interface ModelScript extends ProviderScript {
+  /** The writer puts nothing into these outline sections unless the prompt names them as still empty. */
+  writerSkips?: string[];
   /** The first plan asks clarifying questions. */
   clarify?: boolean;
   /** Analyses report gaps while the iteration is at most this. */
@@ -95,8 +97,12 @@ function analysis(prompt: string, script: ModelScript) {
   const topic = topicOf(prompt);
   const iteration = Number(/Iteration (\d+) of/.exec(prompt)?.[1] ?? 1);
   const sources = [...prompt.matchAll(/<source id="(S\d+)"[^>]*>\n([\s\S]*?)\n<\/source>/g)].map((m) => ({ id: m[1], text: m[2] }));
+  // Asked for one section of the report, the analyst reads on past the sentence it took before.
+  const forSection = /The report's section "([^"]+)" has nothing yet/.exec(prompt)?.[1];
   const findings = sources.map((s) => {
-    const sentence = /[^.\n]*\d+ percent[^.\n]*\./.exec(s.text)?.[0]?.trim() ?? s.text.slice(0, 120);
+    const sentences = s.text.match(/[^.\n]*\d[^.\n]*\./g) ?? [];
+    const first = /[^.\n]*\d+ percent[^.\n]*\./.exec(s.text)?.[0]?.trim() ?? s.text.slice(0, 120);
+    const sentence = forSection ? `${forSection}: ${(sentences.find((x) => x.trim() !== first) ?? s.text.slice(120, 240)).trim()}` : first;
     return { content: sentence, confidence: 'high' as const, source_ids: [s.id] };
   });
   const gaps =
@@ -113,7 +119,9 @@ function reportPatch(prompt: string, script: ModelScript) {
   const sections = [...(/Outline sections: (.*)/.exec(prompt)?.[1] ?? '"Overview"').matchAll(/"([^"]+)"/g)].map((m) => m[1]);
   const findings = [...(/New findings:\n([\s\S]*?)\n\n/.exec(prompt)?.[1] ?? '').matchAll(/^- \(\w+\) (.*) \[([^\]]*)\]$/gm)].map((m) => ({ content: m[1], ids: m[2] }));
   if (script.carelessWriter) return carelessPatch(prompt, sections, findings, script);
-  const patches = findings.map((f, i) => ({ section: sections[i % sections.length], markdown: `- ${f.content} [${f.ids}]` }));
+  const stillEmpty = [...(/Still empty[^:]*: (.*)/.exec(prompt)?.[1] ?? '').matchAll(/"([^"]+)"/g)].map((m) => m[1]);
+  const writable = stillEmpty.length ? stillEmpty : sections.filter((t) => !script.writerSkips?.includes(t));
+  const patches = findings.map((f, i) => ({ section: writable[i % writable.length], markdown: `- ${f.content} [${f.ids}]` }));
   if (script.fabricateCitation && patches.length) patches[0].markdown += ' Also confirmed elsewhere [S999].';
   const firstId = findings[0]?.ids.split(/,\s*/)[0];
   if (script.misattributeClaim && firstId) patches.push({ section: sections[0], markdown: `- Volcanic output reached 987654 gigawatts across Antarctica in 1850 [${firstId}].` });

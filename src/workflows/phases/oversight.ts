@@ -1,84 +1,129 @@
-// What happens between phases: the quality gate is recorded, the supervisor reflects (and may ask
-// to retry a failed phase once), and with pause_for_guidance the session waits for a human.
+// What happens between phases. Every gate and every choice lands in the decision log, but a model
+// call stays on the path only where what follows depends on it: whether a failed phase runs again
+// is decided by rule (a round that cannot change the failing criterion is not run: the report
+// states the shortfall instead), and the supervisor's reflection, which can only add advice, runs
+// beside the next step. It reflects when a gate fails, guidance is waiting or an iteration ends,
+// never twice on the same unchanged state. With pause_for_guidance the session then pauses.
 // No search or fetch ability here: planning uses this module before approval.
-import { condition } from '@temporalio/workflow';
+import { isCancellation } from '@temporalio/workflow';
 import { decisionFromGate } from '../../research/decisions';
 import type { GateResult } from '../../research/gates';
 import { model } from '../activities';
-import type { ResearchSession } from '../session';
-import { modelCall } from './model-slots';
-import { withModelFallback } from './providers';
+import { awaitPerson } from '../runs';
+import { errorMessage, type ResearchSession } from '../session';
+import { callModel } from './providers';
 
-/**
- * Records the gate and, when it is worth a model call, the supervisor's reflection. Returns the
- * supervisor's guidance when it asks to retry this failed phase (at most once per phase and
- * iteration), else undefined. With lean oversight a passing gate is decided by rule alone; the
- * supervisor reflects when a gate fails, guidance is waiting, or an iteration ends.
- */
-export async function afterPhase(
+/** Records the gate; starts the supervisor's reflection beside whatever comes next, when it is worth one. */
+export function afterPhase(
   s: ResearchSession,
   phase: string,
   gate: GateResult,
   summary: Record<string, number>,
-  opts: { endOfIteration?: boolean; pause?: boolean } = {},
-): Promise<string | undefined> {
-  const mind = s.mind();
+  opts: { endOfIteration?: boolean; lastWord?: boolean } = {},
+): void {
+  const mind = s.mind;
   const iteration = s.state.iteration;
   mind.gates.push({ phase, iteration, passed: gate.passed, failures: gate.failures });
   if (mind.gates.length > 100) mind.gates.splice(0, mind.gates.length - 100);
   const decision = decisionFromGate(gate, '', 'supervisor');
   const guidanceWaiting = mind.guidance.some((g) => !g.applied_to);
-  const reflect = s.settings.reflections !== false && (!s.state.lean_oversight || !gate.passed || guidanceWaiting || opts.endOfIteration === true);
-  const skipped = s.settings.reflections !== false && !reflect ? { reflection: 'skipped by rule: the gate passed and no guidance is waiting' } : {};
+  const state = stateKey(s);
+  const worth = !gate.passed || guidanceWaiting || opts.endOfIteration === true;
+  const unchanged = worth && mind.last_reflected === state && !guidanceWaiting;
+  const reflect = s.settings.reflections && worth && !unchanged;
+  const skipped = !s.settings.reflections || reflect ? {} : { reflection: unchanged ? 'skipped by rule: nothing changed since the last reflection' : 'skipped by rule: the gate passed and no guidance is waiting' };
   s.decide({ ...decision, inputs: { ...decision.inputs, iteration, ...summary }, outputs: { ...decision.outputs, ...skipped } });
-  let retry: string | undefined;
-  if (reflect) {
-    const out = await modelCall(s, () =>
-      withModelFallback(s, 'supervisor', (choice) =>
-        s.tool(
-          'reflect_on_phase',
-          { phase, passed: gate.passed, model: choice },
-          () => model.reflectOnPhase({ phase: phase as never, summary: { ...summary, ...gate.metrics }, gate: { passed: gate.passed, failures: gate.failures }, guidance: s.takeGuidance(`${phase} reflection`), model: choice }),
-          (r) => ({ retry: r.retry, usage: r.usage, ...(r.quality_score !== undefined ? { quality_score: r.quality_score } : {}) }),
-        ),
-      ),
-    );
-    s.addModelUsage(out.usage);
-    s.emit('AgentOutput', { role: 'supervisor', phase, reflection: out.reflection, ...(out.quality_score !== undefined ? { quality_score: out.quality_score } : {}) });
-    if (s.state.lean_oversight) {
-      s.decide({
-        agent: 'supervisor',
-        action: 'assessment',
-        rationale: out.reflection,
-        inputs: { phase, iteration, gate_passed: gate.passed },
-        outputs: { quality_score: out.quality_score ?? null, guidance: out.guidance_for_next_phase },
-      });
-    }
-    const key = `${phase}:${iteration}`;
-    const retried = (mind.retried ??= []);
-    // A failed refinement gate is how research ends; there is nothing to retry.
-    if (!gate.passed && out.retry && phase !== 'refinement' && !retried.includes(key)) {
-      retried.push(key);
-      retry = out.guidance_for_next_phase || gate.failures.join('; ');
-      s.decide({ agent: 'supervisor', action: `retry_${phase}`, rationale: retry, inputs: { failures: gate.failures }, outputs: {} });
-    }
-  }
-  if (opts.pause !== false) await pauseForGuidance(s, phase);
-  return retry;
+  if (!reflect) return;
+  mind.last_reflected = state;
+  s.runBeside(reflectOn(s, phase, gate, summary, opts.lastWord === true));
 }
 
-/** With pause_for_guidance, waits (bounded) for guidance or a continue signal before the next phase. */
-export async function pauseForGuidance(s: ResearchSession, after: string): Promise<void> {
-  if (!s.settings.pause_for_guidance) return;
-  const pending = () => s.state.mind?.guidance.some((g) => !g.applied_to) ?? false;
-  if (pending()) return;
-  const resumeAs = s.state.status;
-  const phase = s.state.phase;
-  s.continueRequested = false;
-  s.setStatus('awaiting_guidance');
-  s.info(`paused after ${after}: send guidance or continue (waiting up to ${s.settings.guidance_wait_seconds ?? 600} s)`);
-  const arrived = await condition(() => pending() || s.continueRequested, (s.settings.guidance_wait_seconds ?? 600) * 1000);
-  s.continueRequested = false;
-  if (!arrived) s.info('no guidance arrived: continuing');
-  s.setStatus(resumeAs, phase);
+/**
+ * The supervisor's assessment: advice for the next refiner or critic, and a quality score. It reads
+ * the user's pending guidance; when nothing after it plans research (`lastWord`), it takes it.
+ */
+async function reflectOn(s: ResearchSession, phase: string, gate: GateResult, summary: Record<string, number>, lastWord: boolean): Promise<void> {
+  const iteration = s.state.iteration;
+  try {
+    const out = await callModel(s, 'supervisor', (choice) =>
+      s.tool(
+        'reflect_on_phase',
+        { phase, passed: gate.passed, model: choice },
+        () => model.reflectOnPhase({ phase: phase as never, summary: { ...summary, ...gate.metrics }, gate: { passed: gate.passed, failures: gate.failures }, guidance: lastWord ? s.takeGuidance(`${phase} reflection`) : pendingGuidance(s), model: choice }),
+        (r) => ({ retry: r.retry, usage: r.usage, ...(r.quality_score !== undefined ? { quality_score: r.quality_score } : {}) }),
+      ),
+    );
+    s.emit('AgentOutput', { role: 'supervisor', phase, reflection: out.reflection, ...(out.quality_score !== undefined ? { quality_score: out.quality_score } : {}) });
+    if (out.guidance_for_next_phase) s.mind.supervisor_advice = out.guidance_for_next_phase;
+    s.decide({
+      agent: 'supervisor',
+      action: 'assessment',
+      rationale: out.reflection,
+      inputs: { phase, iteration, gate_passed: gate.passed },
+      outputs: { quality_score: out.quality_score ?? null, guidance: out.guidance_for_next_phase },
+    });
+  } catch (err) {
+    // Advice that does not come (a failed call, a spent budget) is no reason to stop the research.
+    if (isCancellation(err)) throw err;
+    s.warn(`the supervisor's reflection after ${phase} did not run: ${errorMessage(err)}`);
+  }
+}
+
+/** The user's guidance the supervisor may read; it is taken by the next refiner or critic. */
+function pendingGuidance(s: ResearchSession): string[] {
+  return s.mind.guidance.filter((g) => !g.applied_to).map((g) => g.text);
+}
+
+/** What a reflection would look at: unchanged, it has nothing new to say. */
+function stateKey(s: ResearchSession): string {
+  const st = s.state;
+  const fetched = st.sources.filter((x) => x.status === 'fetched').length;
+  const open = st.gaps.filter((g) => !g.addressed).length;
+  return `${st.iteration}/${fetched}/${st.findings.length}/${open}/${s.mind.reflexion_revisions}`;
+}
+
+/**
+ * A failed gate's outcome, by rule: the failures another round could change are worth that round
+ * (once per phase and iteration, while search and sources are left); the rest are shortfalls the
+ * report states. Returns whether to run the phase again.
+ */
+export function retryByRule(s: ResearchSession, phase: string, gate: GateResult, roomLeft: string | undefined): boolean {
+  if (gate.passed) return false;
+  const mind = s.mind;
+  const key = `${phase}:${s.state.iteration}`;
+  const retried = (mind.retried ??= []);
+  const unfixable = gate.failures.filter((f) => !gate.fixable.includes(f));
+  if (unfixable.length) {
+    s.decide({ agent: 'supervisor', action: `${phase}_shortfall_stated`, rationale: `another round cannot change this, so none is run; the report states it: ${unfixable.join('; ')}`, inputs: { iteration: s.state.iteration }, outputs: { shortfalls: unfixable } });
+  }
+  if (!gate.fixable.length) return false;
+  const why = retried.includes(key) ? `${phase} already ran again this iteration` : roomLeft;
+  if (why) {
+    s.decide({ agent: 'supervisor', action: `${phase}_retry_declined`, rationale: `${gate.fixable.join('; ')} — but ${why}`, inputs: { iteration: s.state.iteration }, outputs: {} });
+    return false;
+  }
+  retried.push(key);
+  s.decide({ agent: 'supervisor', action: `retry_${phase}`, rationale: `another round can change this: ${gate.fixable.join('; ')}`, inputs: { failures: gate.fixable }, outputs: {} });
+  return true;
+}
+
+/** pause_for_guidance: after `phase`, the session pauses (a wait) unless guidance is already waiting. */
+export function pauseAfter(s: ResearchSession, phase: string): void {
+  if (s.settings.pause_for_guidance) s.mind.pause_after = phase;
+}
+
+/** The pause itself, at the top of the loop: until guidance, continue, or guidance_wait_seconds. */
+export async function pauseIfDue(s: ResearchSession): Promise<void> {
+  const after = s.mind.pause_after;
+  if (!after) return;
+  if (s.mind.guidance.some((g) => !g.applied_to) && s.state.waiting?.for !== 'guidance') {
+    s.mind.pause_after = undefined;
+    return;
+  }
+  // The supervisor's advice lands before the person is asked.
+  await s.joinBeside();
+  if (s.state.waiting?.for !== 'guidance') s.info(`paused after ${after}: send guidance or continue (waiting up to ${s.settings.guidance_wait_seconds} s)`);
+  const outcome = await awaitPerson(s, 'guidance', { status: 'awaiting_guidance', timeoutSeconds: s.settings.guidance_wait_seconds });
+  if (outcome === 'expired') s.info('no guidance arrived: continuing');
+  s.mind.pause_after = undefined;
 }

@@ -1,0 +1,41 @@
+export const ANALYZER_SYSTEM = `You are the research analyst of a deep-research assistant.
+Read the sources and extract findings that answer the research question.
+- Each finding is one or two factual sentences, with a confidence and the ids of the sources that support it (e.g. "S3"). Cite only ids of the sources given.
+- Cover every source that bears on the question: at least one finding from each of them.
+- Confidence: "confirmed" when independent credible sources agree, "high", "medium" or "low" for one source's claim by how credible and specific it is, "speculation" for forecasts, opinions and claims no source backs with evidence.
+- Category: a short lowercase topic label for the finding (e.g. "costs", "policy"); null when none fits.
+- Source quality: rate each source low, medium or high by its evidence (primary data, methods, named authors and dates rate higher; marketing, anonymous or thin pages lower).
+- Gaps: what the question still needs that these sources do not answer, each with 1 to 3 suggested web search queries and a priority (1 = most important). No gaps when the question is answered.
+Answer with JSON only.`;
+
+export interface AnalyzerSourceText {
+  id: string;
+  title: string;
+  url: string;
+  text: string;
+}
+
+export function analyzerPrompt(input: {
+  query: string;
+  research_brief: string;
+  outline: string[];
+  iteration: number;
+  max_iterations: number;
+  known_findings: string[];
+  sources: AnalyzerSourceText[];
+  research_feedback?: string[];
+}): string {
+  const known = input.known_findings.length ? input.known_findings.map((f) => `- ${f}`).join('\n') : '(none yet)';
+  const sources = input.sources
+    .map((s) => `<source id="${s.id}" url="${s.url}" title="${s.title.replace(/"/g, "'")}">\n${s.text}\n</source>`)
+    .join('\n\n');
+  return [
+    `Research question:\n${input.query}`,
+    `Brief:\n${input.research_brief}`,
+    `Report outline: ${input.outline.join(' | ')}`,
+    `Iteration ${input.iteration} of ${input.max_iterations}.`,
+    `Findings so far:\n${known}`,
+    ...(input.research_feedback?.length ? [`Feedback this round must address:\n${input.research_feedback.map((f) => `- ${f}`).join('\n')}`] : []),
+    `Sources:\n${sources}`,
+  ].join('\n\n');
+}
