@@ -4,20 +4,17 @@
 // flight during the outage (none, measured). While the database is away the session
 // says so (status from the CLI and the workers' own status lines), /metrics counts the failures, and
 // the workers log the wait and the return.
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ResearchClient } from '../src/client/research-client';
 import { storeWaits } from '../src/client/store-waits';
-import { PROJECT_ROOT } from '../src/config/load';
 import { startChildWorker, type ChildWorker } from './harness/child-worker';
 import { startHarness, testConfig, waitFor, workflowBundle, type Harness } from './harness';
-import { createDatabase, startPostgres, type PostgresOrSkip } from './harness/postgres';
+import { createDatabase, freePort, startPostgres, type PostgresOrSkip } from './harness/postgres';
+import { runCli } from './harness/cli';
 import type { RecordedRequest } from './harness/recorder';
 
 const postgres: PostgresOrSkip = await startPostgres();
@@ -26,17 +23,6 @@ if (postgres.skip) console.warn(`fleet outage test skipped: ${postgres.skip}`);
 const dataDir = (name: string) => mkdtempSync(path.join(os.tmpdir(), `dr-outage-${name}-`));
 const SETTINGS = { max_sources: 6, batch_size: 3, fetch_concurrency: 3, max_iterations: 2 };
 const SESSIONS = 2;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 interface Batch {
   ids: string[];
@@ -125,11 +111,7 @@ describe.skipIf(!postgres.pg)('a fleet riding out its database (PostgreSQL stopp
         const lines = (await Promise.all(ids.map((id) => storeWaits(client.client, id)))).flat().map((w) => w.line);
         return lines.length ? lines : undefined;
       }, 60_000, 500);
-      const status = await promisify(execFile)(process.execPath, ['--require', 'tsx/cjs', path.join(PROJECT_ROOT, 'src', 'cli', 'main.ts'), 'status', ids[0]], {
-        env: { ...process.env, ...env, DEEP_RESEARCH_DATA_DIR: dataDir('cli') },
-        encoding: 'utf8',
-        timeout: 60_000,
-      }).catch((err: { stdout?: string; stderr?: string }) => ({ stdout: err.stdout ?? '', stderr: err.stderr ?? '' }));
+      const status = await runCli(['status', ids[0]], { ...env, DEEP_RESEARCH_DATA_DIR: dataDir('cli') });
       cliStatus = status.stdout;
       // The worker stays live (no restart for a database outage) and says it is not ready.
       health = [(await fetch(`http://127.0.0.1:${healthPort}/healthz`)).status, (await fetch(`http://127.0.0.1:${healthPort}/readyz`)).status];

@@ -1,8 +1,4 @@
 import { temporal } from '@temporalio/proto';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import path from 'node:path';
-import { PROJECT_ROOT } from '../src/config/load';
 import { Worker } from '@temporalio/worker';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -10,6 +6,7 @@ import { buildApp } from '../src/server/app';
 import { ResearchService } from '../src/server/research-service';
 import { EncryptionCodec, parsePayloadKeys, payloadCodecFromEnv } from '../src/temporal/codec';
 import { startEnvironment, startHarness, workflowBundle, type Harness, type TestEnvironment } from './harness';
+import { runCli } from './harness/cli';
 
 const key = () => randomBytes(32).toString('base64');
 const OLD_KEY = `k1:${key()}`;
@@ -135,15 +132,7 @@ describe('encrypted payloads (DEEP_RESEARCH_PAYLOAD_KEYS)', () => {
   });
 
   it('status and report without the key name the variable and show what the session store has', async () => {
-    // Not spawnSync: the worker runs in this process and must answer the CLI's queries meanwhile.
-    const cli = (args: string[], keys: string | undefined) => {
-      const childEnv: Record<string, string | undefined> = { ...process.env, ...env.env, DEEP_RESEARCH_PAYLOAD_KEYS: keys };
-      if (keys === undefined) delete childEnv.DEEP_RESEARCH_PAYLOAD_KEYS;
-      return promisify(execFile)(process.execPath, ['--require', 'tsx/cjs', path.join(PROJECT_ROOT, 'src', 'cli', 'main.ts'), ...args], { env: childEnv, encoding: 'utf8', timeout: 60_000 }).then(
-        ({ stdout, stderr }) => ({ status: 0, stdout, stderr }),
-        (err: { code?: number; stdout: string; stderr: string }) => ({ status: err.code ?? 1, stdout: err.stdout, stderr: err.stderr }),
-      );
-    };
+    const cli = (args: string[], keys: string | undefined) => runCli(args, { ...env.env, DEEP_RESEARCH_PAYLOAD_KEYS: keys });
     const stored = await env.client.sessions().get(researchId);
     const status = await cli(['status', researchId, '--json'], undefined);
     expect(status.status, status.stderr).toBe(0);

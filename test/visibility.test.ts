@@ -3,22 +3,15 @@
 // the user `operator`, users in DEEP_RESEARCH_OPERATORS — and for nobody else. A session from
 // before owners were recorded is adopted by the operator when an operator asks for it. A server's
 // first run beyond loopback creates the operator's token instead of refusing to start.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { PROJECT_ROOT } from '../src/config/load';
 import { ensureOperatorToken } from '../src/server/auth';
 import { SqliteServiceStore } from '../src/server/service-store';
 import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
+import { runCli } from './harness/cli';
 import { startService, type TestService } from './harness/service';
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 describe('who sees which session', () => {
   let harness: Harness;
@@ -36,18 +29,7 @@ describe('who sees which session', () => {
     await harness?.close();
   });
 
-  const cli = (args: string[], extraEnv: Record<string, string> = {}): Promise<CliResult> =>
-    new Promise((resolve) => {
-      const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(PROJECT_ROOT, 'src', 'cli', 'main.ts'), ...args], {
-        env: { ...process.env, ...env.env, ...extraEnv },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d));
-      child.stderr.on('data', (d: Buffer) => (stderr += d));
-      child.once('exit', (code) => resolve({ code, stdout, stderr }));
-    });
+  const cli = (args: string[], extra: Record<string, string> = {}) => runCli(args, { ...env.env, ...extra });
 
   it('lists CLI sessions for their owner and for operators, and for nobody else', async () => {
     const store = api.service.store;
@@ -57,11 +39,11 @@ describe('who sees which session', () => {
     const operator = await store.createToken('operator');
 
     const asAlice = await cli(['start', 'Visibility: tidal power', '--json', '--id', 'vis-alice'], { DEEP_RESEARCH_TOKEN: alice });
-    expect(asAlice.code, asAlice.stderr).toBe(0);
+    expect(asAlice.status, asAlice.stderr).toBe(0);
     const asOperator = await cli(['start', 'Visibility: geothermal', '--json', '--id', 'vis-ops']);
-    expect(asOperator.code, asOperator.stderr).toBe(0);
+    expect(asOperator.status, asOperator.stderr).toBe(0);
     const refused = await cli(['start', 'Visibility: never started', '--id', 'vis-bad'], { DEEP_RESEARCH_TOKEN: 'drt_not-a-token' });
-    expect(refused.code).toBe(1);
+    expect(refused.status).toBe(1);
     expect(refused.stderr.trim()).toBe('deep-research: DEEP_RESEARCH_TOKEN is not a valid API token here (create one with "deep-research token create <user>")');
 
     const listed = async (token: string) => ((await api.call('GET', '/api/research', { token })).body.sessions as { research_id: string; owner: string }[]).map((s) => `${s.research_id}:${s.owner}`);

@@ -61,10 +61,10 @@ export const web = proxyActivities<Pick<ResearchActivities, 'fetchUrl' | 'parseC
 /**
  * The session store, the living report and the citation checks: no model, cheap, and idempotent.
  * While the store is away they retry without a maximum, at a capped backoff: the session waits for
- * its store instead of failing, and nothing already paid for is repeated.
+ * its store instead of failing, and nothing already paid for is repeated. They heartbeat (a dead
+ * worker is noticed in 10 s); the steps fail fast as StoreUnavailable and are retried at most 10 s
+ * apart, scoreRelevance waits inside its attempt (hence the long timeout).
  */
-// They heartbeat (a dead worker is noticed in 10 s); persist and the report steps fail fast as
-// StoreUnavailable, scoreRelevance waits inside its attempt (so the long timeout); retried 10 s apart at most.
 export const store = proxyActivities<Pick<ResearchActivities, 'persistSession' | 'createReport' | 'applyReportPatch' | 'verifyCitations' | 'scoreRelevance'>>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '10 seconds',

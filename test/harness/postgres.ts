@@ -31,7 +31,8 @@ function findBinDir(): string | undefined {
   return which.status === 0 && which.stdout.trim() ? path.dirname(which.stdout.trim()) : undefined;
 }
 
-function freePort(): Promise<number> {
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
