@@ -126,11 +126,13 @@ describe('planning and approval', () => {
     await expect(env.client.start({ query: 'ok?', settings: { max_sources: -3 } })).rejects.toThrow(/invalid settings: "max_sources"/);
     await expect(env.client.start({ query: 'ok?', settings: { max_source: 3 } })).rejects.toThrow(/unknown key "max_source"/);
     await expect(env.client.approve('no-such-id')).rejects.toThrow('unknown research id no-such-id');
-    const list = await env.temporal.workflow.list({ query: `TaskQueue = "${env.config.temporal.task_queue}"` });
-    // Sessions, not runs: every wait for a person ends a run of its session.
-    const sessions = new Set<string>();
-    for await (const run of list) sessions.add(run.workflowId);
-    expect(sessions.size).toBe(5); // the sixth, deleted for the retention test, is gone
+    // Sessions, not runs: every wait for a person ends a run of its session. Visibility catches up
+    // with the retention test's delete in its own time.
+    await waitFor('five sessions on the task queue', async () => {
+      const sessions = new Set<string>();
+      for await (const run of env.temporal.workflow.list({ query: `TaskQueue = "${env.config.temporal.task_queue}"` })) sessions.add(run.workflowId);
+      return sessions.size === 5; // the sixth, deleted for the retention test, is gone
+    });
     expect((await env.client.list()).sessions.length).toBe(before);
   });
 });

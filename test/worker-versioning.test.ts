@@ -103,7 +103,10 @@ describe('worker versioning: one engine, many builds', () => {
     const counted = await sessionsByBuild(env.client);
     expect(counted.pinned.A2).toBe(1);
     // A worker counts as live from its first poll (before its first heartbeat).
-    const summary = await deploymentBuilds(env.client.connection.workflowService, env.config.temporal.namespace, deploymentNameOf(env.config));
+    const summary = await waitFor('both builds live', async () => {
+      const builds = await deploymentBuilds(env.client.connection.workflowService, env.config.temporal.namespace, deploymentNameOf(env.config));
+      return builds.filter((x) => x.live_workers > 0).length >= 2 && builds;
+    });
     expect(summary.find((x) => x.buildId === 'B2')).toMatchObject({ current: true, live_workers: 1 });
     expect(summary.find((x) => x.buildId === 'A2')).toMatchObject({ current: false, live_workers: 1 });
 

@@ -6,6 +6,7 @@ import { dedupeFindings } from '../report/dedupe';
 import { classifySource } from '../research/vetting';
 import type { z } from 'zod';
 import { reconcileLanguage } from './prompts/language';
+import { normalizeQuery } from '../domain/text';
 import type { Confidence, ResearchPlan } from '../domain/types';
 import type {
   AnalyzedFinding,
@@ -66,7 +67,7 @@ export function createModelActivities(deps: ModelDeps) {
           ...(context?.time_scope ? { time_scope: context.time_scope } : {}),
           ...(context?.locale_scope ? { locale_scope: context.locale_scope } : {}),
         },
-        expanded_queries: dedupeBy(object.expanded_queries, (q) => q.query.toLowerCase().trim()),
+        expanded_queries: dedupeBy(object.expanded_queries, (q) => normalizeQuery(q.query)),
         outline: dedupeBy(object.outline.map((t) => t.trim()), (t) => t.toLowerCase()).filter((t) => !/^(sources|notes)$/i.test(t)),
       };
       if (plan.outline.length === 0) plan.outline = ['Findings'];

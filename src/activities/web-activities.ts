@@ -10,7 +10,7 @@ import { FetchRefusedError } from '../fetching/guard';
 import { SafeFetcher, UnsupportedTypeError } from '../fetching/fetcher';
 import type { FetchCache } from '../stores/fetch-cache';
 import { contentTypeForFile } from '../providers/search/local';
-import { isSearchProviderName, SEARCH_PROVIDERS } from '../providers/search/catalog';
+import { searchSetupVariable } from '../providers/registry';
 import type { SearchProvider } from '../providers/search/types';
 import type { ArtifactStore } from '../stores/artifacts';
 import { normalizeUrl } from '../domain/text';
@@ -31,12 +31,6 @@ export interface WebDeps {
   fetcher: SafeFetcher;
   cache: FetchCache;
   searchProvider: (name: string) => SearchProvider;
-}
-
-function searchKeyHint(provider: string): string | undefined {
-  if (provider === 'searxng') return 'SEARXNG_URL';
-  if (provider === 'local') return 'LOCAL_DOCS_DIR';
-  return isSearchProviderName(provider) ? SEARCH_PROVIDERS[provider].keyEnv : undefined;
 }
 
 export function createWebActivities(deps: WebDeps) {
@@ -71,7 +65,7 @@ export function createWebActivities(deps: WebDeps) {
           })),
         };
       } catch (err) {
-        throw toFailure(err, `${input.provider} search "${input.query}"`, searchKeyHint(input.provider));
+        throw toFailure(err, `${input.provider} search "${input.query}"`, searchSetupVariable(input.provider));
       }
     },
 

@@ -14,7 +14,7 @@ import { ensureTemporalBinary } from '../temporal/binary';
 import { readDevServer, stopDevServer } from '../temporal/dev-server';
 import { runWorker } from '../worker/main';
 import { flushTracing, startTracing } from '../telemetry/tracing';
-import { TERMINAL_STATUSES, type ResearchSnapshot } from '../domain/types';
+import { TERMINAL_STATUSES } from '../domain/types';
 import { doctor } from './doctor';
 import { extract } from './extract';
 import { formatProviders, listProviders } from './providers';

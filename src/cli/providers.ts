@@ -2,8 +2,9 @@
 // their keys, what each serves, and (with --check) which answer. Keys are never printed.
 import { MODEL_ROLES, splitModelRef } from '../config/model-catalog';
 import type { AppConfig } from '../config/schema';
-import { modelAvailability, modelProviders, searchAvailability, searchRate } from '../providers/registry';
-import { createSearchProvider, isSearchProviderName, searchApiKeyFromEnv, SEARCH_PROVIDER_NAMES, SEARCH_PROVIDERS, type SearchProviderName } from '../providers/search/catalog';
+import { LOCAL_SEARCH_PROVIDER } from '../domain/names';
+import { ALL_SEARCH_PROVIDERS, modelAvailability, modelProviders, searchAvailability, searchKind, searchLocation, searchRate } from '../providers/registry';
+import { createSearchProvider, isSearchProviderName, searchApiKeyFromEnv, SEARCH_PROVIDERS, type SearchProviderName } from '../providers/search/catalog';
 
 export interface ProviderRow {
   type: 'model' | 'search';
@@ -50,17 +51,17 @@ function modelRows(config: AppConfig, env: NodeJS.ProcessEnv): ProviderRow[] {
 }
 
 function searchRows(config: AppConfig, env: NodeJS.ProcessEnv): ProviderRow[] {
-  const names = [...new Set([...config.search.chain, ...SEARCH_PROVIDER_NAMES, 'local'])];
+  const names = [...new Set([...config.search.chain, ...ALL_SEARCH_PROVIDERS])];
   return names.map((name) => {
     const entry = isSearchProviderName(name) ? SEARCH_PROVIDERS[name] : undefined;
     const availability = searchAvailability(config, env, name);
     const position = config.search.chain.indexOf(name);
     const keyEnv = entry?.keyEnv;
-    const base = name === 'searxng' ? config.search.searxng_url : name === 'local' ? config.search.local_path : (config.search.providers[name]?.base_url ?? entry?.defaultBaseUrl);
+    const base = searchLocation(config, name);
     return {
       type: 'search' as const,
       name,
-      kind: entry?.academic ? 'academic' : name === 'local' ? 'your documents' : 'web',
+      kind: searchKind(name),
       key_env: keyEnv,
       key: !keyEnv || !isSearchProviderName(name) ? 'not needed' : searchApiKeyFromEnv(name, env) ? 'set' : entry?.keyRequired ? 'missing' : 'optional',
       base_url: base,
@@ -75,7 +76,7 @@ function searchRows(config: AppConfig, env: NodeJS.ProcessEnv): ProviderRow[] {
 async function probe(config: AppConfig, env: NodeJS.ProcessEnv, row: ProviderRow): Promise<string> {
   try {
     if (row.type === 'search') {
-      if (row.name === 'local') return 'ok';
+      if (row.name === LOCAL_SEARCH_PROVIDER) return 'ok';
       const name = row.name as SearchProviderName;
       const engineEnv = SEARCH_PROVIDERS[name].requiredEnv;
       const options = { baseUrl: row.base_url as string, apiKey: searchApiKeyFromEnv(name, env), ...(engineEnv ? { engineId: env[engineEnv] } : {}), timeoutMs: 10_000, userAgent: config.fetch.user_agent };

@@ -2,11 +2,17 @@
 // every wait, retry, resume, adoption of a session whose build is gone), so an older build's state
 // is upgraded here, by one plain function per version, never by branches in the workflow.
 // Each function records what its version introduced; it must not change once released.
+import type { MindState } from './mind';
 import type { ResearchState, Waiting, WaitKind } from './types';
 import type { ResearchStatus } from './names';
 
 /** The state shape this build writes. */
 export const STATE_VERSION = 9;
+
+/** The research mind of a session that has not researched yet. */
+export function freshMind(startedMs: number): MindState {
+  return { phase: 'PLANNING', phase_visits: {}, reflexion_revisions: 0, review_rounds: 0, agent_decisions: [], gates: [], guidance: [], budget_topups: {}, started_ms: startedMs, contradictions: [] };
+}
 
 type Raw = Record<string, unknown> & { settings: Record<string, unknown> };
 type Migration = (state: Raw) => Raw;
@@ -56,18 +62,7 @@ function addSupervisor(s: Raw): Raw {
     // The serial loop analysed and wrote each batch as soon as it was fetched.
     s.sources = (s.sources as Record<string, unknown>[]).map((x) => (x.status === 'fetched' ? { ...x, analyzed: true } : x));
     s.findings = (s.findings as Record<string, unknown>[]).map((f) => ({ ...f, reported: true }));
-    s.mind = {
-      phase: researching ? 'GATHERING' : 'PLANNING',
-      phase_visits: {},
-      reflexion_revisions: 0,
-      review_rounds: 0,
-      agent_decisions: [],
-      gates: [],
-      guidance: [],
-      budget_topups: {},
-      started_ms: Date.parse(String(s.updated_at)) || 0,
-      contradictions: [],
-    };
+    s.mind = { ...freshMind(Date.parse(String(s.updated_at)) || 0), phase: researching ? 'GATHERING' : 'PLANNING' };
   }
   s.settings = {
     reflexion: true,

@@ -1,13 +1,15 @@
 // The domain: a research session, its plan, sources, findings and events. Plain types that every
 // layer may use and that use no other layer (names and settings come from beside them).
 import type { DeliveryRecord, WhatChanged } from './delivery';
-import type { EventType, MindPhase, ResearchPhase, ResearchStatus } from './names';
-import type { BudgetLimits, ResearchSettings } from './settings';
+import type { MindState } from './mind';
+import type { EventType, ResearchPhase, ResearchStatus } from './names';
+import type { InputContextRef, PanelState } from './panel';
+import type { ResearchSettings } from './settings';
 
 export type { EventType, MindPhase, ResearchPhase, ResearchStatus } from './names';
 export { TERMINAL_STATUSES } from './names';
 export type { BudgetLimits, ResearchSettings } from './settings';
-import type { InputContextRef, PanelState } from './panel';
+export type { AgentDecision, GateRecord, GuidanceNote, MindState } from './mind';
 
 export type { InputContextRef, PanelAnswer, PanelAnswerStatus, PanelConflict, PanelState } from './panel';
 
@@ -134,29 +136,6 @@ export interface Usage {
   model_calls: number;
   search_calls: number;
   fetch_calls: number;
-}
-
-export interface AgentDecision {
-  agent: string;
-  action: string;
-  rationale: string;
-  inputs: Record<string, unknown>;
-  outputs: Record<string, unknown>;
-  timestamp: string;
-}
-
-export interface GateRecord {
-  phase: string;
-  iteration: number;
-  passed: boolean;
-  failures: string[];
-}
-
-export interface GuidanceNote {
-  text: string;
-  received_at: string;
-  /** The phase it was injected into; absent while pending. */
-  applied_to?: string;
 }
 
 /** Which providers serve this session, settled once at its start from config, settings and keys. */
@@ -314,37 +293,6 @@ export interface ContentAllocation {
   condensed: string[];
   /** Sources left out of the analysis; their full text stays in the artifact store under this id. */
   dropped: { source_id: string; text_file_id: string }[];
-}
-
-export interface MindState {
-  phase: MindPhase;
-  phase_visits: Record<string, number>;
-  reflexion_revisions: number;
-  review_rounds: number;
-  agent_decisions: AgentDecision[];
-  gates: GateRecord[];
-  guidance: GuidanceNote[];
-  /** Added by topUp signals on top of settings.budget. */
-  budget_topups: BudgetLimits;
-  /** Epoch ms when research started, for the wall-time budget. */
-  started_ms: number;
-  contradictions: { finding_ids: string[]; description: string }[];
-  /** "phase:iteration" keys of phases the supervisor already retried once. */
-  retried?: string[];
-  /** What the critic, the reviewer or the refiner said the next round must address. */
-  research_feedback?: string[];
-  link_checks?: { url: string; ok: boolean; status?: number; error?: string }[];
-  /** Cited DOIs re-resolved at verification; ok false when the resolver no longer knows one. */
-  doi_checks?: { doi: string; ok: boolean; status?: number; source_ids: string[] }[];
-  unsupported_claims?: { sentence: string; source_ids: string[] }[];
-  /** pause_for_guidance: the phase after which the session pauses before going on. */
-  pause_after?: string;
-  /** The supervisor's latest advice, for the next refiner or critic (never awaited). */
-  supervisor_advice?: string;
-  /** What the state looked like at the last reflection: the next one waits for a change. */
-  last_reflected?: string;
-  /** Empty outline sections were read for once, at synthesis. */
-  sections_filled?: boolean;
 }
 
 export interface ResearchInput {

@@ -1,6 +1,7 @@
 // Settles which providers serve a session: the model chain per role and the search chain, from the
 // config, the session's settings and which keys this worker's environment holds. Nothing here
 // returns a key: only names, and why a provider was left out.
+import { LOCAL_SEARCH_PROVIDER } from '../domain/names';
 import { ConfigError } from '../config/load';
 import { MODEL_PROVIDER_DEFAULTS, MODEL_ROLES, isReasoningModel, splitModelRef, type ModelProviderDefaults, type ModelRole } from '../config/model-catalog';
 import type { AppConfig } from '../config/schema';
@@ -61,10 +62,40 @@ export function modelConnection(config: AppConfig, env: NodeJS.ProcessEnv, ref: 
   };
 }
 
+/**
+ * Search sources that are the user's own rather than a service: the folder of their documents and
+ * their SearXNG instance. They need no key, are never throttled unless configured, and exist once
+ * the variable naming where they are is set.
+ */
+const OWN_SEARCH_SOURCES: Record<string, { variable: string; kind: string; location: (config: AppConfig) => string | undefined }> = {
+  [LOCAL_SEARCH_PROVIDER]: { variable: 'LOCAL_DOCS_DIR', kind: 'your documents', location: (c) => c.search.local_path },
+  searxng: { variable: 'SEARXNG_URL', kind: 'web', location: (c) => c.search.searxng_url },
+};
+
+/** Every search provider name this installation knows. */
+export const ALL_SEARCH_PROVIDERS: readonly string[] = [...new Set([...SEARCH_PROVIDER_NAMES, ...Object.keys(OWN_SEARCH_SOURCES)])];
+
+/** The variable a provider needs set: its key, or where an own source is. */
+export function searchSetupVariable(name: string): string | undefined {
+  return OWN_SEARCH_SOURCES[name]?.variable ?? (isSearchProviderName(name) ? SEARCH_PROVIDERS[name].keyEnv : undefined);
+}
+
+/** Where a provider answers: its base URL, or the folder of the user's documents. */
+export function searchLocation(config: AppConfig, name: string): string | undefined {
+  const own = OWN_SEARCH_SOURCES[name];
+  if (own) return own.location(config);
+  return config.search.providers[name]?.base_url ?? (isSearchProviderName(name) ? SEARCH_PROVIDERS[name].defaultBaseUrl : undefined);
+}
+
+/** How a provider's results read: web pages, papers, or the user's own documents. */
+export function searchKind(name: string): string {
+  return OWN_SEARCH_SOURCES[name]?.kind ?? (isSearchProviderName(name) && SEARCH_PROVIDERS[name].academic ? 'academic' : 'web');
+}
+
 export function searchAvailability(config: AppConfig, env: NodeJS.ProcessEnv, name: string): Availability {
-  if (name === 'local') return config.search.local_path ? { ok: true } : { ok: false, reason: 'LOCAL_DOCS_DIR is not set' };
-  if (name === 'searxng') return config.search.searxng_url ? { ok: true } : { ok: false, reason: 'SEARXNG_URL is not set' };
-  if (!isSearchProviderName(name)) return { ok: false, reason: `unknown search provider "${name}" (known: local, ${SEARCH_PROVIDER_NAMES.join(', ')})` };
+  const own = OWN_SEARCH_SOURCES[name];
+  if (own) return own.location(config) ? { ok: true } : { ok: false, reason: `${own.variable} is not set` };
+  if (!isSearchProviderName(name)) return { ok: false, reason: `unknown search provider "${name}" (known: ${ALL_SEARCH_PROVIDERS.join(', ')})` };
   const entry = SEARCH_PROVIDERS[name];
   if (entry.keyRequired && !searchApiKeyFromEnv(name, env)) return { ok: false, reason: `${entry.keyEnv} is not set` };
   if (entry.requiredEnv && !env[entry.requiredEnv]?.trim()) return { ok: false, reason: `${entry.requiredEnv} is not set` };
@@ -76,7 +107,7 @@ export function searchRate(config: AppConfig, name: string): number | undefined 
   const configured = config.search.providers[name]?.requests_per_second;
   if (configured !== undefined) return configured;
   // Your own instance (or your own files) is not throttled unless you say so.
-  if (name === 'local' || name === 'searxng') return undefined;
+  if (OWN_SEARCH_SOURCES[name]) return undefined;
   return isSearchProviderName(name) ? SEARCH_PROVIDERS[name].requestsPerSecond : undefined;
 }
 
@@ -117,7 +148,7 @@ export function resolveProviderPlan(config: AppConfig, env: NodeJS.ProcessEnv, s
   );
   const localOff = settings.local_documents === false;
   const search_chain = unique(wantedSearch).filter((name) =>
-    keep(name, localOff && name === 'local' ? { ok: false, reason: 'local documents are off for this session' } : searchAvailability(config, env, name)),
+    keep(name, localOff && name === LOCAL_SEARCH_PROVIDER ? { ok: false, reason: 'local documents are off for this session' } : searchAvailability(config, env, name)),
   );
   if (search_chain.length === 0) {
     throw new ConfigError(

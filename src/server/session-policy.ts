@@ -1,6 +1,7 @@
 // What the service adds to a session's settings before it starts, and what it refuses: sessions
 // started over HTTP never read the operator's files unless the operator allows it, and (seed 003)
 // clarifying questions and the final review are on unless the run is unattended.
+import { LOCAL_SEARCH_PROVIDER } from '../domain/names';
 import { resolveSettings } from '../config/load';
 import type { AppConfig } from '../config/schema';
 import { expandSearchPresets } from '../providers/registry';
@@ -27,7 +28,7 @@ export function checkServiceSettings(config: AppConfig, policy: SessionPolicy, s
   const presets = config.search.presets;
   const named = (value: unknown) => expandSearchPresets(Array.isArray(value) ? (value as string[]) : typeof value === 'string' ? [value] : [], presets);
   for (const field of ['search_providers', 'search_provider'] as const) {
-    if (named(settings[field]).includes('local')) {
+    if (named(settings[field]).includes(LOCAL_SEARCH_PROVIDER)) {
       throw invalid(`settings.${field}`, `the "local" search provider reads files on the server; this service does not offer it (the operator can allow it with DEEP_RESEARCH_SERVICE_LOCAL_DOCS=1)`);
     }
   }

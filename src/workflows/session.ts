@@ -6,7 +6,7 @@ import { type CancellationScope, upsertSearchAttributes, workflowInfo } from '@t
 import type { ModelUsage } from '../activities/contracts';
 import { isTerminal } from '../domain/names';
 import type { AgentDecision, EventType, LiveSnapshot, ResearchEvent, ResearchInput, ResearchPhase, ResearchState, ResearchStatus, RoleUsage } from '../domain/types';
-import { migrateState, STATE_VERSION } from '../domain/migrations';
+import { freshMind, migrateState, STATE_VERSION } from '../domain/migrations';
 import { SEARCH_ATTRIBUTES } from './messages';
 
 const MAX_EVENT_TEXT = 2_000;
@@ -241,18 +241,7 @@ function initialState(input: ResearchInput): ResearchState {
     errors: [],
     continued_runs: 0,
     inbox: [],
-    mind: {
-      phase: 'PLANNING',
-      phase_visits: {},
-      reflexion_revisions: 0,
-      review_rounds: 0,
-      agent_decisions: [],
-      gates: [],
-      guidance: [],
-      budget_topups: {},
-      started_ms: Date.now(),
-      contradictions: [],
-    },
+    mind: freshMind(Date.now()),
     ...(input.contexts?.length ? { input_contexts: input.contexts } : {}),
   };
 }
