@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ResearchClient } from '../src/client/research-client';
 import { storeWaits } from '../src/client/store-waits';
 import { startChildWorker, type ChildWorker } from './harness/child-worker';
-import { startHarness, testConfig, waitFor, workflowBundle, type Harness } from './harness';
+import { startHarness, testConfig, waitFor, workflowBundle, type Harness, type TestEnvironment } from './harness';
+import { startService, type TestService } from './harness/service';
 import { createDatabase, freePort, startPostgres, type PostgresOrSkip } from './harness/postgres';
 import { runCli } from './harness/cli';
 import type { RecordedRequest } from './harness/recorder';
@@ -37,6 +38,7 @@ describe.skipIf(!postgres.pg)('a fleet riding out its database (PostgreSQL stopp
   const workers: ChildWorker[] = [];
   let connection: Connection | undefined;
   let client: ResearchClient;
+  let api: TestService;
   let env: Record<string, string>;
   let metricsPort = 0;
   let healthPort = 0;
@@ -58,10 +60,12 @@ describe.skipIf(!postgres.pg)('a fleet riding out its database (PostgreSQL stopp
     test.config.data_dir = dataDir('client');
     connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS });
     client = new ResearchClient(connection, test.config, true, { ...env, DEEP_RESEARCH_DATA_DIR: test.config.data_dir });
+    api = await startService({ client } as TestEnvironment);
   });
   afterAll(async () => {
     if (figures.length) console.log(`fleet outage figures:\n${figures.join('\n')}`);
     for (const w of workers) await w.kill();
+    await api?.close();
     await client?.close();
     await connection?.close();
     await harness?.close();
@@ -74,8 +78,10 @@ describe.skipIf(!postgres.pg)('a fleet riding out its database (PostgreSQL stopp
     const n = ++batchNo;
     const ids: string[] = [];
     for (let i = 0; i < SESSIONS; i++) {
-      const { researchId } = await client.start({ query: `Outage batch ${n}, session ${i + 1}: offshore wind`, autoApprove: true, settings: SETTINGS, researchId: `outage-${n}-${i + 1}` });
-      ids.push(researchId);
+      // Through the API, as a team's users would; the API then answers their status during the outage.
+      const created = await api.call('POST', '/api/research', { body: { query: `Outage batch ${n}, session ${i + 1}: offshore wind`, auto_approve: true, settings: SETTINGS } });
+      expect(created.status).toBe(201);
+      ids.push(created.body.research_id as string);
     }
     if (during) {
       await waitFor('every session mid-run', async () => {
@@ -98,12 +104,13 @@ describe.skipIf(!postgres.pg)('a fleet riding out its database (PostgreSQL stopp
   }
 
   /** Stops the database for `ms` mid-run; returns the model calls in flight while it was away. */
-  async function outage(ids: string[], ms: number): Promise<{ inFlight: number; waits: string[]; cliStatus: string; health: [number, number] }> {
+  async function outage(ids: string[], ms: number): Promise<{ inFlight: number; waits: string[]; cliStatus: string; apiStatus: { status: number; waiting: string[] }; health: [number, number] }> {
     const pg = postgres.pg as NonNullable<PostgresOrSkip['pg']>;
     const stoppedAt = Date.now();
     pg.pause();
     let waits: string[] = [];
     let cliStatus = '';
+    let apiStatus: { status: number; waiting: string[] } = { status: 0, waiting: [] };
     let health: [number, number] = [0, 0];
     try {
       // The session says what it waits for; the first store activity retrying shows within seconds.
@@ -112,7 +119,9 @@ describe.skipIf(!postgres.pg)('a fleet riding out its database (PostgreSQL stopp
         return lines.length ? lines : undefined;
       }, 60_000, 500);
       const status = await runCli(['status', ids[0]], { ...env, DEEP_RESEARCH_DATA_DIR: dataDir('cli') });
-      cliStatus = status.stdout;
+      cliStatus = status.stdout + status.stderr;
+      const got = await api.call('GET', `/api/research/${ids[0]}`);
+      apiStatus = { status: got.status, waiting: ((got.body.waiting_for_store ?? []) as { line: string }[]).map((w) => w.line) };
       // The worker stays live (no restart for a database outage) and says it is not ready.
       health = [(await fetch(`http://127.0.0.1:${healthPort}/healthz`)).status, (await fetch(`http://127.0.0.1:${healthPort}/readyz`)).status];
       await new Promise((r) => setTimeout(r, Math.max(0, stoppedAt + ms - Date.now())));
@@ -121,7 +130,7 @@ describe.skipIf(!postgres.pg)('a fleet riding out its database (PostgreSQL stopp
     }
     const resumedAt = Date.now();
     const inFlight = harness.recorder.of('model').filter((r) => r.start <= resumedAt && (r.end === undefined || r.end >= stoppedAt)).length;
-    return { inFlight, waits, cliStatus, health };
+    return { inFlight, waits, cliStatus, apiStatus, health };
   }
 
   it('a clean run: every session completes, no model call paid twice', async () => {
@@ -135,7 +144,9 @@ describe.skipIf(!postgres.pg)('a fleet riding out its database (PostgreSQL stopp
       const batch = await runBatch(async (ids) => {
         seen = await outage(ids, ms);
       });
-      const { inFlight, waits, cliStatus, health } = seen as NonNullable<typeof seen>;
+      const { inFlight, waits, cliStatus, apiStatus, health } = seen as NonNullable<typeof seen>;
+      expect(apiStatus.status).toBe(200);
+      expect(apiStatus.waiting.join('\n')).toMatch(/waiting for the (session store|artifact store|fetch cache) \(attempt \d+: /);
       expect(health).toEqual([200, 503]);
       const extra = batch.calls.length - clean.calls.length;
       figures.push(`${label}: ${batch.calls.length} model calls (clean ${clean.calls.length}: ${extra} paid twice), ${inFlight} in flight during the outage; fetched ${batch.fetched.join('/')}; status said: ${waits[0]}`);

@@ -14,7 +14,7 @@ import { ensureTemporalBinary } from '../temporal/binary';
 import { readDevServer, stopDevServer } from '../temporal/dev-server';
 import { runWorker } from '../worker/main';
 import { flushTracing, startTracing } from '../telemetry/tracing';
-import { TERMINAL_STATUSES } from '../domain/types';
+import { TERMINAL_STATUSES, type ResearchSnapshot } from '../domain/types';
 import { doctor } from './doctor';
 import { extract } from './extract';
 import { formatProviders, listProviders } from './providers';
@@ -226,7 +226,7 @@ export function buildProgram(): Command {
     .option('--json')
     .action(async (id: string, o: Common) => {
       await withClient({}, async (c) => {
-        const s = await c.state(id).catch((err: unknown) => storedCopy(err, log));
+        const s = await c.state(id, { statusOnly: true }).catch((err: unknown) => storedCopy(err, log));
         // A session whose store is away says so: "waiting for the session store (attempt 4: …)".
         const waits = await storeWaits(c.client, id).catch(() => []);
         out(o.json, waits.length ? { ...s, waiting_for_store: waits } : s, [formatStatus(s), ...waits.map((w) => w.line)].join('\n'));

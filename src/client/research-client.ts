@@ -17,6 +17,7 @@ import { openArtifactStore, openSessionStore } from '../stores/open';
 import type { SessionPage, SessionStore } from '../stores/sessions';
 import { withReportText } from './report-events';
 import { PayloadKeyError, payloadKeyProblem } from './payload-keys';
+import { isStoreUnavailable } from '../stores/unavailable';
 import {
   answerClarificationsUpdate,
   approveUpdate,
@@ -232,7 +233,8 @@ export class ResearchClient {
   }
 
   /** The live state from the workflow, or the persisted snapshot once Temporal no longer has it. */
-  async state(id: string): Promise<ResearchSnapshot> {
+  /** `statusOnly`: while the artifact store is away, the live state without the report's text (status lines need none). */
+  async state(id: string, opts: { statusOnly?: boolean } = {}): Promise<ResearchSnapshot> {
     let live: LiveSnapshot;
     try {
       live = await this.handle(id).query(stateQuery);
@@ -241,7 +243,10 @@ export class ResearchClient {
       if (stored) return stored;
       throw await this.keyProblem(id, err) ?? this.explain(id, err);
     }
-    return this.withReport(live);
+    return this.withReport(live).catch((err: unknown) => {
+      if (opts.statusOnly && isStoreUnavailable(err)) return { ...live, report_markdown: '' };
+      throw err;
+    });
   }
 
   async report(id: string): Promise<string> {

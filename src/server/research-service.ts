@@ -231,7 +231,7 @@ export class ResearchService {
     const s = await this.owned(owner, id);
     if (s.status === 'draft') return { research: this.view(s), state: null };
     let note: string | undefined;
-    const state = await this.client.state(id).catch((err: unknown) => {
+    const state = await this.client.state(id, { statusOnly: true }).catch((err: unknown) => {
       // No payload key here: the session store's copy, and a note saying which variable is missing.
       if (err instanceof PayloadKeyError && err.stored) return ((note = err.message), err.stored);
       throw this.plain(id, err);
