@@ -17,9 +17,9 @@ const KUBERNETES_VERSION = '1.33.0';
 const KUBECONFORM = [process.env.KUBECONFORM, path.join(PROJECT_ROOT, '.venv', 'bin', 'kubeconform')].find((f) => f && existsSync(f));
 const SCHEMAS = process.env.KUBECONFORM_SCHEMAS ?? path.join(PROJECT_ROOT, '.venv', 'k8s-schemas');
 const missing = !KUBECONFORM
-  ? 'kubeconform is not installed (bash scripts/install-kubeconform.sh; .ci/run does)'
+  ? 'kubeconform is not installed (bash scripts/install-deploy-checkers.sh; .ci/run does)'
   : !existsSync(path.join(SCHEMAS, `v${KUBERNETES_VERSION}-local-strict`))
-    ? `no Kubernetes ${KUBERNETES_VERSION} schemas in ${SCHEMAS} (bash scripts/install-kubeconform.sh)`
+    ? `no Kubernetes ${KUBERNETES_VERSION} schemas in ${SCHEMAS} (bash scripts/install-deploy-checkers.sh)`
     : undefined;
 if (missing) console.warn(`deploy/k8s schema check skipped: ${missing}`);
 

