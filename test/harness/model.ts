@@ -26,6 +26,8 @@ import {
 export interface ModelScript extends ProviderScript {
   /** The first plan asks clarifying questions. */
   clarify?: boolean;
+  /** A careless planner: after answers, asks the answered questions again (reworded) beside a new one. */
+  reaskClarifications?: boolean;
   /** Analyses report gaps while the iteration is at most this. */
   gapIterations?: number;
   /** Number of expanded queries in a plan. */
@@ -82,8 +84,10 @@ function plan(prompt: string, script: ModelScript) {
   const known = /The user's own documents[^\n]*\n- ([^:\n]+):/.exec(prompt)?.[1];
   if (known) queries.unshift({ query: `${topic} beyond ${known}`, rationale: 'Builds on what the user already has.', priority: 1 });
   for (const f of feedback) queries.unshift({ query: `${topic} ${f}`, rationale: 'Asked for in the review.', priority: 1 });
+  const asked = [...prompt.matchAll(/^- Q: (.+)$/gm)].map((m) => m[1]);
+  const reasked = [...asked.map((q) => q.replace(/^Which/, 'What').replace(/\?$/, ', exactly?')), ...asked.map((q) => ` ${q.toLowerCase()} `), 'Which sources do you trust most?'];
   return {
-    clarifying_questions: script.clarify && !answered ? ['Which region should the research focus on?', 'Which time span matters?'] : [],
+    clarifying_questions: script.clarify && !answered ? ['Which region should the research focus on?', 'Which time span matters?'] : script.reaskClarifications && answered ? reasked : [],
     expanded_queries: queries,
     outline: ['Overview', 'Costs and trends', 'Policy'],
     research_brief: `Establish what is known about ${topic}.`,
