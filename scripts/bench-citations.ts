@@ -13,7 +13,7 @@ import { dedupeFindings } from '../src/report/dedupe';
 import { applyPatches, verifyReportCitations } from '../src/report/markdown';
 import { relevanceScore } from '../src/report/relevance';
 import { annotateReport } from '../src/verify/annotate';
-import { citedSentences } from '../src/verify/claims';
+import { citedSentences } from '../src/report/sentences';
 import { numbersIn, splitPassages } from '../src/verify/passages';
 import { checkClaims, type Judge } from '../src/verify/support';
 import { repeatedClaims } from './bench-claims';

@@ -12,7 +12,7 @@ import { PLACEHOLDER } from '../src/report/sections';
 import { parseReport } from '../src/report/markdown';
 import { relevanceScore } from '../src/report/relevance';
 import { openArtifactStore } from '../src/stores/open';
-import { citedSentences } from '../src/verify/claims';
+import { citedSentences } from '../src/report/sentences';
 import { runStandalone } from '../test/harness/standalone';
 import type { Harness, TestEnvironment } from '../test/harness';
 import { repeatedClaims } from './bench-claims';

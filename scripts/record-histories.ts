@@ -1,34 +1,34 @@
-// Records workflow histories from real runs over the harness into test/histories/, for the replay
-// test. Re-record only on purpose: a committed history is a promise to running sessions. The
-// continue-as-new session is forced at 25 events (v1–v6 were recorded at 60; local bookkeeping
-// activities since v7 leave shorter histories).
-//   npm run record:histories -- v2     (the prefix names the workflow version the files pin)
+// Records workflow histories of today's build from real runs over the harness into test/histories/,
+// for the replay test. Each wait for a person ends a run, so a session leaves several: working runs
+// (pinned to their build; re-record them whenever the workflow code changes) and waiting runs,
+// which any later build must replay as they are (they move to the current build when answered).
+//   npm run record:histories
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { waitFor } from '../test/harness';
 import { runStandalone, sessionHistories } from '../test/harness/standalone';
 
 runStandalone({ model: { gapIterations: 1, clarify: true }, search: { includeFailing: true } }, async (env, harness) => {
   const out = path.join(__dirname, '..', 'test', 'histories');
-  const prefix = process.argv[2] ? `${process.argv[2]}-` : '';
+  mkdirSync(out, { recursive: true });
+  for (const file of readdirSync(out)) if (file.endsWith('.json') && !file.startsWith('waiting-')) rmSync(path.join(out, file));
   const save = async (name: string, researchId: string) => {
-    const runs = await sessionHistories(env.temporal, researchId);
-    for (const [i, { history }] of runs.entries()) {
-      const file = path.join(out, `${prefix}${runs.length > 1 ? `${name}-run${i + 1}` : name}.json`);
+    for (const [i, { history }] of (await sessionHistories(env.temporal, researchId)).entries()) {
+      const file = path.join(out, `${name}-run${i + 1}.json`);
       writeFileSync(file, JSON.stringify(JSON.parse(historyToJSON(history)), null, 1));
       console.log(`${file}: ${history.events?.length} events`);
     }
   };
   const until = (id: string, status: string) => waitFor(status, async () => (await env.client.state(id)).status === status);
-  // Clarification, revision, edited approval, two iterations, failing sources, verification.
+  // Clarification, revision, approval with an edited plan, two iterations, failing sources, verification.
   const a = await env.client.start({ query: 'Recorded: solar power growth', settings: { ask_clarifications: true, max_sources: 12, batch_size: 4, max_iterations: 2 } });
   await until(a.researchId, 'awaiting_clarification');
   await env.client.answer(a.researchId, ['Europe', 'since 2015']);
   await until(a.researchId, 'awaiting_approval');
   await env.client.revise(a.researchId, 'storage costs');
   await waitFor('revision', async () => (await env.client.state(a.researchId)).plan_revisions === 1 && (await env.client.state(a.researchId)).status === 'awaiting_approval');
-  await env.client.approve(a.researchId);
+  await env.client.approve(a.researchId, { outline: ['Overview', 'Costs', 'Storage'] });
   await env.client.waitForResult(a.researchId);
   await save('completed-with-clarification-and-revision', a.researchId);
 
@@ -41,14 +41,24 @@ runStandalone({ model: { gapIterations: 1, clarify: true }, search: { includeFai
   await save('cancelled-mid-run', b.researchId);
   harness.web.setDelay(0);
 
-  // Rejected, and continued-as-new.
+  // Rejected.
   const c = await env.client.start({ query: 'Recorded: rejected plan' });
   await until(c.researchId, 'awaiting_clarification').catch(() => until(c.researchId, 'awaiting_approval'));
   await env.client.reject(c.researchId, 'recorded reject');
   await env.client.waitForResult(c.researchId);
   await save('rejected', c.researchId);
 
-  const d = await env.client.start({ query: 'Recorded: continue as new', settings: { auto_approve: true, max_sources: 10, batch_size: 3, continue_as_new_after_events: 25 } });
+  // Continued as new for its history's length (the same build), a spent budget topped up, a review with feedback.
+  const d = await env.client.start({
+    query: 'Recorded: continue as new, budget and review',
+    settings: { auto_approve: true, max_sources: 10, batch_size: 3, continue_as_new_after_events: 40, review_final_report: true, budget: { fetches: 4 } },
+  });
+  await until(d.researchId, 'awaiting_budget');
+  await env.client.topUp(d.researchId, { fetches: 20 });
+  await until(d.researchId, 'awaiting_review');
+  await env.client.review(d.researchId, { action: 'feedback', feedback: 'add the grid costs' });
+  await until(d.researchId, 'awaiting_review');
+  await env.client.review(d.researchId, { action: 'accept' });
   await env.client.waitForResult(d.researchId);
-  await save('continued-as-new', d.researchId);
+  await save('continued-budget-review', d.researchId);
 });

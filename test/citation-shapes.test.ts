@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveCitations } from '../src/report/citations';
 import { verifyReportCitations } from '../src/report/markdown';
-import { citedSentences } from '../src/verify/claims';
+import { citedSentences } from '../src/report/sentences';
 
 const fetched = [
   { id: 'S1', title: 'Air one', url: 'https://air.example/one' },

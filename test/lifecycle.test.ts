@@ -80,10 +80,13 @@ describe('planning and approval', () => {
     await untilStatus(researchId, 'awaiting_approval');
     await env.client.reject(researchId, 'for the retention test');
     await env.client.waitForResult(researchId);
-    await env.temporal.workflowService.deleteWorkflowExecution({
-      namespace: env.config.temporal.namespace,
-      workflowExecution: { workflowId: `research-${researchId}` },
-    });
+    // Retention removes every run of the session (each wait for a person ended one).
+    for await (const run of env.temporal.workflow.list({ query: `WorkflowId = "research-${researchId}"` })) {
+      await env.temporal.workflowService.deleteWorkflowExecution({
+        namespace: env.config.temporal.namespace,
+        workflowExecution: { workflowId: run.workflowId, runId: run.runId },
+      });
+    }
     await waitFor('the workflow gone from Temporal', async () => {
       try {
         await env.client.handle(researchId).describe();
@@ -124,9 +127,10 @@ describe('planning and approval', () => {
     await expect(env.client.start({ query: 'ok?', settings: { max_source: 3 } })).rejects.toThrow(/unknown key "max_source"/);
     await expect(env.client.approve('no-such-id')).rejects.toThrow('unknown research id no-such-id');
     const list = await env.temporal.workflow.list({ query: `TaskQueue = "${env.config.temporal.task_queue}"` });
-    let count = 0;
-    for await (const _ of list) count++;
-    expect(count).toBe(5); // the sixth, deleted for the retention test, is gone
+    // Sessions, not runs: every wait for a person ends a run of its session.
+    const sessions = new Set<string>();
+    for await (const run of list) sessions.add(run.workflowId);
+    expect(sessions.size).toBe(5); // the sixth, deleted for the retention test, is gone
     expect((await env.client.list()).sessions.length).toBe(before);
   });
 });

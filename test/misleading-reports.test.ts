@@ -4,7 +4,7 @@
 // skipped, and why; the model's output streams as AgentStream events outside workflow history.
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { citedIds } from '../src/report/markdown';
-import { citedSentences } from '../src/verify/claims';
+import { citedSentences } from '../src/report/sentences';
 import type { ResearchEvent } from '../src/domain/types';
 import { startEnvironment, startHarness, type Harness, type HarnessOptions, type TestEnvironment } from './harness';
 import { INVENTED_CITATIONS } from './harness/model';

@@ -97,7 +97,9 @@ describe('panel research', () => {
     expect(report).toContain('Agreement: **medium**');
     expect(s.panel?.synthesis).toMatchObject({ agreement: 'medium', conflicts: [{ topic: 'the size of the effect' }], attributed_models: expect.arrayContaining(PANEL) });
     // The answers and the report live in the artifact store; the state keeps their ids.
-    expect(s.report_markdown).toBe('');
+    const live = (await e.temporal.workflow.getHandle(`research-${researchId}`).query('state')) as Record<string, unknown>;
+    expect(live).not.toHaveProperty('report_markdown');
+    expect(s.report_markdown).toBe(report);
     expect(s.panel?.report_file_id).toMatch(/^[a-f0-9]{64}$/);
     expect(await e.client.artifactText(s, s.panel?.answers['anthropic:claude-test'].file_id as string)).toBe('Claude: the effect is large [S1].');
 

@@ -15,7 +15,7 @@ import { LocalDocumentSearch } from '../src/providers/search/local';
 import { applyPatches, citedIds, verifyReportCitations } from '../src/report/markdown';
 import { FileArtifactStore } from '../src/stores/artifacts';
 import { SqliteSessionStore } from '../src/stores/sessions';
-import { reportSkeleton } from '../src/workflows/phases/research';
+import { reportSkeleton } from '../src/activities/report-activities';
 import { normalizeUrl } from '../src/domain/text';
 import type { ResearchSnapshot } from '../src/domain/types';
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { dedupeFindings, dedupePatch, repeats, signature } from '../src/report/dedupe';
 import { applyPatches } from '../src/report/markdown';
-import { citedSentences } from '../src/verify/claims';
+import { citedSentences } from '../src/report/sentences';
 
 const outline = ['Causes', 'Policy'];
 const skeleton = '# Delhi air\n\n## Causes\n\n_Research in progress._\n\n## Policy\n\n_Research in progress._\n';

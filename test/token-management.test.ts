@@ -102,7 +102,8 @@ describe('phase budgets on every model-calling phase', () => {
     await asActivity(() => model.analyzeSources(input));
     const findings = Array.from({ length: 12 }, (_, i) => ({ id: `F${i + 1}`, content: paragraph(2, `hydro${i}`), confidence: 'high' as const, source_ids: ['S1'], iteration: 1 }));
     const report = `# Report\n\n## Overview\n\n${paragraph(40, 'report')}`;
-    await asActivity(() => model.updateReport({ query: 'Solar power costs?', outline: ['Overview'], report_markdown: report, findings, sources: [{ id: 'S1', title: 'T', url: 'https://e.org' }], max_update_chars: 800 }));
+    const stored = await artifacts.put(report, { name: 'report.md', kind: 'text' });
+    await asActivity(() => model.writeReportPatch({ query: 'Solar power costs?', outline: ['Overview'], report_file_id: stored.file_id, findings, sources: [{ id: 'S1', title: 'T', url: 'https://e.org' }], max_update_chars: 800 }));
     await asActivity(() =>
       mind.critiqueFindings({ query: 'Solar?', research_brief: 'b', outline: ['Overview'], findings, sources: [{ id: 'S1', title: 'T', url: 'https://e.org' }], revision: 1, max_revisions: 2 }),
     );

@@ -15,10 +15,10 @@ import { parseDocument } from '../src/parsing';
 import { createModelProvider } from '../src/providers/model/ai-sdk';
 import { FileArtifactStore } from '../src/stores/artifacts';
 import { annotateReport } from '../src/verify/annotate';
-import { citedSentences, UNSUPPORTED_MARK } from '../src/verify/claims';
+import { citedSentences, UNSUPPORTED_MARK } from '../src/report/sentences';
 import type { SourceToVerify } from '../src/verify/types';
 import { startHarness, type Harness } from './harness';
-import { activityContext } from './harness/activity-context';
+import { activityContext, claimsCheckOnText } from './harness/activity-context';
 import { textOf } from './harness/model-script';
 import { pageFacts } from './harness/web';
 
@@ -112,12 +112,14 @@ describe('citation verification', () => {
   });
 
   const report = (...paragraphs: string[]) => `# Heat pumps\n\n## Overview\n\n${paragraphs.join('\n\n')}\n\n## Sources\n\n- [S1] Article 3 — <${sources.S1.url}>\n`;
-  const input = (markdown: string, ids: string[], checkLinks = false): VerifyClaimsInput => ({
+  type ClaimsRequest = Omit<VerifyClaimsInput, 'report_file_id'> & { report_markdown: string };
+  const input = (markdown: string, ids: string[], checkLinks = false): ClaimsRequest => ({
     report_markdown: markdown,
     sources: ids.map((id) => sources[id]),
     check_links: checkLinks,
   });
-  const verify = (request: VerifyClaimsInput, extra: Partial<VerifyDeps> = {}) => activityContext().run(() => createVerifyActivities({ ...deps, ...extra }).verifyClaims(request));
+  const verify = (request: ClaimsRequest, extra: Partial<VerifyDeps> = {}) =>
+    activityContext().run(() => claimsCheckOnText(deps.artifacts, request, (i) => createVerifyActivities({ ...deps, ...extra }).verifyClaims(i)));
   const webRequestsSince = (start: number) => harness.recorder.of('web').slice(start);
   /** The judge requests a run makes, as the user prompts the model fake received. */
   async function modelPromptsOf<T>(run: () => Promise<T>): Promise<{ result: T; prompts: string[] }> {
@@ -276,7 +278,7 @@ describe('citation verification', () => {
     const start = harness.recorder.of('web').length;
     const activities = createVerifyActivities({ ...deps, linkConcurrency: 1 });
     const running = context.run(() =>
-      activities.verifyClaims({ report_markdown: report('One [S6]. Two [S7]. Three [S8].'), sources: hanging, check_links: true }),
+      claimsCheckOnText(deps.artifacts, { report_markdown: report('One [S6]. Two [S7]. Three [S8].'), sources: hanging, check_links: true }, (i) => activities.verifyClaims(i)),
     );
     await new Promise((r) => setTimeout(r, 300));
     const started = Date.now();

@@ -12,7 +12,7 @@ import { SafeFetcher } from '../src/fetching/fetcher';
 import { parseAllowList } from '../src/fetching/guard';
 import { FileArtifactStore } from '../src/stores/artifacts';
 import { citedDois, doisInText, normalizeDoi, resolverUrl } from '../src/verify/dois';
-import { activityContext } from './harness/activity-context';
+import { activityContext, claimsCheckOnText } from './harness/activity-context';
 
 const REGISTERED = new Set(['10.1038/nature12373', '10.48550/arxiv.2301.00001']);
 
@@ -85,14 +85,14 @@ describe('DOI checks', () => {
       `- [S1] A paper — <${landing}>`,
     ].join('\n\n');
     const out = await activityContext().run(() =>
-      verifier.verifyClaims({
+      claimsCheckOnText(artifacts, {
         report_markdown: report,
         sources: [
           { id: 'S1', url: landing, doi: '10.1038/nature12373' },
           { id: 'S2', url: landing, doi: '10.1234/retracted-and-gone' },
         ],
         check_links: true,
-      }),
+      }, (i) => verifier.verifyClaims(i)),
     );
     // Only cited sources are checked: S1 and S2 are not cited by a sentence, so their DOIs come from the text alone.
     expect(out.dois).toEqual([{ doi: '10.9999/withdrawn.2019', source_ids: [], ok: false, status: 404, checked_at: expect.any(String) }]);
@@ -117,14 +117,14 @@ describe('DOI checks', () => {
     const report = ['# Heat', '## Findings', 'Heat pumps grew 13 percent in 2023 across Europe [S1][S2].', '## Sources', `- [S1] <${landing}>`].join('\n\n');
     const before = resolver.seen.length;
     const out = await activityContext().run(() =>
-      verifier.verifyClaims({
+      claimsCheckOnText(artifacts, {
         report_markdown: report,
         sources: [
           { id: 'S1', url: landing, text_file_id: text.file_id, doi: '10.1038/nature12373' },
           { id: 'S2', url: landing, text_file_id: text.file_id, doi: '10.1234/retracted-and-gone' },
         ],
         check_links: true,
-      }),
+      }, (i) => verifier.verifyClaims(i)),
     );
     expect(out.dois?.map((d) => ({ doi: d.doi, ok: d.ok, ids: d.source_ids }))).toEqual([
       { doi: '10.1038/nature12373', ok: true, ids: ['S1'] },
@@ -138,7 +138,7 @@ describe('DOI checks', () => {
     const artifacts = new FileArtifactStore(mkdtempSync(path.join(os.tmpdir(), 'dr-doi-')));
     const verifier = createVerifyActivities({ artifacts, fetcher, model: () => { throw new Error('x'); }, defaultModel: () => 'x:y', pricing: {}, doiResolver: resolver.url });
     const before = resolver.seen.length;
-    const out = await activityContext().run(() => verifier.verifyClaims({ report_markdown: '# T\n\n## A\n\nSee 10.9999/x.', sources: [], check_links: false }));
+    const out = await activityContext().run(() => claimsCheckOnText(artifacts, { report_markdown: '# T\n\n## A\n\nSee 10.9999/x.', sources: [], check_links: false }, (i) => verifier.verifyClaims(i)));
     expect(out.dois).toBeUndefined();
     expect(resolver.seen.length).toBe(before);
   });

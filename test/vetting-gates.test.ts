@@ -1,5 +1,6 @@
 // Source credibility tiers from URLs, the quality gates after each phase at their exact
 // thresholds, and the decisions recorded from them. Pure functions: no Temporal needed.
+import { reportShape } from '../src/report/markdown';
 import { describe, expect, it } from 'vitest';
 import { decisionFromGate, decisionFromIteration } from '../src/research/decisions';
 import {
@@ -285,7 +286,7 @@ describe('synthesis gate', () => {
   it('passes at exactly 100 characters with one section that has content', () => {
     const report = `# Heat pumps\n\n${section}`.padEnd(100, 'x');
     expect(report).toHaveLength(100);
-    expect(synthesisGate(report)).toEqual({
+    expect(synthesisGate(reportShape(report))).toEqual({
       phase: 'synthesis',
       passed: true,
       failures: [],
@@ -295,20 +296,20 @@ describe('synthesis gate', () => {
 
   it('fails at 99 characters', () => {
     const report = `# Heat pumps\n\n${section}`.padEnd(99, 'x');
-    expect(synthesisGate(report).failures).toEqual(['the report is only 99 characters (need at least 100)']);
+    expect(synthesisGate(reportShape(report)).failures).toEqual(['the report is only 99 characters (need at least 100)']);
   });
 
   it('fails without a level 2 section, or with only empty ones', () => {
     const long = 'Heat pumps grew fastest in the Nordics. '.repeat(5);
-    expect(synthesisGate(`# Title\n### Deep\n${long}`).failures).toEqual(['the report has no "## " section']);
-    expect(synthesisGate(`# Title\n${long}\n## Empty\n\n### Only a subheading\n\n## Also empty\n`).failures).toEqual([
+    expect(synthesisGate(reportShape(`# Title\n### Deep\n${long}`)).failures).toEqual(['the report has no "## " section']);
+    expect(synthesisGate(reportShape(`# Title\n${long}\n## Empty\n\n### Only a subheading\n\n## Also empty\n`)).failures).toEqual([
       "none of the report's 2 sections has content under its heading",
     ]);
   });
 
   it('treats headings inside code fences as content', () => {
     const long = 'Heat pumps grew fastest in the Nordics. '.repeat(3);
-    expect(synthesisGate(`# Title\n${long}\n## Example\n\`\`\`\n# not a heading\n\`\`\`\n`).passed).toBe(true);
+    expect(synthesisGate(reportShape(`# Title\n${long}\n## Example\n\`\`\`\n# not a heading\n\`\`\`\n`)).passed).toBe(true);
   });
 });
 
@@ -357,7 +358,7 @@ describe('agent decisions', () => {
   const time = '2025-01-01T00:00:00.000Z';
 
   it('records a failed gate with its failures as the rationale', () => {
-    const gate = synthesisGate('short');
+    const gate = synthesisGate(reportShape('short'));
     expect(decisionFromGate(gate, time)).toEqual({
       agent: 'critic',
       action: 'synthesis_gate_failed',

@@ -99,6 +99,6 @@ describe('worker liveness', () => {
     expect((await stop).stderr).toContain(`stopped the background worker (pid ${sleeper.pid})`);
     expect(isAlive(sleeper.pid as number)).toBe(false);
     expect(cli(['worker', 'stop']).stderr).toContain('no background worker of this data directory is running');
-    expect(cli(['worker', 'restart']).stderr.trim()).toBe('deep-research: unknown worker action "restart" (status, stop)');
+    expect(cli(['worker', 'restart']).stderr.trim()).toBe('deep-research: unknown worker action "restart" (status, stop, adopt)');
   });
 });

@@ -1,15 +1,18 @@
 // Inputs and outputs of every activity. Types only, so the workflow can import them freely.
 // Nothing here carries page bodies: activities exchange artifact ids (claim check).
 import type {
-  ArtifactKind,
+  FetchedPage,
   Clarification,
   Confidence,
   Finding,
   ResearchEvent,
   ResearchPlan,
   ResearchSettings,
+  ModelUsage,
   ProviderPlan,
-  ResearchSnapshot,
+  ReportShape,
+  SourceRef,
+  LiveSnapshot,
   SourceFidelity,
 } from '../domain/types';
 import type { VerifyClaimsInput, VerifyClaimsOutput } from '../verify/types';
@@ -25,21 +28,10 @@ import type {
   WritePanelAnswerOutput,
 } from './panel-contracts';
 
+export type { ModelUsage, SourceRef } from '../domain/types';
 export type * from './delivery-contracts';
 export type * from './panel-contracts';
 
-export interface ModelUsage {
-  role: string;
-  /** "provider:model" (bare model name in sessions recorded before provider chains). */
-  model: string;
-  input_tokens: number;
-  output_tokens: number;
-  cached_input_tokens?: number;
-  reasoning_tokens?: number;
-  cost_usd?: number;
-  /** The first answer was invalid and one repair call fixed it. */
-  repaired?: boolean;
-}
 
 export interface ResolveProvidersInput {
   settings: ResearchSettings;
@@ -102,14 +94,7 @@ export interface WebSearchOutput {
 export interface FetchUrlInput {
   url: string;
 }
-export interface FetchUrlOutput {
-  file_id: string;
-  kind: ArtifactKind;
-  content_type: string;
-  final_url: string;
-  status: number;
-  size: number;
-  fetched_at: string;
+export interface FetchUrlOutput extends FetchedPage {
   /** Served from the artifact store: fetched within the cache TTL, here or in another session. */
   from_cache?: boolean;
 }
@@ -178,31 +163,51 @@ export interface AnalyzeSourcesOutput {
   budget_tokens: number;
 }
 
-export interface SourceRef {
-  id: string;
-  title: string;
-  url: string;
-}
-export interface UpdateReportInput extends ModelChoice {
+/** The living report: a markdown file in the artifact store, addressed by its content. */
+export interface CreateReportInput {
   query: string;
   outline: string[];
-  report_markdown: string;
+  /** Text to start from (a report carried in from an older state version); absent, an empty skeleton. */
+  seed?: string;
+}
+export interface ReportVersion {
+  report_file_id: string;
+  report_chars: number;
+  shape: ReportShape;
+}
+
+/** One section patch as the writer proposes it (bounded: applying it cuts it to max_update_chars). */
+export interface ReportPatch {
+  section: string;
+  markdown: string;
+}
+export interface WriteReportPatchInput extends ModelChoice {
+  query: string;
+  outline: string[];
+  report_file_id: string;
   findings: Finding[];
   sources: SourceRef[];
   max_update_chars: number;
   /** The asker's language (plan's research context), for the writer. */
   language?: string;
-  /** Also store the new report in the artifact store and return its id (pipelined sessions). */
-  store_report?: boolean;
 }
-export interface UpdateReportOutput {
-  new_report_markdown: string;
-  /** The new report's artifact id (sha-256 of its text), when store_report was asked. */
-  report_file_id?: string;
+/** The writer's proposal only: the model's output is durable in history before anything is stored. */
+export interface WriteReportPatchOutput {
+  patches: ReportPatch[];
+  usage: ModelUsage;
+}
+export interface ApplyReportPatchInput {
+  report_file_id: string;
+  outline: string[];
+  findings: Finding[];
+  sources: SourceRef[];
+  patches: ReportPatch[];
+  max_update_chars: number;
+}
+export interface ApplyReportPatchOutput extends ReportVersion {
   sections_patched: string[];
   added_chars: number;
-  usage: ModelUsage;
-  /** Repeated findings and sentences merged into the claim they repeat (absent in older results). */
+  /** Repeated findings and sentences merged into the claim they repeat. */
   merged?: { sentence: string; merged_into: string }[];
 }
 
@@ -213,7 +218,7 @@ export interface FetchedSourceRef extends SourceRef {
   tier?: string;
 }
 export interface VerifyCitationsInput {
-  report_markdown: string;
+  report_file_id: string;
   fetched: FetchedSourceRef[];
   failed_sources: number;
   /** Overall content fidelity of the analysis, for the report's notes. */
@@ -234,8 +239,7 @@ export interface VerifyCitationsInput {
   /** Set when every search provider failed and the session went on without search. */
   search_outage?: { message: string; queries_not_searched: string[] };
 }
-export interface VerifyCitationsOutput {
-  report_markdown: string;
+export interface VerifyCitationsOutput extends ReportVersion {
   removed_citations: string[];
   cited_sources: string[];
   /** Every citation found, whatever its shape; absent in results recorded before it was counted. */
@@ -257,7 +261,8 @@ export interface ScoreRelevanceOutput {
 }
 
 export interface PersistSessionInput {
-  snapshot: ResearchSnapshot;
+  /** The live snapshot; the store adds the report's text from the artifact store. */
+  snapshot: LiveSnapshot;
   events: ResearchEvent[];
 }
 
@@ -269,7 +274,9 @@ export interface ResearchActivities {
   fetchUrl(input: FetchUrlInput): Promise<FetchUrlOutput>;
   parseContent(input: ParseContentInput): Promise<ParseContentOutput>;
   analyzeSources(input: AnalyzeSourcesInput): Promise<AnalyzeSourcesOutput>;
-  updateReport(input: UpdateReportInput): Promise<UpdateReportOutput>;
+  createReport(input: CreateReportInput): Promise<ReportVersion>;
+  writeReportPatch(input: WriteReportPatchInput): Promise<WriteReportPatchOutput>;
+  applyReportPatch(input: ApplyReportPatchInput): Promise<ApplyReportPatchOutput>;
   verifyCitations(input: VerifyCitationsInput): Promise<VerifyCitationsOutput>;
   persistSession(input: PersistSessionInput): Promise<void>;
   researchSettingsSchema(): Promise<Record<string, unknown>>;

@@ -4,11 +4,13 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { AppConfig } from '../config/schema';
 import { deliveryContent } from '../delivery/content';
-import { diffRuns, digestOf, whatChangedMarkdown, type RunDigest } from '../delivery/diff';
+import { diffRuns, digestOf, whatChangedMarkdown, withWhatChanged, type RunDigest } from '../delivery/diff';
 import { safeFileName, sendReportEmail, smtpFromEnv } from '../delivery/email';
 import { postWebhook } from '../delivery/webhook';
 import { parseAllowList } from '../fetching/guard';
+import type { ArtifactStore } from '../stores/artifacts';
 import type { SessionStore } from '../stores/sessions';
+import { storeReport } from './report-activities';
 import type { ResearchSnapshot } from '../domain/types';
 import type { CompareRunsInput, CompareRunsOutput, DeliverEmailInput, DeliverWebhookInput, DeliveryOutcome } from './contracts';
 
@@ -16,11 +18,12 @@ export interface DeliveryDeps {
   config: AppConfig;
   env: NodeJS.ProcessEnv;
   sessions: () => SessionStore;
+  artifacts: ArtifactStore;
 }
 
 const attempt = (): number => Context.current().info.attempt;
 
-export function createDeliveryActivities({ config, env, sessions }: DeliveryDeps) {
+export function createDeliveryActivities({ config, env, sessions, artifacts }: DeliveryDeps) {
   const snapshot = async (id: string): Promise<ResearchSnapshot> => {
     const s = await sessions().get(id);
     if (!s) throw ApplicationFailure.retryable(`research ${id} is not in the session store yet`, 'NotPersisted');
@@ -55,10 +58,11 @@ export function createDeliveryActivities({ config, env, sessions }: DeliveryDeps
 
     async compareWithPreviousRun(input: CompareRunsInput): Promise<CompareRunsOutput> {
       const previous = await sessions().previousScheduledRun(input.schedule_id, input.research_id);
-      if (!previous) return { markdown: whatChangedMarkdown(undefined) };
+      const report = await artifacts.getText(input.report_file_id);
+      if (!previous) return storeReport(artifacts, withWhatChanged(report, whatChangedMarkdown(undefined)));
       const current: RunDigest = { research_id: input.research_id, created_at: '', sources: input.sources, findings: input.findings };
       const diff = diffRuns(digestOf(previous), current);
-      return { markdown: whatChangedMarkdown(diff, previous), summary: diff.summary };
+      return { ...(await storeReport(artifacts, withWhatChanged(report, whatChangedMarkdown(diff, previous)))), summary: diff.summary };
     },
   };
 }

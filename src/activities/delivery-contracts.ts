@@ -1,6 +1,7 @@
 // Inputs and outputs of the delivery and run-comparison activities (types only).
 import type { RunFinding, RunSource } from '../delivery/diff';
 import type { DeliveryEvent, WhatChanged } from '../domain/delivery';
+import type { ReportShape } from '../domain/types';
 
 /** Deliveries read the session from the session store (persisted just before): only ids travel. */
 export interface DeliverEmailInput {
@@ -19,12 +20,16 @@ export interface DeliveryOutcome {
 }
 export interface CompareRunsInput {
   research_id: string;
+  /** The report "What changed" goes to the top of. */
+  report_file_id: string;
   schedule_id: string;
   sources: RunSource[];
   findings: RunFinding[];
 }
 export interface CompareRunsOutput {
-  /** The "What changed" section. */
-  markdown: string;
+  /** The report with "What changed" at its top, as a new version. */
+  report_file_id: string;
+  report_chars: number;
+  shape: ReportShape;
   summary?: WhatChanged;
 }

@@ -12,11 +12,9 @@ import { archiveContent } from '../budget/archive';
 import { condense } from '../budget/condense';
 import { countTokens } from '../budget/tokens';
 import { contextWindowFor } from '../config/model-catalog';
-import { costOf } from '../providers/model/pricing';
-import { SUMMARIZER_SYSTEM, summarizerPrompt } from '../prompts/summarizer';
+import { SUMMARIZER_SYSTEM, summarizerPrompt } from './prompts/summarizer';
 import type { SourceFidelity } from '../domain/types';
-import { withHeartbeat } from './heartbeat';
-import type { ModelDeps } from './model-call';
+import { createModelCall, type ModelDeps } from './model-call';
 import { summarySchema } from './schemas';
 
 export interface FitItem {
@@ -47,10 +45,11 @@ const MIN_TOKENS_TO_SUMMARIZE = 120;
 const SUMMARY_CONCURRENCY = 3;
 const ARCHIVED_LEVELS: FidelityLevel[] = ['compressed', 'key_points', 'headline', 'dropped'];
 
-type Deps = Pick<ModelDeps, 'model' | 'pricing' | 'artifacts' | 'budget'>;
+type Deps = Pick<ModelDeps, 'model' | 'defaultModel' | 'pricing' | 'artifacts' | 'budget'>;
 
 export function createContentFitter(deps: Deps) {
   const settings: BudgetSettings = deps.budget;
+  const callModel = createModelCall(deps);
 
   /** Tokens the phase may spend on this model's prompt. */
   function budgetFor(phase: BudgetPhase, modelRef: string): number {
@@ -122,22 +121,14 @@ export function createContentFitter(deps: Deps) {
     if (cached) return cached;
     for (const ref of chain) {
       try {
-        const { provider } = deps.model(ref, 'summarizer');
         const prompt = summarizerPrompt({ title: item.title ?? '', text: item.text, level, max_words: Math.max(8, Math.floor(targetChars / 6)) });
-        const res = await withHeartbeat((signal) =>
-          provider.generateObject({
-            role: 'summarizer',
-            name: 'content_summary',
-            system: SUMMARIZER_SYSTEM,
-            prompt,
-            schema: summarySchema,
-            signal: AbortSignal.any([signal, AbortSignal.timeout(s.timeout_seconds * 1000)]),
-            onProgress: () => Context.current().heartbeat(),
-          }),
+        const res = await callModel(
+          { role: 'summarizer', requested: ref, name: 'content_summary', system: SUMMARIZER_SYSTEM, prompt, signal: AbortSignal.timeout(s.timeout_seconds * 1000) },
+          summarySchema,
         );
         usage.input_tokens += res.usage.input_tokens;
         usage.output_tokens += res.usage.output_tokens;
-        usage.cost_usd += costOf(deps.pricing, res.model, res.usage) ?? 0;
+        usage.cost_usd += res.usage.cost_usd ?? 0;
         const summary = res.object.summary.trim();
         if (!summary) continue;
         if (s.cache_enabled) await writeCached(key, summary, ref);

@@ -24,6 +24,7 @@ import { createVerifyActivities } from './verify-activities';
 import { createModelActivities } from './model-activities';
 import { createPanelActivities } from './panel-activities';
 import { createRelevanceActivities } from './relevance-activities';
+import { createReportActivities } from './report-activities';
 import { createStoreActivities } from './store-activities';
 import { createWebActivities } from './web-activities';
 import { toFailure } from './errors';
@@ -76,9 +77,10 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
     ...createPanelActivities(modelDeps),
     ...createVerifyActivities({ artifacts, fetcher, model, defaultModel, pricing: config.models.pricing, doiResolver: config.fetch.doi_resolver_url }),
     ...createWebActivities({ config, artifacts, fetcher, cache, searchProvider }),
-    ...createStoreActivities(sessionStore),
+    ...createStoreActivities(sessionStore, artifacts),
+    ...createReportActivities(artifacts),
     ...createRelevanceActivities(artifacts, relevanceEmbedder(config, env)),
-    ...createDeliveryActivities({ config, env, sessions: sessionStore }),
+    ...createDeliveryActivities({ config, env, sessions: sessionStore, artifacts }),
     async lookupLocalKnowledge({ query, maxResults }) {
       if (!config.search.local_path) return { hits: [] };
       try {

@@ -2,9 +2,9 @@
 // into the next round's queries, the supervisor reflects after each phase. What the model answers
 // is cleaned up here, deterministically, so the workflow can trust the shapes and limits.
 import { normalizeQuery } from '../domain/text';
-import { CRITIC_SYSTEM, criticPrompt } from '../prompts/critic';
-import { REFINER_SYSTEM, refinerPrompt } from '../prompts/refiner';
-import { SUPERVISOR_SYSTEM, supervisorPrompt } from '../prompts/supervisor';
+import { CRITIC_SYSTEM, criticPrompt } from './prompts/critic';
+import { REFINER_SYSTEM, refinerPrompt } from './prompts/refiner';
+import { SUPERVISOR_SYSTEM, supervisorPrompt } from './prompts/supervisor';
 import type {
   AnalyzedGap,
   Contradiction,

@@ -1,12 +1,11 @@
 // Model activities: planning, analysis and report patches. No search or fetch ability here.
-import { analyzerPrompt, ANALYZER_SYSTEM } from '../prompts/analyzer';
-import { PLANNER_SYSTEM, plannerPrompt, unansweredQuestions } from '../prompts/planner';
-import { WRITER_SYSTEM, writerPrompt } from '../prompts/writer';
+import { analyzerPrompt, ANALYZER_SYSTEM } from './prompts/analyzer';
+import { PLANNER_SYSTEM, plannerPrompt, unansweredQuestions } from './prompts/planner';
+import { WRITER_SYSTEM, writerPrompt } from './prompts/writer';
 import { dedupeFindings } from '../report/dedupe';
 import { classifySource } from '../research/vetting';
-import { applyPatches } from '../report/markdown';
 import type { z } from 'zod';
-import { reconcileLanguage } from '../prompts/language';
+import { reconcileLanguage } from './prompts/language';
 import type { Confidence, ResearchPlan } from '../domain/types';
 import type {
   AnalyzedFinding,
@@ -15,8 +14,8 @@ import type {
   DecomposeQueryInput,
   DecomposeQueryOutput,
   FindingConfidence,
-  UpdateReportInput,
-  UpdateReportOutput,
+  WriteReportPatchInput,
+  WriteReportPatchOutput,
 } from './contracts';
 import { confidenceWeight, withSummaryUsage } from './budgeted';
 import { createContentFitter } from './fit-content';
@@ -119,17 +118,16 @@ export function createModelActivities(deps: ModelDeps) {
       };
     },
 
-    async updateReport(input: UpdateReportInput): Promise<UpdateReportOutput> {
-      // Content-addressed, so a retried patch stores the same version under the same id.
-      const storedReport = async (request: UpdateReportInput, markdown: string) =>
-        request.store_report ? { report_file_id: (await deps.artifacts.put(markdown, { name: 'report.md', kind: 'text', content_type: 'text/markdown; charset=utf-8' })).file_id } : {};
+    /**
+     * The writer's proposal for the new findings. It stores nothing: the proposal is durable in
+     * history the moment it returns, and applying it is a store step of its own.
+     */
+    async writeReportPatch(input: WriteReportPatchInput): Promise<WriteReportPatchOutput> {
+      const modelRef = input.model ?? deps.defaultModel('writer');
+      const report = await deps.artifacts.getText(input.report_file_id);
       // Findings that repeat each other or the report never reach the writer; their sources are kept.
-      const unique = dedupeFindings(input.findings, input.report_markdown);
-      if (unique.findings.length === 0) {
-        const model = input.model ?? deps.defaultModel('writer');
-        const usage = { role: 'writer', model, input_tokens: 0, output_tokens: 0, cost_usd: 0 };
-        return { new_report_markdown: unique.report, ...(await storedReport(input, unique.report)), sections_patched: [], added_chars: 0, usage, merged: unique.merged };
-      }
+      const unique = dedupeFindings(input.findings, report);
+      if (unique.findings.length === 0) return { patches: [], usage: { role: 'writer', model: modelRef, input_tokens: 0, output_tokens: 0, cost_usd: 0 } };
       // Synthesis budget (35 %): the new findings first, then the report so far (context only:
       // patches are applied to the full report).
       const findings = unique.findings;
@@ -139,11 +137,7 @@ export function createModelActivities(deps: ModelDeps) {
           ...findings.map((f) => ({ id: f.id, kind: 'finding', text: f.content, relevance: confidenceWeight(f.confidence), protected: true })),
           { id: 'report', kind: 'report', text: unique.report, relevance: 0.2, protected: true },
         ],
-        {
-          phase: 'synthesis',
-          modelRef: input.model ?? deps.defaultModel('writer'),
-          fixedPrompt: writerPrompt({ ...input, report_markdown: '', findings: findings.map((f) => ({ ...f, content: '' })) }),
-        },
+        { phase: 'synthesis', modelRef, fixedPrompt: writerPrompt({ ...input, report_markdown: '', findings: findings.map((f) => ({ ...f, content: '' })) }) },
       );
       const shown = findings.map((f, i) => ({ ...f, content: fitted.texts[i] })).filter((f) => f.content);
       const call = await callModel(
@@ -157,18 +151,10 @@ export function createModelActivities(deps: ModelDeps) {
         },
         reportPatchSchema,
       );
-      const { object } = call;
-      const usage = withSummaryUsage(call.usage, fitted);
-      const result = applyPatches(unique.report, input.outline, object.patches, input.max_update_chars, input.sources);
-      const merged = [...unique.merged, ...result.merged];
-      return {
-        new_report_markdown: result.markdown,
-        ...(await storedReport(input, result.markdown)),
-        sections_patched: result.sections_patched,
-        added_chars: result.added_chars,
-        usage,
-        ...(merged.length ? { merged } : {}),
-      };
+      // Bounded before it enters history: applying cuts each patch to max_update_chars anyway.
+      const cap = Math.max(2_000, input.max_update_chars * 4);
+      const patches = call.object.patches.map((p) => ({ section: p.section.slice(0, 300), markdown: p.markdown.slice(0, cap) }));
+      return { patches, usage: withSummaryUsage(call.usage, fitted) };
     },
   };
 }

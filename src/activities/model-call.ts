@@ -1,4 +1,4 @@
-// One structured model call for a role: pick the model, heartbeat while it answers, price the
+// The one way an activity calls a model, for every role (the claim judge and the summarizer too): pick the model, heartbeat while it answers, price the
 // usage, and turn any error into a Temporal failure that says which role and model failed.
 import { Context } from '@temporalio/activity';
 import type { z } from 'zod';
@@ -33,12 +33,14 @@ export interface RoleCall {
   system: string;
   prompt: string;
   stream?: StreamTarget;
+  /** Ends the call early as well as the activity's cancellation (a per-call timeout, a sibling that failed). */
+  signal?: AbortSignal;
 }
 
 export type CallModel = <T>(call: RoleCall, schema: z.ZodType<T>) => Promise<{ object: T; usage: ModelUsage }>;
 
 export function createModelCall(deps: Pick<ModelDeps, 'model' | 'defaultModel' | 'pricing' | 'streams'>): CallModel {
-  return async function callModel<T>({ role, requested, name, system, prompt, stream }: RoleCall, schema: z.ZodType<T>) {
+  return async function callModel<T>({ role, requested, name, system, prompt, stream, signal: extra }: RoleCall, schema: z.ZodType<T>) {
     let keyEnv: string | undefined;
     let ref = requested ?? role;
     try {
@@ -47,8 +49,8 @@ export function createModelCall(deps: Pick<ModelDeps, 'model' | 'defaultModel' |
       keyEnv = chosen.keyEnv;
       const onProgress = () => Context.current().heartbeat();
       const writer = stream && deps.streams ? openStream(deps.streams, stream, role) : undefined;
-      const res = await withHeartbeat((signal) =>
-        chosen.provider.generateObject({ role, name, system, prompt, schema, signal, onProgress, ...(writer ? { onText: writer.push } : {}) }),
+      const res = await withHeartbeat((cancelled) =>
+        chosen.provider.generateObject({ role, name, system, prompt, schema, signal: extra ? AbortSignal.any([cancelled, extra]) : cancelled, onProgress, ...(writer ? { onText: writer.push } : {}) }),
       ).finally(() => writer?.close());
       const usage: ModelUsage = {
         role,

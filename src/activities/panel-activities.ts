@@ -1,8 +1,8 @@
 // Panel research and input checks (seed 004). Each panel model's answer and the synthesis are
 // long texts: they go to the artifact store and only their ids go back to the workflow.
-import { INPUT_CHECK_SYSTEM, INPUT_IMPROVE_SYSTEM, inputCheckPrompt } from '../prompts/input-check';
-import { PANEL_WRITER_SYSTEM, panelWriterPrompt } from '../prompts/panel-writer';
-import { SYNTHESIZER_SYSTEM, synthesizerPrompt } from '../prompts/synthesizer';
+import { INPUT_CHECK_SYSTEM, INPUT_IMPROVE_SYSTEM, inputCheckPrompt } from './prompts/input-check';
+import { PANEL_WRITER_SYSTEM, panelWriterPrompt } from './prompts/panel-writer';
+import { SYNTHESIZER_SYSTEM, synthesizerPrompt } from './prompts/synthesizer';
 import type {
   ImproveInputInput,
   ImproveInputOutput,

@@ -1,5 +1,5 @@
 // Inputs and outputs of the panel and input-check activities (types only).
-import type { ModelUsage, SourceRef } from './contracts';
+import type { ModelUsage, SourceRef } from '../domain/types';
 
 export interface WritePanelAnswerInput {
   research_id: string;

@@ -1,36 +1,19 @@
 import { settingsJsonSchema } from '../config/schema';
-import { verifyReportCitations } from '../report/markdown';
+import type { ArtifactStore } from '../stores/artifacts';
 import type { SessionStore } from '../stores/sessions';
-import type { PersistSessionInput, VerifyCitationsInput, VerifyCitationsOutput } from './contracts';
+import type { PersistSessionInput } from './contracts';
 
-export function createStoreActivities(sessions: () => SessionStore) {
+export function createStoreActivities(sessions: () => SessionStore, artifacts: ArtifactStore) {
   return {
-    async verifyCitations(input: VerifyCitationsInput): Promise<VerifyCitationsOutput> {
-      const result = verifyReportCitations(input.report_markdown, input.fetched, input.failed_sources, {
-        contentFidelity: input.content_fidelity,
-        openGaps: input.open_gaps,
-        openGapList: input.open_gap_list,
-        confidence: input.confidence,
-        contradictions: input.contradictions,
-        relevance: input.relevance,
-        skippedSources: input.skipped_sources,
-        minRelevance: input.min_relevance,
-        mergedClaims: input.merged_claims,
-        searchedQueries: input.searched_queries,
-        searchOutage: input.search_outage,
-      });
-      return {
-        report_markdown: result.markdown,
-        removed_citations: result.removed,
-        cited_sources: result.cited,
-        citations_found: result.citations_found,
-        removed_details: result.removed_citations,
-      };
-    },
-
-    /** Idempotent: replaces the snapshot by research_id and upserts events by seq. */
+    /**
+     * Idempotent: replaces the snapshot by research_id and upserts events by seq. The stored
+     * snapshot carries the report's text (read from the artifact store), so the session store alone
+     * can show a session and its report.
+     */
     async persistSession(input: PersistSessionInput): Promise<void> {
-      await sessions().save(input.snapshot, input.events);
+      const reportId = input.snapshot.panel?.report_file_id ?? input.snapshot.report_file_id;
+      const report_markdown = reportId ? await artifacts.getText(reportId) : (input.snapshot.report_seed ?? '');
+      await sessions().save({ ...input.snapshot, report_markdown }, input.events);
     },
 
     async researchSettingsSchema(): Promise<Record<string, unknown>> {

@@ -309,15 +309,15 @@ export function buildProgram(): Command {
     .action(async () => withClient({ startRuntime: true }, async (c) => out(true, await c.metadata(), '')));
   program
     .command('worker')
-    .argument('[action]', '"status" or "stop"; without one, run a worker in the foreground')
-    .description('run a worker in the foreground (for unattended runs and scale-out); worker status | stop')
+    .argument('[action]', '"status", "stop" or "adopt"; without one, run a worker in the foreground')
+    .description('run a worker in the foreground (for unattended runs and scale-out); worker status | stop | adopt')
     .option('--json')
     .option('--metrics-port <port>', 'serve Prometheus metrics on this port (127.0.0.1) or host:port (env DEEP_RESEARCH_METRICS_PORT)')
     .addOption(new Option('--background', 'started by the CLI or the server as their background worker').hideHelp())
     .action(async (action: string | undefined, o: Common & { metricsPort?: string; background?: boolean }) => {
       const config = loadConfig();
-      if (action === 'status' || action === 'stop') return workerCommand(action, config, o.json);
-      if (action) throw new Error(`unknown worker action "${action}" (status, stop)`);
+      if (action === 'status' || action === 'stop' || action === 'adopt') return workerCommand(action, config, o.json);
+      if (action) throw new Error(`unknown worker action "${action}" (status, stop, adopt)`);
       if (usesEmbeddedServer()) await ensureServer(config, log);
       recordWorkerPid(config, o.background ? 'background' : 'foreground');
       await runWorker({ metricsPort: o.metricsPort });

@@ -8,7 +8,7 @@ import type { AppConfig } from '../config/schema';
 import { ensureTemporalBinary } from '../temporal/binary';
 import { connectClient, ensureSearchAttributes } from '../temporal/connection';
 import { isAlive, portOpen, startDevServer } from '../temporal/dev-server';
-import { livePollers, parseWorkerRecord, providerFingerprint, type WorkerRecord } from './workers';
+import { codeFingerprint, livePollers, parseWorkerRecord, providerFingerprint, type WorkerRecord } from './workers';
 
 export function usesEmbeddedServer(env: NodeJS.ProcessEnv = process.env): boolean {
   return !env.TEMPORAL_ADDRESS;
@@ -89,10 +89,14 @@ export async function ensureWorker(client: ResearchClient, log: (line: string) =
   const env = launch.env ?? process.env;
   const existing = runningWorkerPid(config);
   const fingerprint = providerFingerprint(env);
+  const code = codeFingerprint();
   if (existing) {
     const record = readWorkerRecord(config);
-    if (!record?.fingerprint || record.fingerprint === fingerprint) return existing;
-    log('the provider environment changed since the background worker started: restarting it');
+    const envChanged = !!record?.fingerprint && record.fingerprint !== fingerprint;
+    const codeChanged = !!record?.code && record.code !== code;
+    if (!envChanged && !codeChanged) return existing;
+    // A new build: the new worker becomes current, and research pinned to the old build moves to it.
+    log(codeChanged ? 'the code changed since the background worker started: restarting it' : 'the provider environment changed since the background worker started: restarting it');
     await stopBackgroundWorker(config, () => undefined);
   } else if ((await activePollers(client).catch(() => 0)) > 0) return undefined;
   mkdirSync(config.data_dir, { recursive: true });
@@ -101,7 +105,7 @@ export async function ensureWorker(client: ResearchClient, log: (line: string) =
   const child = spawn(command, args, { detached: true, stdio: ['ignore', logFd, logFd], env });
   closeSync(logFd);
   child.unref();
-  writeWorkerRecord(config, { pid: child.pid as number, fingerprint, started_at: new Date().toISOString() });
+  writeWorkerRecord(config, { pid: child.pid as number, fingerprint, code, started_at: new Date().toISOString() });
   log(`started a background worker (pid ${child.pid}, log ${path.join(config.data_dir, 'worker.log')})`);
   return child.pid as number;
 }
@@ -113,7 +117,7 @@ function writeWorkerRecord(config: AppConfig, record: WorkerRecord, kind: 'backg
 
 /** A worker records itself with the environment it runs with: a foreground one in its own file, never stopped by us. */
 export function recordWorkerPid(config: AppConfig, kind: 'background' | 'foreground'): void {
-  writeWorkerRecord(config, { pid: process.pid, fingerprint: providerFingerprint(process.env), started_at: new Date().toISOString() }, kind);
+  writeWorkerRecord(config, { pid: process.pid, fingerprint: providerFingerprint(process.env), code: codeFingerprint(), started_at: new Date().toISOString() }, kind);
 }
 
 /** One line when a session has waited for a worker longer than a few seconds. */

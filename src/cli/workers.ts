@@ -2,7 +2,9 @@
 // the provider environment it started with (a hash, never the values), so a changed key or base
 // URL restarts it; pollers whose process on this machine is gone do not count as a live worker.
 import { createHash } from 'node:crypto';
+import { readdirSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
+import path from 'node:path';
 import { isAlive } from '../temporal/dev-server';
 
 const PROVIDER_VARS = /^(OPENAI|ANTHROPIC|GOOGLE|GEMINI|OLLAMA|TAVILY|BRAVE|EXA|SEARXNG|SERPER|SEMANTIC_SCHOLAR|SEARCH|FETCH|MODEL|DEEP_RESEARCH)_|_API_KEY$|_BASE_URL$|^(LOCAL_DOCS_DIR|DOI_RESOLVER_URL)$/;
@@ -16,9 +18,31 @@ export function providerFingerprint(env: NodeJS.ProcessEnv = process.env): strin
   return createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 32);
 }
 
+/**
+ * A hash of this installation's code (each source file's path, size and change time): a background
+ * worker started from other code is restarted, and its build's sessions move to the new build.
+ */
+export function codeFingerprint(root = path.resolve(__dirname, '..')): string {
+  const hash = createHash('sha256');
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(file);
+      else if (/\.(ts|js)$/.test(entry.name)) {
+        const st = statSync(file);
+        hash.update(`${path.relative(root, file)}:${st.size}:${st.mtimeMs}\n`);
+      }
+    }
+  };
+  walk(root);
+  return hash.digest('hex').slice(0, 32);
+}
+
 export interface WorkerRecord {
   pid: number;
   fingerprint?: string;
+  /** The code the worker started from (absent in records of older CLIs). */
+  code?: string;
   started_at?: string;
 }
 

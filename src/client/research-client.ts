@@ -32,7 +32,6 @@ import {
   type ReviewArgs,
   type TopUpArgs,
   rejectUpdate,
-  reportQuery,
   revisePlanUpdate,
   SEARCH_ATTRIBUTES,
   stateQuery,
@@ -43,7 +42,7 @@ import {
   type Accepted,
   type ApproveArgs,
 } from '../workflows/messages';
-import type { InputContextRef, ResearchEvent, ResearchInput, ResearchPlan, ResearchSnapshot } from '../domain/types';
+import type { InputContextRef, LiveSnapshot, ResearchEvent, ResearchInput, ResearchPlan, ResearchSnapshot } from '../domain/types';
 import type { InputCheckArgs, InputCheckResult } from '../workflows/input-check';
 import type { ArtifactStore } from '../stores/artifacts';
 import type { ResearchMetadata } from '../workflows/metadata';
@@ -169,10 +168,16 @@ export class ResearchClient {
     });
   }
 
-  /** The report: a panel session's lives in the artifact store, any other's in its state. */
+  /** The report's text: the snapshot's, or its current version from the artifact store. */
   async reportOf(state: ResearchSnapshot): Promise<string> {
-    const fileId = state.panel?.report_file_id;
-    return fileId ? this.artifacts().getText(fileId) : state.report_markdown;
+    return state.report_markdown || (await this.withReport(state)).report_markdown;
+  }
+
+  /** A live snapshot with its report's text, read from the artifact store (the workflow keeps only its id). */
+  private async withReport(live: LiveSnapshot): Promise<ResearchSnapshot> {
+    const fileId = live.panel?.report_file_id ?? live.report_file_id;
+    const report_markdown = fileId ? await this.artifacts().getText(fileId) : (live.report_seed ?? '');
+    return { ...live, report_markdown };
   }
 
   /** One of the session's panel answers (or any artifact it lists), as text. */
@@ -227,25 +232,19 @@ export class ResearchClient {
 
   /** The live state from the workflow, or the persisted snapshot once Temporal no longer has it. */
   async state(id: string): Promise<ResearchSnapshot> {
+    let live: LiveSnapshot;
     try {
-      return await this.handle(id).query(stateQuery);
+      live = await this.handle(id).query(stateQuery);
     } catch (err) {
       const stored = isGone(err) ? await this.sessions().get(id) : undefined;
       if (stored) return stored;
       throw this.explain(id, err);
     }
+    return this.withReport(live);
   }
 
   async report(id: string): Promise<string> {
-    try {
-      const markdown = await this.handle(id).query(reportQuery);
-      if (markdown) return markdown;
-      return await this.reportOf(await this.state(id));
-    } catch (err) {
-      const stored = isGone(err) ? await this.sessions().get(id) : undefined;
-      if (stored) return this.reportOf(stored);
-      throw err instanceof ResearchError ? err : this.explain(id, err);
-    }
+    return (await this.state(id)).report_markdown;
   }
 
   /**
@@ -328,13 +327,14 @@ export class ResearchClient {
     return stored && TERMINAL_STATUSES.includes(stored.status) ? stored : live;
   }
 
-  private async startRun(state: ResearchState, policy: 'ALLOW_DUPLICATE' | 'REJECT_DUPLICATE'): Promise<void> {
+  /** Starts a run of the session from a state (retry, resume, enhance, adoption by a new build). */
+  async startRun(state: ResearchState, policy: 'ALLOW_DUPLICATE' | 'REJECT_DUPLICATE' | 'REPLACE_RUNNING'): Promise<void> {
     const input: ResearchInput = { researchId: state.research_id, query: state.initial_query, settings: state.settings, resume: state };
     await this.client.workflow.start(WORKFLOW_TYPE, {
       taskQueue: this.config.temporal.task_queue,
       workflowId: workflowIdFor(state.research_id),
       args: [input],
-      workflowIdReusePolicy: policy,
+      ...(policy === 'REPLACE_RUNNING' ? { workflowIdReusePolicy: 'ALLOW_DUPLICATE' as const, workflowIdConflictPolicy: 'TERMINATE_EXISTING' as const } : { workflowIdReusePolicy: policy }),
       ...(this.searchAttributes
         ? { searchAttributes: { [SEARCH_ATTRIBUTES.status]: ['running'], [SEARCH_ATTRIBUTES.createdAt]: [new Date(state.created_at)] } }
         : {}),

@@ -1,6 +1,7 @@
 // Session operations that start a new run from a persisted session (seed 004's retryFromFailed and
 // enhanceResearch, plus resume): the new run is seeded with the stored state, the same way
 // continue-as-new carries it, so finished searches, fetches and findings are reused, not repeated.
+import { migrateState } from '../domain/migrations';
 import type { ResearchSettings, ResearchSnapshot, ResearchState, ResearchStatus } from '../domain/types';
 
 export const RETRYABLE: readonly ResearchStatus[] = ['failed'];
@@ -20,33 +21,41 @@ export interface EnhanceOptions {
   researchId?: string;
 }
 
+/** A stored snapshot (of any state version) as this build's state, without its report's text. */
+export function stateOf(snapshot: ResearchSnapshot): ResearchState {
+  const { last_event_seq, ...rest } = snapshot;
+  const state = migrateState({ ...rest, events: [], persisted_seq: Math.max(snapshot.persisted_seq, last_event_seq) });
+  delete (state as Partial<ResearchSnapshot>).report_markdown;
+  return state;
+}
+
 /** The state a retry or resume continues from: the same session, its event numbering carried on. */
 export function continuationState(snapshot: ResearchSnapshot): ResearchState {
-  const { last_event_seq, ...rest } = snapshot;
+  const rest = stateOf(snapshot);
   return {
     ...rest,
+    inbox: [],
+    waiting: undefined,
+    cancel_requested: undefined,
+    verified: false,
     // Not the old terminal status: until the new run's first step, a reader must not see it as ended.
     status: 'planning',
     reason: undefined,
-    events: [],
-    persisted_seq: Math.max(snapshot.persisted_seq, last_event_seq),
-    // The workflow starts the deadline afresh for any status other than running.
+    // The deadline starts afresh.
     deadline_ms: undefined,
   };
 }
 
 /** The first state of an enhanced version: a new session that starts from the finished one. */
 export function enhancedState(snapshot: ResearchSnapshot, newId: string, settings: ResearchSettings, opts: EnhanceOptions, now: string): ResearchState {
-  const { last_event_seq: _seq, ...rest } = snapshot;
+  const rest = stateOf(snapshot);
   const iterations = Math.max(1, Math.min(opts.iterations ?? 1, 10));
   const contexts = (opts.contexts ?? []).filter((c) => c.content.trim());
   const focus = opts.focus?.trim() || (contexts.length ? contexts.map((c) => c.label ?? c.content.slice(0, 120)).join('; ') : 'deepen the weakest sections of the report');
   const gap = { description: focus, suggested_queries: [], priority: 1, addressed: false, iteration: snapshot.iteration };
   const notes = contexts.map((c) => ({ text: `${c.label ? `${c.label}: ` : ''}${c.content}`, received_at: now }));
-  const mind = snapshot.mind
-    ? // The supervisor picks up at refinement: it turns the open gap into the next iteration's queries.
-      { ...snapshot.mind, phase: 'REFINEMENT' as const, phase_visits: {}, guidance: [...snapshot.mind.guidance, ...notes] }
-    : undefined;
+  // The supervisor picks up at refinement: it turns the open gap into the next iteration's queries.
+  const mind = { ...rest.mind, phase: 'REFINEMENT' as const, phase_visits: {}, guidance: [...rest.mind.guidance, ...notes] };
   return {
     ...rest,
     research_id: newId,
@@ -69,6 +78,10 @@ export function enhancedState(snapshot: ResearchSnapshot, newId: string, setting
     persisted_seq: 0,
     deadline_ms: undefined,
     continued_runs: 0,
+    inbox: [],
+    waiting: undefined,
+    cancel_requested: undefined,
+    verified: false,
     gaps: [...snapshot.gaps, gap],
     mind,
     // Another model: the new run settles its provider chains again from the new settings.

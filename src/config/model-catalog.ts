@@ -1,6 +1,7 @@
 // Model providers people arrive with, by name. configs/config.json may add more or change these;
 // keys always come from the environment variable named here, never from the config file.
-import type { ModelProviderKind } from '../providers/model/types';
+/** How a provider is spoken to. */
+export type ModelProviderKind = 'openai' | 'anthropic' | 'google' | 'openai-compatible';
 
 export interface ModelProviderDefaults {
   kind: ModelProviderKind;

@@ -6,7 +6,7 @@
 import type { WhatChanged } from '../domain/delivery';
 import { normalizeUrl } from '../domain/text';
 import type { ResearchSnapshot } from '../domain/types';
-import { subjectSimilarity } from '../verify/passages';
+import { subjectSimilarity } from '../report/words';
 
 export interface RunSource {
   url: string;

@@ -189,7 +189,38 @@ export interface ResearchError {
   source_id?: string;
 }
 
+/** A person's answer, kept in state until the session acts on it (a wait may end the run first). */
+export type InboxMessage =
+  | { kind: 'approve'; plan?: Partial<ResearchPlan>; panel?: string[] }
+  | { kind: 'reject'; reason?: string }
+  | { kind: 'answer'; answers: string[] | Record<string, string> }
+  | { kind: 'revise'; feedback: string }
+  | { kind: 'topic'; query: string }
+  | { kind: 'confirm'; action: 'proceed' | 'retry' | 'cancel' }
+  | { kind: 'review'; action: 'accept' | 'reject' | 'feedback'; feedback?: string }
+  | { kind: 'continue' };
+
+/** What a session waits for from a person. Each wait ends the run (continue-as-new): a version boundary. */
+export type WaitKind = 'topic' | 'clarification' | 'approval' | 'confirmation' | 'budget' | 'guidance' | 'review';
+
+export interface Waiting {
+  for: WaitKind;
+  /** When the wait began (workflow time, ISO). */
+  since: string;
+  /** Epoch ms when the wait gives up (absent: until answered). */
+  until?: number;
+  /** The status and phase to go back to when a wait in the middle of research ends. */
+  resume_status?: ResearchStatus;
+  resume_phase?: ResearchPhase;
+  /** Top-ups received before the wait began (a budget wait ends at the next one). */
+  topups_seen?: number;
+  /** Set by the waiting run when `until` passed without an answer. */
+  expired?: boolean;
+}
+
 export interface ResearchState {
+  /** The shape of this state (src/domain/migrations.ts upgrades older ones). */
+  state_version: number;
   research_id: string;
   status: ResearchStatus;
   phase: ResearchPhase;
@@ -198,6 +229,8 @@ export interface ResearchState {
   created_at: string;
   updated_at: string;
   plan?: ResearchPlan;
+  /** The plan was approved (by a person or auto_approve): research may start. */
+  approved?: boolean;
   clarifications: Clarification[];
   clarification_rounds: number;
   plan_revisions: number;
@@ -210,7 +243,15 @@ export interface ResearchState {
   artifacts: ArtifactRef[];
   findings: Finding[];
   gaps: Gap[];
-  report_markdown: string;
+  /** The living report's current version in the artifact store (written by the report activities). */
+  report_file_id?: string;
+  report_chars: number;
+  /** Its length and sections, for the synthesis gate. */
+  report_shape?: ReportShape;
+  /** Report text carried in from a snapshot of an older version; stored when research resumes. */
+  report_seed?: string;
+  /** The citation checks ran on the current report. */
+  verified?: boolean;
   citation_warnings: string[];
   /** Citations the final check removed (unknown ids, links to pages never fetched), with their claims. */
   citation_removals?: { citation: string; claim: string; reason: string }[];
@@ -226,7 +267,7 @@ export interface ResearchState {
   /** How much of each analysed source fit the analysis budget (the seed's content_fidelity). */
   content_fidelity?: Record<string, SourceFidelity>;
   content_allocation_metadata?: ContentAllocation;
-  /** Absent in sessions started before provider chains existed. */
+  /** Settled when the session starts (model chain per role, search chain). */
   providers?: ProviderPlan;
   /** Providers that failed this session, skipped from then on. */
   unavailable_search_providers?: string[];
@@ -234,31 +275,24 @@ export interface ResearchState {
   local_knowledge?: { title: string; url: string; snippet: string }[];
   /** Every search provider failed: the session went on with what it had (seed 001: degrade, not fail). */
   search_outage?: { since: string; message: string; queries_not_searched: string[] };
-  /** Runs the supervisor loop (absent in sessions that predate it). */
-  supervised?: boolean;
-  /** Fans each round out into parallel branches, one per query (absent in older sessions). */
-  parallel_branches?: boolean;
-  /** Supervisor reflections only when a gate fails, guidance arrived or an iteration ends. */
-  lean_oversight?: boolean;
-  /**
-   * Pipelined branches (absent in older sessions): each branch starts with its own search, every
-   * model call waits for a slot, bookkeeping runs as local activities, report patches are claim-checked.
-   */
-  pipelined?: boolean;
-  /** Pipelined sessions started before bookkeeping went back to ordinary activities (replay only). */
-  local_bookkeeping?: boolean;
-  mind?: MindState;
-  /** Absolute deadline (epoch ms) of the running phase, kept across continue-as-new. */
+  mind: MindState;
+  /** Absolute deadline (epoch ms) of the research, kept across runs; waits for a person extend it. */
   deadline_ms?: number;
   continued_runs: number;
   reason?: string;
+  /** Messages received and not yet acted on. */
+  inbox: InboxMessage[];
+  /** The wait that ended (or will end) the current run. */
+  waiting?: Waiting;
+  /** A cancel was requested (signal, update or Temporal cancellation). */
+  cancel_requested?: { reason?: string };
+  /** Top-ups received so far (budget waits compare against it). */
+  topups_received?: number;
   delivery_log?: DeliveryRecord[];
   /** Scheduled runs: what differs from the schedule's previous run (also at the top of the report). */
   what_changed?: WhatChanged;
   /** Text the user gave with the question (seed 004's inputContexts), stored as artifacts; read as sources. */
   input_contexts?: InputContextRef[];
-  /** The input contexts are read as sources when research starts (sessions that had them at creation). */
-  read_input_contexts?: boolean;
   /** Panel research (absent for single-model sessions). */
   panel?: PanelState;
 }
@@ -303,13 +337,15 @@ export interface MindState {
   /** Cited DOIs re-resolved at verification; ok false when the resolver no longer knows one. */
   doi_checks?: { doi: string; ok: boolean; status?: number; source_ids: string[] }[];
   unsupported_claims?: { sentence: string; source_ids: string[] }[];
+  /** pause_for_guidance: the phase after which the session pauses before going on. */
+  pause_after?: string;
 }
 
 export interface ResearchInput {
   researchId: string;
   query: string;
   settings: ResearchSettings;
-  /** Present when the workflow continued as new: the whole state to resume from. */
+  /** Present when the session goes on from a state (continue-as-new, retry, resume, adoption); any state version. */
   resume?: ResearchState;
   /** An edited plan the user approved ahead (a draft approved with its plan): applied when auto_approve approves. */
   approved_plan?: Partial<ResearchPlan>;
@@ -320,10 +356,54 @@ export interface ResearchInput {
 export interface ResearchResult {
   research_id: string;
   status: ResearchStatus;
-  report_markdown: string;
+  /** The report in the artifact store (a panel's synthesis for panel sessions). */
+  report_file_id?: string;
+  report_chars: number;
   sources: number;
   findings: number;
 }
 
 /** State returned by the `state` query: the snapshot without the event log. */
-export type ResearchSnapshot = Omit<ResearchState, 'events'> & { last_event_seq: number };
+export type LiveSnapshot = Omit<ResearchState, 'events'> & { last_event_seq: number };
+
+/** A session as clients and the session store see it: the live snapshot with the report's text. */
+export type ResearchSnapshot = LiveSnapshot & { report_markdown: string };
+
+/** What one model call cost, as the activity that made it reports. */
+export interface ModelUsage {
+  role: string;
+  /** "provider:model" (bare model name in sessions recorded before provider chains). */
+  model: string;
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens?: number;
+  reasoning_tokens?: number;
+  cost_usd?: number;
+  /** The first answer was invalid and one repair call fixed it. */
+  repaired?: boolean;
+}
+
+/** A source as the writer and the checks cite it. */
+export interface SourceRef {
+  id: string;
+  title: string;
+  url: string;
+}
+
+/** The living report's length and "## " sections (the synthesis gate reads it). */
+export interface ReportShape {
+  chars: number;
+  sections: number;
+  sections_with_content: number;
+}
+
+/** A page as fetched: its bytes in the artifact store, and what the fetch found out. */
+export interface FetchedPage {
+  file_id: string;
+  kind: ArtifactKind;
+  content_type: string;
+  final_url: string;
+  status: number;
+  size: number;
+  fetched_at: string;
+}

@@ -1,8 +1,8 @@
 // One claim, once: a sentence that repeats one already in the report (same words after
 // normalisation, or nearly so, and the same numbers) is dropped and its citations are added to
 // the sentence it repeats. Findings are compared the same way before they reach the writer.
-import { allSentences, type SentenceSpan } from '../verify/claims';
-import { numbersIn, terms } from '../verify/passages';
+import { allSentences, type SentenceSpan } from './sentences';
+import { numbersIn, terms } from './words';
 
 export interface MergedClaim {
   /** The repeated sentence (or finding), as plain text. */

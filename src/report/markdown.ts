@@ -4,6 +4,7 @@
 import { resolveCitations, type RemovedCitation, type ResolvableSource } from './citations';
 import { dedupePatch, type MergedClaim } from './dedupe';
 import { finishSections, PLACEHOLDER } from './sections';
+import type { ReportShape } from '../domain/types';
 
 const GENERATED_SECTIONS = ['Sources', 'Notes'];
 
@@ -43,6 +44,19 @@ export function parseReport(markdown: string): ParsedReport {
     else head.push(line);
   }
   return { head: head.join('\n').trimEnd(), sections: sections.map((s) => ({ ...s, body: s.body.trim() })) };
+}
+
+/** The report's length and "## " sections; a section has content when it has more than subheadings. */
+export function reportShape(markdown: string): ReportShape {
+  const { sections } = parseReport(markdown);
+  const hasContent = (body: string) => {
+    let inFence = false;
+    return body.split('\n').some((line) => {
+      if (/^\s*(```|~~~)/.test(line)) inFence = !inFence;
+      return line.trim() !== '' && (inFence || /^\s*(```|~~~)/.test(line) || !/^#{1,6}\s/.test(line));
+    });
+  };
+  return { chars: markdown.trim().length, sections: sections.length, sections_with_content: sections.filter((s) => hasContent(s.body)).length };
 }
 
 export function renderReport(report: ParsedReport): string {

@@ -3,7 +3,7 @@
 // pairs) that occur in the page, against the sub-question and the whole question, whichever is
 // higher. Unweighted on purpose: IDF taken from one page or one small batch discounts exactly the
 // words a page on the topic repeats everywhere (a solar article scored below a heat-pump one).
-import { terms } from '../verify/passages';
+import { terms } from './words';
 
 /** Characters of a page considered: enough for any article's substance, bounded for huge PDFs. */
 const MAX_SCORED_CHARS = 200_000;

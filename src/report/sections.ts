@@ -1,6 +1,6 @@
 // A finished report has no placeholder: a section the research found nothing for says what was
 // looked for and not found, with the queries that were tried.
-import { terms } from '../verify/passages';
+import { terms } from './words';
 
 export const PLACEHOLDER = '_Research in progress._';
 

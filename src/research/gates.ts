@@ -1,6 +1,6 @@
 // Quality gates checked after each phase. Pure functions over the research state, so the workflow
 // can run them deterministically and record why it carried on, retried or stopped.
-import type { Finding, Gap, ResearchPlan, Source } from '../domain/types';
+import type { Finding, Gap, ReportShape, ResearchPlan, Source } from '../domain/types';
 import { classifySource, type AnalyzerQuality, type VettingLists } from './vetting';
 
 export type GatePhase = 'planning' | 'gathering' | 'analysis' | 'synthesis' | 'refinement';
@@ -132,17 +132,15 @@ export function analysisGate(findings: readonly Finding[], sources: readonly Sou
 }
 
 /** A report needs 100 characters and at least one "## " section with something under its heading. */
-export function synthesisGate(reportMarkdown: string): GateResult {
+/** The report's length and its "## " sections with content (reportShape in src/report/markdown.ts). */
+export function synthesisGate(shape: ReportShape): GateResult {
   const failures: string[] = [];
-  const reportChars = reportMarkdown.trim().length;
-  const sections = level2Sections(reportMarkdown);
-  const withContent = sections.filter((s) => s.contentLines > 0).length;
-  if (reportChars < GATE_THRESHOLDS.minReportChars) {
-    failures.push(`the report is only ${plural(reportChars, 'character')} (need at least ${GATE_THRESHOLDS.minReportChars})`);
+  if (shape.chars < GATE_THRESHOLDS.minReportChars) {
+    failures.push(`the report is only ${plural(shape.chars, 'character')} (need at least ${GATE_THRESHOLDS.minReportChars})`);
   }
-  if (sections.length === 0) failures.push('the report has no "## " section');
-  else if (withContent === 0) failures.push(`none of the report's ${plural(sections.length, 'section')} has content under its heading`);
-  return result('synthesis', failures, { report_chars: reportChars, sections: sections.length, sections_with_content: withContent });
+  if (shape.sections === 0) failures.push('the report has no "## " section');
+  else if (shape.sections_with_content === 0) failures.push(`none of the report's ${plural(shape.sections, 'section')} has content under its heading`);
+  return result('synthesis', failures, { report_chars: shape.chars, sections: shape.sections, sections_with_content: shape.sections_with_content });
 }
 
 export interface BudgetLeft {
@@ -209,29 +207,3 @@ function percent(ratio: number): string {
   return `${Math.round(ratio * 100)}%`;
 }
 
-interface MarkdownSection {
-  heading: string;
-  contentLines: number;
-}
-
-/** "## " sections, each counting non-blank lines up to the next level 1 or 2 heading. */
-function level2Sections(markdown: string): MarkdownSection[] {
-  const sections: MarkdownSection[] = [];
-  let current: MarkdownSection | undefined;
-  let inFence = false;
-  for (const line of markdown.split(/\r?\n/)) {
-    if (/^\s*(```|~~~)/.test(line)) {
-      inFence = !inFence;
-      if (current) current.contentLines += 1;
-      continue;
-    }
-    if (!inFence && /^#{1,2}\s/.test(line)) {
-      current = line.startsWith('## ') && line.slice(3).trim() ? { heading: line.slice(3).trim(), contentLines: 0 } : undefined;
-      if (current) sections.push(current);
-      continue;
-    }
-    // Subheadings alone are structure, not content.
-    if (current && line.trim() && (inFence || !/^#{3,6}\s/.test(line))) current.contentLines += 1;
-  }
-  return sections;
-}

@@ -3,9 +3,9 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { FetchUrlOutput } from '../activities/contracts';
+import type { FetchedPage } from '../domain/types';
 
-export type CachedFetch = Omit<FetchUrlOutput, 'from_cache'> & { url: string };
+export type CachedFetch = FetchedPage & { url: string };
 
 export interface FetchCache {
   fresh(url: string, ttlSeconds: number, now?: number): Promise<CachedFetch | undefined>;

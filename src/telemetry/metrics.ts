@@ -9,6 +9,7 @@ import type { ModelUsage, PersistSessionInput, WebSearchInput } from '../activit
 import { RESEARCH_STATUSES } from '../domain/names';
 import { SEARCH_ATTRIBUTES } from '../workflows/messages';
 import { researchIdOf, PinoTemporalLogger } from './logging';
+import { WORKER_HEARTBEAT_MS } from '../temporal/deployments';
 
 export const METRICS_PORT_ENV = 'DEEP_RESEARCH_METRICS_PORT';
 
@@ -30,6 +31,8 @@ export function metricsBindAddress(value: string): string {
 export function installWorkerRuntime(logger: Logger, metricsAddress?: string): void {
   Runtime.install({
     logger: new PinoTemporalLogger(logger),
+    // Worker heartbeats tell Temporal (and `worker status`) which builds still have live workers.
+    workerHeartbeatInterval: WORKER_HEARTBEAT_MS,
     telemetryOptions: {
       logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } },
       ...(metricsAddress ? { metrics: { prometheus: { bindAddress: metricsBindAddress(metricsAddress) } } } : {}),

@@ -1,7 +1,7 @@
 // Puts the citation check into the report: a mark after each unsupported sentence, and a
 // "Citation check" list at the end of Notes. Only adds text; running it again changes nothing.
 import { parseReport, renderReport } from '../report/markdown';
-import { allSentences, citedSentences, UNSUPPORTED_MARK } from './claims';
+import { allSentences, citedSentences, UNSUPPORTED_MARK } from '../report/sentences';
 import type { ClaimCheck, DoiCheck, LinkCheck } from './types';
 
 const CHECK_HEADING = '**Citation check**';

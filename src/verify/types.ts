@@ -1,5 +1,5 @@
 // Inputs and outputs of citation verification. Types only, so the workflow can import them freely.
-import type { ModelUsage } from '../activities/contracts';
+import type { ModelUsage, ReportShape } from '../domain/types';
 
 export interface LinkCheck {
   url: string;
@@ -50,7 +50,7 @@ export interface DoiCheck {
 }
 
 export interface VerifyClaimsInput {
-  report_markdown: string;
+  report_file_id: string;
   sources: SourceToVerify[];
   /** "provider:model" for the critic; absent, the role's first configured model. */
   model?: string;
@@ -58,7 +58,10 @@ export interface VerifyClaimsInput {
 }
 
 export interface VerifyClaimsOutput {
-  report_markdown: string;
+  /** The report with unsupported claims and dead links flagged, as a new version. */
+  report_file_id: string;
+  report_chars: number;
+  shape: ReportShape;
   links: LinkCheck[];
   /** Cited DOIs re-resolved (checked with the links). */
   dois?: DoiCheck[];

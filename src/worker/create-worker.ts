@@ -1,5 +1,5 @@
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { existsSync } from 'node:fs';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import { createActivities } from '../activities';
@@ -12,6 +12,9 @@ import { researchActivityInterceptor } from '../telemetry/metrics';
 import { activityTracingInterceptors, tracingSinks, TRACING_WORKFLOW_MODULES, tracingRequested } from '../telemetry/tracing';
 import { searchTaskQueue } from '../workflows/messages';
 import { TokenBucket } from './token-bucket';
+import { buildIdOf, deploymentNameOf, versioningOptions } from './versioning';
+import { promoteBuild, type BuildIdentity } from '../temporal/deployments';
+import { LOCAL_SEARCH_PROVIDER } from '../domain/names';
 
 /** The workflow entry point: compiled .js when built, the .ts source in development and tests. */
 export const WORKFLOWS_PATH = ['index.js', 'index.ts']
@@ -33,10 +36,25 @@ export interface ResearchWorkerOptions {
 
 /** The main worker plus one rate-limited search worker per available provider, run and stopped together. */
 export class ResearchWorkers {
-  constructor(readonly main: Worker, readonly search: Worker[]) {}
+  /** Settles once this build is the deployment's current version (or promotion is off, or failed). */
+  readonly ready: Promise<void>;
+  private markReady!: (err?: Error) => void;
+
+  constructor(
+    readonly main: Worker,
+    readonly search: Worker[],
+    readonly build: BuildIdentity,
+    private readonly promote?: () => Promise<void>,
+  ) {
+    this.ready = new Promise<void>((resolve, reject) => (this.markReady = (err) => (err ? reject(err) : resolve())));
+    this.ready.catch(() => undefined);
+  }
 
   async run(): Promise<void> {
-    await Promise.all([this.main, ...this.search].map((w) => w.run()));
+    const running = Promise.all([this.main, ...this.search].map((w) => w.run()));
+    // The version exists once its workers poll: promote it beside them.
+    (this.promote ? this.promote() : Promise.resolve()).then(() => this.markReady(), (err: Error) => this.markReady(err));
+    await running;
   }
 
   shutdown(): void {
@@ -57,15 +75,23 @@ export function tracingBundlePath(codePath: string): string {
   return codePath.replace(/(\.js)?$/, '.tracing.js');
 }
 
-function workflowSource(bundle: WorkerOptions['workflowBundle'], env: NodeJS.ProcessEnv): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
-  if (bundle) return { workflowBundle: bundle };
-  const codePath = env.DEEP_RESEARCH_WORKFLOW_BUNDLE;
+/**
+ * The workflow code this worker runs, as a bundle: its hash is the build id. A bundle given (tests)
+ * or written by `npm run bundle:workflows` is used as it is; otherwise the worker bundles now.
+ */
+async function workflowCode(bundle: WorkerOptions['workflowBundle'], env: NodeJS.ProcessEnv): Promise<{ code: string; sourceMap?: string }> {
+  if (bundle && 'code' in bundle) return bundle;
+  const codePath = bundle && 'codePath' in bundle ? bundle.codePath : env.DEEP_RESEARCH_WORKFLOW_BUNDLE;
   if (codePath) {
     if (!existsSync(codePath)) throw new Error(`DEEP_RESEARCH_WORKFLOW_BUNDLE: no bundle at ${codePath} (run npm run bundle:workflows)`);
     const traced = tracingBundlePath(codePath);
-    return { workflowBundle: { codePath: tracingRequested(env) && existsSync(traced) ? traced : codePath } };
+    return { code: readFileSync(tracingRequested(env) && existsSync(traced) ? traced : codePath, 'utf8') };
   }
-  return { workflowsPath: WORKFLOWS_PATH };
+  return bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    ...(tracingRequested(env) ? { workflowInterceptorModules: TRACING_WORKFLOW_MODULES } : {}),
+    logger: new DefaultLogger('WARN'),
+  });
 }
 
 export async function createResearchWorker(opts: ResearchWorkerOptions): Promise<{ worker: ResearchWorkers; close(): Promise<void> }> {
@@ -75,26 +101,25 @@ export async function createResearchWorker(opts: ResearchWorkerOptions): Promise
   const { activities, close } = createActivities({ config, env });
   const dataConverter = dataConverterFromEnv(env);
   const activityInterceptors = [...activityTracingInterceptors(), researchActivityInterceptor(opts.logger ?? pino({ level: 'silent' }), opts.onSessionPersisted)];
-  const source = workflowSource(opts.workflowBundle, env);
+  const code = await workflowCode(opts.workflowBundle, env);
+  const build: BuildIdentity = { deploymentName: deploymentNameOf(config), buildId: buildIdOf(code.code, env) };
+  const versioning = versioningOptions(build);
   const main = await Worker.create({
     connection: opts.connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.task_queue,
-    ...source,
+    workflowBundle: code.sourceMap ? { code: code.code, sourceMap: code.sourceMap } : { code: code.code },
+    ...versioning,
     activities,
     ...(dataConverter ? { dataConverter } : {}),
-    interceptors: {
-      activity: activityInterceptors,
-      // A bundle built here gets the tracing interceptors only when traces are exported.
-      ...(source.workflowsPath && tracingRequested(env) ? { workflowModules: TRACING_WORKFLOW_MODULES } : {}),
-    },
+    interceptors: { activity: activityInterceptors },
     sinks: tracingSinks(),
     maxConcurrentActivityTaskExecutions: 20,
     maxCachedWorkflows: config.temporal.max_cached_workflows,
     ...opts.overrides,
   });
   const search: Worker[] = [];
-  for (const provider of SEARCH_PROVIDER_NAMES) {
+  for (const provider of [...SEARCH_PROVIDER_NAMES, LOCAL_SEARCH_PROVIDER]) {
     if (!searchAvailability(config, env, provider).ok) continue;
     const rate = searchRate(config, provider);
     const burst = rate ? searchBurst(config, provider) : 1;
@@ -114,6 +139,7 @@ export async function createResearchWorker(opts: ResearchWorkerOptions): Promise
         namespace: config.temporal.namespace,
         taskQueue: searchTaskQueue(config.temporal.task_queue, provider),
         activities: { webSearch },
+        ...versioning,
         ...(dataConverter ? { dataConverter } : {}),
         interceptors: { activity: activityInterceptors },
         // A round's searches go out at once (plans have up to 8 sub-questions).
@@ -122,5 +148,7 @@ export async function createResearchWorker(opts: ResearchWorkerOptions): Promise
       }),
     );
   }
-  return { worker: new ResearchWorkers(main, search), close };
+  // DEEP_RESEARCH_PROMOTE_BUILD=0: the operator makes this build current (`temporal worker deployment set-current-version`).
+  const promote = env.DEEP_RESEARCH_PROMOTE_BUILD === '0' ? undefined : () => promoteBuild(opts.connection.workflowService, config.temporal.namespace, build);
+  return { worker: new ResearchWorkers(main, search, build, promote), close };
 }

@@ -9,6 +9,10 @@ import { createLogger } from '../telemetry/logging';
 import { installWorkerRuntime, metricsBindAddress, METRICS_PORT_ENV, SessionStatusGauge } from '../telemetry/metrics';
 import { startTracing, stopTracing } from '../telemetry/tracing';
 import { createResearchWorker } from './create-worker';
+import { adoptOrphanedSessions } from '../client/adoption';
+import { ResearchClient } from '../client/research-client';
+import type { Logger } from 'pino';
+import type { BuildIdentity } from '../temporal/deployments';
 
 export interface RunWorkerOptions {
   /** A port, or host:port, for the Prometheus endpoint; DEEP_RESEARCH_METRICS_PORT otherwise. */
@@ -22,17 +26,24 @@ export async function runWorker(opts: RunWorkerOptions = {}): Promise<void> {
   const tracing = startTracing('deep-research-worker');
   const config = loadConfig();
   const client = await connectClient(config);
-  await ensureSearchAttributes(client, config.temporal.namespace);
+  const searchAttributes = await ensureSearchAttributes(client, config.temporal.namespace);
   const sessions = metricsAddress ? new SessionStatusGauge(new Client({ connection: client, namespace: config.temporal.namespace, dataConverter: dataConverterFromEnv() }), logger) : undefined;
   const connection = await connectWorker(config);
   const { worker, close } = await createResearchWorker({ config, connection, logger, onSessionPersisted: () => sessions?.soon() });
   sessions?.start();
-  logger.info(
-    { task_queue: config.temporal.task_queue, address: config.temporal.address, metrics: metricsAddress ? metricsBindAddress(metricsAddress) : null, tracing },
-    `worker polling task queue "${config.temporal.task_queue}" on ${config.temporal.address} (pid ${process.pid})`,
-  );
+  const running = worker.run();
   try {
-    await worker.run();
+    await worker.ready;
+    logger.info(
+      { task_queue: config.temporal.task_queue, address: config.temporal.address, build: worker.build.buildId, metrics: metricsAddress ? metricsBindAddress(metricsAddress) : null, tracing },
+      `worker polling task queue "${config.temporal.task_queue}" on ${config.temporal.address} as build ${worker.build.buildId} (pid ${process.pid})`,
+    );
+    const adoption = adoptEvery(new ResearchClient(client, config, searchAttributes), worker.build, logger);
+    try {
+      await running;
+    } finally {
+      clearInterval(adoption);
+    }
   } finally {
     sessions?.stop();
     await close();
@@ -47,4 +58,27 @@ if (require.main === module) {
     console.error(`worker: ${(err as Error).message}`);
     process.exit(1);
   });
+}
+
+/**
+ * Research pinned to a build with no live worker left moves to this one: at start, then every
+ * DEEP_RESEARCH_ADOPT_EVERY_SECONDS (60; 0: only at start).
+ */
+function adoptEvery(research: ResearchClient, build: BuildIdentity, logger: Logger): NodeJS.Timeout | undefined {
+  const sweep = async () => {
+    try {
+      for (const a of await adoptOrphanedSessions(research, build)) {
+        if (a.outcome === 'adopted') logger.warn({ research_id: a.research_id, from: a.from, to: build.buildId }, `research ${a.research_id} moved from build ${a.from} to ${build.buildId}`);
+        else logger.warn({ research_id: a.research_id, from: a.from }, `research ${a.research_id} is pinned to build ${a.from}, which has no live worker, and has no stored snapshot to go on from`);
+      }
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'could not look for sessions of builds that are gone');
+    }
+  };
+  void sweep();
+  const seconds = Number(process.env.DEEP_RESEARCH_ADOPT_EVERY_SECONDS ?? 60);
+  if (!(seconds > 0)) return undefined;
+  const timer = setInterval(() => void sweep(), seconds * 1000);
+  timer.unref();
+  return timer;
 }

@@ -19,7 +19,7 @@ export const planner = proxyActivities<Pick<ResearchActivities, 'decomposeQuery'
 export const knowledge = proxyActivities<Pick<ResearchActivities, 'lookupLocalKnowledge'>>({ startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 3 } });
 
 export const model = proxyActivities<
-  Pick<ResearchActivities, 'analyzeSources' | 'updateReport' | 'critiqueFindings' | 'refineGaps' | 'reflectOnPhase'>
+  Pick<ResearchActivities, 'analyzeSources' | 'writeReportPatch' | 'critiqueFindings' | 'refineGaps' | 'reflectOnPhase'>
 >(MODEL_OPTIONS);
 
 /** Citation checks: links re-checked through the fetch guard, claims against stored source text. */
@@ -29,10 +29,7 @@ export const verifier = proxyActivities<Pick<ResearchActivities, 'verifyClaims'>
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
 });
 
-const SEARCH_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 4, nonRetryableErrorTypes: NON_RETRYABLE } as const;
-
-/** Sessions from before provider chains: every search on the main task queue. */
-export const search = proxyActivities<Pick<ResearchActivities, 'webSearch'>>({ startToCloseTimeout: '1 minute', retry: SEARCH_RETRY });
+const SEARCH_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE } as const;
 
 /**
  * Search on one provider's own, rate-limited task queue. The schedule-to-start limit turns "no
@@ -43,7 +40,7 @@ export function searchOn(taskQueue: string) {
     taskQueue,
     scheduleToStartTimeout: '10 minutes',
     startToCloseTimeout: '1 minute',
-    retry: { ...SEARCH_RETRY, maximumAttempts: 3 },
+    retry: SEARCH_RETRY,
   });
 }
 
@@ -54,22 +51,15 @@ export const web = proxyActivities<Pick<ResearchActivities, 'fetchUrl' | 'parseC
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '20 seconds', maximumAttempts: 3, nonRetryableErrorTypes: [...NON_RETRYABLE, 'FetchRefused', 'UnsupportedContent', 'HttpClientError'] },
 });
 
-type Bookkeeping = Pick<ResearchActivities, 'persistSession' | 'verifyCitations' | 'scoreRelevance'>;
-const BOOKKEEPING_RETRY = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 } as const;
-
-/** Local bookkeeping: the session store and citation checks. Cheap, so retry patiently. */
-export const store = proxyActivities<Bookkeeping>({ startToCloseTimeout: '1 minute', retry: BOOKKEEPING_RETRY });
-
 /**
- * The same bookkeeping as local activities: only pipelined sessions started before the
- * `bookkeeping-as-activities` marker use them (their histories replay with them).
+ * The session store, the living report and the citation checks: no model, cheap, and idempotent.
+ * While the store is away they retry without a maximum, at a capped backoff: the session waits for
+ * its store instead of failing, and nothing already paid for is repeated.
  */
-const localBookkeeping = proxyLocalActivities<Bookkeeping>({ startToCloseTimeout: '1 minute', retry: BOOKKEEPING_RETRY });
-
-/** The bookkeeping stub a session uses. */
-export function bookkeeping(local: boolean | undefined): Bookkeeping {
-  return local ? localBookkeeping : store;
-}
+export const store = proxyActivities<Pick<ResearchActivities, 'persistSession' | 'createReport' | 'applyReportPatch' | 'verifyCitations' | 'scoreRelevance'>>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: NON_RETRYABLE },
+});
 
 export const local = proxyLocalActivities<Pick<ResearchActivities, 'researchSettingsSchema' | 'resolveProviders'>>({
   startToCloseTimeout: '10 seconds',

@@ -1,15 +1,22 @@
 // The workflow types this worker serves. The stable names are `deep-research` and
 // `research-metadata` (seed 000: front ends reference them); `deepResearch` and `researchMetadata`
-// stay registered so sessions started under those names, and clients that still use them, keep working.
-import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
+// stay registered for clients that still start sessions under those names.
+//
+// Versioning (Temporal Worker Deployments): a session's working run is pinned to the build it
+// started on; a waiting run moves to whatever build is current (it only waits, so any build can
+// replay it); the short workflows upgrade automatically.
+import { ApplicationFailure, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
+import type { ResearchInput, ResearchResult } from '../domain/types';
 import { deepResearch } from './deep-research';
 import { inputCheckWorkflow, type InputCheckArgs } from './input-check';
 import { INPUT_CHECK_WORKFLOW_TYPE, METADATA_WORKFLOW_TYPE, SCHEDULED_WORKFLOW_TYPE, WORKFLOW_TYPE } from './messages';
 import { researchMetadata } from './metadata';
+import { runKind } from './runs';
 import { scheduledResearch, type ScheduledRunInput, type ScheduledRunResult } from './scheduled';
-import type { ResearchInput, ResearchResult } from '../domain/types';
 
 export { deepResearch, researchMetadata, scheduledResearch, inputCheckWorkflow };
+
+const RESEARCH_TYPES = [WORKFLOW_TYPE, 'deepResearch'];
 
 /**
  * Temporal's dynamic workflow: called for every type without an export of its own name, which is
@@ -25,3 +32,11 @@ export default async function byStableName(
   if (type === INPUT_CHECK_WORKFLOW_TYPE) return inputCheckWorkflow(args[0] as InputCheckArgs);
   throw ApplicationFailure.nonRetryable(`unknown workflow type "${type}": this worker serves ${WORKFLOW_TYPE} and ${METADATA_WORKFLOW_TYPE}`, 'UnknownWorkflowType');
 }
+
+/** A research session's working run is pinned; its waiting runs and every short workflow upgrade. */
+const researchBehavior = () => ({ versioningBehavior: runKind() === 'waiting' ? ('AUTO_UPGRADE' as const) : ('PINNED' as const) });
+setWorkflowOptions(() => (RESEARCH_TYPES.includes(workflowInfo().workflowType) ? researchBehavior() : { versioningBehavior: 'AUTO_UPGRADE' as const }), byStableName);
+setWorkflowOptions(researchBehavior, deepResearch);
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, researchMetadata);
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, scheduledResearch);
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, inputCheckWorkflow);

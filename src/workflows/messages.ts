@@ -1,7 +1,7 @@
 // The public message contract of the `deep-research` workflow. Clients in any language send the
 // signals by these names; our own clients use the updates to get an immediate, validated answer.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ResearchEvent, ResearchPlan, ResearchSnapshot, ResearchStatus } from '../domain/types';
+import type { LiveSnapshot, ResearchEvent, ResearchPlan, ResearchStatus } from '../domain/types';
 
 /** The stable workflow type names (seed 000); new sessions start under these. */
 export const WORKFLOW_TYPE = 'deep-research';
@@ -58,8 +58,21 @@ export interface EventsArgs {
   afterSeq?: number;
 }
 export interface Accepted {
+  /** The status the session heads for once it acts on the message. */
   status: ResearchStatus;
 }
+export interface ReportRef {
+  report_file_id?: string;
+  chars: number;
+}
+
+/**
+ * Runs of a session are of two kinds, named in the run's memo: a working run (pinned to the build
+ * it started on) and a waiting run, which only waits for a person and so may move to whatever
+ * build is current when the answer comes.
+ */
+export const RUN_KIND_MEMO = 'run';
+export type RunKind = 'working' | 'waiting';
 
 export const approveSignal = defineSignal<[ApproveArgs?]>('approve');
 export const rejectSignal = defineSignal<[RejectArgs?]>('reject');
@@ -90,8 +103,9 @@ export const guidanceUpdate = defineUpdate<Accepted, [GuidanceArgs]>('guidance')
 export const topUpUpdate = defineUpdate<Accepted, [TopUpArgs]>('topUp');
 export const reviewReportUpdate = defineUpdate<Accepted, [ReviewArgs]>('reviewReport');
 
-export const stateQuery = defineQuery<ResearchSnapshot>('state');
-export const reportQuery = defineQuery<string>('report');
+export const stateQuery = defineQuery<LiveSnapshot>('state');
+/** Where the report is: its version in the artifact store (the text never travels through history). */
+export const reportQuery = defineQuery<ReportRef>('report');
 export const eventsQuery = defineQuery<ResearchEvent[], [EventsArgs?]>('events');
 
 /** Custom search attributes registered on the server so sessions can be listed by Temporal too. */

@@ -1,68 +1,51 @@
-// The in-workflow research session: its state, its event log and the inbox of client decisions.
-import {
-  type CancellationScope,
-  upsertSearchAttributes,
-  workflowInfo,
-} from '@temporalio/workflow';
+// One run of a research session in the workflow: its state, the event log, and the few things a
+// run keeps only in memory (the scope research runs in, the cap on model calls, work left beside).
+// Everything that must outlive the run is in `state`: a run can end at any wait and the next one,
+// on whatever build is current, goes on from it.
+import { type CancellationScope, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { ModelUsage } from '../activities/contracts';
+import { isTerminal } from '../domain/names';
+import type { AgentDecision, EventType, LiveSnapshot, ResearchEvent, ResearchInput, ResearchPhase, ResearchState, ResearchStatus, RoleUsage } from '../domain/types';
+import { migrateState, STATE_VERSION } from '../domain/migrations';
 import { SEARCH_ATTRIBUTES } from './messages';
-import {
-  TERMINAL_STATUSES,
-  type EventType,
-  type ResearchEvent,
-  type ResearchInput,
-  type ResearchPhase,
-  type ResearchSnapshot,
-  type ResearchState,
-  type ResearchStatus,
-  type AgentDecision,
-  type BudgetLimits,
-  type MindState,
-  type RoleUsage,
-} from '../domain/types';
-
-export type Decision =
-  | { kind: 'approve'; plan?: Record<string, unknown> }
-  | { kind: 'reject'; reason?: string }
-  | { kind: 'answer'; answers: string[] | Record<string, string> }
-  | { kind: 'revise'; feedback: string };
 
 const MAX_EVENT_TEXT = 2_000;
 /** Every decision is also an event (in the session store); the state keeps the latest ones. */
 const MAX_DECISIONS_IN_STATE = 200;
 
+/** Counts model calls in flight and makes extra callers wait their turn, first come first served. */
+export class Slots {
+  private used = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(private readonly limit: number) {}
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.used >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.used += 1;
+    try {
+      return await fn();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.used -= 1;
+    }
+  }
+}
+
 export class ResearchSession {
   readonly state: ResearchState;
-  readonly inbox: Decision[] = [];
-  cancelRequested: { reason?: string } | undefined;
-  timedOut = false;
   /** The scope research activities run in; cancelling it stops the run but not the final persist. */
   researchScope: CancellationScope | undefined;
-  /** A `continue` signal ended the current guidance pause. */
-  continueRequested = false;
-  readonly reviews: { action: 'accept' | 'reject' | 'feedback'; feedback?: string }[] = [];
-  /** The reviewer rejected the finished report: the session ends as rejected, not completed. */
-  reportRejected = false;
-  /** Bumped by every topUp, so waiters notice. */
-  budgetVersion = 0;
-  /** The user's answer to a panel's partial failure (confirm), taken by the waiting panel phase. */
-  panelDecision: 'proceed' | 'retry' | 'cancel' | undefined;
-  /** The panel the user chose when approving (for a panel that came out empty). */
-  panelChoice: string[] | undefined;
-  /** The question given to a session started without one (provideTopic). */
-  topic: string | undefined;
-  /** The one wait for a top-up that every parallel branch joins. */
-  budgetWait: Promise<void> | undefined;
-  /** Delivery is configured and this run is on the `delivery` patch. */
-  delivers = false;
-  /** A scheduled run on the `schedule-diff` patch: compares itself with the schedule's previous run. */
-  comparesRuns = false;
+  timedOut = false;
+  /** The session-wide cap on model calls in flight (max_model_calls_in_flight). */
+  readonly modelSlots: Slots;
   private toolCallCounter = 0;
-  /** Work nothing downstream waits for (the last reflection), joined by joinBeside(). */
+  /** Work nothing downstream waits for (the last reflection), joined before the run ends. */
   private beside: Promise<void>[] = [];
 
   constructor(readonly input: ResearchInput, private readonly searchAttributes: boolean) {
-    this.state = input.resume ?? initialState(input);
+    this.state = input.resume ? migrateState(input.resume) : initialState(input);
+    this.modelSlots = new Slots(this.state.settings.max_model_calls_in_flight);
   }
 
   get id(): string {
@@ -73,8 +56,12 @@ export class ResearchSession {
     return this.state.settings;
   }
 
+  get mind() {
+    return this.state.mind;
+  }
+
   isTerminal(): boolean {
-    return TERMINAL_STATUSES.includes(this.state.status);
+    return isTerminal(this.state.status);
   }
 
   setStatus(status: ResearchStatus, phase?: ResearchPhase): void {
@@ -108,8 +95,8 @@ export class ResearchSession {
     return { research_id: this.state.research_id, after_seq: Math.max(last?.seq ?? 0, this.state.persisted_seq) };
   }
 
-  info(message: string): void {
-    this.emit('Status', { level: 'info', message });
+  info(message: string, extra: Record<string, unknown> = {}): void {
+    this.emit('Status', { level: 'info', ...extra, message });
   }
 
   warn(message: string, sourceId?: string): void {
@@ -122,12 +109,7 @@ export class ResearchSession {
   }
 
   /** Runs one activity call and records it in the event log as a ToolCall/ToolCallResult pair. */
-  async tool<T>(
-    tool: string,
-    args: Record<string, unknown>,
-    run: () => Promise<T>,
-    summarize: (result: T) => Record<string, unknown> = () => ({}),
-  ): Promise<T> {
+  async tool<T>(tool: string, args: Record<string, unknown>, run: () => Promise<T>, summarize: (result: T) => Record<string, unknown> = () => ({})): Promise<T> {
     const callId = this.nextCallId(tool);
     this.emit('ToolCall', { tool, call_id: callId, args: clip(args) });
     try {
@@ -140,13 +122,18 @@ export class ResearchSession {
     }
   }
 
+  /** One model-calling step within the session-wide cap on model calls in flight. */
+  modelCall<T>(fn: () => Promise<T>): Promise<T> {
+    return this.modelSlots.run(fn);
+  }
+
   /** Lets `work` run on; its failure surfaces at joinBeside(), not as an unhandled rejection. */
   runBeside(work: Promise<void>): void {
     work.catch(() => undefined);
     this.beside.push(work);
   }
 
-  /** Waits for everything started with runBeside (before verification ends or the run continues as new). */
+  /** Waits for everything started with runBeside (before the session ends or the run continues as new). */
   async joinBeside(): Promise<void> {
     const work = this.beside.splice(0);
     if (work.length) await Promise.all(work);
@@ -161,58 +148,26 @@ export class ResearchSession {
     const u = this.state.usage;
     u.model_calls += 1;
     addTo((u.tokens_by_role[usage.role] ??= { input_tokens: 0, output_tokens: 0, calls: 0 }), usage);
-    // Usage recorded before provider chains has no cost or token details: sums per role only.
-    if (usage.cost_usd === undefined) return;
     addTo(((u.tokens_by_model ??= {})[usage.model] ??= { input_tokens: 0, output_tokens: 0, calls: 0 }), usage);
-    u.cost_usd = roundUsd((u.cost_usd ?? 0) + usage.cost_usd);
-  }
-
-  /** The supervisor loop's state, created when research starts (or when guidance arrives first). */
-  mind(): MindState {
-    return (this.state.mind ??= {
-      phase: 'PLANNING',
-      phase_visits: {},
-      reflexion_revisions: 0,
-      review_rounds: 0,
-      agent_decisions: [],
-      gates: [],
-      guidance: [],
-      budget_topups: {},
-      started_ms: Date.now(),
-      contradictions: [],
-    });
-  }
-
-  addGuidance(text: string): void {
-    this.mind().guidance.push({ text, received_at: new Date().toISOString() });
-    this.emit('Status', { level: 'info', kind: 'guidance', message: `guidance received: ${text.slice(0, 200)}` });
-  }
-
-  /** Pending guidance, marked as applied to `phase`: it is injected exactly once. */
-  takeGuidance(phase: string): string[] {
-    const pending = this.state.mind?.guidance.filter((g) => !g.applied_to) ?? [];
-    for (const g of pending) g.applied_to = phase;
-    return pending.map((g) => g.text);
-  }
-
-  topUp(amounts: BudgetLimits): void {
-    const topups = this.mind().budget_topups;
-    for (const [key, value] of Object.entries(amounts) as [keyof BudgetLimits, number | undefined][]) {
-      if (value !== undefined) topups[key] = (topups[key] ?? 0) + value;
-    }
-    this.budgetVersion += 1;
-    this.info(`budget topped up: ${Object.entries(amounts).filter(([, v]) => v !== undefined).map(([k, v]) => `${k} +${v}`).join(', ')}`);
+    u.cost_usd = roundUsd((u.cost_usd ?? 0) + (usage.cost_usd ?? 0));
   }
 
   /** Records a decision at workflow time (any timestamp the decision carries is replaced). */
   decide(decision: Omit<AgentDecision, 'timestamp'> & { timestamp?: string }): void {
-    const log = this.mind().agent_decisions;
+    const log = this.mind.agent_decisions;
     log.push({ ...decision, timestamp: new Date().toISOString() });
     if (log.length > MAX_DECISIONS_IN_STATE) log.splice(0, log.length - MAX_DECISIONS_IN_STATE);
     this.emit('Status', { level: 'info', kind: 'agent_decision', agent: decision.agent, action: decision.action, message: `${decision.agent}: ${decision.action} — ${decision.rationale}` });
   }
 
-  snapshot(): ResearchSnapshot {
+  /** Pending guidance, marked as applied to `phase`: it is injected exactly once. */
+  takeGuidance(phase: string): string[] {
+    const pending = this.mind.guidance.filter((g) => !g.applied_to);
+    for (const g of pending) g.applied_to = phase;
+    return pending.map((g) => g.text);
+  }
+
+  snapshot(): LiveSnapshot {
     const { events, ...rest } = this.state;
     const lastSeq = events.length ? events[events.length - 1].seq : this.state.persisted_seq;
     return { ...rest, last_event_seq: lastSeq };
@@ -245,10 +200,9 @@ function addTo(sum: RoleUsage, usage: ModelUsage): void {
   sum.input_tokens += usage.input_tokens;
   sum.output_tokens += usage.output_tokens;
   sum.calls += 1;
-  if (usage.cost_usd === undefined) return;
   sum.cached_input_tokens = (sum.cached_input_tokens ?? 0) + (usage.cached_input_tokens ?? 0);
   sum.reasoning_tokens = (sum.reasoning_tokens ?? 0) + (usage.reasoning_tokens ?? 0);
-  sum.cost_usd = roundUsd((sum.cost_usd ?? 0) + usage.cost_usd);
+  sum.cost_usd = roundUsd((sum.cost_usd ?? 0) + (usage.cost_usd ?? 0));
 }
 
 const roundUsd = (usd: number) => Math.round(usd * 1e8) / 1e8;
@@ -256,10 +210,11 @@ const roundUsd = (usd: number) => Math.round(usd * 1e8) / 1e8;
 function initialState(input: ResearchInput): ResearchState {
   const now = new Date(workflowInfo().startTime).toISOString();
   return {
+    state_version: STATE_VERSION,
     research_id: input.researchId,
-    status: 'planning',
+    status: input.query.trim() ? 'planning' : 'awaiting_topic',
     phase: 'planning',
-    initial_query: input.query,
+    initial_query: input.query.trim(),
     settings: input.settings,
     created_at: now,
     updated_at: now,
@@ -274,13 +229,26 @@ function initialState(input: ResearchInput): ResearchState {
     artifacts: [],
     findings: [],
     gaps: [],
-    report_markdown: '',
+    report_chars: 0,
     citation_warnings: [],
     events: [],
     persisted_seq: 0,
     usage: { tokens_by_role: {}, model_calls: 0, search_calls: 0, fetch_calls: 0 },
     errors: [],
     continued_runs: 0,
+    inbox: [],
+    mind: {
+      phase: 'PLANNING',
+      phase_visits: {},
+      reflexion_revisions: 0,
+      review_rounds: 0,
+      agent_decisions: [],
+      gates: [],
+      guidance: [],
+      budget_topups: {},
+      started_ms: Date.now(),
+      contradictions: [],
+    },
     ...(input.contexts?.length ? { input_contexts: input.contexts } : {}),
   };
 }

@@ -26,3 +26,15 @@ export function activityContext(): ActivityRun {
     run: (fn) => asyncLocalStorage.run(context, fn),
   };
 }
+
+/** verifyClaims as a test reads it: the report given and returned as text, stored in between. */
+export async function claimsCheckOnText<O extends { report_file_id: string }>(
+  artifacts: { put(body: string, meta: { name: string; kind: 'text' }): Promise<{ file_id: string }>; getText(id: string): Promise<string> },
+  request: { report_markdown: string } & Record<string, unknown>,
+  call: (input: never) => Promise<O>,
+): Promise<O & { report_markdown: string }> {
+  const { report_markdown, ...rest } = request;
+  const stored = await artifacts.put(report_markdown, { name: 'report.md', kind: 'text' });
+  const out = await call({ ...rest, report_file_id: stored.file_id } as never);
+  return { ...out, report_markdown: await artifacts.getText(out.report_file_id) };
+}

@@ -10,6 +10,7 @@ import { ResearchClient } from '../../src/client/research-client';
 import { loadConfig } from '../../src/config/load';
 import type { AppConfig } from '../../src/config/schema';
 import { createResearchWorker, WORKFLOWS_PATH } from '../../src/worker/create-worker';
+import { WORKER_HEARTBEAT_MS } from '../../src/temporal/deployments';
 import { startModel, type FakeModel, type ModelScript } from './model';
 import { Recorder } from './recorder';
 import { startSearch, type FakeSearch, type SearchOptions } from './searxng';
@@ -76,7 +77,7 @@ let runtimeInstalled = false;
 export function quietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  Runtime.install({ logger: new DefaultLogger('ERROR'), workerHeartbeatInterval: WORKER_HEARTBEAT_MS });
 }
 
 /** The workflow bundle, built once per test file. */
@@ -113,6 +114,8 @@ export async function startEnvironment(harness: Harness, address: string, opts: 
     const nativeConnection = await NativeConnection.connect({ address });
     const { worker, close } = await createResearchWorker({ config, connection: nativeConnection, env, workflowBundle: await workflowBundle() });
     const running = worker.run();
+    // Sessions start on this build once it is the deployment's current version.
+    await worker.ready;
     stopWorker = async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;

@@ -25,10 +25,17 @@ export function runStandalone(opts: HarnessOptions, fn: (env: TestEnvironment, h
   });
 }
 
-/** Every run of a session (continue-as-new makes several), oldest first, with its history. */
+/** Every run of a session, first to last, following its continue-as-new chain. */
 export async function sessionHistories(client: Client, researchId: string): Promise<{ runId: string; history: temporal.api.history.v1.IHistory }[]> {
-  const runs = [];
-  for await (const wf of client.workflow.list({ query: `WorkflowId = "${workflowIdFor(researchId)}"` })) runs.push(wf);
-  runs.sort((a, b) => a.startTime.getTime() - b.startTime.getTime());
-  return Promise.all(runs.map(async (wf) => ({ runId: wf.runId, history: await client.workflow.getHandle(wf.workflowId, wf.runId).fetchHistory() })));
+  const workflowId = workflowIdFor(researchId);
+  const described = await client.workflow.getHandle(workflowId).describe();
+  const runs: { runId: string; history: temporal.api.history.v1.IHistory }[] = [];
+  let runId: string | undefined = described.raw.workflowExecutionInfo?.firstRunId ?? described.runId;
+  while (runId) {
+    const history: temporal.api.history.v1.IHistory = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    runs.push({ runId, history });
+    const next: string | null | undefined = history.events?.find((e) => e.workflowExecutionContinuedAsNewEventAttributes)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
+    runId = next ?? undefined;
+  }
+  return runs;
 }

@@ -1,3 +1,4 @@
+import type { ModelProviderKind } from '../../config/model-catalog';
 import type { z } from 'zod';
 
 export interface ModelRequest<T> {
@@ -38,7 +39,7 @@ export interface ModelProvider {
   generateObject<T>(request: ModelRequest<T>): Promise<ModelResponse<T>>;
 }
 
-export type ModelProviderKind = 'openai' | 'anthropic' | 'google' | 'openai-compatible';
+export type { ModelProviderKind } from '../../config/model-catalog';
 
 /** How a structured answer is asked for: a JSON schema, a forced tool call, or JSON in the text. */
 export type StructuredOutputMode = 'auto' | 'json-schema' | 'tool' | 'text';

@@ -1,10 +1,9 @@
 // Seed 004's inputContexts: text the user gave with the question, read as sources. They are in the
 // artifact store already; here they become sources (provider "input") and are analysed once.
-import type { ResearchSession } from '../session';
+import { INPUT_CONTEXT_PROVIDER } from '../../domain/names';
 import type { Source } from '../../domain/types';
-import { analyzeBatch } from './research';
-
-export const INPUT_CONTEXT_PROVIDER = 'input';
+import type { ResearchSession } from '../session';
+import { analyzeBatch } from './analysis';
 
 export async function readInputContexts(s: ResearchSession): Promise<void> {
   const st = s.state;
@@ -21,6 +20,8 @@ export async function readInputContexts(s: ResearchSession): Promise<void> {
     chars: c.chars,
     provider: INPUT_CONTEXT_PROVIDER,
     tier: 'unverified',
+    // The user's own words are read whatever a word score says.
+    relevance: 1,
   }));
   st.sources.push(...added);
   s.info(`${added.length} input contexts read as sources (${added.map((x) => x.id).join(', ')})`);

@@ -1,12 +1,13 @@
 // Delivery of the session (e-mail, signed webhooks) once it is persisted, and "What changed" for
 // runs a schedule started. Neither can fail the research: failures end up in the delivery log.
+import { digestOf } from '../../delivery/diff';
 import { ActivityFailure, CancellationScope } from '@temporalio/workflow';
-import { digestOf, withWhatChanged } from '../../delivery/diff';
 import { comparison, delivery, DELIVERY_MAX_ATTEMPTS } from '../activities';
 import type { DeliveryEvent, DeliveryRecord } from '../../domain/delivery';
 import { errorMessage, type ResearchSession } from '../session';
 import type { ResearchSettings } from '../../domain/types';
 import { persistSession } from './persist';
+import { ensureReport, setReport } from './report';
 
 export function hasDelivery(settings: ResearchSettings): boolean {
   const d = settings.delivery;
@@ -22,7 +23,7 @@ function deliversOn(settings: ResearchSettings, event: DeliveryEvent): boolean {
  * The session must already be persisted: the activities read it from the session store.
  */
 export async function deliver(s: ResearchSession, event: DeliveryEvent): Promise<void> {
-  if (!s.delivers || !deliversOn(s.settings, event)) return;
+  if (!deliversOn(s.settings, event)) return;
   const d = s.settings.delivery as NonNullable<ResearchSettings['delivery']>;
   await CancellationScope.nonCancellable(async () => {
     const jobs: Promise<DeliveryRecord>[] = [];
@@ -55,12 +56,21 @@ async function attempt(
 export async function addWhatChanged(s: ResearchSession): Promise<void> {
   const st = s.state;
   const scheduleId = s.settings.schedule_id;
-  if (!s.comparesRuns || !scheduleId) return;
+  if (!scheduleId || st.panel) return;
   try {
-    const digest = digestOf(st);
-    const out = await comparison.compareWithPreviousRun({ research_id: st.research_id, schedule_id: scheduleId, sources: digest.sources, findings: digest.findings });
+    const reportId = await ensureReport(s);
+    const { sources, findings } = digestOf(st);
+    const out = await comparison.compareWithPreviousRun({
+      research_id: st.research_id,
+      schedule_id: scheduleId,
+      report_file_id: reportId,
+      sources,
+      findings,
+    });
+    const verified = st.verified;
+    setReport(s, out);
+    st.verified = verified;
     if (out.summary) st.what_changed = out.summary;
-    st.report_markdown = withWhatChanged(st.report_markdown, out.markdown);
     s.info(out.summary ? `compared with the previous run ${out.summary.previous_id}` : 'first run of its schedule: nothing to compare with');
   } catch (err) {
     s.warn(`could not compare with the schedule's previous run: ${errorMessage(err)}`);

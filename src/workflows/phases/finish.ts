@@ -1,127 +1,32 @@
-// Verification of citations and the end of a session, whatever way it ends.
+// The end of a session, whatever way it ends: the outcome recorded and persisted (even while the
+// workflow is being cancelled), then delivered.
 import { CancellationScope } from '@temporalio/workflow';
-import { bookkeeping, verifier } from '../activities';
-import { modelCall } from './model-slots';
-import { withModelFallback } from './providers';
-import type { ResearchSession } from '../session';
 import type { ResearchResult, ResearchStatus } from '../../domain/types';
-import { persistSession } from './persist';
-import { addWhatChanged, deliver } from './deliver';
 import type { DeliveryEvent } from '../../domain/delivery';
+import type { ResearchSession } from '../session';
+import { addWhatChanged, deliver } from './deliver';
+import { persistSession } from './persist';
 
-export async function verifyReport(s: ResearchSession): Promise<void> {
-  const st = s.state;
-  s.setStatus('verifying', 'verifying');
-  const fetched = st.sources
-    .filter((src) => src.status === 'fetched')
-    .filter((src) => !src.skipped_off_topic)
-    .map((src) => ({
-      id: src.id,
-      title: src.title,
-      url: src.url,
-      ...(src.final_url ? { final_url: src.final_url } : {}),
-      retrieved_at: src.retrieved_at,
-      file_id: src.file_id,
-      ...(src.tier ? { tier: src.tier } : {}),
-    }));
-  const skipped = st.sources.filter((src) => src.skipped_off_topic);
-  const scored = st.sources.filter((src) => src.relevance !== undefined);
-  const open = st.gaps.filter((g) => !g.addressed);
-  const confidence: Record<string, number> = {};
-  for (const f of st.findings) confidence[f.confidence] = (confidence[f.confidence] ?? 0) + 1;
-  const out = await s.tool(
-    'verify_citations',
-    { fetched: fetched.length },
-    () =>
-      bookkeeping(s.state.local_bookkeeping).verifyCitations({
-        report_markdown: st.report_markdown,
-        fetched,
-        failed_sources: st.sources.filter((x) => x.status === 'failed').length,
-        content_fidelity: st.content_allocation_metadata?.overall_fidelity,
-        open_gaps: open.length,
-        searched_queries: st.searched_queries,
-        ...(st.search_outage ? { search_outage: { message: st.search_outage.message, queries_not_searched: st.search_outage.queries_not_searched } } : {}),
-        ...(scored.length ? { relevance: Object.fromEntries(scored.map((x) => [x.id, x.relevance as number])), min_relevance: s.settings.min_relevance } : {}),
-        ...(skipped.length ? { skipped_sources: skipped.map((x) => ({ id: x.id, title: x.title, url: x.url, score: x.relevance ?? 0 })) } : {}),
-        ...(st.merged_claims?.length ? { merged_claims: st.merged_claims.length } : {}),
-        ...(st.mind ? { open_gap_list: open.map((g) => g.description), confidence, contradictions: st.mind.contradictions.map((c) => `${c.description} (${c.finding_ids.join(', ')})`) } : {}),
-      }),
-    (r) => ({ removed_citations: r.removed_citations, cited_sources: r.cited_sources.length }),
-  );
-  st.report_markdown = out.report_markdown;
-  st.citation_warnings = out.removed_citations;
-  if (out.removed_details) st.citation_removals = out.removed_details;
-  if (out.citations_found !== undefined) st.citations_found = out.citations_found;
-  const removals = out.removed_details ?? [];
-  for (const r of removals.slice(0, 20)) s.warn(`removed citation ${r.citation} (${r.reason})${r.claim ? `: "${r.claim}"` : ''}`);
-  if (removals.length > 20) s.warn(`removed ${removals.length - 20} more citations (listed in the report's notes and in citation_removals)`);
-  if (out.removed_citations.length > 0 && !out.removed_details) {
-    s.warn(`removed ${out.removed_citations.length} citations that point at no fetched source: ${out.removed_citations.join(', ')}`);
-  }
-  if (st.supervised && (s.settings.check_links !== false || s.settings.check_claims !== false)) await checkClaimsAndLinks(s);
-}
-
-/** Every cited URL re-checked, every cited sentence checked against its source; problems flagged in the report. */
-async function checkClaimsAndLinks(s: ResearchSession): Promise<void> {
-  const st = s.state;
-  const sources = st.sources
-    .filter((x) => x.status === 'fetched')
-    .map((x) => ({ id: x.id, url: x.url, text_file_id: x.text_file_id, ...(x.paper?.doi ? { doi: x.paper.doi } : {}) }));
-  const check = () => withModelFallback(s, 'critic', (choice) =>
-    s.tool(
-      'verify_claims',
-      { sources: sources.length, check_links: s.settings.check_links !== false, model: choice },
-      () => verifier.verifyClaims({ report_markdown: st.report_markdown, sources, check_links: s.settings.check_links !== false, model: choice }),
-      (r) => ({
-        links: r.links.length,
-        dead_links: r.links.filter((l) => !l.ok).length,
-        ...(r.dois ? { dois: r.dois.length, unresolved_dois: r.dois.filter((d) => !d.ok).length } : {}),
-        claims: r.claims.length,
-        unsupported: r.claims.filter((c) => c.verdict === 'unsupported').length,
-      }),
-    ),
-  );
-  // The claim judge is a model call: in pipelined sessions it waits for a slot like every other.
-  const out = st.pipelined ? await modelCall(s, check) : await check();
-  if (out.usage) s.addModelUsage(out.usage);
-  st.report_markdown = out.report_markdown;
-  const mind = s.mind();
-  mind.link_checks = out.links.map((l) => ({ url: l.url, ok: l.ok, ...(l.status !== undefined ? { status: l.status } : {}), ...(l.error ? { error: l.error } : {}) }));
-  if (out.dois?.length) {
-    mind.doi_checks = out.dois.map((d) => ({ doi: d.doi, ok: d.ok, source_ids: d.source_ids, ...(d.status !== undefined ? { status: d.status } : {}) }));
-    for (const d of out.dois.filter((x) => !x.ok)) s.warn(`cited DOI does not resolve: ${d.doi} (${d.status ?? d.error ?? 'no answer'})`, d.source_ids[0]);
-  }
-  mind.unsupported_claims = out.claims.filter((c) => c.verdict === 'unsupported').map((c) => ({ sentence: c.sentence, source_ids: c.source_ids }));
-  for (const c of out.claims.filter((x) => x.unsupported_ids?.length)) {
-    const ids = c.unsupported_ids as string[];
-    (st.citation_removals ??= []).push({ citation: `[${ids.join(', ')}]`, claim: c.sentence, reason: `${ids.join(', ')} does not say it; another cited source does` });
-  }
-  const dead = out.links.filter((l) => !l.ok);
-  s.decide({
-    agent: 'critic',
-    action: 'citations_checked',
-    rationale: `${out.claims.length} cited claims checked: ${mind.unsupported_claims.length} unsupported; ${out.links.length} links re-checked: ${dead.length} unreachable`,
-    inputs: { sources: sources.length },
-    outputs: { unsupported: mind.unsupported_claims.length, dead_links: dead.map((l) => l.url) },
-  });
-  if (mind.unsupported_claims.length) s.warn(`${mind.unsupported_claims.length} cited claims are not supported by their sources (flagged in the report)`);
-  for (const l of dead) s.warn(`cited link unreachable: ${l.url} (${l.status ?? l.error ?? 'no answer'})`);
-}
-
-/** Ends the session: records the outcome and persists it even if the workflow is being cancelled. */
 export async function finish(s: ResearchSession, status: ResearchStatus, reason?: string): Promise<ResearchResult> {
   const st = s.state;
   if (reason) st.reason = reason;
-  if (status === 'completed') await addWhatChanged(s);
+  await CancellationScope.nonCancellable(async () => {
+    await s.joinBeside().catch(() => undefined);
+    if (status === 'completed') await addWhatChanged(s);
+  });
+  st.waiting = undefined;
+  st.inbox = [];
   s.setStatus(status, 'done');
   if (status === 'cancelled') s.emit('WorkflowCancelledEvent', { reason: st.reason ?? 'cancelled' });
   s.emit('StopEvent', { status, reason: st.reason });
-  await CancellationScope.nonCancellable(() => persistSession(s, { final: true }));
+  await CancellationScope.nonCancellable(() => persistSession(s));
   await deliver(s, status as DeliveryEvent);
+  const reportId = st.panel?.report_file_id ?? st.report_file_id;
   return {
     research_id: st.research_id,
     status,
-    report_markdown: st.report_markdown,
+    ...(reportId ? { report_file_id: reportId } : {}),
+    report_chars: st.report_chars,
     sources: st.sources.filter((x) => x.status === 'fetched').length,
     findings: st.findings.length,
   };

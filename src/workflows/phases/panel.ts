@@ -1,15 +1,16 @@
-// Panel research (seed 004): the shared gathering, then every panel model answers from the same
-// evidence in its own activity (own retries, own bill). When some fail, the session waits in
+// Panel research (seed 004): the research loop gathers the shared evidence, then every panel model
+// answers from it in its own activity (own retries, own bill). When some fail, the session waits in
 // awaiting_confirmation: proceed (synthesize what succeeded), retry (only the failed), or cancel.
 // Then one model merges the answers with attribution and a list of conflicts. Answers and the
 // report live in the artifact store; the workflow keeps their ids.
-import { ApplicationFailure, condition, isCancellation } from '@temporalio/workflow';
+import { ApplicationFailure } from '@temporalio/workflow';
+import type { InboxMessage, PanelState, ProviderPlan, ResearchPlan, Source } from '../../domain/types';
 import { panel as panelActivity, synthesizer } from '../activities';
+import { awaitPerson } from '../runs';
 import { errorMessage, type ResearchSession } from '../session';
-import type { PanelState, ProviderPlan, ResearchPlan, Source } from '../../domain/types';
-import { analyzeBatch, continueAsNewIfDue, fetchAndParse, nextBatch, searchBatch, startFirstIteration, startNextIteration } from './research';
-import { reserveBudget } from './budget';
+import { reserveBudget, stopsResearch } from './budget';
 import { persistSession } from './persist';
+import { chooseProviders } from './providers';
 
 const MAX_FINDINGS_FOR_PANEL = 60;
 
@@ -31,15 +32,22 @@ export function startPanel(s: ResearchSession, plan: ProviderPlan): void {
   }
 }
 
-export async function runPanelResearch(s: ResearchSession): Promise<void> {
-  const panel = s.state.panel as PanelState;
-  if (!panel.gathered) {
-    await gatherShared(s);
-    panel.gathered = true;
-    await persistSession(s);
+/** A panel chosen at approval is settled now (its providers chosen again); a panel still empty cannot run. */
+export async function settlePanel(s: ResearchSession): Promise<void> {
+  if (!s.state.providers) {
+    await chooseProviders(s);
+    startPanel(s, s.state.providers as unknown as ProviderPlan);
   }
+  if (!s.state.panel?.models.length) {
+    throw ApplicationFailure.nonRetryable('no panel model can be used (none has its key): choose a panel when approving', 'EmptyPanel');
+  }
+}
+
+/** Every panel model answers (again, for those that failed, when the user says retry), then the synthesis. */
+export async function answerAsPanel(s: ResearchSession): Promise<void> {
+  const panel = s.state.panel as PanelState;
   for (;;) {
-    const todo = panel.models.filter((m) => panel.answers[m].status !== 'completed');
+    const todo = panel.models.filter((m) => panel.answers[m].status === 'pending');
     if (todo.length) {
       s.setStatus('processing', 'panel_answers');
       await Promise.all(todo.map((m) => answerWith(s, m)));
@@ -48,40 +56,21 @@ export async function runPanelResearch(s: ResearchSession): Promise<void> {
     const failed = panel.models.filter((m) => panel.answers[m].status === 'failed');
     if (failed.length === 0) break;
     const action = await confirmPartialFailure(s, failed);
+    if (action === 'cancel') return;
     panel.confirmations.push(action);
     if (action === 'proceed') break;
     for (const m of failed) panel.answers[m].status = 'pending';
     s.info(`retrying the failed panel models: ${failed.join(', ')}`);
   }
-  await synthesize(s);
-}
-
-/** Search, fetch and analyse as a single-model session would; the user's input contexts count as sources. */
-async function gatherShared(s: ResearchSession): Promise<void> {
-  const st = s.state;
-  if (st.iteration === 0) startFirstIteration(s);
-  // The panel writes the report, into the artifact store: no living report in state.
-  st.report_markdown = '';
-  s.setStatus('running', 'searching');
-  for (;;) {
-    if (st.pending_queries.length > 0) await searchBatch(s);
-    for (let batch = nextBatch(s); batch.length > 0; batch = nextBatch(s)) {
-      await fetchAndParse(s, batch);
-      await analyzeBatch(s, batch);
-      await persistSession(s);
-      await continueAsNewIfDue(s);
-    }
-    if (!startNextIteration(s)) return;
-  }
+  if (!panel.report_file_id) await synthesize(s);
 }
 
 async function answerWith(s: ResearchSession, model: string): Promise<void> {
   const st = s.state;
   const answer = (st.panel as PanelState).answers[model];
   try {
-    await reserveBudget(s, 'model');
+    reserveBudget(s, 'model');
     answer.attempts += 1;
-    answer.status = 'pending';
     const out = await s.tool(
       'write_panel_answer',
       { model, attempt: answer.attempts },
@@ -107,37 +96,26 @@ async function answerWith(s: ResearchSession, model: string): Promise<void> {
     });
     st.artifacts.push({ file_id: out.file_id, name: `panel-${model}`, kind: 'text' });
   } catch (err) {
-    if (isCancellation(err)) throw err;
+    if (stopsResearch(err)) throw err;
     answer.status = 'failed';
     answer.error = errorMessage(err);
     s.warn(`panel: ${model} failed after its retries (${answer.error})`);
   }
 }
 
-/** Waits for proceed, retry or cancel; the wait does not count against timeout_seconds. */
+/** Waits for proceed, retry or cancel (a wait: the run ends here). */
 async function confirmPartialFailure(s: ResearchSession, failed: string[]): Promise<'proceed' | 'retry' | 'cancel'> {
-  const st = s.state;
-  s.panelDecision = undefined;
-  s.setStatus('awaiting_confirmation', 'panel_answers');
-  s.emit('Status', {
-    level: 'warning',
-    kind: 'partial_failure',
-    failed,
-    message: `${failed.length} of ${(st.panel as PanelState).models.length} panel models failed (${failed.join(', ')}): confirm proceed, retry or cancel`,
-  });
-  await persistSession(s);
-  const waitStarted = Date.now();
-  let release = () => undefined as void;
-  s.budgetWait = new Promise<void>((resolve) => (release = resolve));
-  try {
-    await condition(() => s.panelDecision !== undefined);
-  } finally {
-    if (st.deadline_ms !== undefined) st.deadline_ms += Date.now() - waitStarted;
-    release();
-    s.budgetWait = undefined;
+  if (s.state.waiting?.for !== 'confirmation') {
+    s.emit('Status', {
+      level: 'warning',
+      kind: 'partial_failure',
+      failed,
+      message: `${failed.length} of ${(s.state.panel as PanelState).models.length} panel models failed (${failed.join(', ')}): confirm proceed, retry or cancel`,
+    });
   }
-  const action = decisionOf(s) ?? 'proceed';
-  s.panelDecision = undefined;
+  const answer = await awaitPerson(s, 'confirmation', { status: 'awaiting_confirmation', phase: 'panel_answers' });
+  if (answer === 'cancelled') return 'cancel';
+  const action = typeof answer === 'string' ? 'proceed' : (answer as Extract<InboxMessage, { kind: 'confirm' }>).action;
   s.info(`partial failure: ${action}`);
   return action;
 }
@@ -150,7 +128,7 @@ async function synthesize(s: ResearchSession): Promise<void> {
   if (done.length === 0) throw ApplicationFailure.nonRetryable('no panel model answered: nothing to synthesize', 'PanelFailed');
   const skip = panel.skip_synthesis || !panel.synthesis_model;
   if (!skip) {
-    await reserveBudget(s, 'model');
+    reserveBudget(s, 'model');
     s.setStatus('synthesizing', 'synthesizing');
   }
   const out = await s.tool(
@@ -170,13 +148,11 @@ async function synthesize(s: ResearchSession): Promise<void> {
   );
   if (out.usage) s.addModelUsage(out.usage);
   panel.report_file_id = out.report_file_id;
+  st.report_chars = out.chars;
   st.artifacts.push({ file_id: out.report_file_id, name: skip ? 'panel-side-by-side' : 'panel-synthesis', kind: 'text' });
   if (!skip) panel.synthesis = { agreement: out.agreement ?? 'medium', conflicts: out.conflicts, paragraphs: out.paragraphs, attributed_models: out.attributed_models };
   for (const c of out.conflicts) s.info(`panel conflict on ${c.topic}: ${c.positions.map((p) => p.model).join(' vs ')}`);
 }
-
-// A function, so the compiler does not keep the value narrowed from before the wait.
-const decisionOf = (s: ResearchSession) => s.panelDecision;
 
 function evidence(sources: Source[]) {
   return sources.filter((x) => x.status === 'fetched' && !x.skipped_off_topic).map((x) => ({ id: x.id, title: x.title, url: x.url }));

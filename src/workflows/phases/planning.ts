@@ -1,26 +1,43 @@
-// Planning and the human checkpoint. Nothing here can reach the web: the only activities this module
-// can reach are the planner model and the user's own documents (a local-only lookup), so web search,
-// fetch and retrieval are structurally impossible before approval (the research phase is entered only after `awaitApproval` returns 'approved').
-import { condition, patched } from '@temporalio/workflow';
-import { knowledge, planner } from '../activities';
-import { errorMessage, type Decision, type ResearchSession } from '../session';
-import type { ExpandedQuery, ResearchPlan } from '../../domain/types';
-import { persistSession } from './persist';
-import { deliver } from './deliver';
+// Planning and the human checkpoint. Nothing here can reach the web: the only activities this
+// module can reach are the planner model and the user's own documents (a local-only lookup), so
+// web search, fetch and retrieval are structurally impossible before approval.
 import { planningGate } from '../../research/gates';
+import type { ExpandedQuery, InboxMessage, ResearchPlan } from '../../domain/types';
+import { knowledge, planner } from '../activities';
+import { awaitPerson } from '../runs';
+import { errorMessage, type ResearchSession } from '../session';
+import { deliver } from './deliver';
 import { afterPhase } from './oversight';
-import { withModelFallback } from './providers';
+import { callModel } from './providers';
 
-/** The planning gate's upper bound for sessions that predate the max_sub_queries setting. */
-const LEGACY_MAX_SUB_QUERIES = 8;
-const maxSubQueries = (s: ResearchSession) => s.settings.max_sub_queries ?? LEGACY_MAX_SUB_QUERIES;
+export type PlanOutcome = 'approved' | 'rejected' | 'expired' | 'cancelled';
 
-export type ApprovalOutcome = 'approved' | 'rejected' | 'expired' | 'cancelled';
+/** Seed 003's ask_topic: a session started without a question asks for one and waits for it. */
+export async function askForTopic(s: ResearchSession): Promise<'given' | 'expired' | 'cancelled'> {
+  if (s.state.initial_query) return 'given';
+  if (s.state.waiting?.for !== 'topic') s.emit('Status', { level: 'info', kind: 'ask_topic', message: 'no research question was given: what should be researched?' });
+  const answer = await awaitPerson(s, 'topic', { status: 'awaiting_topic', phase: 'planning', timeoutSeconds: s.settings.approval_timeout_seconds });
+  if (answer === 'cancelled' || answer === 'expired') return answer;
+  const query = (answer as Extract<InboxMessage, { kind: 'topic' }>).query;
+  s.state.initial_query = query;
+  s.info(`research question: ${query.slice(0, 200)}`);
+  s.setStatus('planning', 'planning');
+  return 'given';
+}
+
+/** The plan, drafted once and checked by its gate; then clarifications, revisions and the approval. */
+export async function planWithUser(s: ResearchSession): Promise<PlanOutcome> {
+  if (!s.state.plan) {
+    await draftPlan(s);
+    await checkPlan(s);
+  }
+  return agreeOnPlan(s);
+}
 
 /** Seed 003's knowledge lookup beside planning: the user's own corpus, never the web. */
 async function lookUpLocalKnowledge(s: ResearchSession): Promise<void> {
   const st = s.state;
-  if (st.local_knowledge || !st.providers?.local_corpus || !patched('local-knowledge-planning')) return;
+  if (st.local_knowledge || !st.providers?.local_corpus) return;
   try {
     const out = await s.tool('lookup_local_knowledge', { query: st.initial_query }, () => knowledge.lookupLocalKnowledge({ query: st.initial_query, maxResults: 5 }), (r) => ({ hits: r.hits.length }));
     st.local_knowledge = out.hits;
@@ -31,12 +48,12 @@ async function lookUpLocalKnowledge(s: ResearchSession): Promise<void> {
   }
 }
 
-export async function draftPlan(s: ResearchSession): Promise<void> {
+async function draftPlan(s: ResearchSession): Promise<void> {
   s.setStatus('planning', 'planning');
   const st = s.state;
   await lookUpLocalKnowledge(s);
   s.emit('AgentInput', { role: 'planner', query: st.initial_query, clarifications: st.clarifications, feedback: st.plan_feedback });
-  const out = await withModelFallback(s, 'planner', (choice) =>
+  const out = await callModel(s, 'planner', (choice) =>
     s.tool(
       'decompose_query',
       { query: st.initial_query, clarifications: st.clarifications.length, feedback: st.plan_feedback.length, model: choice },
@@ -48,74 +65,72 @@ export async function draftPlan(s: ResearchSession): Promise<void> {
           feedback: st.plan_feedback,
           previousPlan: st.plan,
           stream: s.streamTarget(),
-          ...(s.settings.max_sub_queries ? { max_sub_queries: s.settings.max_sub_queries } : {}),
+          max_sub_queries: s.settings.max_sub_queries,
           ...(st.local_knowledge?.length ? { known_documents: st.local_knowledge.map((d) => ({ title: d.title, snippet: d.snippet })) } : {}),
           model: choice,
         }),
       (r) => ({ expanded_queries: r.plan.expanded_queries.length, clarifying_questions: r.plan.clarifying_questions.length, usage: r.usage }),
     ),
   );
-  s.addModelUsage(out.usage);
   st.plan = out.plan;
   s.emit('AgentOutput', { role: 'planner', plan: out.plan });
 }
 
 /** The planning gate and the supervisor's reflection; a failed plan is redrafted once on request. */
-export async function checkPlan(s: ResearchSession): Promise<void> {
+async function checkPlan(s: ResearchSession): Promise<void> {
   const plan = s.state.plan as ResearchPlan;
-  const gate = planningGate(plan, maxSubQueries(s));
+  const gate = planningGate(plan, s.settings.max_sub_queries);
   const retry = await afterPhase(s, 'planning', gate, { sub_queries: plan.expanded_queries.length });
   if (!retry) return;
   s.state.plan_feedback.push(`The plan failed its quality check (${gate.failures.join('; ')}). ${retry}`);
   await draftPlan(s);
-  const again = planningGate(s.state.plan as ResearchPlan, maxSubQueries(s));
-  s.mind().gates.push({ phase: 'planning', iteration: 0, passed: again.passed, failures: again.failures });
+  const again = planningGate(s.state.plan as ResearchPlan, s.settings.max_sub_queries);
+  s.mind.gates.push({ phase: 'planning', iteration: 0, passed: again.passed, failures: again.failures });
   s.decide({ agent: 'planner', action: again.passed ? 'replanned' : 'replanned_still_failing', rationale: again.passed ? 'the redrafted plan meets the gate' : again.failures.join('; '), inputs: {}, outputs: { sub_queries: s.state.plan?.expanded_queries.length ?? 0 } });
 }
 
-/** Clarification rounds, plan revisions and the approval itself, until a decision or expiry. */
-export async function awaitApproval(s: ResearchSession): Promise<ApprovalOutcome> {
+/** Clarification rounds, plan revisions and the approval itself, until a decision or expiry. Each wait ends the run. */
+async function agreeOnPlan(s: ResearchSession): Promise<PlanOutcome> {
+  const wait = { phase: undefined, timeoutSeconds: s.settings.approval_timeout_seconds };
   for (;;) {
     const plan = s.state.plan as ResearchPlan;
     if (wantsClarification(s, plan)) {
-      s.setStatus('awaiting_clarification', 'awaiting_clarification');
-      await persistSession(s);
-      const decision = await nextDecision(s);
-      if (typeof decision === 'string') return decision;
-      if (decision.kind === 'reject') return rejected(s, decision.reason);
-      if (decision.kind === 'answer') {
-        if (allBlank(decision.answers) && patched('skip-clarifications')) {
-          skipClarifications(s, plan, 'the user skipped them');
-          continue;
+      const answer = await awaitPerson(s, 'clarification', { ...wait, status: 'awaiting_clarification', phase: 'awaiting_clarification' });
+      if (answer === 'cancelled' || answer === 'expired') return answer;
+      if (answer === 'settled') continue;
+      if (answer.kind === 'reject') return rejected(s, answer.reason);
+      if (answer.kind === 'answer') {
+        if (allBlank(answer.answers)) skipClarifications(s, plan, 'the user skipped them');
+        else {
+          recordAnswers(s, plan.clarifying_questions, answer.answers);
+          await draftPlan(s);
         }
-        recordAnswers(s, plan.clarifying_questions, decision.answers);
-        await draftPlan(s);
       }
       continue;
     }
     if (s.settings.auto_approve) {
-      if (plan.clarifying_questions.length && !s.settings.ask_clarifications && s.state.clarifications.length === 0) {
-        noteUnasked(plan, 'unattended run');
-      }
-      // Only sessions started with an edited plan carry one, so older histories never take this branch.
-      if (s.input.approved_plan) applyEditedPlan(s, s.input.approved_plan as Record<string, unknown>);
+      if (plan.clarifying_questions.length && !s.settings.ask_clarifications && s.state.clarifications.length === 0) noteUnasked(plan, 'unattended run');
+      if (s.input.approved_plan) applyEditedPlan(s, s.input.approved_plan);
       s.info('plan approved automatically (auto_approve)');
       return 'approved';
     }
-    s.setStatus('awaiting_approval', 'awaiting_approval');
-    await persistSession(s);
-    await deliver(s, 'awaiting_approval');
-    const decision = await nextDecision(s);
-    if (typeof decision === 'string') return decision;
-    if (decision.kind === 'reject') return rejected(s, decision.reason);
-    if (decision.kind === 'approve') {
-      if (decision.plan) applyEditedPlan(s, decision.plan);
+    const answer = await awaitPerson(s, 'approval', { ...wait, status: 'awaiting_approval', phase: 'awaiting_approval', started: () => deliver(s, 'awaiting_approval') });
+    if (answer === 'cancelled' || answer === 'expired') return answer;
+    if (answer === 'settled') continue;
+    if (answer.kind === 'reject') return rejected(s, answer.reason);
+    if (answer.kind === 'approve') {
+      if (answer.plan) applyEditedPlan(s, answer.plan);
+      if (answer.panel?.length) {
+        // The panel the user chose replaces the one that came out empty: its providers are settled again.
+        s.settings.panel = answer.panel;
+        s.state.providers = undefined;
+      }
       s.info('plan approved');
       return 'approved';
     }
-    if (decision.kind === 'revise') {
+    if (answer.kind === 'revise') {
       s.state.plan_revisions += 1;
-      s.state.plan_feedback.push(decision.feedback);
+      s.state.plan_feedback.push(answer.feedback);
       s.info(`revising the plan (revision ${s.state.plan_revisions})`);
       await draftPlan(s);
     }
@@ -123,24 +138,10 @@ export async function awaitApproval(s: ResearchSession): Promise<ApprovalOutcome
 }
 
 function wantsClarification(s: ResearchSession, plan: ResearchPlan): boolean {
-  return (
-    s.settings.ask_clarifications &&
-    plan.clarifying_questions.length > 0 &&
-    s.state.clarification_rounds < s.settings.max_clarification_rounds
-  );
+  return s.settings.ask_clarifications && plan.clarifying_questions.length > 0 && s.state.clarification_rounds < s.settings.max_clarification_rounds;
 }
 
-async function nextDecision(s: ResearchSession): Promise<Decision | 'expired' | 'cancelled'> {
-  const arrived = await condition(
-    () => s.inbox.length > 0 || s.cancelRequested !== undefined,
-    s.settings.approval_timeout_seconds * 1000,
-  );
-  if (s.cancelRequested) return 'cancelled';
-  if (!arrived) return 'expired';
-  return s.inbox.shift() as Decision;
-}
-
-function rejected(s: ResearchSession, reason?: string): ApprovalOutcome {
+function rejected(s: ResearchSession, reason?: string): PlanOutcome {
   s.state.reason = reason ?? 'rejected';
   return 'rejected';
 }
@@ -172,7 +173,7 @@ function recordAnswers(s: ResearchSession, questions: string[], answers: string[
   s.info(`clarifications answered (round ${s.state.clarification_rounds})`);
 }
 
-function applyEditedPlan(s: ResearchSession, edited: Record<string, unknown>): void {
+function applyEditedPlan(s: ResearchSession, edited: Partial<ResearchPlan>): void {
   const plan = s.state.plan as ResearchPlan;
   const queries = edited.expanded_queries as Partial<ExpandedQuery>[] | undefined;
   if (queries) {
@@ -182,7 +183,7 @@ function applyEditedPlan(s: ResearchSession, edited: Record<string, unknown>): v
       priority: typeof q.priority === 'number' ? q.priority : i + 1,
     }));
   }
-  if (Array.isArray(edited.outline)) plan.outline = (edited.outline as string[]).map((h) => h.trim());
+  if (Array.isArray(edited.outline)) plan.outline = edited.outline.map((h) => h.trim());
   if (typeof edited.research_brief === 'string') plan.research_brief = edited.research_brief;
   s.emit('AgentOutput', { role: 'user', plan, edited: true });
 }

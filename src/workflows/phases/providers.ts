@@ -1,10 +1,9 @@
 // Which providers serve the session, and falling back along a role's model chain. No search or
 // fetch ability here: planning uses this module before approval.
-import { isCancellation } from '@temporalio/workflow';
 import type { ModelUsage } from '../../activities/contracts';
 import { local } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
-import { reserveBudget } from './budget';
+import { reserveBudget, stopsResearch } from './budget';
 
 /** Settles the model chain per role and the search chain once, from config, settings and keys. */
 export async function chooseProviders(s: ResearchSession): Promise<void> {
@@ -22,27 +21,23 @@ export async function chooseProviders(s: ResearchSession): Promise<void> {
 
 /**
  * Calls a model activity with the role's first model, then each fallback in turn when the call
- * fails after its retries (outage, overload, rejected key). Each switch is an event.
+ * fails after its retries (outage, overload, rejected key). Each switch is an event. The call
+ * waits for a model slot and is counted against the budget.
  */
-export async function withModelFallback<T extends { usage?: ModelUsage }>(s: ResearchSession, role: string, call: (model?: string) => Promise<T>): Promise<T> {
-  const chain = s.state.providers?.model_chains[role] ?? [];
-  if (chain.length === 0) return call(undefined);
-  for (let i = 0; ; i++) {
-    try {
-      await reserveBudget(s, 'model');
-      return await call(chain[i]);
-    } catch (err) {
-      if (isCancellation(err) || i === chain.length - 1) throw err;
-      const reason = errorMessage(err);
-      s.emit('Status', {
-        level: 'warning',
-        kind: 'model_fallback',
-        role,
-        from: chain[i],
-        to: chain[i + 1],
-        reason,
-        message: `${role}: ${chain[i]} failed (${reason}); falling back to ${chain[i + 1]}`,
-      });
+export function callModel<T extends { usage?: ModelUsage }>(s: ResearchSession, role: string, call: (model?: string) => Promise<T>): Promise<T> {
+  return s.modelCall(async () => {
+    const chain = s.state.providers?.model_chains[role] ?? [];
+    for (let i = 0; ; i++) {
+      try {
+        reserveBudget(s, 'model');
+        const out = await call(chain[i]);
+        if (out.usage && (out.usage.input_tokens || out.usage.output_tokens)) s.addModelUsage(out.usage);
+        return out;
+      } catch (err) {
+        if (stopsResearch(err) || i >= chain.length - 1) throw err;
+        const reason = errorMessage(err);
+        s.emit('Status', { level: 'warning', kind: 'model_fallback', role, from: chain[i], to: chain[i + 1], reason, message: `${role}: ${chain[i]} failed (${reason}); falling back to ${chain[i + 1]}` });
+      }
     }
-  }
+  });
 }

@@ -1,36 +1,35 @@
 // The final review (review_final_report): the finished report waits for accept, reject or
-// feedback. Feedback becomes a gap and runs another supervised pass (bounded), then asks again.
-import { condition } from '@temporalio/workflow';
+// feedback. Feedback becomes a gap and one more supervised pass (bounded), then it asks again.
+import type { InboxMessage } from '../../domain/types';
+import { awaitPerson } from '../runs';
 import type { ResearchSession } from '../session';
-import { verifyReport } from './finish';
-import { runSupervisedResearch } from './mind';
-import { persistSession } from './persist';
 
-export async function reviewFinalReport(s: ResearchSession): Promise<void> {
-  const mind = s.mind();
-  while (s.settings.review_final_report) {
-    s.setStatus('awaiting_review', 'verifying');
-    s.info('report ready for review: accept, reject, or send feedback');
-    await persistSession(s);
-    const arrived = await condition(() => s.reviews.length > 0, (s.settings.review_timeout_seconds ?? 7 * 24 * 3600) * 1000);
-    const review = s.reviews.shift();
-    if (!arrived || !review) {
+export type ReviewOutcome = 'accepted' | 'rejected' | 'another_pass' | 'cancelled';
+
+export async function reviewReport(s: ResearchSession): Promise<ReviewOutcome> {
+  const mind = s.mind;
+  for (;;) {
+    if (!s.settings.review_final_report) return 'accepted';
+    if (s.state.waiting?.for !== 'review') s.info('report ready for review: accept, reject, or send feedback');
+    const answer = await awaitPerson(s, 'review', { status: 'awaiting_review', phase: 'verifying', timeoutSeconds: s.settings.review_timeout_seconds });
+    if (answer === 'cancelled') return 'cancelled';
+    if (answer === 'expired' || answer === 'settled') {
       s.decide({ agent: 'supervisor', action: 'review_timed_out', rationale: 'no review arrived in time: the report stands as it is', inputs: {}, outputs: {} });
-      break;
+      return 'accepted';
     }
+    const review = answer as Extract<InboxMessage, { kind: 'review' }>;
     if (review.action === 'accept') {
       s.decide({ agent: 'supervisor', action: 'review_accepted', rationale: 'the reviewer accepted the report', inputs: {}, outputs: {} });
-      break;
+      return 'accepted';
     }
     if (review.action === 'reject') {
       s.state.reason = review.feedback ? `report rejected: ${review.feedback}` : 'report rejected by the reviewer';
       s.decide({ agent: 'supervisor', action: 'review_rejected', rationale: s.state.reason, inputs: {}, outputs: {} });
-      s.reportRejected = true;
-      break;
+      return 'rejected';
     }
     const feedback = review.feedback as string;
-    if (mind.review_rounds >= (s.settings.max_review_rounds ?? 2)) {
-      s.decide({ agent: 'supervisor', action: 'review_feedback_declined', rationale: `all ${s.settings.max_review_rounds ?? 2} review rounds are used`, inputs: { feedback }, outputs: {} });
+    if (mind.review_rounds >= s.settings.max_review_rounds) {
+      s.decide({ agent: 'supervisor', action: 'review_feedback_declined', rationale: `all ${s.settings.max_review_rounds} review rounds are used`, inputs: { feedback }, outputs: {} });
       continue;
     }
     mind.review_rounds += 1;
@@ -38,11 +37,11 @@ export async function reviewFinalReport(s: ResearchSession): Promise<void> {
     s.decide({ agent: 'supervisor', action: 'review_feedback', rationale: feedback, inputs: { round: mind.review_rounds }, outputs: {} });
     // The reviewer's own words reach every branch of the extra round, not only the derived query.
     mind.research_feedback = [`Reviewer: ${feedback}`];
-    s.setStatus('running', 'searching');
     // One more round on the reviewer's gap, whatever iterations were used before.
     s.settings.max_iterations = Math.max(s.settings.max_iterations, s.state.iteration + 1);
     mind.phase = 'REFINEMENT';
-    await runSupervisedResearch(s);
-    await verifyReport(s);
+    s.state.verified = false;
+    s.setStatus('running', 'searching');
+    return 'another_pass';
   }
 }

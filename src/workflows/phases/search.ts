@@ -1,23 +1,20 @@
 // Search along the session's provider chain: the first provider that answers, or all of them
 // merged. Each provider's calls go to its own rate-limited task queue.
-import { ApplicationFailure, isCancellation, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
 import type { SearchHit } from '../../activities/contracts';
-import { search, searchOn } from '../activities';
+import { searchOn } from '../activities';
 import { searchTaskQueue } from '../messages';
 import { errorMessage, type ResearchSession } from '../session';
-import { reserveBudget } from './budget';
+import { reserveBudget, stopsResearch } from './budget';
 
-export const NO_SEARCH_PROVIDER_LEFT = 'NoSearchProviderLeft';
+/** Every provider of the chain failed for this query. */
+export class NoSearchProviderLeft extends Error {
+  override name = 'NoSearchProviderLeft';
+}
 
 export async function searchQuery(s: ResearchSession, query: string): Promise<SearchHit[]> {
   const plan = s.state.providers;
-  const maxResults = s.settings.max_search_results_per_query;
-  if (!plan) {
-    const provider = s.settings.search_provider ?? 'searxng';
-    s.state.usage.search_calls += 1;
-    const out = await s.tool('web_search', { query, provider }, () => search.webSearch({ query, provider, maxResults }), (r) => ({ hits: r.hits.length }));
-    return out.hits;
-  }
+  if (!plan) throw ApplicationFailure.nonRetryable('no search providers were settled for this session', 'NoProviders');
   const down = (s.state.unavailable_search_providers ??= []);
   const chain = plan.search_chain.filter((p) => !down.includes(p));
   if (plan.search_mode === 'combine') return combined(s, query, chain);
@@ -25,7 +22,7 @@ export async function searchQuery(s: ResearchSession, query: string): Promise<Se
     try {
       return await searchOne(s, provider, query);
     } catch (err) {
-      if (isCancellation(err)) throw err;
+      if (stopsResearch(err)) throw err;
       markDown(s, provider, err);
     }
   }
@@ -33,27 +30,20 @@ export async function searchQuery(s: ResearchSession, query: string): Promise<Se
 }
 
 async function searchOne(s: ResearchSession, provider: string, query: string): Promise<SearchHit[]> {
+  const stub = searchOn(searchTaskQueue(workflowInfo().taskQueue, provider));
+  reserveBudget(s, 'search');
   const maxResults = s.settings.max_search_results_per_query;
-  const stub = provider === 'local' ? search : searchOn(searchTaskQueue(workflowInfo().taskQueue, provider));
-  await reserveBudget(s, 'search');
   const out = await s.tool('web_search', { query, provider }, () => stub.webSearch({ query, provider, maxResults }), (r) => ({ hits: r.hits.length, ...(r.queued_ms !== undefined ? { queued_ms: r.queued_ms } : {}) }));
   return out.hits;
 }
 
 /** Every provider at once; results interleaved by rank and deduplicated by normalized URL. */
 async function combined(s: ResearchSession, query: string, chain: string[]): Promise<SearchHit[]> {
-  const answers = await Promise.all(
-    chain.map(async (provider) => {
-      try {
-        return await searchOne(s, provider, query);
-      } catch (err) {
-        if (isCancellation(err)) throw err;
-        markDown(s, provider, err);
-        return undefined;
-      }
-    }),
-  );
-  const lists = answers.filter((a): a is SearchHit[] => a !== undefined);
+  const answers = await Promise.allSettled(chain.map((provider) => searchOne(s, provider, query)));
+  const stop = answers.find((a): a is PromiseRejectedResult => a.status === 'rejected' && stopsResearch(a.reason));
+  if (stop) throw stop.reason;
+  const lists: SearchHit[][] = [];
+  answers.forEach((a, i) => (a.status === 'fulfilled' ? lists.push(a.value) : markDown(s, chain[i], a.reason)));
   if (lists.length === 0) throw noneLeft(s, query);
   const seen = new Set<string>();
   const merged: SearchHit[] = [];
@@ -83,7 +73,7 @@ function markDown(s: ResearchSession, provider: string, err: unknown): void {
   });
 }
 
-function noneLeft(s: ResearchSession, query: string): ApplicationFailure {
+function noneLeft(s: ResearchSession, query: string): NoSearchProviderLeft {
   const tried = s.state.unavailable_search_providers ?? [];
-  return ApplicationFailure.nonRetryable(`no search provider left for "${query}": ${tried.join(', ')} failed`, NO_SEARCH_PROVIDER_LEFT);
+  return new NoSearchProviderLeft(`no search provider left for "${query}": ${tried.join(', ')} failed`);
 }

@@ -1,0 +1,37 @@
+import type { CritiqueFindingsInput, VettedSourceRef } from '../contracts';
+
+export const CRITIC_SYSTEM = `You are the critic of a deep-research assistant.
+You review the merged findings of a research run against its plan (question, brief, outline) and
+the vetting of its sources, before the report is finalised.
+- verdict: "REVISE" only when a gap or weakness matters for answering the question: an outline
+  section without support, a key claim resting on a single weak or low-tier source, or an
+  unresolved contradiction. Minor polish is not a reason. Otherwise "PASS".
+- feedback: 1 to 4 sentences for the researchers; with REVISE, say what the next round must establish.
+- missing: what is missing or weak, one short item each; empty when nothing matters.
+- suggested_queries: up to 5 web search queries that would close what is missing; empty with PASS.
+- contradictions: findings whose sources disagree, each with the ids of the findings involved
+  (e.g. "F2", "F5") and what they disagree on. Only ids of the findings given.
+Weigh sources by their tier and quality when given: a lower tier is weaker evidence.
+Answer with JSON only.`;
+
+export function criticPrompt(input: Omit<CritiqueFindingsInput, 'model'>): string {
+  const findings = input.findings.length
+    ? input.findings.map((f) => `- ${f.id} (${f.confidence}) ${f.content} [${f.source_ids.join(', ')}]`).join('\n')
+    : '(no findings)';
+  const sources = input.sources.length ? input.sources.map(describeSource).join('\n') : '(no sources)';
+  const parts = [
+    `Research question:\n${input.query}`,
+    `Brief:\n${input.research_brief}`,
+    `Report outline: ${input.outline.join(' | ')}`,
+    `Review ${input.revision} of at most ${input.max_revisions}.${input.revision >= input.max_revisions ? ' This is the last review: REVISE only for a serious flaw.' : ''}`,
+    `Findings:\n${findings}`,
+    `Sources:\n${sources}`,
+  ];
+  if (input.guidance?.length) parts.push(`The user's guidance:\n${input.guidance.map((g) => `- ${g}`).join('\n')}`);
+  return parts.join('\n\n');
+}
+
+function describeSource(s: VettedSourceRef): string {
+  const vetting = [s.tier === undefined ? '' : `tier ${s.tier}`, s.quality === undefined ? '' : `quality ${s.quality}`].filter(Boolean).join(', ');
+  return `- [${s.id}] ${s.title} — ${s.url}${vetting ? ` (${vetting})` : ''}`;
+}

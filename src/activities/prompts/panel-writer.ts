@@ -1,0 +1,21 @@
+import type { WritePanelAnswerInput } from '../contracts';
+
+export const PANEL_WRITER_SYSTEM = `You are one member of a research panel. Several models answer the same question from the same
+evidence, each on its own; a synthesizer later merges the answers and lists where they disagree.
+- Answer the question in Markdown: a direct answer first, then the reasoning and the evidence.
+- Use only the findings and sources given. Cite them inline as [S1], [S2]; never invent a source.
+- Say plainly where the evidence is thin or where you weigh it differently than others might.
+- Write in the language of the question.
+Answer with JSON only: {"answer": "<markdown>"}.`;
+
+export function panelWriterPrompt(input: WritePanelAnswerInput, contexts: { label: string; text: string }[]): string {
+  const findings = input.findings.length
+    ? input.findings.map((f) => `- (${f.confidence}) ${f.content} [${f.source_ids.join(', ')}]`).join('\n')
+    : '(no findings)';
+  const sources = input.sources.length ? input.sources.map((s) => `- [${s.id}] ${s.title} — ${s.url}`).join('\n') : '(no sources)';
+  const parts = [`Question:\n${input.query}`];
+  if (input.research_brief) parts.push(`Brief:\n${input.research_brief}`);
+  parts.push(`Findings from the shared research:\n${findings}`, `Sources:\n${sources}`);
+  for (const c of contexts) parts.push(`Context given by the user (${c.label}):\n${c.text}`);
+  return parts.join('\n\n');
+}

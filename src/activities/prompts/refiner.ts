@@ -1,0 +1,32 @@
+import type { RefineGapsInput } from '../contracts';
+
+export const REFINER_SYSTEM = `You are the query refiner of a deep-research assistant.
+From the open gaps, the critic's feedback and the user's guidance, decide what the next research
+round searches for.
+- gaps: the gaps still worth closing, most important first, merged where they overlap. Each has a
+  description, 1 to 3 new web search queries and a priority (1 = most important).
+- Queries must differ from every query already searched: a new angle, a more specific term, a
+  primary source, a date range or a named organisation; not a rewording.
+- Follow the user's guidance and the critic's feedback where they say what matters.
+- No gaps when the question is answered well enough.
+- rationale: one or two sentences on why these queries.
+Answer with JSON only.`;
+
+export function refinerPrompt(input: Omit<RefineGapsInput, 'model'>): string {
+  const gaps = input.open_gaps.length
+    ? input.open_gaps.map((g) => `- (priority ${g.priority}) ${g.description}${g.suggested_queries.length ? ` — suggested: ${g.suggested_queries.join('; ')}` : ''}`).join('\n')
+    : '(none)';
+  const parts = [
+    `Research question:\n${input.query}`,
+    `Brief:\n${input.research_brief}`,
+    `Next round: iteration ${input.iteration} of ${input.max_iterations}.`,
+    `Findings so far:\n${bulletsOr(input.findings_summary, '(none yet)')}`,
+    `Open gaps:\n${gaps}`,
+    `Already searched (do not repeat):\n${bulletsOr(input.searched_queries, '(nothing yet)')}`,
+  ];
+  if (input.critic_feedback?.trim()) parts.push(`Critic's feedback:\n${input.critic_feedback.trim()}`);
+  if (input.guidance?.length) parts.push(`The user's guidance:\n${bulletsOr(input.guidance, '')}`);
+  return parts.join('\n\n');
+}
+
+const bulletsOr = (items: string[], empty: string) => (items.length ? items.map((i) => `- ${i}`).join('\n') : empty);

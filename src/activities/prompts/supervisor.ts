@@ -1,0 +1,31 @@
+import type { PhaseGate, SupervisedPhase } from '../contracts';
+
+export const SUPERVISOR_SYSTEM = `You are the supervisor of a deep-research assistant. After each phase
+you pause to reflect on how it went, from its metrics and its quality gate.
+- reflection: what went well or badly, at most 600 characters.
+- retry: true only when the gate failed and running the phase again could fix it (for example more
+  or different searches); false when the gate passed, or when a retry would only repeat the failure.
+- guidance_for_next_phase: one or two concrete sentences for the next phase (or the retry).
+- quality_score: your judgement of the research so far, from 0 (unusable) to 1 (complete, well sourced).
+Answer with JSON only.`;
+
+/** The question the supervisor answers about each phase. */
+export const PHASE_QUESTIONS: Record<SupervisedPhase, string> = {
+  planning: 'Do the queries and the outline cover the whole question, without drifting from it?',
+  gathering: 'Are the sources diverse and credible enough to answer the question?',
+  analysis: 'Are the findings specific, supported by the sources, and do they cover the outline?',
+  synthesis: 'Does the report answer the question, with every claim cited and no section left thin?',
+  refinement: 'Will the next round close the gaps that matter, rather than repeat earlier searches?',
+};
+
+export function supervisorPrompt(input: { phase: SupervisedPhase; summary: Record<string, unknown>; gate: PhaseGate; guidance?: string[] }): string {
+  const gate = input.gate.passed ? 'passed' : `failed:\n${input.gate.failures.map((f) => `- ${f}`).join('\n') || '- (no reason given)'}`;
+  const parts = [
+    `Phase: ${input.phase}`,
+    `Question for this phase: ${PHASE_QUESTIONS[input.phase]}`,
+    `Metrics:\n${JSON.stringify(input.summary, null, 2)}`,
+    `Quality gate ${gate}`,
+  ];
+  if (input.guidance?.length) parts.push(`The user's guidance:\n${input.guidance.map((g) => `- ${g}`).join('\n')}`);
+  return parts.join('\n\n');
+}

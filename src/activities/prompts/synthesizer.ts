@@ -1,0 +1,18 @@
+import type { SynthesizePanelInput } from '../contracts';
+
+export const SYNTHESIZER_SYSTEM = `You merge the answers of a research panel (several models answering the same question from the
+same evidence) into one report.
+- paragraphs: the merged report, paragraph by paragraph, in Markdown. For each paragraph name in
+  "models" every panel model whose answer supports it (use the exact model names given). Keep the
+  [S1]-style citations of the answers; never invent one.
+- conflicts: every point where the answers disagree: the topic, and each model's position.
+- agreement: "high" when the answers agree on the substance, "medium" when they differ on some
+  points, "low" when they contradict each other on the main answer.
+- Write in the language of the question.
+Answer with JSON only.`;
+
+export function synthesizerPrompt(input: Pick<SynthesizePanelInput, 'query'>, answers: { model: string; text: string }[]): string {
+  const parts = [`Question:\n${input.query}`, `Panel models: ${answers.map((a) => a.model).join(', ')}`];
+  for (const a of answers) parts.push(`<answer model="${a.model}">\n${a.text}\n</answer>`);
+  return parts.join('\n\n');
+}

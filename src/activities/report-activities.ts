@@ -1,0 +1,65 @@
+// The living report in the artifact store: created from the outline, patched with what the writer
+// proposed, verified. Each step reads the version it is given and stores a new one (content-
+// addressed, so a retried step stores the same version under the same id). No model here.
+import { dedupeFindings } from '../report/dedupe';
+import { applyPatches, reportShape, verifyReportCitations } from '../report/markdown';
+import { PLACEHOLDER } from '../report/sections';
+import type { ArtifactStore } from '../stores/artifacts';
+import type { ApplyReportPatchInput, ApplyReportPatchOutput, CreateReportInput, ReportVersion, VerifyCitationsInput, VerifyCitationsOutput } from './contracts';
+
+/** Stores a version of the report and says how long it is and which sections have content. */
+export async function storeReport(artifacts: ArtifactStore, markdown: string): Promise<ReportVersion> {
+  const stored = await artifacts.put(markdown, { name: 'report.md', kind: 'text', content_type: 'text/markdown; charset=utf-8' });
+  return { report_file_id: stored.file_id, report_chars: markdown.length, shape: reportShape(markdown) };
+}
+
+export function reportSkeleton(query: string, outline: string[]): string {
+  const sections = outline.map((title) => `## ${title}\n\n${PLACEHOLDER}\n`).join('\n');
+  return `# ${query.trim()}\n\n${sections}`;
+}
+
+export function createReportActivities(artifacts: ArtifactStore) {
+  return {
+    async createReport(input: CreateReportInput): Promise<ReportVersion> {
+      return storeReport(artifacts, input.seed ?? reportSkeleton(input.query, input.outline));
+    },
+
+    async applyReportPatch(input: ApplyReportPatchInput): Promise<ApplyReportPatchOutput> {
+      const report = await artifacts.getText(input.report_file_id);
+      // The same merge the writer saw: findings that repeat the report add their sources to it.
+      const unique = dedupeFindings(input.findings, report);
+      const result = applyPatches(unique.report, input.outline, input.patches, input.max_update_chars, input.sources);
+      const merged = [...unique.merged, ...result.merged];
+      return {
+        ...(await storeReport(artifacts, result.markdown)),
+        sections_patched: result.sections_patched,
+        added_chars: result.added_chars,
+        ...(merged.length ? { merged } : {}),
+      };
+    },
+
+    async verifyCitations(input: VerifyCitationsInput): Promise<VerifyCitationsOutput> {
+      const report = await artifacts.getText(input.report_file_id);
+      const result = verifyReportCitations(report, input.fetched, input.failed_sources, {
+        contentFidelity: input.content_fidelity,
+        openGaps: input.open_gaps,
+        openGapList: input.open_gap_list,
+        confidence: input.confidence,
+        contradictions: input.contradictions,
+        relevance: input.relevance,
+        skippedSources: input.skipped_sources,
+        minRelevance: input.min_relevance,
+        mergedClaims: input.merged_claims,
+        searchedQueries: input.searched_queries,
+        searchOutage: input.search_outage,
+      });
+      return {
+        ...(await storeReport(artifacts, result.markdown)),
+        removed_citations: result.removed,
+        cited_sources: result.cited,
+        citations_found: result.citations_found,
+        removed_details: result.removed_citations,
+      };
+    },
+  };
+}

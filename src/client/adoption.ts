@@ -1,0 +1,76 @@
+// Sessions whose build is gone. A research run is pinned to the build it started on; when no worker
+// of that build is left (a local upgrade, an old build drained and stopped), the session goes on
+// from its last snapshot on the current build, the way a failed session is retried. Waiting runs
+// need none of this: they move to the current build by themselves when their answer comes.
+import { WORKFLOW_TYPE } from '../workflows/messages';
+import { liveBuilds, type BuildIdentity } from '../temporal/deployments';
+import type { ResearchClient } from './research-client';
+import { continuationState } from './session-ops';
+
+export interface Adoption {
+  research_id: string;
+  /** The build it was pinned to ("unversioned" for a run started before worker versioning). */
+  from: string;
+  outcome: 'adopted' | 'no_snapshot';
+}
+
+const RESEARCH_TYPES = [WORKFLOW_TYPE, 'deepResearch'];
+/** A run with no version yet may simply not have had its first task: give it this long. */
+const UNVERSIONED_GRACE_MS = 60_000;
+
+/** Running research sessions of this task queue pinned to a build with no live worker, moved to `build`. */
+export async function adoptOrphanedSessions(client: ResearchClient, build: BuildIdentity, now = Date.now()): Promise<Adoption[]> {
+  const { namespace, task_queue } = client.config.temporal;
+  const live = await liveBuilds(client.client.workflowService, namespace, build.deploymentName, now);
+  live.set(build.buildId, (live.get(build.buildId) ?? 0) + 1);
+  const query = `TaskQueue = '${task_queue}' AND ExecutionStatus = 'Running' AND WorkflowType IN (${RESEARCH_TYPES.map((t) => `'${t}'`).join(', ')})`;
+  const adopted: Adoption[] = [];
+  for await (const run of client.client.workflow.list({ query })) {
+    const described = await client.client.workflow.getHandle(run.workflowId, run.runId).describe();
+    const versioning = described.raw.workflowExecutionInfo?.versioningInfo;
+    const behavior = String(versioning?.behavior ?? '');
+    // Auto-upgrading runs (waiting for a person) go to the current build on their own.
+    if (behavior === 'VERSIONING_BEHAVIOR_AUTO_UPGRADE' || behavior === '2') continue;
+    const pinnedTo = versioning?.deploymentVersion?.buildId ?? undefined;
+    if (pinnedTo && live.has(pinnedTo)) continue;
+    if (!pinnedTo && now - described.startTime.getTime() < UNVERSIONED_GRACE_MS) continue;
+    const researchId = run.workflowId.replace(/^research-/, '');
+    adopted.push({ research_id: researchId, from: pinnedTo ?? 'unversioned', outcome: await adopt(client, researchId, pinnedTo, build) });
+  }
+  return adopted;
+}
+
+async function adopt(client: ResearchClient, researchId: string, from: string | undefined, to: BuildIdentity): Promise<Adoption['outcome']> {
+  const snapshot = await client.sessions().get(researchId);
+  if (!snapshot) return 'no_snapshot';
+  const state = continuationState(snapshot);
+  const message = `moved from build ${from ?? 'unversioned'} to ${to.buildId}: its build has no live worker; going on from the last snapshot`;
+  state.events = [{ seq: state.persisted_seq + 1, time: new Date().toISOString(), type: 'Status', data: { level: 'warning', kind: 'build_gone', from: from ?? 'unversioned', to: to.buildId, message } }];
+  // The new run replaces the one stuck on the gone build; its work since the snapshot is redone.
+  await client.startRun(state, 'REPLACE_RUNNING');
+  return 'adopted';
+}
+
+export interface SessionsByBuild {
+  /** Working runs pinned to each build. */
+  pinned: Record<string, number>;
+  /** Sessions waiting for a person (they run on whichever build is current when answered). */
+  waiting: number;
+  /** Runs with no build yet (just started) or from before worker versioning. */
+  unversioned: number;
+}
+
+/** How many running sessions each build still runs. */
+export async function sessionsByBuild(client: ResearchClient): Promise<SessionsByBuild> {
+  const query = `TaskQueue = '${client.config.temporal.task_queue}' AND ExecutionStatus = 'Running' AND WorkflowType IN (${RESEARCH_TYPES.map((t) => `'${t}'`).join(', ')})`;
+  const out: SessionsByBuild = { pinned: {}, waiting: 0, unversioned: 0 };
+  for await (const run of client.client.workflow.list({ query })) {
+    const versioning = (await client.client.workflow.getHandle(run.workflowId, run.runId).describe()).raw.workflowExecutionInfo?.versioningInfo;
+    const behavior = String(versioning?.behavior ?? '');
+    const buildId = versioning?.deploymentVersion?.buildId;
+    if (behavior === 'VERSIONING_BEHAVIOR_AUTO_UPGRADE' || behavior === '2') out.waiting += 1;
+    else if (buildId) out.pinned[buildId] = (out.pinned[buildId] ?? 0) + 1;
+    else out.unversioned += 1;
+  }
+  return out;
+}

@@ -1,0 +1,143 @@
+// State versions. A session's state travels between builds only as a snapshot (continue-as-new at
+// every wait, retry, resume, adoption of a session whose build is gone), so an older build's state
+// is upgraded here, by one plain function per version, never by branches in the workflow.
+// Each function records what its version introduced; it must not change once released.
+import type { ResearchState, Waiting, WaitKind } from './types';
+import type { ResearchStatus } from './names';
+
+/** The state shape this build writes. */
+export const STATE_VERSION = 9;
+
+type Raw = Record<string, unknown> & { settings: Record<string, unknown> };
+type Migration = (state: Raw) => Raw;
+
+const MIGRATIONS: Record<number, Migration> = {
+  // v2 added token budgets (content_fidelity, optional) and v3 provider chains (settled on resume):
+  // nothing a v1 or v2 state must gain.
+  1: (s) => s,
+  2: (s) => s,
+  3: addSupervisor,
+  4: addParallelBranches,
+  5: addRelevanceAndPlanLimit,
+  // v7 (pipelined branches) and v8 (bookkeeping as activities) only set "which loop" flags.
+  6: (s) => s,
+  7: (s) => s,
+  8: toOneEngine,
+};
+
+/** The version a state was written by; states before v9 carry no number and are told by their marks. */
+export function stateVersionOf(state: Record<string, unknown>): number {
+  if (typeof state.state_version === 'number') return state.state_version;
+  const settings = (state.settings ?? {}) as Record<string, unknown>;
+  if ('local_bookkeeping' in state) return 8;
+  if ('pipelined' in state) return 7;
+  if ('max_sub_queries' in settings || 'min_relevance' in settings) return 6;
+  if ('parallel_branches' in state || 'max_concurrency' in settings) return 5;
+  if ('mind' in state || 'supervised' in state) return 4;
+  if ('providers' in state) return 3;
+  if ('content_fidelity' in state || 'content_allocation_metadata' in state) return 2;
+  return 1;
+}
+
+/** Any recorded state, upgraded to this build's shape. A state from a newer build is refused. */
+export function migrateState(input: unknown): ResearchState {
+  if (!input || typeof input !== 'object' || typeof (input as Raw).settings !== 'object') throw new Error('not a research state');
+  const from = stateVersionOf(input as Raw);
+  if (from > STATE_VERSION) throw new Error(`state version ${from} is newer than this build understands (${STATE_VERSION}): run a newer worker`);
+  let state = { ...(input as Raw), settings: { ...(input as Raw).settings } };
+  for (let version = from; version < STATE_VERSION; version++) state = MIGRATIONS[version](state);
+  return state as unknown as ResearchState;
+}
+
+/** v4: the supervisor's phase machine, its settings, and progress marks on sources and findings. */
+function addSupervisor(s: Raw): Raw {
+  const researching = startedResearch(s);
+  if (!s.mind) {
+    // The serial loop analysed and wrote each batch as soon as it was fetched.
+    s.sources = (s.sources as Record<string, unknown>[]).map((x) => (x.status === 'fetched' ? { ...x, analyzed: true } : x));
+    s.findings = (s.findings as Record<string, unknown>[]).map((f) => ({ ...f, reported: true }));
+    s.mind = {
+      phase: researching ? 'GATHERING' : 'PLANNING',
+      phase_visits: {},
+      reflexion_revisions: 0,
+      review_rounds: 0,
+      agent_decisions: [],
+      gates: [],
+      guidance: [],
+      budget_topups: {},
+      started_ms: Date.parse(String(s.updated_at)) || 0,
+      contradictions: [],
+    };
+  }
+  s.settings = {
+    reflexion: true,
+    max_reflexion_revisions: 2,
+    reflections: true,
+    pause_for_guidance: false,
+    guidance_wait_seconds: 600,
+    review_final_report: false,
+    max_review_rounds: 2,
+    review_timeout_seconds: 7 * 24 * 3600,
+    check_links: true,
+    check_claims: true,
+    max_phase_visits: 40,
+    budget: {},
+    ...s.settings,
+  };
+  return s;
+}
+
+/** v5: research branches and the session-wide cap on model calls. */
+function addParallelBranches(s: Raw): Raw {
+  s.settings = { max_concurrency: 4, max_model_calls_in_flight: 4, ...s.settings };
+  return s;
+}
+
+/** v6: the relevance gate and the plan's sub-question limit (2–5). */
+function addRelevanceAndPlanLimit(s: Raw): Raw {
+  const limit = Math.min(5, Math.max(2, Number(s.settings.max_sub_queries ?? 5)));
+  s.settings = { min_relevance: 0.2, ...s.settings, max_sub_queries: limit };
+  return s;
+}
+
+const WAITS: Partial<Record<ResearchStatus, { for: WaitKind; timeout: string }>> = {
+  awaiting_topic: { for: 'topic', timeout: 'approval_timeout_seconds' },
+  awaiting_clarification: { for: 'clarification', timeout: 'approval_timeout_seconds' },
+  awaiting_approval: { for: 'approval', timeout: 'approval_timeout_seconds' },
+  awaiting_review: { for: 'review', timeout: 'review_timeout_seconds' },
+  awaiting_guidance: { for: 'guidance', timeout: 'guidance_wait_seconds' },
+  awaiting_budget: { for: 'budget', timeout: '' },
+  awaiting_confirmation: { for: 'confirmation', timeout: '' },
+};
+
+/**
+ * v9, one engine: no "which loop am I" flags, the report lives in the artifact store (its text is
+ * carried as a seed until research resumes and stores it), messages wait in an inbox, a wait for
+ * a person is named in state.
+ */
+function toOneEngine(s: Raw): Raw {
+  const { supervised: _1, parallel_branches: _2, lean_oversight: _3, pipelined: _4, local_bookkeeping: _5, read_input_contexts: _6, report_markdown, ...rest } = s;
+  const out: Raw = { ...rest, state_version: 9, inbox: [], report_chars: 0, approved: startedResearch(s) };
+  const text = typeof report_markdown === 'string' ? report_markdown : '';
+  if (text) {
+    out.report_seed = text;
+    out.report_chars = text.length;
+  }
+  const status = s.status as ResearchStatus;
+  const wait = WAITS[status];
+  if (wait) {
+    const since = String(s.updated_at);
+    const seconds = wait.timeout ? Number(s.settings[wait.timeout]) : NaN;
+    const waiting: Waiting = { for: wait.for, since, ...(Number.isFinite(seconds) ? { until: (Date.parse(since) || 0) + seconds * 1000 } : {}) };
+    if (['budget', 'guidance', 'confirmation'].includes(wait.for)) Object.assign(waiting, { resume_status: 'running', resume_phase: 'searching' });
+    out.waiting = waiting;
+  }
+  // A report waiting for review had been verified; any other is verified again at the end.
+  if (status === 'awaiting_review') out.verified = true;
+  return out;
+}
+
+/** Research had begun: the first iteration's queries were set (serial loop) or sources exist. */
+function startedResearch(s: Raw): boolean {
+  return Number(s.iteration ?? 0) > 0 || ((s.sources as unknown[] | undefined)?.length ?? 0) > 0;
+}

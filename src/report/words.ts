@@ -1,0 +1,54 @@
+// Words as every comparison of text here counts them: content words, lightly stemmed, and numbers.
+// Used to match claims with passages, findings with the report, sections with queries.
+
+const STOPWORDS = new Set(
+  (
+    'a an and are as at be been being but by can could did do does for from had has have he her his how i if in into is it its ' +
+    'may might more most much must no nor not of on or our over she should so some such than that the their them then there these ' +
+    'they this those through to too under up upon very was we were what when where which while who whom why will with would you your ' +
+    'also about after again against all any because before between both during each few further here just only other own same ' +
+    'until via per according reported reports report says said found finds shows showed show'
+  ).split(/\s+/),
+);
+
+/** Lower-cased, accent-free, lightly stemmed content words and numbers. */
+export function terms(text: string): string[] {
+  const words = text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .match(/\p{N}+(?:[.,]\p{N}+)*|\p{L}[\p{L}'’-]*/gu);
+  return (words ?? []).map((w) => w.replace(/['’]s$/, '').replace(/['’-]/g, '')).filter((w) => w && !STOPWORDS.has(w)).map(stem);
+}
+
+/**
+ * How far two texts speak about the same thing, 0..1: the Dice overlap of their content words,
+ * numbers left out (a figure that changed does not make a finding about something else).
+ */
+export function subjectSimilarity(a: string, b: string): number {
+  const words = (text: string) => new Set(terms(text).filter((t) => !/^\d/.test(t)));
+  const x = words(a);
+  const y = words(b);
+  if (!x.size || !y.size) return 0;
+  let shared = 0;
+  for (const t of x) if (y.has(t)) shared++;
+  return (2 * shared) / (x.size + y.size);
+}
+
+/** Numbers as written in text, without thousands separators: "1,200" and "1200" match. */
+export function numbersIn(text: string): string[] {
+  return [...new Set((text.match(/\d+(?:[.,]\d+)*/g) ?? []).map((n) => n.replace(/,(?=\d{3}\b)/g, '')))];
+}
+
+function stem(word: string): string {
+  if (/^\d/.test(word) || word.length <= 3) return word;
+  let w = word;
+  if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
+  else if (/(?:ss|x|ch|sh)es$/.test(w)) w = w.slice(0, -2);
+  else if (w.endsWith('s') && !/(?:ss|us|is)$/.test(w)) w = w.slice(0, -1);
+  if (w.endsWith('ing') && w.length > 5) w = w.slice(0, -3);
+  else if (w.endsWith('ed') && w.length > 4) w = w.slice(0, -2);
+  // "increases", "increased" and "increase" all become "increas".
+  if (w.endsWith('e') && w.length > 4) w = w.slice(0, -1);
+  return w;
+}

@@ -1,0 +1,76 @@
+// Analysis: a batch of fetched sources becomes findings and gaps. The analyzer reads the stored
+// texts (ids only travel) within its token budget; what it could read is kept as fidelity.
+import type { Finding, ResearchPlan, Source, SourceFidelity } from '../../domain/types';
+import { model } from '../activities';
+import type { ResearchSession } from '../session';
+import { callModel } from './providers';
+import { skipOffTopic } from './sources';
+
+/**
+ * Extracts a batch's findings. `knownFindings` is what the analyzer is told is already known (a
+ * branch passes what existed before its fan-out plus its own earlier batches, so its input does not
+ * depend on which other branch finished first); otherwise the latest 30 findings.
+ */
+export async function analyzeBatch(s: ResearchSession, batch: Source[], knownFindings?: string[]): Promise<Finding[]> {
+  const st = s.state;
+  const readable = await skipOffTopic(s, batch.filter((src) => src.status === 'fetched' && src.text_file_id && !src.skipped_off_topic && !src.analyzed));
+  if (readable.length === 0) return [];
+  s.setPhase('analyzing');
+  const plan = st.plan as ResearchPlan;
+  const input = {
+    query: st.initial_query,
+    research_brief: plan.research_brief,
+    outline: plan.outline,
+    iteration: st.iteration,
+    max_iterations: s.settings.max_iterations,
+    sources: readable.map((src) => ({ id: src.id, title: src.title, url: src.url, text_file_id: src.text_file_id as string })),
+    known_findings: knownFindings ?? st.findings.slice(-30).map((f) => f.content),
+    max_source_chars: s.settings.max_source_chars_for_analysis,
+    ...(s.mind.research_feedback?.length ? { research_feedback: s.mind.research_feedback } : {}),
+  };
+  s.emit('AgentInput', { role: 'analyzer', sources: input.sources.map((x) => x.id), iteration: st.iteration });
+  const out = await callModel(s, 'analyzer', (choice) =>
+    s.tool('analyze_sources', { sources: input.sources.map((x) => x.id), model: choice }, () => model.analyzeSources({ ...input, model: choice, stream: s.streamTarget() }), (r) => ({
+      findings: r.findings.length,
+      gaps: r.gaps.length,
+      usage: r.usage,
+    })),
+  );
+  recordFidelity(s, out.fidelity, out.budget_tokens);
+  const allowed = new Set(readable.map((src) => src.id));
+  const findings: Finding[] = out.findings.map((f, i) => ({
+    id: `F${st.findings.length + i + 1}`,
+    content: f.content,
+    // The analyzer may grade beyond low/medium/high (confirmed, speculation).
+    confidence: f.graded_confidence ?? f.confidence,
+    ...(f.category ? { category: f.category } : {}),
+    source_ids: f.source_ids.filter((id) => allowed.has(id)),
+    iteration: st.iteration,
+  }));
+  st.findings.push(...findings);
+  for (const source of readable) {
+    source.analyzed = true;
+    const quality = out.source_quality?.[source.id];
+    if (quality) source.quality = quality;
+  }
+  for (const gap of out.gaps) st.gaps.push({ ...gap, addressed: false, iteration: st.iteration });
+  s.emit('AgentOutput', { role: 'analyzer', findings: findings.length, gaps: out.gaps.length });
+  return findings;
+}
+
+function recordFidelity(s: ResearchSession, fidelity: Record<string, SourceFidelity>, budget: number): void {
+  const st = s.state;
+  const all = (st.content_fidelity ??= {});
+  Object.assign(all, fidelity);
+  const entries = Object.entries(all);
+  const full = entries.reduce((sum, [, f]) => sum + f.full_tokens, 0);
+  const allocated = entries.reduce((sum, [, f]) => sum + f.allocated_tokens, 0);
+  st.content_allocation_metadata = {
+    analysis_budget_tokens: budget,
+    overall_fidelity: full ? Math.round((allocated / full) * 1000) / 1000 : 1,
+    condensed: entries.filter(([, f]) => f.level !== 'full' && f.level !== 'dropped').map(([id]) => id),
+    dropped: entries.filter(([, f]) => f.level === 'dropped').map(([id]) => ({ source_id: id, text_file_id: st.sources.find((x) => x.id === id)?.text_file_id ?? '' })),
+  };
+  const degraded = Object.entries(fidelity).filter(([, f]) => f.level !== 'full');
+  if (degraded.length) s.info(`analysis budget ${budget} tokens: ${degraded.map(([id, f]) => `${id} ${f.level}`).join(', ')}`);
+}

@@ -1,0 +1,183 @@
+// Sources: a query's search results become sources (deduplicated, within max_sources, vetted),
+// each is fetched and parsed into the artifact store, scored for relevance to its sub-question.
+// A source that fails is noted and skipped; a search with no provider left degrades (seed 001).
+import type { SearchHit } from '../../activities/contracts';
+import { classifySource } from '../../research/vetting';
+import { normalizeUrl } from '../../domain/text';
+import type { Source } from '../../domain/types';
+import { store, web } from '../activities';
+import { errorMessage, type ResearchSession } from '../session';
+import { reserveBudget, stopsResearch } from './budget';
+import { NoSearchProviderLeft, searchQuery } from './search';
+
+/** One query's search; a failed search gives no hits, and an outage is recorded. */
+export async function searchFor(s: ResearchSession, query: string): Promise<{ query: string; hits: SearchHit[] }> {
+  try {
+    return { query, hits: await searchQuery(s, query) };
+  } catch (err) {
+    if (stopsResearch(err)) throw err;
+    if (err instanceof NoSearchProviderLeft) recordSearchOutage(s, query, err.message);
+    else s.error(`search failed for "${query}": ${errorMessage(err)}`);
+    return { query, hits: [] };
+  }
+}
+
+/** A query's hits as new pending sources: deduplicated by normalized URL, within max_sources, vetted. */
+export function addSources(s: ResearchSession, query: string, hits: SearchHit[]): Source[] {
+  const st = s.state;
+  const known = new Set(st.sources.map((src) => normalizeUrl(src.url)));
+  const added: Source[] = [];
+  for (const hit of hits.slice(0, s.settings.max_search_results_per_query)) {
+    if (st.sources.length >= s.settings.max_sources) break;
+    if (known.has(hit.normalized_url)) continue;
+    known.add(hit.normalized_url);
+    const vetted = classifySource(hit.url, s.settings.vetting_lists);
+    const source: Source = {
+      id: `S${st.sources.length + 1}`,
+      url: hit.url,
+      title: hit.title,
+      snippet: hit.snippet.slice(0, 300),
+      query,
+      iteration: st.iteration,
+      status: 'pending',
+      tier: vetted.tier,
+      credibility: vetted.score,
+      ...(hit.provider ? { provider: hit.provider } : {}),
+      ...(hit.doi || hit.authors || hit.pdf_url ? { paper: { authors: hit.authors, year: hit.year, doi: hit.doi, pdf_url: hit.pdf_url } } : {}),
+    };
+    st.sources.push(source);
+    added.push(source);
+  }
+  if (added.length) {
+    const tiers: Record<string, number> = {};
+    for (const x of added) tiers[x.tier as string] = (tiers[x.tier as string] ?? 0) + 1;
+    s.info(`vetted new sources: ${Object.entries(tiers).map(([t, n]) => `${n} ${t}`).join(', ')}`, { kind: 'sources_vetted', tiers });
+  }
+  return added;
+}
+
+/** Every source's tier, its score moved by the analyzer's rating of the source's evidence. */
+export function rateSources(s: ResearchSession): void {
+  for (const source of s.state.sources) {
+    if (source.tier && !source.quality) continue;
+    const vetted = classifySource(source.url, s.settings.vetting_lists, source.quality);
+    source.tier = vetted.tier;
+    source.credibility = vetted.score;
+  }
+}
+
+/** Seed 001: when no search provider is left, go on with what was gathered and say so. */
+function recordSearchOutage(s: ResearchSession, query: string, message: string): void {
+  const st = s.state;
+  if (!st.search_outage) {
+    st.search_outage = { since: new Date().toISOString(), message, queries_not_searched: [] };
+    s.emit('Status', { level: 'warning', kind: 'search_outage', message: `every search provider failed (${message}): continuing with the sources already gathered` });
+  }
+  if (!st.search_outage.queries_not_searched.includes(query)) st.search_outage.queries_not_searched.push(query);
+}
+
+/** Search is down and nothing was ever fetched: there is nothing to write a report from. */
+export function nothingToWriteFrom(s: ResearchSession): boolean {
+  const st = s.state;
+  return st.search_outage !== undefined && st.findings.length === 0 && !st.sources.some((x) => x.status === 'fetched');
+}
+
+export async function fetchAndParse(s: ResearchSession, batch: Source[]): Promise<void> {
+  s.setPhase('fetching');
+  await settleAll(batch.filter((x) => x.status === 'pending'), s.settings.fetch_concurrency, (source) => fetchOne(s, source));
+  const fetched = s.state.sources.filter((src) => src.status === 'fetched').length;
+  s.info(`fetched ${fetched} of ${s.state.sources.length} sources`);
+}
+
+async function fetchOne(s: ResearchSession, source: Source): Promise<void> {
+  try {
+    reserveBudget(s, 'fetch');
+    const raw = await s.tool('fetch_url', { url: source.url, source_id: source.id }, () => web.fetchUrl({ url: source.url }), (r) => ({
+      file_id: r.file_id,
+      status: r.status,
+      content_type: r.content_type,
+      size: r.size,
+      from_cache: r.from_cache ?? false,
+    }));
+    Object.assign(source, { file_id: raw.file_id, final_url: raw.final_url, content_type: raw.content_type, retrieved_at: raw.fetched_at });
+    s.state.artifacts.push({ file_id: raw.file_id, name: `${source.id}-raw`, kind: raw.kind, source_url: source.url });
+    const parsed = await s.tool(
+      'parse_content',
+      { file_id: raw.file_id, source_id: source.id },
+      () => web.parseContent({ file_id: raw.file_id, content_type: raw.content_type, url: raw.final_url }),
+      (r) => ({ text_file_id: r.text_file_id, chars: r.chars, title: r.title }),
+    );
+    Object.assign(source, {
+      text_file_id: parsed.text_file_id,
+      meta_file_id: parsed.meta_file_id,
+      published: parsed.published,
+      language: parsed.language,
+      chars: parsed.chars,
+      status: 'fetched',
+    });
+    if (parsed.title) source.title = parsed.title;
+    if (parsed.snippet) source.snippet = parsed.snippet;
+    s.state.artifacts.push({ file_id: parsed.text_file_id, name: `${source.id}-text`, kind: 'text', source_url: source.url });
+  } catch (err) {
+    if (stopsResearch(err)) throw err;
+    source.status = 'failed';
+    source.notes = errorMessage(err);
+    s.error(`source ${source.id} (${source.url}) failed: ${source.notes}`, source.id);
+  }
+}
+
+/**
+ * Relevance before reading: each fetched page is scored against its sub-question; pages below
+ * min_relevance are marked skipped (listed in the report, never sent to the analyzer).
+ * Returns the sources worth reading.
+ */
+export async function skipOffTopic(s: ResearchSession, fetched: Source[]): Promise<Source[]> {
+  const threshold = s.settings.min_relevance;
+  const unscored = fetched.filter((src) => src.relevance === undefined && src.text_file_id);
+  if (unscored.length) {
+    const out = await s.tool(
+      'score_relevance',
+      { sources: unscored.map((src) => src.id) },
+      () => store.scoreRelevance({ question: s.state.initial_query, sources: unscored.map((src) => ({ id: src.id, text_file_id: src.text_file_id as string, sub_question: src.query })) }),
+      (r) => ({ scores: r.scores }),
+    );
+    for (const src of unscored) src.relevance = out.scores[src.id] ?? 0;
+  }
+  const readable: Source[] = [];
+  for (const src of fetched) {
+    if ((src.relevance ?? 1) >= threshold) {
+      readable.push(src);
+      continue;
+    }
+    if (!src.skipped_off_topic) {
+      src.skipped_off_topic = true;
+      src.analyzed = true;
+      src.notes = `skipped unread: relevance ${src.relevance?.toFixed(2)} to "${src.query}" is below ${threshold}`;
+      s.info(`source ${src.id} skipped as off-topic (relevance ${src.relevance?.toFixed(2)} < ${threshold}): ${src.url}`);
+    }
+  }
+  return readable;
+}
+
+/**
+ * Runs `fn` over `items` with at most `limit` in flight; results keep the input order. Every
+ * started call is awaited before a failure is passed on, so nothing keeps running behind it.
+ */
+export async function settleAll<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  let failure: { err: unknown } | undefined;
+  const lane = async () => {
+    while (next < items.length && !failure) {
+      const i = next++;
+      try {
+        results[i] = await fn(items[i]);
+      } catch (err) {
+        failure ??= { err };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
+  if (failure) throw failure.err;
+  return results;
+}

@@ -1,0 +1,117 @@
+// Every state version ever recorded (v1–v8, snapshots taken from the histories those builds wrote)
+// is upgraded by plain migration functions, and a session going on from one completes on today's
+// build: a snapshot waiting for approval waits again and researches once approved, one caught mid-
+// research finishes its research. No branch in the workflow knows the old versions.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { continuationState } from '../src/client/session-ops';
+import { migrateState, STATE_VERSION, stateVersionOf } from '../src/domain/migrations';
+import { researchSettingsSchema } from '../src/domain/settings';
+import type { ResearchSnapshot } from '../src/domain/types';
+import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
+
+const dir = path.join(__dirname, 'fixtures', 'state-versions');
+const fixtures = readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort()
+  .map((file) => ({ file, version: Number(/^v(\d+)-/.exec(file)?.[1]), raw: JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as Record<string, unknown> }));
+
+const LOOP_FLAGS = ['supervised', 'parallel_branches', 'lean_oversight', 'pipelined', 'local_bookkeeping', 'read_input_contexts'];
+
+describe('state migrations', () => {
+  it('has a snapshot of every recorded version', () => {
+    expect([...new Set(fixtures.map((f) => f.version))]).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  it.each(fixtures.map((f) => [f.file, f] as const))('%s is told apart and upgraded to today\'s shape', (_file, { version, raw }) => {
+    // A v2 state before any analysis has v1's shape (v2 only added token-budget records): read as v1.
+    expect(stateVersionOf(raw)).toBe(version === 2 && raw.status !== 'running' ? 1 : version);
+    const before = JSON.stringify(raw);
+    const state = migrateState(raw);
+    // The input is left as it was: migrations copy.
+    expect(JSON.stringify(raw)).toBe(before);
+    expect(state.state_version).toBe(STATE_VERSION);
+    for (const flag of LOOP_FLAGS) expect(state).not.toHaveProperty(flag);
+    expect(state).not.toHaveProperty('report_markdown');
+    expect(state.report_seed).toBe((raw.report_markdown as string) || undefined);
+    expect(state.inbox).toEqual([]);
+    expect(state.mind.phase).toMatch(/^(PLANNING|GATHERING|ANALYSIS|SYNTHESIS|REFINEMENT|COMPLETED)$/);
+    // Today's schema accepts the upgraded settings as they are: every default a version added is there.
+    expect(researchSettingsSchema.parse(state.settings)).toEqual(state.settings);
+    const status = raw.status as string;
+    if (status === 'awaiting_approval') expect(state.waiting).toMatchObject({ for: 'approval' });
+    if (status === 'awaiting_clarification') expect(state.waiting).toMatchObject({ for: 'clarification' });
+    if (status === 'running') {
+      expect(state.approved).toBe(true);
+      expect(state.waiting).toBeUndefined();
+    } else expect(state.approved).toBe(false);
+    // Upgrading an upgraded state changes nothing.
+    expect(migrateState(state)).toEqual(state);
+  });
+
+  it('marks what the serial loop had already done, so the supervised loop does not redo it', () => {
+    const v2 = fixtures.find((f) => f.file === 'v2-running.json')?.raw as Record<string, unknown>;
+    const state = migrateState(v2);
+    const fetched = state.sources.filter((x) => x.status === 'fetched');
+    expect(fetched.length).toBeGreaterThan(0);
+    expect(fetched.every((x) => x.analyzed)).toBe(true);
+    expect(state.findings.every((f) => f.reported)).toBe(true);
+    expect(state.mind.phase).toBe('GATHERING');
+  });
+
+  it('refuses a state from a newer build, and what is not a state', () => {
+    expect(() => migrateState({ state_version: STATE_VERSION + 1, settings: {} })).toThrow(/newer than this build/);
+    expect(() => migrateState({ hello: 'world' })).toThrow(/not a research state/);
+  });
+});
+
+describe('sessions going on from every recorded version, on today\'s build', () => {
+  let harness: Harness;
+  let env: TestEnvironment;
+
+  beforeAll(async () => {
+    harness = await startHarness({ model: { gapIterations: 1 } });
+    env = await startEnvironment(harness, inject('temporalAddress'));
+  });
+  afterAll(async () => {
+    await env?.close();
+    await harness?.close();
+  });
+
+  /** A recorded state as the session store would have kept it, under a fresh id. */
+  const asStored = (raw: Record<string, unknown>, id: string) =>
+    ({ ...raw, research_id: id, last_event_seq: raw.persisted_seq, report_markdown: raw.report_markdown ?? '' }) as unknown as ResearchSnapshot;
+
+  it('a session caught mid-research finishes its research', async () => {
+    const running = fixtures.filter((f) => f.file.endsWith('-running.json'));
+    const ids = running.map((f) => `mig-${f.file.replace(/\.json$/, '')}`);
+    await Promise.all(running.map((f, i) => env.client.startRun(continuationState(asStored(f.raw, ids[i])), 'REJECT_DUPLICATE')));
+    for (const [i, id] of ids.entries()) {
+      await env.client.waitForResult(id);
+      const s = await env.client.state(id);
+      expect(s.status, running[i].file).toBe('completed');
+      // The report it had is where the new one starts from, and verification has run on it.
+      expect(s.report_markdown, running[i].file).toContain('## ');
+      expect(s.report_markdown, running[i].file).not.toContain('_Research in progress._');
+      expect(s.state_version).toBe(STATE_VERSION);
+      expect(s.findings.length, running[i].file).toBeGreaterThanOrEqual(running[i].raw.findings ? (running[i].raw.findings as unknown[]).length : 0);
+    }
+  });
+
+  it('a session waiting for approval waits again, and researches once approved', async () => {
+    const waiting = fixtures.filter((f) => f.file.endsWith('-awaiting-approval.json'));
+    const ids = waiting.map((f) => `mig-${f.file.replace(/\.json$/, '')}`);
+    await Promise.all(waiting.map((f, i) => env.client.startRun(continuationState(asStored(f.raw, ids[i])), 'REJECT_DUPLICATE')));
+    for (const id of ids) {
+      await waitFor(`${id} awaiting approval`, async () => (await env.client.state(id)).status === 'awaiting_approval');
+      await env.client.approve(id);
+    }
+    for (const [i, id] of ids.entries()) {
+      await env.client.waitForResult(id);
+      const s = await env.client.state(id);
+      expect(s.status, waiting[i].file).toBe('completed');
+      expect(s.sources.some((x) => x.status === 'fetched'), waiting[i].file).toBe(true);
+    }
+  });
+});
