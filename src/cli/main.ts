@@ -22,6 +22,8 @@ import { registerServiceCommands } from './service-commands';
 import { registerSessionCommands } from './session-commands';
 import { registerScheduleCommands } from './schedule-commands';
 import { formatEvent, formatPlan, formatStatus } from './format';
+import { budgetSettingsOf } from '../budget/settings';
+import { phaseBudgets } from '../budget/phases';
 import { connect, ensureServer, ensureWorker, noteIfNoWorker, recordWorkerPid, runningWorkerPid, usesEmbeddedServer } from './runtime';
 import { askApproval, askReview, followProgress, waitForPlan } from './terminal';
 import { workerCommand } from './worker-commands';
@@ -218,9 +220,11 @@ export function buildProgram(): Command {
     .argument('<researchId>')
     .option('--json')
     .action(async (id: string, o: Common) => {
-      await withClient({}, async (c) => {
+      await withClient({}, async (c, config) => {
         const s = await c.state(id);
-        out(o.json, s, formatStatus(s));
+        const budget = budgetSettingsOf(config);
+        const budgets = { enabled: budget.enabled, phases: phaseBudgets(budget, (role) => s.providers?.model_chains[role]?.[0] ?? config.models.default) };
+        out(o.json, { ...s, token_budgets: budgets }, formatStatus(s, budgets));
       });
     });
   program
