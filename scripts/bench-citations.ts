@@ -16,6 +16,7 @@ import { annotateReport } from '../src/verify/annotate';
 import { citedSentences } from '../src/report/sentences';
 import { numbersIn, splitPassages } from '../src/verify/passages';
 import { checkClaims, type Judge } from '../src/verify/support';
+import { repeatedClaims } from './bench-claims';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -202,8 +203,8 @@ function main(): void {
         else if (process.argv.includes('--verbose')) console.log(`  missed ${p.kind}: ${p.sentence} (${verdictOf.get(k)})`);
       }
     }
-    const texts = citedSentences(annotated).map((s) => s.text.toLowerCase());
-    const repeats = texts.filter((t, i) => texts.some((u, j) => j < i && nearlySame(t, u))).length;
+    const texts = citedSentences(annotated).map((s) => s.text);
+    const repeats = repeatedClaims(texts);
     const pct = (a: number, b: number) => (b ? `${((100 * a) / b).toFixed(1)} %` : 'n/a');
     console.log(`bench:citations  seed ${SEED}, ${BATCHES} batches, ${pages.length} pages (${offTopicTotal} off-topic)`);
     console.log(`  citations found ${verified.citations_found}, removed ${verified.removed_citations.length}, claims checked ${claims.length}`);
@@ -214,18 +215,6 @@ function main(): void {
     console.log(`  off-topic pages skipped unread                       ${skipped}/${offTopicTotal}; on-topic pages wrongly skipped ${wronglySkipped}`);
     console.log(`  placeholder left in the report                       ${annotated.includes('_Research in progress._') ? 'yes' : 'no'}`);
   });
-}
-
-/** Independent of the merge rule: the same numbers and 80 % of the shorter one's words. */
-function nearlySame(a: string, b: string): boolean {
-  const words = (t: string) => new Set(t.replace(/^notably,?\s*/, '').match(/[\p{L}\p{N}]+/gu) ?? []);
-  const numbers = (t: string) => (t.match(/\d+/g) ?? []).sort().join(' ');
-  if (numbers(a) !== numbers(b)) return false;
-  const x = words(a);
-  const y = words(b);
-  let shared = 0;
-  for (const w of x) if (y.has(w)) shared++;
-  return shared / Math.min(x.size, y.size) >= 0.8;
 }
 
 main();

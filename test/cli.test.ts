@@ -56,6 +56,10 @@ describe('deep-research CLI', () => {
     expect(again.stderr.trim().split('\n')).toHaveLength(1);
 
     await env.client.waitForResult(researchId);
+    // Every phase's token budget, for the model that runs it; the analysis line also says what the last call had.
+    const statusText = (await cli(['status', researchId])).stdout;
+    for (const phase of ['planning', 'analysis', 'synthesis', 'refinement']) expect(statusText).toMatch(new RegExp(`^  ${phase} +[\\d,]+ tokens \\(\\d+ % of the usable context; \\w+ openai:scripted-model`, 'm'));
+    expect(statusText).toMatch(/^ {2}analysis .*; last analysis call [\d,]+, content fidelity [\d.]+\)$/m);
     const report = await cli(['report', researchId]);
     expect(report.stdout).toMatch(/^# CLI research: solar power/);
     expect(report.stdout).toContain('## Sources');

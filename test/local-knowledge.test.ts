@@ -5,6 +5,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createActivities } from '../src/activities';
+import { loadConfig } from '../src/config/load';
 import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
 import { textOf } from './harness/model-script';
 
@@ -47,5 +49,37 @@ describe('local knowledge while planning', () => {
     await env.client.approve(researchId);
     await env.client.waitForResult(researchId);
     expect(harness.recorder.of('search').length).toBeGreaterThan(0);
+  });
+});
+
+describe('which of the user notes the planner sees', () => {
+  const notes = mkdtempSync(path.join(os.tmpdir(), 'dr-kb-notes-'));
+  writeFileSync(path.join(notes, 'menu.txt'), 'Lunch menu for Friday: the soup of the day is on the board, and bread is free.');
+  writeFileSync(path.join(notes, 'offsite.md'), '# Team offsite\n\nThe offsite is in the mountains this year; the bus leaves at eight and boots are a must.');
+  writeFileSync(path.join(notes, 'travel.md'), '# Travel budget\n\nOur travel budget for the year is tight: trains over planes where the trip is short.');
+  writeFileSync(path.join(notes, 'microplastics.md'), '# Microplastics in the Baltic\n\nOur survey counted microplastics in Baltic sea water samples; fibres from textiles dominated.');
+  writeFileSync(path.join(notes, 'reef.md'), '# Reef health notes\n\nBleaching hit the coral reef health index hard this summer.');
+
+  async function lookup(query: string): Promise<string[]> {
+    const env = { DEEP_RESEARCH_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'dr-kb-data-')), LOCAL_DOCS_DIR: notes };
+    const { activities, close } = createActivities({ config: loadConfig(env), env });
+    try {
+      return (await activities.lookupLocalKnowledge({ query, maxResults: 5 })).hits.map((h) => h.title).sort();
+    } finally {
+      await close();
+    }
+  }
+
+  it('hands the planner no note for a question none of them is about, though they share its little words', async () => {
+    expect(await lookup('What is the state of the art in solid-state batteries for the car industry?')).toEqual([]);
+  });
+
+  it('hands the planner the notes that match the question, and only those', async () => {
+    expect(await lookup('How much microplastics pollution is in Baltic sea water?')).toEqual(['Microplastics in the Baltic']);
+    expect(await lookup('coral reef health')).toEqual(['Reef health notes']);
+  });
+
+  it('leaves out a note that shares a single word in passing with a longer question', async () => {
+    expect(await lookup('Which trains run overnight between Berlin and Vienna, and how long do they take?')).toEqual([]);
   });
 });

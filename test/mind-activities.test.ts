@@ -249,3 +249,25 @@ describe('analyzer: finer confidence and categories', () => {
     expect(requestOf(fake).prompt).toContain('Heat pump sales in Europe grew 40 percent');
   });
 });
+
+describe('planner: a second clarification round', () => {
+  const answered = [
+    { question: 'Which region should the research focus on?', answer: 'Germany' },
+    { question: 'Which time span matters?', answer: 'Since 2020' },
+  ];
+
+  it('never asks again what the user answered, however the model rewords it; a new question stays', async () => {
+    const { fake, model } = await setup({ reaskClarifications: true });
+    const out = await asActivity(() => model.decomposeQuery({ researchId: 'r', query: `${TOPIC}?`, clarifications: answered, feedback: [] }));
+    const asked = (requestOf(fake).prompt.match(/^- Q: .+$/gm) ?? []).length;
+    expect(asked).toBe(2);
+    expect(requestOf(fake).prompt).toContain('already answered: do not ask them again');
+    expect(out.plan.clarifying_questions).toEqual(['Which sources do you trust most?']);
+  });
+
+  it('keeps every question in a first round, when nothing is answered yet', async () => {
+    const { model } = await setup({ clarify: true });
+    const out = await asActivity(() => model.decomposeQuery({ researchId: 'r', query: `${TOPIC}?`, clarifications: [], feedback: [] }));
+    expect(out.plan.clarifying_questions).toEqual(['Which region should the research focus on?', 'Which time span matters?']);
+  });
+});

@@ -9,9 +9,9 @@ import { createEmbedder, type Embedder } from '../providers/model/embeddings';
 import { modelConnection, modelProviders, resolveProviderPlan, searchAvailability } from '../providers/registry';
 import { createSearchProvider, searchApiKeyFromEnv, SEARCH_PROVIDERS, type SearchProviderName } from '../providers/search/catalog';
 import type { ModelProvider } from '../providers/model/types';
-import { LocalDocumentSearch } from '../providers/search/local';
+import { LocalDocumentSearch, queryContentWords } from '../providers/search/local';
 import { SearxngSearch } from '../providers/search/searxng';
-import type { SearchProvider } from '../providers/search/types';
+import type { SearchProvider, SearchResult } from '../providers/search/types';
 import { fetcherFromConfig } from '../fetching/fetcher';
 import type { ArtifactStore } from '../stores/artifacts';
 import { AgentStreamSink } from '../stores/agent-stream';
@@ -96,7 +96,7 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
     async lookupLocalKnowledge({ query, maxResults }) {
       if (!config.search.local_path) return { hits: [] };
       try {
-        const hits = await searchProvider('local').search({ query, maxResults });
+        const hits = (await searchProvider('local').search({ query, maxResults })).filter(matchesQuestion(query));
         return { hits: hits.map((h) => ({ title: h.title.slice(0, 200), url: h.url, snippet: h.snippet.slice(0, 300) })) };
       } catch (err) {
         throw toFailure(err, 'looking up the local documents', 'LOCAL_DOCS_DIR');
@@ -120,6 +120,17 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
       await fetcher.close();
     },
   };
+}
+
+/**
+ * The planner sees only the user's notes that match the question: a third of its content words,
+ * and at least two of them (all, for a question of one or two), or a match by meaning. Notes that
+ * only share "the" and "of" with it, or one word in passing, stay out.
+ */
+export function matchesQuestion(query: string): (hit: SearchResult) => boolean {
+  const words = queryContentWords(query).size;
+  const floor = words ? Math.max(1 / 3, Math.min(2, words) / words) : 0;
+  return (hit) => (hit.query_match ?? 1) >= floor - 1e-9;
 }
 
 const ARCHIVE_SWEEP_MS = 3_600_000;

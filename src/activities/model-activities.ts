@@ -1,6 +1,6 @@
 // Model activities: planning, analysis and report patches. No search or fetch ability here.
 import { analyzerPrompt, ANALYZER_SYSTEM } from './prompts/analyzer';
-import { PLANNER_SYSTEM, plannerPrompt } from './prompts/planner';
+import { PLANNER_SYSTEM, plannerPrompt, unansweredQuestions } from './prompts/planner';
 import { WRITER_SYSTEM, writerPrompt } from './prompts/writer';
 import { dedupeFindings } from '../report/dedupe';
 import { classifySource } from '../research/vetting';
@@ -58,6 +58,8 @@ export function createModelActivities(deps: ModelDeps) {
       const { context, ...rest } = object;
       const plan: ResearchPlan = {
         ...rest,
+        // A question the user already answered is never asked twice, however the model rewords it.
+        clarifying_questions: unansweredQuestions(rest.clarifying_questions, input.clarifications),
         context: {
           language: reconcileLanguage(context?.language, input.query),
           domain: context?.domain ?? 'general',

@@ -1,11 +1,13 @@
+import type { PhaseBudget } from '../budget/phases';
 import { budgetLimits, budgetUsed } from '../research/budget';
 import type { ResearchEvent, ResearchPlan, ResearchSnapshot } from '../domain/types';
 
 export function formatPlan(plan: ResearchPlan): string {
-  const lines = ['Research plan', '', `Brief: ${plan.research_brief}`, '', 'Search queries:'];
-  for (const q of [...plan.expanded_queries].sort((a, b) => a.priority - b.priority)) {
-    lines.push(`  ${q.priority}. ${q.query}${q.rationale ? `  — ${q.rationale}` : ''}`);
-  }
+  const lines = ['Research plan', '', `Brief: ${plan.research_brief}`, '', 'Search queries (most important first):'];
+  // Numbered by position; the planner's priority beside it (several queries may share one).
+  [...plan.expanded_queries]
+    .sort((a, b) => a.priority - b.priority)
+    .forEach((q, i) => lines.push(`  ${i + 1}. ${q.query}  [priority ${q.priority}]${q.rationale ? `  — ${q.rationale}` : ''}`));
   lines.push('', 'Report outline:', ...plan.outline.map((s, i) => `  ${i + 1}. ${s}`));
   if (plan.assumptions.length) lines.push('', 'Assumptions:', ...plan.assumptions.map((a) => `  - ${a}`));
   if (plan.clarifying_questions.length) lines.push('', 'Clarifying questions:', ...plan.clarifying_questions.map((q, i) => `  ${i + 1}. ${q}`));
@@ -23,7 +25,27 @@ export function progressLine(s: ResearchSnapshot, width = 24): string {
 
 const usd = (dollars: number) => `$${dollars < 0.01 && dollars > 0 ? dollars.toFixed(5) : dollars.toFixed(2)}`;
 
-export function formatStatus(s: ResearchSnapshot): string {
+/** The token budget of each phase's model calls: how much prompt one call may carry. */
+export interface StatusBudgets {
+  /** token_management_enabled: off, prompts go out as written and the budgets are only reported. */
+  enabled: boolean;
+  phases: PhaseBudget[];
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+function budgetLines(s: ResearchSnapshot, budgets: StatusBudgets | undefined): string[] {
+  if (!budgets?.phases.length) return [];
+  const width = Math.max(...budgets.phases.map((b) => b.phase.length));
+  const recorded = s.content_allocation_metadata;
+  const lines = budgets.phases.map((b) => {
+    const last = b.phase === 'analysis' && recorded ? `; last analysis call ${count(recorded.analysis_budget_tokens)}, content fidelity ${recorded.overall_fidelity}` : '';
+    return `  ${b.phase.padEnd(width)} ${count(b.tokens).padStart(9)} tokens (${Math.round(b.share * 100)} % of the usable context; ${b.role} ${b.model}, ${count(b.context_tokens)}-token window${last})`;
+  });
+  return [`token budget per model call${budgets.enabled ? '' : ' (token management off: reported, not enforced)'}:`, ...lines];
+}
+
+export function formatStatus(s: ResearchSnapshot, budgets?: StatusBudgets): string {
   const u = s.usage;
   const tokens = Object.entries(u.tokens_by_role)
     .map(([role, t]) => `${role} ${t.input_tokens}+${t.output_tokens}${t.cost_usd ? ` ${usd(t.cost_usd)}` : ''}`)
@@ -42,6 +64,7 @@ export function formatStatus(s: ResearchSnapshot): string {
     ...providers,
     `usage: ${u.model_calls} model calls (${tokens || 'no tokens'}), ${u.search_calls} searches, ${u.fetch_calls} fetches${u.cost_usd !== undefined ? `, cost ${usd(u.cost_usd)}` : ''}`,
     ...byModel.map((line) => `  ${line}`),
+    ...budgetLines(s, budgets),
     `report: ${s.report_markdown.length} characters`,
     ...mindLines(s),
     ...deliveryLines(s),

@@ -25,6 +25,8 @@ import { registerSessionCommands } from './session-commands';
 import { cliOwner, recordOwner } from './ownership';
 import { registerScheduleCommands } from './schedule-commands';
 import { formatEvent, formatPlan, formatStatus } from './format';
+import { budgetSettingsOf } from '../budget/settings';
+import { phaseBudgets } from '../budget/phases';
 import { connect, ensureServer, ensureWorker, noteIfNoWorker, recordWorkerPid, runningWorkerPid, usesEmbeddedServer } from './runtime';
 import { askApproval, askReview, followProgress, waitForPlan } from './terminal';
 import { workerCommand } from './worker-commands';
@@ -225,11 +227,13 @@ export function buildProgram(): Command {
     .argument('<researchId>')
     .option('--json')
     .action(async (id: string, o: Common) => {
-      await withClient({}, async (c) => {
+      await withClient({}, async (c, config) => {
         const s = await c.state(id, { statusOnly: true }).catch((err: unknown) => storedCopy(err, log));
+        const budget = budgetSettingsOf(config);
+        const budgets = { enabled: budget.enabled, phases: phaseBudgets(budget, (role) => s.providers?.model_chains[role]?.[0] ?? config.models.default) };
         // A session whose store is away says so: "waiting for the session store (attempt 4: …)".
         const waits = await storeWaits(c.client, id).catch(() => []);
-        out(o.json, waits.length ? { ...s, waiting_for_store: waits } : s, [formatStatus(s), ...waits.map((w) => w.line)].join('\n'));
+        out(o.json, { ...s, token_budgets: budgets, ...(waits.length ? { waiting_for_store: waits } : {}) }, [formatStatus(s, budgets), ...waits.map((w) => w.line)].join('\n'));
       });
     });
   program

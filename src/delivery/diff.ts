@@ -1,8 +1,12 @@
 // A scheduled run against the schedule's previous run: which sources are new, changed (same page,
-// different text) or gone, and which findings are new, changed (reworded, from the same sources)
-// or gone. The result leads the report as "What changed".
+// different text) or gone, and which findings are new, changed or gone. A finding is changed only
+// when it replaced one about the same thing (most of their content words shared, figures aside);
+// otherwise it is new and the old one gone, whatever sources they share. The result leads the
+// report as "What changed".
 import type { WhatChanged } from '../domain/delivery';
+import { normalizeUrl } from '../domain/text';
 import type { ResearchSnapshot } from '../domain/types';
+import { subjectSimilarity } from '../report/words';
 
 export interface RunSource {
   url: string;
@@ -33,16 +37,7 @@ export interface RunDiff {
   gone_findings: string[];
 }
 
-const urlKey = (url: string): string => {
-  try {
-    const u = new URL(url);
-    for (const p of [...u.searchParams.keys()]) if (/^utm_/i.test(p)) u.searchParams.delete(p);
-    u.hash = '';
-    return u.href.replace(/\/$/, '').toLowerCase();
-  } catch {
-    return url.trim().toLowerCase();
-  }
-};
+const urlKey = (url: string): string => normalizeUrl(url).toLowerCase();
 const textKey = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 
 export function diffRuns(previous: RunDigest, current: RunDigest): RunDiff {
@@ -59,19 +54,11 @@ export function diffRuns(previous: RunDigest, current: RunDigest): RunDiff {
   const newFindings = new Map(current.findings.map((f) => [textKey(f.content), f]));
   const added = current.findings.filter((f) => !oldFindings.has(textKey(f.content)));
   const removed = previous.findings.filter((f) => !newFindings.has(textKey(f.content)));
-  // A finding that replaced another one from the same sources is a change, not one new and one gone.
-  const changed_findings: { before: string; after: string }[] = [];
-  const unpaired = new Set(removed);
-  const new_findings: string[] = [];
-  for (const f of added) {
-    const urls = new Set(f.source_urls.map(urlKey));
-    const match = f.source_urls.length ? [...unpaired].find((g) => g.source_urls.length && g.source_urls.every((u) => urls.has(urlKey(u)))) : undefined;
-    if (match) {
-      unpaired.delete(match);
-      changed_findings.push({ before: match.content, after: f.content });
-    } else new_findings.push(f.content);
-  }
-  const gone_findings = [...unpaired].map((f) => f.content);
+  const pairs = pairChanged(added, removed);
+  const paired = new Set(pairs.flatMap((p) => [p.before, p.after]));
+  const changed_findings = pairs.map((p) => ({ before: p.before.content, after: p.after.content }));
+  const new_findings = added.filter((f) => !paired.has(f)).map((f) => f.content);
+  const gone_findings = removed.filter((f) => !paired.has(f)).map((f) => f.content);
   return {
     summary: {
       previous_id: previous.research_id,
@@ -89,6 +76,34 @@ export function diffRuns(previous: RunDigest, current: RunDigest): RunDiff {
     changed_findings,
     gone_findings,
   };
+}
+
+/** Content words two findings must share (Dice, figures aside) to be about the same thing. */
+export const SAME_SUBJECT = 0.5;
+
+/**
+ * Pairs each new finding with the gone one about the same thing, if any: the most alike pairs
+ * first, a pair that shares a source before one that does not.
+ */
+function pairChanged(added: RunFinding[], removed: RunFinding[]): { before: RunFinding; after: RunFinding }[] {
+  const candidates = added.flatMap((after) =>
+    removed.map((before) => {
+      const urls = new Set(after.source_urls.map(urlKey));
+      return { after, before, similarity: subjectSimilarity(before.content, after.content), sharesSource: before.source_urls.some((u) => urls.has(urlKey(u))) };
+    }),
+  );
+  const ranked = candidates
+    .filter((c) => c.similarity >= SAME_SUBJECT)
+    .sort((a, b) => Number(b.sharesSource) - Number(a.sharesSource) || b.similarity - a.similarity);
+  const taken = new Set<RunFinding>();
+  const pairs: { before: RunFinding; after: RunFinding }[] = [];
+  for (const c of ranked) {
+    if (taken.has(c.after) || taken.has(c.before)) continue;
+    taken.add(c.after).add(c.before);
+    pairs.push({ before: c.before, after: c.after });
+  }
+  // In the order the new findings came.
+  return pairs.sort((a, b) => added.indexOf(a.after) - added.indexOf(b.after));
 }
 
 /** A stored session as the comparison needs it: fetched sources, and findings with their sources' URLs. */

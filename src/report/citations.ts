@@ -30,10 +30,10 @@ export interface CitationResolution {
 
 const ID_TOKEN = String.raw`(?:S|src[-_ ]?|sources?\s*|ref\.?\s*)?\d{1,4}`;
 const ID_LIST = String.raw`${ID_TOKEN}(?:\s*(?:,|;|and|&)\s*${ID_TOKEN})*`;
-/** [S3], [3], [S3, S5], [src-3], [Source 3], [S3; S5]; not a markdown link's text. */
-const BRACKET_GROUP = new RegExp(String.raw`\[(${ID_LIST})\](?![(:])`, 'gi');
+/** [S3], [3], [S3, S5], [src-3], [Source 3], [S3; S5], [ S3 ]; not a markdown link's text. */
+const BRACKET_GROUP = new RegExp(String.raw`\[[ \t]*(${ID_LIST})[ \t]*\](?![(:])`, 'gi');
 /** (Source 3), (Sources 3, 5), (S3), (src-3): a prefix is required, so "(2019)" is left alone. */
-const PAREN_GROUP = new RegExp(String.raw`\(((?:S|src[-_ ]?|sources?\s*)\d{1,4}(?:\s*(?:,|;|and|&)\s*${ID_TOKEN})*)\)`, 'gi');
+const PAREN_GROUP = new RegExp(String.raw`\([ \t]*((?:S|src[-_ ]?|sources?\s*)\d{1,4}(?:\s*(?:,|;|and|&)\s*${ID_TOKEN})*)[ \t]*\)`, 'gi');
 const FOOTNOTE_REF = /\[\^([^\]\s]+)\](?!:)/g;
 const FOOTNOTE_DEF = /^\s{0,3}\[\^([^\]\s]+)\]:\s*(.*)$/gm;
 /** URLs may hold balanced parentheses (Wikipedia's "Foo_(bar)"). */

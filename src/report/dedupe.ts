@@ -28,11 +28,14 @@ export function signature(text: string): Signature {
   return {
     terms: new Set(terms(text)),
     numbers: numbersIn(text).sort().join(' '),
-    plain: text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim(),
+    plain: text.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim(),
   };
 }
 
-/** Does `candidate` repeat `existing`? Exact after normalisation, or high word overlap with the same numbers. */
+/**
+ * Does `candidate` repeat `existing`? Exact after normalisation (whitespace, case, punctuation and
+ * Unicode forms aside), or high word overlap with the same numbers.
+ */
 export function repeats(candidate: Signature, existing: Signature): boolean {
   if (candidate.plain && candidate.plain === existing.plain) return true;
   if (candidate.terms.size < MIN_TERMS || existing.terms.size < MIN_TERMS) return false;

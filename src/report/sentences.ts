@@ -16,6 +16,8 @@ const SKIPPED_SECTIONS = /^(sources|notes|citation check)$/i;
 const CITATION = /\[(S\d+(?:\s*[,;]\s*S\d+)*)\]/g;
 const TRAILING_CITATIONS = /^(?:\s*\[S\d+(?:\s*[,;]\s*S\d+)*\])+[.,;:!?]?/;
 const SENTENCE_END = /[.!?]+["'”’)]*(?=\s|$)/g;
+/** A citation group closing a line (before the next line of the same paragraph). */
+const CITED_LINE_END = /\[S\d+(?:\s*[,;]\s*S\d+)*\][ \t]*(?=\n)/g;
 const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+/;
 const ABBREVIATIONS = /\b(?:e\.g|i\.e|etc|vs|cf|al|fig|dr|mr|mrs|ms|no|approx|inc|ltd|jr|sr|st)\.$/i;
 
@@ -114,15 +116,25 @@ interface Span {
   end: number;
 }
 
-/** Sentence boundaries; citations right after a full stop belong to the sentence before it. */
+/**
+ * Sentence boundaries; citations right after a full stop belong to the sentence before it. A line
+ * that ends with a citation group ends its claim even without a full stop: writers put one claim
+ * per line, and two such lines are two claims, not one.
+ */
 function sentenceSpans(text: string): Span[] {
-  const spans: Span[] = [];
-  let start = 0;
+  const ends: number[] = [];
   for (const m of text.matchAll(SENTENCE_END)) {
     let end = (m.index ?? 0) + m[0].length;
-    if (end <= start || ABBREVIATIONS.test(text.slice(Math.max(start, end - 8), end))) continue;
+    if (ABBREVIATIONS.test(text.slice(Math.max(0, end - 8), end))) continue;
     const citations = TRAILING_CITATIONS.exec(text.slice(end));
     if (citations) end += citations[0].length;
+    ends.push(end);
+  }
+  for (const m of text.matchAll(CITED_LINE_END)) ends.push((m.index ?? 0) + m[0].length);
+  const spans: Span[] = [];
+  let start = 0;
+  for (const end of ends.sort((a, b) => a - b)) {
+    if (end <= start) continue;
     spans.push({ start, end });
     start = end;
   }

@@ -21,6 +21,20 @@ export function terms(text: string): string[] {
   return (words ?? []).map((w) => w.replace(/['’]s$/, '').replace(/['’-]/g, '')).filter((w) => w && !STOPWORDS.has(w)).map(stem);
 }
 
+/**
+ * How far two texts speak about the same thing, 0..1: the Dice overlap of their content words,
+ * numbers left out (a figure that changed does not make a finding about something else).
+ */
+export function subjectSimilarity(a: string, b: string): number {
+  const words = (text: string) => new Set(terms(text).filter((t) => !/^\d/.test(t)));
+  const x = words(a);
+  const y = words(b);
+  if (!x.size || !y.size) return 0;
+  let shared = 0;
+  for (const t of x) if (y.has(t)) shared++;
+  return (2 * shared) / (x.size + y.size);
+}
+
 /** Numbers as written in text, without thousands separators: "1,200" and "1200" match. */
 export function numbersIn(text: string): string[] {
   return [...new Set((text.match(/\d+(?:[.,]\d+)*/g) ?? []).map((n) => n.replace(/,(?=\d{3}\b)/g, '')))];

@@ -22,14 +22,31 @@ import {
   type ProviderScript,
   type ScriptedAnswer,
 } from './model-script';
+import { claimSupport, contentSummary, fakeEmbedding, inputCheck, panelAnswer, panelSynthesis, topicOf } from './model-answers';
+
+export { EMBEDDING_CONCEPTS, fakeEmbedding, topicOf } from './model-answers';
 
 export interface ModelScript extends ProviderScript {
   /** The writer puts nothing into these outline sections unless the prompt names them as still empty. */
   writerSkips?: string[];
   /** The first plan asks clarifying questions. */
   clarify?: boolean;
+  /** A careless planner: after answers, asks the answered questions again (reworded) beside a new one. */
+  reaskClarifications?: boolean;
   /** Analyses report gaps while the iteration is at most this. */
   gapIterations?: number;
+  /**
+   * A niche question's evidence: the analyzer rates every source and every finding medium (no
+   * primary data, nothing it would call high), so gates asking for high quality cannot pass.
+   */
+  mediumEvidence?: boolean;
+  /** The supervisor asks to retry every failed gate, as a model that trusts a retry would. */
+  retryFailedGates?: boolean;
+  /**
+   * A summarising writer: of each batch it writes the first finding only, always into the first
+   * outline section, and says a claim already in the report again with a leading space.
+   */
+  thinWriter?: boolean;
   /** Number of expanded queries in a plan. */
   queries?: number;
   /** The writer cites a source that was never fetched. */
@@ -67,11 +84,6 @@ interface ChatRequest {
   stream_options?: { include_usage?: boolean };
 }
 
-export function topicOf(prompt: string): string {
-  const m = /Question:\n([\s\S]*?)(\n\n|$)/.exec(prompt) ?? /Research question:\n([\s\S]*?)(\n\n|$)/.exec(prompt);
-  return (m?.[1] ?? 'the topic').trim().replace(/[?.!]+$/, '');
-}
-
 function plan(prompt: string, script: ModelScript) {
   const topic = topicOf(prompt);
   const answered = prompt.includes('Answers to clarifying questions');
@@ -84,8 +96,10 @@ function plan(prompt: string, script: ModelScript) {
   const known = /The user's own documents[^\n]*\n- ([^:\n]+):/.exec(prompt)?.[1];
   if (known) queries.unshift({ query: `${topic} beyond ${known}`, rationale: 'Builds on what the user already has.', priority: 1 });
   for (const f of feedback) queries.unshift({ query: `${topic} ${f}`, rationale: 'Asked for in the review.', priority: 1 });
+  const asked = [...prompt.matchAll(/^- Q: (.+)$/gm)].map((m) => m[1]);
+  const reasked = [...asked.map((q) => q.replace(/^Which/, 'What').replace(/\?$/, ', exactly?')), ...asked.map((q) => ` ${q.toLowerCase()} `), 'Which sources do you trust most?'];
   return {
-    clarifying_questions: script.clarify && !answered ? ['Which region should the research focus on?', 'Which time span matters?'] : [],
+    clarifying_questions: script.clarify && !answered ? ['Which region should the research focus on?', 'Which time span matters?'] : script.reaskClarifications && answered ? reasked : [],
     expanded_queries: queries,
     outline: ['Overview', 'Costs and trends', 'Policy'],
     research_brief: `Establish what is known about ${topic}.`,
@@ -103,7 +117,7 @@ function analysis(prompt: string, script: ModelScript) {
     const sentences = s.text.match(/[^.\n]*\d[^.\n]*\./g) ?? [];
     const first = /[^.\n]*\d+ percent[^.\n]*\./.exec(s.text)?.[0]?.trim() ?? s.text.slice(0, 120);
     const sentence = forSection ? `${forSection}: ${(sentences.find((x) => x.trim() !== first) ?? s.text.slice(120, 240)).trim()}` : first;
-    return { content: sentence, confidence: 'high' as const, source_ids: [s.id] };
+    return { content: sentence, confidence: script.mediumEvidence ? ('medium' as const) : ('high' as const), source_ids: [s.id] };
   });
   const gaps =
     iteration <= (script.gapIterations ?? 1) && sources.length > 0
@@ -111,7 +125,7 @@ function analysis(prompt: string, script: ModelScript) {
       : [];
   // The first source carries primary data; the others are commentary.
   if (script.repeatFindings) findings.push(...findings.map((f) => ({ ...f, content: `Notably, ${f.content.charAt(0).toLowerCase()}${f.content.slice(1)}` })));
-  const source_quality = sources.map((src, i) => ({ source_id: src.id, quality: i === 0 ? ('high' as const) : ('medium' as const) }));
+  const source_quality = sources.map((src, i) => ({ source_id: src.id, quality: i === 0 && !script.mediumEvidence ? ('high' as const) : ('medium' as const) }));
   return { findings, gaps, source_quality };
 }
 
@@ -120,6 +134,10 @@ function reportPatch(prompt: string, script: ModelScript) {
   const findings = [...(/New findings:\n([\s\S]*?)\n\n/.exec(prompt)?.[1] ?? '').matchAll(/^- \(\w+\) (.*) \[([^\]]*)\]$/gm)].map((m) => ({ content: m[1], ids: m[2] }));
   if (script.carelessWriter) return carelessPatch(prompt, sections, findings, script);
   const stillEmpty = [...(/Still empty[^:]*: (.*)/.exec(prompt)?.[1] ?? '').matchAll(/"([^"]+)"/g)].map((m) => m[1]);
+  if (script.thinWriter && !stillEmpty.length) {
+    const again = /^- (.*\[S\d+\].*)$/m.exec(/Current report:\n([\s\S]*)$/.exec(prompt)?.[1] ?? '')?.[1];
+    return { patches: [...findings.slice(0, 1).map((f) => ({ section: sections[0], markdown: `- ${f.content} [${f.ids}]` })), ...(again ? [{ section: sections[0], markdown: ` ${again}` }] : [])] };
+  }
   const writable = stillEmpty.length ? stillEmpty : sections.filter((t) => !script.writerSkips?.includes(t));
   const patches = findings.map((f, i) => ({ section: writable[i % writable.length], markdown: `- ${f.content} [${f.ids}]` }));
   if (script.fabricateCitation && patches.length) patches[0].markdown += ' Also confirmed elsewhere [S999].';
@@ -199,26 +217,10 @@ function phaseReflection(prompt: string, script: ModelScript) {
   const passed = /Quality gate passed/.test(prompt);
   return {
     reflection: `The ${phase} phase ${passed ? 'passed its gate' : 'failed its gate'}.`,
-    retry: script.reflectionRetry?.shift() ?? false,
+    retry: script.reflectionRetry?.shift() ?? (script.retryFailedGates === true && !passed),
     guidance_for_next_phase: `After ${phase}: keep to the plan.`,
     quality_score: passed ? 0.8 : 0.4,
   };
-}
-
-/** A claim is supported when one of its passages contains a number the claim states. */
-function claimSupport(prompt: string) {
-  const numbers = (text: string) => text.match(/\d+(?:\.\d+)?/g) ?? [];
-  const verdicts = [...prompt.matchAll(/<claim index="(\d+)">([\s\S]*?)<\/claim>/g)].map((m) => {
-    const statement = /<statement>([\s\S]*?)<\/statement>/.exec(m[2])?.[1] ?? '';
-    const inPassages = new Set([...m[2].matchAll(/<passage>([\s\S]*?)<\/passage>/g)].flatMap((p) => numbers(p[1])));
-    const shared = numbers(statement).find((n) => inPassages.has(n));
-    return {
-      claim_index: Number(m[1]),
-      supported: shared !== undefined,
-      rationale: shared !== undefined ? `A passage states ${shared}.` : 'No passage states the numbers of the claim.',
-    };
-  });
-  return { verdicts };
 }
 
 /** The schema name a request asks for: its response_format, its forced tool, or the text-mode instruction. */
@@ -227,75 +229,6 @@ function requestedName(body: ChatRequest): string | undefined {
   if (typeof body.tool_choice === 'object' && body.tool_choice.function?.name) return body.tool_choice.function.name;
   const system = body.messages.filter((m) => m.role === 'system').map((m) => textOf(m.content)).join('\n');
   return /JSON object "(\w+)"/.exec(system)?.[1];
-}
-
-/** A summary that keeps the sentences with figures first, within the word limit it is given. */
-function contentSummary(prompt: string) {
-  const limit = Number(/Word limit: (\d+)/.exec(prompt)?.[1] ?? 50);
-  const content = /Content:\n([\s\S]*)$/.exec(prompt)?.[1] ?? '';
-  const sentences = content.replace(/^#+ .*$/gm, '').match(/[^.!?\n]+[.!?]/g)?.map((x) => x.trim()) ?? [];
-  const ordered = [...sentences.filter((x) => /\d/.test(x)), ...sentences.filter((x) => !/\d/.test(x))];
-  const words: string[] = [];
-  for (const sentence of ordered) {
-    const next = sentence.split(/\s+/);
-    if (words.length + next.length > limit - 2) break;
-    words.push(...next);
-  }
-  return { summary: `Summary: ${words.join(' ') || content.split(/\s+/).slice(0, Math.max(1, limit - 2)).join(' ')}` };
-}
-
-/**
- * Deterministic embeddings for /v1/embeddings: each word counts toward the dimension of its
- * concept, so words of one concept (car, automobile, vehicle) embed alike although they share no
- * letters — what lexical search cannot see.
- */
-export const EMBEDDING_CONCEPTS: Record<string, string> = {
-  automobile: 'car', automobiles: 'car', vehicle: 'car', vehicles: 'car', cars: 'car', car: 'car', motorcar: 'car',
-  physician: 'doctor', physicians: 'doctor', doctors: 'doctor', doctor: 'doctor', clinician: 'doctor',
-};
-const EMBEDDING_DIMS = 256;
-
-export function fakeEmbedding(text: string): number[] {
-  const vector = new Array<number>(EMBEDDING_DIMS).fill(0);
-  for (const word of text.toLowerCase().match(/[a-z]+/g) ?? []) {
-    if (word.length < 3) continue;
-    const concept = EMBEDDING_CONCEPTS[word] ?? word;
-    let h = 2166136261; // FNV-1a
-    for (const ch of concept) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
-    vector[h % EMBEDDING_DIMS] += 1;
-  }
-  const norm = Math.hypot(...vector) || 1;
-  return vector.map((v) => v / norm);
-}
-
-/** A panel member's answer: the first finding it was given, with its citation. */
-function panelAnswer(prompt: string) {
-  const finding = /^- \(\w+\) (.*)$/m.exec(/Findings from the shared research:\n([\s\S]*?)\n\n/.exec(prompt)?.[1] ?? '')?.[1] ?? 'The evidence is thin.';
-  const context = /Context given by the user \(([^)]*)\):\n([^\n]*)/.exec(prompt);
-  return { answer: `On ${topicOf(prompt)}: ${finding}${context ? ` The user's ${context[1]} says: ${context[2]}` : ''}` };
-}
-
-/** Credits each answer's first line to its model, one shared paragraph to all, and a conflict between the first two. */
-function panelSynthesis(prompt: string) {
-  const answers = [...prompt.matchAll(/<answer model="([^"]+)">\n([\s\S]*?)\n<\/answer>/g)].map((m) => ({ model: m[1], text: m[2] }));
-  const paragraphs = [
-    { text: `All panel members addressed ${topicOf(prompt)}.`, models: answers.map((a) => a.model) },
-    ...answers.map((a) => ({ text: a.text.split('\n')[0], models: [a.model] })),
-    { text: 'An uncredited aside.', models: ['openai:not-on-the-panel'] },
-  ];
-  const conflicts = answers.length >= 2
-    ? [{ topic: 'the size of the effect', positions: answers.slice(0, 2).map((a, i) => ({ model: a.model, position: i === 0 ? 'large' : 'small' })) }]
-    : [];
-  return { paragraphs, conflicts, agreement: answers.length >= 2 ? 'medium' : 'high' };
-}
-
-/** Too short to research (< 3 words): 0; vague (< 8 words): 1 with a sharper version; else 2. */
-function inputCheck(prompt: string) {
-  const question = /Research question:\n([\s\S]*)$/.exec(prompt)?.[1]?.trim() ?? '';
-  const words = question.split(/\s+/).filter(Boolean).length;
-  if (words < 3) return { quality: 0, reason: 'There is no researchable topic in so few words.', improved_prompt: `What is known about ${question || 'this topic'}, and what do recent sources say?` };
-  if (words < 8) return { quality: 1, reason: 'The question is broad: no scope, place or time.', improved_prompt: `${question.replace(/[?.!]+$/, '')} in Europe since 2015, with figures?` };
-  return { quality: 2, reason: 'Clear and specific.', improved_prompt: null };
 }
 
 function scriptedObject(name: string | undefined, prompt: string, script: ModelScript): unknown {

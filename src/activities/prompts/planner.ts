@@ -1,8 +1,11 @@
 import type { Clarification, ResearchPlan } from '../../domain/types';
+import { normalizeQuery } from '../../domain/text';
+import { subjectSimilarity } from '../../report/words';
 
 export const PLANNER_SYSTEM = `You are the research planner of a deep-research assistant.
 You have no web access. From the user's question, draft a research plan:
 - clarifying_questions: at most 3 questions whose answers would change the research; empty if the question is clear.
+  Never ask again what "Answers to clarifying questions" already answers, in any wording.
 - expanded_queries: 3 to 6 web search queries that together cover the question, each with a rationale and a priority (1 = most important).
 - outline: 3 to 6 section titles for the final report (no "Sources" section: it is added automatically).
 - research_brief: 2 to 4 sentences on what the research must establish.
@@ -33,11 +36,21 @@ export function plannerPrompt(input: {
     );
   }
   if (input.clarifications.length) {
-    parts.push(`Answers to clarifying questions:\n${input.clarifications.map((c) => `- Q: ${c.question}\n  A: ${c.answer}`).join('\n')}`);
+    parts.push(`Answers to clarifying questions (already answered: do not ask them again):\n${input.clarifications.map((c) => `- Q: ${c.question}\n  A: ${c.answer}`).join('\n')}`);
   }
   if (input.previousPlan && input.feedback.length) {
     parts.push(`Previous plan:\n${JSON.stringify(input.previousPlan, null, 2)}`);
     parts.push(`Reviewer feedback (revise the plan accordingly):\n${input.feedback.map((f) => `- ${f}`).join('\n')}`);
   }
   return parts.join('\n\n');
+}
+
+/** Content words a new question must share (Dice) with an answered one to count as asking it again. */
+const SAME_QUESTION = 0.6;
+
+/** The planner's questions without those the user already answered, however they are reworded. */
+export function unansweredQuestions(questions: string[], answered: Clarification[]): string[] {
+  const key = (q: string) => normalizeQuery(q).replace(/[^\p{L}\p{N} ]+/gu, '').trim();
+  const asked = answered.map((c) => c.question);
+  return questions.filter((q) => !asked.some((a) => key(a) === key(q) || subjectSimilarity(a, q) >= SAME_QUESTION));
 }

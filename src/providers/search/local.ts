@@ -8,6 +8,7 @@ import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promi
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseDocument } from '../../parsing';
+import { relevanceTerms } from '../../report/relevance';
 import { cosine, reciprocalRankFusion, type Embedder } from '../model/embeddings';
 import type { SearchProvider, SearchRequest, SearchResult } from './types';
 
@@ -56,7 +57,9 @@ export class LocalDocumentSearch implements SearchProvider {
 
   async search({ query, maxResults }: SearchRequest): Promise<SearchResult[]> {
     const { index, vectors } = await this.refresh();
-    const lexical = index.search(query, { prefix: true, fuzzy: 0.1, combineWith: 'OR', boost: { title: 2 } }).map((hit) => String(hit.id));
+    const hits = index.search(query, { prefix: true, fuzzy: 0.1, combineWith: 'OR', boost: { title: 2 } });
+    const lexical = hits.map((hit) => String(hit.id));
+    const match = new Map(hits.map((hit) => [String(hit.id), contentShare(query, hit.queryTerms)]));
     let ranked = lexical.map((id, i) => ({ id, score: 1 / (i + 1) }));
     const q = this.embedder ? await this.embedder.embed([query]).then(([v]) => v, () => undefined) : undefined;
     if (q) {
@@ -69,11 +72,12 @@ export class LocalDocumentSearch implements SearchProvider {
       // near the best one.
       const cut = Math.max(MIN_SIMILARITY, (scored[0]?.similarity ?? 0) * RELATIVE_SIMILARITY);
       const semantic = scored.filter((d) => d.similarity >= cut).map((d) => d.id);
+      for (const id of semantic) match.set(id, 1);
       ranked = [...reciprocalRankFusion([lexical, semantic])].map(([id, score]) => ({ id, score })).sort((a, b) => b.score - a.score);
     }
     return ranked.slice(0, maxResults).map(({ id, score }) => {
       const stored = index.getStoredFields(id) ?? {};
-      return { url: pathToFileURL(id).href, title: String(stored.title || path.basename(id)), snippet: String(stored.snippet ?? ''), score };
+      return { url: pathToFileURL(id).href, title: String(stored.title || path.basename(id)), snippet: String(stored.snippet ?? ''), score, query_match: match.get(id) ?? 0 };
     });
   }
 
@@ -147,6 +151,22 @@ export class LocalDocumentSearch implements SearchProvider {
     await writeFile(tmp, JSON.stringify(manifest));
     await rename(tmp, this.indexFile);
   }
+}
+
+/**
+ * The query's content words, tokenised as the index tokenises (stopwords aside: "the", "of" and
+ * "is" match every note).
+ */
+export function queryContentWords(query: string): Set<string> {
+  const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
+  return new Set(tokenize(query.toLowerCase()).filter((t) => relevanceTerms(t).length > 0));
+}
+
+/** The share of the query's content words among the query terms a document matched. */
+function contentShare(query: string, matched: string[]): number {
+  const content = queryContentWords(query);
+  if (!content.size) return 1;
+  return [...new Set(matched.map((t) => t.toLowerCase()))].filter((t) => content.has(t)).length / content.size;
 }
 
 async function listFiles(folder: string): Promise<string[]> {

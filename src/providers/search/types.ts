@@ -4,6 +4,12 @@ export interface SearchResult {
   snippet: string;
   published_date?: string;
   score?: number;
+  /**
+   * How much of the query the result speaks to, 0..1, where the provider can tell (local
+   * documents: the share of the query's content words the document contains, 1 for a match by
+   * meaning).
+   */
+  query_match?: number;
   /** Academic providers (arXiv, Semantic Scholar) also give these when known. */
   authors?: string[];
   year?: number;
