@@ -120,8 +120,15 @@ describe.skipIf(!postgres.pg)('a fleet riding out its database (PostgreSQL stopp
       }, 60_000, 500);
       const status = await runCli(['status', ids[0]], { ...env, DEEP_RESEARCH_DATA_DIR: dataDir('cli') });
       cliStatus = status.stdout + status.stderr;
-      const got = await api.call('GET', `/api/research/${ids[0]}`);
-      apiStatus = { status: got.status, waiting: ((got.body.waiting_for_store ?? []) as { line: string }[]).map((w) => w.line) };
+      // The API too (any session of the batch: one may be between steps at the moment asked).
+      apiStatus = await waitFor('the API saying a session waits for its store', async () => {
+        for (const id of ids) {
+          const got = await api.call('GET', `/api/research/${id}`);
+          const waiting = ((got.body.waiting_for_store ?? []) as { line: string }[]).map((w) => w.line);
+          if (got.status !== 200 || waiting.length) return { status: got.status, waiting };
+        }
+        return undefined;
+      }, 20_000, 500);
       // The worker stays live (no restart for a database outage) and says it is not ready.
       health = [(await fetch(`http://127.0.0.1:${healthPort}/healthz`)).status, (await fetch(`http://127.0.0.1:${healthPort}/readyz`)).status];
       await new Promise((r) => setTimeout(r, Math.max(0, stoppedAt + ms - Date.now())));
