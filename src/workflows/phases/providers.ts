@@ -22,9 +22,10 @@ export async function chooseProviders(s: ResearchSession): Promise<void> {
 /**
  * Calls a model activity with the role's first model, then each fallback in turn when the call
  * fails after its retries (outage, overload, rejected key). Each switch is an event. The call
- * waits for a model slot and is counted against the budget.
+ * waits for a model slot (a `background` call, off the critical path, never takes the last one)
+ * and is counted against the budget.
  */
-export function callModel<T extends { usage?: ModelUsage }>(s: ResearchSession, role: string, call: (model?: string) => Promise<T>): Promise<T> {
+export function callModel<T extends { usage?: ModelUsage }>(s: ResearchSession, role: string, call: (model?: string) => Promise<T>, opts: { background?: boolean } = {}): Promise<T> {
   return s.modelCall(async () => {
     const chain = s.state.providers?.model_chains[role] ?? [];
     for (let i = 0; ; i++) {
@@ -39,5 +40,5 @@ export function callModel<T extends { usage?: ModelUsage }>(s: ResearchSession, 
         s.emit('Status', { level: 'warning', kind: 'model_fallback', role, from: chain[i], to: chain[i + 1], reason, message: `${role}: ${chain[i]} failed (${reason}); falling back to ${chain[i + 1]}` });
       }
     }
-  });
+  }, opts);
 }
