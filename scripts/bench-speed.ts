@@ -82,6 +82,15 @@ async function runOnce(env: TestEnvironment, harness: Harness, profile: Profile,
   const work = requiredWork(s, kinds, calls.some((c) => c.server === 'web' && c.start >= lastModelStart), retryQueriesOf(events));
   const bound = dependencyBound(work, latencies);
   const figures = { wall, bound: bound.ms, idleShare: idle / wall, peak: peakInFlight(model), serial: serialRounds(model) };
+  if (process.env.BENCH_TIMELINE) {
+    // Each call by when it ran; model calls named by their kind (the fake model keeps them in arrival order).
+    const kindsInOrder = harness.model.requests.slice(firstModelRequest).map((r) => requestKind(r.body));
+    let m = 0;
+    for (const r of harness.recorder.requests.filter((x) => x.start >= started && x.key !== '/robots.txt')) {
+      const what = r.server === 'model' ? (kindsInOrder[m++] ?? '?') : r.key.slice(0, 50);
+      console.log(`  ${String(r.start - started).padStart(6)}–${String((r.end ?? 0) - started).padStart(6)} ms ${r.server.padEnd(6)} ${what}`);
+    }
+  }
   if (process.env.BENCH_DECISIONS) for (const d of s.mind?.agent_decisions ?? []) console.log(`  decision ${d.agent} ${d.action}: ${JSON.stringify(d.outputs).slice(0, 200)}`);
   const failedGates = (s.mind?.gates ?? []).filter((g) => !g.passed).map((g) => `${g.phase} (iteration ${g.iteration})`);
   console.log(`\n[${profile.name} ${run}] status ${s.status}, iterations ${s.iteration}, sources ${s.sources.length} (${s.sources.filter((x) => x.status === 'fetched').length} fetched, ${work.retrySources} for gate retries), findings ${s.findings.length}`);

@@ -55,8 +55,11 @@ describe('providers in a run', () => {
     const byModel = u.tokens_by_model ?? {};
     expect(Object.keys(byModel).sort()).toEqual(['anthropic:claude-test', 'openai:scripted-model']);
     const writer = u.tokens_by_role.writer;
-    expect(writer).toMatchObject({ calls: 1, input_tokens: 1_000, output_tokens: 200, cached_input_tokens: 400 });
-    expect(writer.cost_usd).toBeCloseTo((600 * 3 + 400 * 0.3 + 200 * 15) / 1e6, 8);
+    // Every writer call (the batch's patch; the empty sections' one) billed at the Anthropic prices.
+    const n = writer.calls;
+    expect(n).toBe(anthropic.requests.length);
+    expect(writer).toMatchObject({ input_tokens: 1_000 * n, output_tokens: 200 * n, cached_input_tokens: 400 * n });
+    expect(writer.cost_usd).toBeCloseTo((n * (600 * 3 + 400 * 0.3 + 200 * 15)) / 1e6, 8);
     const openai = byModel['openai:scripted-model'];
     expect(openai.cost_usd).toBeCloseTo((openai.input_tokens * 2 + openai.output_tokens * 8) / 1e6, 8);
     const roleSum = Object.values(u.tokens_by_role).reduce((sum, r) => sum + (r.cost_usd ?? 0), 0);

@@ -45,7 +45,7 @@ describe('research behaviour', () => {
     const policy = /## Policy\n\n([\s\S]*?)\n## /.exec(s.report_markdown)?.[1] ?? '';
     expect(policy).toMatch(/^- Policy: .*\[S\d+\]/m);
     expect(policy).not.toContain('**Gap:**');
-    expect(s.mind.agent_decisions.find((d) => d.action === 'section_filled')?.inputs.section).toBe('Policy');
+    expect(s.mind.agent_decisions.find((d) => d.action === 'sections_filled')?.inputs.sections).toEqual(['Policy']);
     // One more analysis and one more patch, only for the empty section.
     const asked = harness.model.requests.filter((r) => JSON.stringify(r.body).includes('has nothing yet'));
     expect(asked).toHaveLength(1);

@@ -250,6 +250,8 @@ export interface ResearchState {
   providers?: ProviderPlan;
   /** Providers that failed this session, skipped from then on. */
   unavailable_search_providers?: string[];
+  /** Models that failed after their retries this session, passed over while a fallback is left. */
+  unavailable_models?: string[];
   /** What the user's own documents hold on the question, found while planning (never the web). */
   local_knowledge?: { title: string; url: string; snippet: string }[];
   /** Every search provider failed: the session went on with what it had (seed 001: degrade, not fail). */

@@ -13,22 +13,41 @@ const MAX_EVENT_TEXT = 2_000;
 /** Every decision is also an event (in the session store); the state keeps the latest ones. */
 const MAX_DECISIONS_IN_STATE = 200;
 
-/** Counts model calls in flight and makes extra callers wait their turn, first come first served. */
+/**
+ * Counts model calls in flight and makes extra callers wait their turn. Work off the critical path
+ * (report patches, the supervisor's advice) may hold at most half the slots: the calls the research
+ * waits for (analyses, the critic beside the refiner) find slots, and go first when one frees.
+ */
 export class Slots {
   private used = 0;
-  private readonly waiting: (() => void)[] = [];
+  private background = 0;
+  private readonly waiting: { resume: () => void; background: boolean }[] = [];
   constructor(private readonly limit: number) {}
 
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.used >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    else this.used += 1;
+  async run<T>(fn: () => Promise<T>, opts: { background?: boolean } = {}): Promise<T> {
+    const background = opts.background === true;
+    if (!this.free(background)) await new Promise<void>((resume) => this.waiting.push({ resume, background }));
+    this.used += 1;
+    if (background) this.background += 1;
     try {
       return await fn();
     } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.used -= 1;
+      this.used -= 1;
+      if (background) this.background -= 1;
+      this.wake();
     }
+  }
+
+  private free(background: boolean): boolean {
+    if (this.used >= this.limit) return false;
+    return !background || this.background < Math.max(1, Math.floor(this.limit / 2));
+  }
+
+  /** The first foreground caller waiting, else the first background one that may run. */
+  private wake(): void {
+    const at = this.waiting.findIndex((w) => !w.background && this.free(false));
+    const next = at >= 0 ? at : this.waiting.findIndex((w) => this.free(w.background));
+    if (next >= 0) this.waiting.splice(next, 1)[0].resume();
   }
 }
 
@@ -123,8 +142,8 @@ export class ResearchSession {
   }
 
   /** One model-calling step within the session-wide cap on model calls in flight. */
-  modelCall<T>(fn: () => Promise<T>): Promise<T> {
-    return this.modelSlots.run(fn);
+  modelCall<T>(fn: () => Promise<T>, opts: { background?: boolean } = {}): Promise<T> {
+    return this.modelSlots.run(fn, opts);
   }
 
   /** Lets `work` run on; its failure surfaces at joinBeside(), not as an unhandled rejection. */

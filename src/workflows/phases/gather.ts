@@ -2,10 +2,10 @@
 // searches, then fetches, parses and analyses its own sources batch by batch, the next batch's
 // fetches overlapping the current batch's analysis. All of a round's searches go out at once;
 // sources get their ids in plan order (each once the searches before it returned), findings and
-// gaps are renumbered in plan order when the branches join, and one serial report lane writes the
-// living report in plan order beside the rest of the loop. So the report, the ids and the gaps come
-// out the same whatever order the branches finish in. Up to max_concurrency branches analyse at
-// once, within the session's model slots.
+// gaps are renumbered in plan order when the branches join, and the report lane writes the living
+// report beside the rest of the loop (each batch's patch proposed as soon as it is analysed, applied
+// in plan order). So the report, the ids and the gaps come out the same whatever order the branches
+// finish in. Up to max_concurrency branches analyse at once, within the session's model slots.
 import type { Finding, Gap, Source } from '../../domain/types';
 import { normalizeQuery } from '../../domain/text';
 import { type ResearchSession, Slots } from '../session';
@@ -55,7 +55,10 @@ export async function gatherRound(s: ResearchSession): Promise<void> {
   const before = st.findings.slice(-30).map((f) => f.content);
   const order = new Map<Finding, number>();
   const plans = branches.map(() => deferred<Promise<Finding[]>[]>());
-  if (writesReport(s)) plans.forEach((p) => lane(s).queueBranch(p.promise));
+  if (writesReport(s)) {
+    lane(s).startRound();
+    plans.forEach((p) => lane(s).queueBranch(p.promise));
+  }
   const analysing = new Slots(s.settings.max_concurrency);
   s.info(`research branches: ${branches.length} (searching and fetching at once, at most ${s.settings.max_concurrency} analysing)`);
   try {

@@ -1,5 +1,5 @@
 // The research loop, as the seed's phase machine walks it:
-//   GATHERING → ANALYSIS → (critic: REVISE → GATHERING) → REFINEMENT → GATHERING … → SYNTHESIS → COMPLETED
+//   GATHERING → ANALYSIS → REFINEMENT (critic ‖ refiner) → GATHERING … → SYNTHESIS → COMPLETED
 // Gathering fans out into branches that write the living report beside the loop; every phase
 // ends with its quality gate (and a reflection only when it matters). All progress lives in
 // state (the phase, marks on sources and findings), so a new run resumes exactly here.
@@ -11,7 +11,7 @@ import { continueAsNewIfDue } from '../runs';
 import type { ResearchSession } from '../session';
 import { analyzeBatch } from './analysis';
 import { drainReport, gatherRound } from './gather';
-import { noRoomToSearch, reflexion, refine, refinedQueries } from './mind';
+import { noRoomToSearch, refine, refinedQueries } from './mind';
 import { afterPhase, pauseAfter, pauseIfDue, retryByRule } from './oversight';
 import { persistSession } from './persist';
 import { patchReport } from './report';
@@ -68,7 +68,7 @@ async function gather(s: ResearchSession): Promise<MindPhase> {
   afterPhase(s, 'gathering', gate, { sources: st.sources.length, fetched: gate.metrics.fetched_sources ?? 0 });
   pauseAfter(s, 'gathering');
   if (retryByRule(s, 'gathering', gate, noRoomToSearch(s))) {
-    const queries = await refinedQueries(s, `gathering fell short: ${gate.fixable.join('; ')}`);
+    const { queries } = await refinedQueries(s, `gathering fell short: ${gate.fixable.join('; ')}`);
     if (queries.length) {
       st.pending_queries = queries;
       return 'GATHERING';
@@ -91,8 +91,7 @@ async function analyze(s: ResearchSession): Promise<MindPhase> {
   pauseAfter(s, 'analysis');
   // Too few findings is for the critic's revision round to mend.
   retryByRule(s, 'analysis', gate, "another gathering round is the critic's to ask for");
-  if (await reflexion(s)) return 'GATHERING';
-  // The report lane writes beside the loop: the next round need not wait for it.
+  // The report lane writes beside the loop: the critic and the refiner need not wait for it.
   return 'REFINEMENT';
 }
 
@@ -118,7 +117,7 @@ async function synthesize(s: ResearchSession): Promise<MindPhase> {
 
 /**
  * Outline sections nothing was written into are read for before they are declared gaps: the
- * on-topic sources already read are analysed again for each such section (the findings so far
+ * on-topic sources already read are analysed once more for those sections (the findings so far
  * given as known, so only what is new comes back), and what comes back is written there.
  */
 async function fillEmptySections(s: ResearchSession): Promise<void> {
@@ -127,19 +126,13 @@ async function fillEmptySections(s: ResearchSession): Promise<void> {
   const read = st.sources.filter((x) => x.status === 'fetched' && x.text_file_id && !x.skipped_off_topic);
   if (!empty.length || !read.length || st.mind.sections_filled) return;
   st.mind.sections_filled = true;
-  const known = st.findings.map((f) => f.content);
-  for (const section of empty) {
-    const sources = rankFor(section, read).slice(0, s.settings.batch_size);
-    const findings = await analyzeBatch(s, sources.map((x) => ({ ...x, analyzed: false })), known, [`The report's section "${section}" has nothing yet: find what these sources say about it.`]);
-    s.decide({ agent: 'writer', action: findings.length ? 'section_filled' : 'section_left_empty', rationale: `"${section}": ${findings.length} findings from ${sources.map((x) => x.id).join(', ')}`, inputs: { section }, outputs: { findings: findings.length } });
-    if (!findings.length) continue;
-    await patchReport(s, findings, [section]);
-    for (const f of findings) f.reported = true;
-    known.push(...findings.map((f) => f.content));
-  }
+  const sources = rankFor(empty.join(' '), read).slice(0, s.settings.batch_size);
+  const ask = empty.map((section) => `The report's section "${section}" has nothing yet: find what these sources say about it.`);
+  const findings = await analyzeBatch(s, sources.map((x) => ({ ...x, analyzed: false })), st.findings.map((f) => f.content), ask);
+  s.decide({ agent: 'writer', action: findings.length ? 'sections_filled' : 'sections_left_empty', rationale: `${empty.map((e) => `"${e}"`).join(', ')}: ${findings.length} findings from ${sources.map((x) => x.id).join(', ')}`, inputs: { sections: empty }, outputs: { findings: findings.length } });
+  if (findings.length) await patchReport(s, findings, empty);
   await persistSession(s);
 }
-
 /** Sources ranked by how many of a section title's words their title and snippet share. */
 function rankFor(section: string, sources: Source[]): Source[] {
   const wanted = new Set(terms(section));

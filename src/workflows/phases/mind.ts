@@ -1,6 +1,7 @@
-// The research mind's judgement between rounds: the critic's review of the findings (PASS, or
-// REVISE with another gathering round), the iteration decision, and the refiner that turns open
-// gaps, critique and guidance into the next round's queries.
+// The research mind's judgement between rounds. After analysis the iteration is decided by rule;
+// then the critic (PASS, or REVISE with queries) and the refiner (open gaps, critique and guidance
+// into the next round's queries) answer side by side, and the next round searches what both ask
+// for. Each is asked only when its answer could change what happens next.
 import { isCancellation } from '@temporalio/workflow';
 import { decisionFromIteration } from '../../research/decisions';
 import { decideIteration, refinementGate } from '../../research/gates';
@@ -21,19 +22,73 @@ export function noRoomToSearch(s: ResearchSession): string | undefined {
   return undefined;
 }
 
-/** The critic reviews the merged findings: true when it asks for a revision round (queries are set). */
-export async function reflexion(s: ResearchSession): Promise<boolean> {
+interface Revision {
+  queries: string[];
+  feedback: string[];
+}
+
+/**
+ * Decides the iteration by rule, then asks the critic and the refiner at once (each only when its
+ * answer could change what follows). A revision round on the critic's queries and the next
+ * iteration's queries are one round; with no query left, the research goes to synthesis.
+ */
+export async function refine(s: ResearchSession): Promise<MindPhase> {
+  const st = s.state;
+  const open = st.gaps.filter((g) => !g.addressed);
+  // With search down, another iteration could only re-read what is already here.
+  const budgetSpent = exhaustedBudget(s, 'search') !== undefined || st.search_outage !== undefined;
+  const sourcesFull = st.sources.length >= s.settings.max_sources;
+  const decision = sourcesFull && open.length
+    ? { action: 'complete' as const, rationale: `${open.length} gaps open, but the source budget (${s.settings.max_sources}) is used` }
+    : decideIteration(st.gaps, st.iteration, s.settings.max_iterations, budgetSpent);
+  s.decide(decisionFromIteration(decision, { iteration: st.iteration, maxIterations: s.settings.max_iterations, openGaps: open.length, budgetExhausted: budgetSpent }, ''));
+  const criticAsked = criticCanChangeAnything(s);
+  const refinerAsked = decision.action !== 'complete';
+  // The refinement gate and the iteration's reflection, beside the critic and the refiner; when
+  // neither follows, the reflection has the last word on the user's guidance.
+  endOfIteration(s, open.length, budgetSpent || sourcesFull, !criticAsked && !refinerAsked);
+  pauseAfter(s, 'refinement');
+  if (!criticAsked && !refinerAsked) return 'SYNTHESIS';
+  // The user's words go to both, verbatim; the supervisor's advice too.
+  const guidance = criticAsked || refinerAsked ? s.takeGuidance('refinement') : [];
+  const advice = takeAdvice(s);
+  const [revision, refined] = await Promise.all([
+    criticAsked ? critique(s, guidance, advice) : Promise.resolve(undefined),
+    refinerAsked ? refinedQueries(s, undefined, guidance, advice) : Promise.resolve(undefined),
+  ]);
+  if (refined) for (const gap of open) gap.addressed = true;
+  const queries = unique([...(revision?.queries ?? []), ...(refined?.queries ?? [])], s);
+  if (queries.length === 0) {
+    if (refinerAsked) s.decide({ agent: 'refiner', action: 'complete', rationale: 'open gaps suggest no new queries', inputs: { open_gaps: open.length }, outputs: {} });
+    return 'SYNTHESIS';
+  }
+  if (revision) s.mind.reflexion_revisions += 1;
+  if (refined?.queries.length) st.iteration += 1;
+  // What the critic and the refiner said travels with the queries into every branch of the round.
+  const reviewer = (s.mind.research_feedback ?? []).filter((f) => f.startsWith('Reviewer: '));
+  s.mind.research_feedback = [...reviewer, ...(revision?.feedback ?? []), ...(refined?.feedback ?? [])].slice(0, 8);
+  st.pending_queries = queries;
+  s.info(`${refined?.queries.length ? `iteration ${st.iteration} of ${s.settings.max_iterations}` : 'revision round'}: ${queries.length} queries${revision ? ' (critic)' : ''}${refined?.queries.length ? ` for ${open.length} gaps` : ''}`);
+  return 'GATHERING';
+}
+
+/** The critic's verdict matters only if a revision round could follow it. */
+function criticCanChangeAnything(s: ResearchSession): boolean {
   const st = s.state;
   const mind = s.mind;
   if (!s.settings.reflexion || st.findings.length === 0) return false;
+  const max = s.settings.max_reflexion_revisions;
+  const why = mind.reflexion_revisions >= max ? `all ${max} revisions are used` : noRoomToSearch(s);
+  if (why) s.decide({ agent: 'critic', action: 'critique_skipped', rationale: `no revision round could follow: ${why}`, inputs: { findings: st.findings.length, revision: mind.reflexion_revisions }, outputs: {} });
+  return !why;
+}
+
+/** The critic reviews the merged findings: a revision (queries and its words) when it asks for one. */
+async function critique(s: ResearchSession, guidance: string[], advice: string[]): Promise<Revision | undefined> {
+  const st = s.state;
+  const mind = s.mind;
   const plan = st.plan as ResearchPlan;
   const maxRevisions = s.settings.max_reflexion_revisions;
-  // The critic's verdict matters only if a revision round could follow it.
-  const noRevision = mind.reflexion_revisions >= maxRevisions ? `all ${maxRevisions} revisions are used` : noRoomToSearch(s);
-  if (noRevision) {
-    s.decide({ agent: 'critic', action: 'critique_skipped', rationale: `no revision round could follow: ${noRevision}`, inputs: { findings: st.findings.length, revision: mind.reflexion_revisions }, outputs: {} });
-    return false;
-  }
   const out = await callModel(s, 'critic', (choice) =>
     s.tool(
       'critique_findings',
@@ -47,62 +102,25 @@ export async function reflexion(s: ResearchSession): Promise<boolean> {
           sources: st.sources.filter((x) => x.status === 'fetched').map((x) => ({ id: x.id, title: x.title, url: x.url, tier: x.tier, ...(x.quality ? { quality: x.quality } : {}) })),
           revision: mind.reflexion_revisions + 1,
           max_revisions: maxRevisions,
-          guidance: [...s.takeGuidance('reflexion'), ...takeAdvice(s)],
+          guidance: [...guidance, ...advice],
           model: choice,
         }),
       (r) => ({ verdict: r.verdict, suggested_queries: r.suggested_queries.length, usage: r.usage }),
     ),
   );
   for (const c of out.contradictions) if (!mind.contradictions.some((k) => k.description === c.description)) mind.contradictions.push(c);
-  const budgetLeft = maxRevisions - mind.reflexion_revisions;
   const searched = new Set(st.searched_queries.map(normalizeQuery));
   const queries = out.suggested_queries.filter((q) => !searched.has(normalizeQuery(q))).slice(0, 5);
-  const revise = out.verdict === 'REVISE' && budgetLeft > 0 && queries.length > 0 && !noRoomToSearch(s);
+  const revise = out.verdict === 'REVISE' && queries.length > 0;
   s.decide({
     agent: 'critic',
     action: revise ? 'revise' : out.verdict === 'REVISE' ? 'revise_declined' : 'pass',
-    rationale: revise
-      ? out.feedback
-      : out.verdict === 'REVISE'
-        ? `critic asked for a revision (${out.feedback}) but ${budgetLeft <= 0 ? `all ${maxRevisions} revisions are used` : 'no new query or budget is left'}`
-        : out.feedback || 'findings cover the plan',
+    rationale: revise ? out.feedback : out.verdict === 'REVISE' ? `critic asked for a revision (${out.feedback}) but suggested no new query` : out.feedback || 'findings cover the plan',
     inputs: { findings: st.findings.length, revision: mind.reflexion_revisions },
     outputs: { verdict: out.verdict, missing: out.missing, queries, contradictions: out.contradictions.length },
   });
-  if (!revise) return false;
-  mind.reflexion_revisions += 1;
-  st.pending_queries = queries;
   // The critic's words, not only its queries, reach every branch of the revision.
-  mind.research_feedback = [`Critic: ${out.feedback}`, ...out.missing.map((m) => `Missing: ${m}`)].slice(0, 6);
-  return true;
-}
-
-/** decide_iteration, then the refiner turns open gaps, critique and guidance into the next queries. */
-export async function refine(s: ResearchSession): Promise<MindPhase> {
-  const st = s.state;
-  const open = st.gaps.filter((g) => !g.addressed);
-  // With search down, another iteration could only re-read what is already here.
-  const budgetSpent = exhaustedBudget(s, 'search') !== undefined || st.search_outage !== undefined;
-  const sourcesFull = st.sources.length >= s.settings.max_sources;
-  const decision = sourcesFull && open.length
-    ? { action: 'complete' as const, rationale: `${open.length} gaps open, but the source budget (${s.settings.max_sources}) is used` }
-    : decideIteration(st.gaps, st.iteration, s.settings.max_iterations, budgetSpent);
-  s.decide(decisionFromIteration(decision, { iteration: st.iteration, maxIterations: s.settings.max_iterations, openGaps: open.length, budgetExhausted: budgetSpent }, ''));
-  // The refinement gate and the one reflection of the iteration, beside the refiner (or synthesis,
-  // when it has the last word on the user's guidance).
-  endOfIteration(s, open.length, budgetSpent || sourcesFull, decision.action === 'complete');
-  pauseAfter(s, 'refinement');
-  if (decision.action === 'complete') return 'SYNTHESIS';
-  const queries = await refinedQueries(s);
-  for (const gap of open) gap.addressed = true;
-  if (queries.length === 0) {
-    s.decide({ agent: 'refiner', action: 'complete', rationale: 'open gaps suggest no new queries', inputs: { open_gaps: open.length }, outputs: {} });
-    return 'SYNTHESIS';
-  }
-  st.iteration += 1;
-  st.pending_queries = queries;
-  s.info(`iteration ${st.iteration} of ${s.settings.max_iterations}: ${queries.length} queries for ${open.length} gaps`);
-  return 'GATHERING';
+  return revise ? { queries, feedback: [`Critic: ${out.feedback}`, ...out.missing.map((m) => `Missing: ${m}`)].slice(0, 6) } : undefined;
 }
 
 /** The refinement gate ("passed": another round is worth running) and the iteration's reflection. */
@@ -119,28 +137,35 @@ function takeAdvice(s: ResearchSession): string[] {
   return advice ? [advice] : [];
 }
 
-/** New queries from the refiner; the gaps' own suggestions when the refiner has none or fails. */
-export async function refinedQueries(s: ResearchSession, problem?: string): Promise<string[]> {
+/** Queries not searched before, not pending, not repeated; at most max(2, the plan's) per round. */
+function unique(queries: string[], s: ResearchSession): string[] {
   const st = s.state;
-  const mind = s.mind;
+  const limit = Math.max(2, (st.plan as ResearchPlan).expanded_queries.length);
+  const seen = new Set([...st.searched_queries, ...st.pending_queries].map(normalizeQuery));
+  const out: string[] = [];
+  for (const q of queries) {
+    const key = normalizeQuery(q);
+    if (!q.trim() || seen.has(key) || out.length >= limit * 2) continue;
+    seen.add(key);
+    out.push(q.trim());
+  }
+  return out;
+}
+
+/**
+ * New queries from the refiner (with the gaps it named, for the next round's analysis); the gaps'
+ * own suggestions when the refiner has none or fails.
+ */
+export async function refinedQueries(s: ResearchSession, problem?: string, guidance = s.takeGuidance('refinement'), advice = takeAdvice(s)): Promise<Revision> {
+  const st = s.state;
   const open = st.gaps.filter((g) => !g.addressed);
   const plan = st.plan as ResearchPlan;
   const limit = Math.max(2, plan.expanded_queries.length);
-  const searched = new Set([...st.searched_queries, ...st.pending_queries].map(normalizeQuery));
-  const fresh = (queries: string[]) => {
-    const out: string[] = [];
-    for (const q of queries) {
-      const key = normalizeQuery(q);
-      if (!q.trim() || searched.has(key) || out.length >= limit) continue;
-      searched.add(key);
-      out.push(q.trim());
-    }
-    return out;
-  };
   const gaps = open.map((g) => ({ description: g.description, suggested_queries: g.suggested_queries, priority: g.priority }));
   if (problem) gaps.unshift({ description: problem, suggested_queries: [], priority: 1 });
+  const fresh = (queries: string[]) => unique(queries, s).slice(0, limit);
   try {
-    const criticFeedback = mind.research_feedback?.find((f) => f.startsWith('Critic: '))?.slice('Critic: '.length);
+    const criticFeedback = s.mind.research_feedback?.find((f) => f.startsWith('Critic: '))?.slice('Critic: '.length);
     const out = await callModel(s, 'refiner', (choice) =>
       s.tool(
         'refine_gaps',
@@ -155,8 +180,8 @@ export async function refinedQueries(s: ResearchSession, problem?: string): Prom
             iteration: st.iteration,
             max_iterations: s.settings.max_iterations,
             // The user's words verbatim, and the supervisor's advice beside them, each under its own name.
-            guidance: s.takeGuidance('refinement'),
-            supervisor_guidance: takeAdvice(s),
+            guidance,
+            supervisor_guidance: advice,
             ...(criticFeedback ? { critic_feedback: criticFeedback } : {}),
             model: choice,
           }),
@@ -166,14 +191,10 @@ export async function refinedQueries(s: ResearchSession, problem?: string): Prom
     const queries = fresh(out.gaps.sort((a, b) => a.priority - b.priority).flatMap((g) => g.suggested_queries));
     s.decide({ agent: 'refiner', action: 'queries', rationale: out.rationale, inputs: { gaps: gaps.length }, outputs: { queries } });
     // The gaps the refiner named travel with its queries into every branch of the next round.
-    if (queries.length) {
-      const reviewer = (mind.research_feedback ?? []).filter((f) => f.startsWith('Reviewer: '));
-      mind.research_feedback = [...reviewer, ...out.gaps.slice(0, 6).map((g) => `Gap: ${g.description}`)];
-      return queries;
-    }
+    if (queries.length) return { queries, feedback: out.gaps.slice(0, 6).map((g) => `Gap: ${g.description}`) };
   } catch (err) {
     if (stopsResearch(err) || isCancellation(err)) throw err;
     s.warn(`refiner failed (${errorMessage(err)}): using the gaps' own suggestions`);
   }
-  return fresh(open.sort((a, b) => a.priority - b.priority).flatMap((g) => g.suggested_queries));
+  return { queries: fresh(open.sort((a, b) => a.priority - b.priority).flatMap((g) => g.suggested_queries)), feedback: [] };
 }

@@ -52,6 +52,7 @@ async function reflectOn(s: ResearchSession, phase: string, gate: GateResult, su
         () => model.reflectOnPhase({ phase: phase as never, summary: { ...summary, ...gate.metrics }, gate: { passed: gate.passed, failures: gate.failures }, guidance: lastWord ? s.takeGuidance(`${phase} reflection`) : pendingGuidance(s), model: choice }),
         (r) => ({ retry: r.retry, usage: r.usage, ...(r.quality_score !== undefined ? { quality_score: r.quality_score } : {}) }),
       ),
+      { background: true },
     );
     s.emit('AgentOutput', { role: 'supervisor', phase, reflection: out.reflection, ...(out.quality_score !== undefined ? { quality_score: out.quality_score } : {}) });
     if (out.guidance_for_next_phase) s.mind.supervisor_advice = out.guidance_for_next_phase;

@@ -22,11 +22,15 @@ export async function chooseProviders(s: ResearchSession): Promise<void> {
 /**
  * Calls a model activity with the role's first model, then each fallback in turn when the call
  * fails after its retries (outage, overload, rejected key). Each switch is an event. The call
- * waits for a model slot and is counted against the budget.
+ * waits for a model slot (a `background` call, off the critical path, never takes the last one)
+ * and is counted against the budget.
  */
-export function callModel<T extends { usage?: ModelUsage }>(s: ResearchSession, role: string, call: (model?: string) => Promise<T>): Promise<T> {
+export function callModel<T extends { usage?: ModelUsage }>(s: ResearchSession, role: string, call: (model?: string) => Promise<T>, opts: { background?: boolean } = {}): Promise<T> {
   return s.modelCall(async () => {
-    const chain = s.state.providers?.model_chains[role] ?? [];
+    // A model that failed after its retries is passed over for the rest of the session (while another is left).
+    const down = s.state.unavailable_models ?? [];
+    const configured = s.state.providers?.model_chains[role] ?? [];
+    const chain = configured.filter((m) => !down.includes(m)).length ? configured.filter((m) => !down.includes(m)) : configured;
     for (let i = 0; ; i++) {
       try {
         reserveBudget(s, 'model');
@@ -35,9 +39,10 @@ export function callModel<T extends { usage?: ModelUsage }>(s: ResearchSession, 
         return out;
       } catch (err) {
         if (stopsResearch(err) || i >= chain.length - 1) throw err;
+        if (chain[i] && !(s.state.unavailable_models ??= []).includes(chain[i])) s.state.unavailable_models.push(chain[i]);
         const reason = errorMessage(err);
         s.emit('Status', { level: 'warning', kind: 'model_fallback', role, from: chain[i], to: chain[i + 1], reason, message: `${role}: ${chain[i]} failed (${reason}); falling back to ${chain[i + 1]}` });
       }
     }
-  });
+  }, opts);
 }

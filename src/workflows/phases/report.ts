@@ -2,7 +2,7 @@
 // version. A patch is two steps: the writer (a model) proposes section patches, and a store step
 // applies them to the stored report. The model's proposal is durable in history the moment it
 // returns, so a store that is away is waited for, never paid for twice.
-import type { ReportVersion } from '../../activities/contracts';
+import type { ModelUsage, ReportPatch, ReportVersion } from '../../activities/contracts';
 import type { Finding, ResearchPlan } from '../../domain/types';
 import { model, store } from '../activities';
 import type { ResearchSession } from '../session';
@@ -19,20 +19,28 @@ export async function ensureReport(s: ResearchSession): Promise<string> {
   return out.report_file_id;
 }
 
-export async function patchReport(s: ResearchSession, findings: Finding[], fillSections?: string[]): Promise<void> {
+interface Proposal {
+  findings: Finding[];
+  sources: { id: string; title: string; url: string }[];
+  callId: string;
+  patches: ReportPatch[];
+  usage: ModelUsage;
+}
+
+/** The writer's patches for `findings`, written against the report version `baseId`. */
+async function propose(s: ResearchSession, findings: Finding[], baseId: string, fillSections?: string[], background = false): Promise<Proposal> {
   const st = s.state;
   const plan = st.plan as ResearchPlan;
-  const reportId = await ensureReport(s);
   s.setPhase('updating_report');
   const cited = new Set(findings.flatMap((f) => f.source_ids));
   const sources = st.sources.filter((src) => cited.has(src.id)).map((src) => ({ id: src.id, title: src.title, url: src.url }));
   const callId = s.nextCallId('update_report');
   s.emit('ToolCall', { tool: 'update_report', call_id: callId, args: { findings: findings.length } });
-  const proposal = await callModel(s, 'writer', (choice) =>
+  const out = await callModel(s, 'writer', (choice) =>
     model.writeReportPatch({
       query: st.initial_query,
       outline: plan.outline,
-      report_file_id: reportId,
+      report_file_id: baseId,
       findings,
       sources,
       max_update_chars: s.settings.max_report_update_size,
@@ -41,24 +49,38 @@ export async function patchReport(s: ResearchSession, findings: Finding[], fillS
       model: choice,
       stream: s.streamTarget(),
     }),
+    { background },
   );
-  const applied = await store.applyReportPatch({ report_file_id: reportId, outline: plan.outline, findings, sources, patches: proposal.patches, max_update_chars: s.settings.max_report_update_size });
+  return { findings, sources, callId, patches: out.patches, usage: out.usage };
+}
+
+/** Applies a proposal to the report as it is now (a store step), and marks its findings written. */
+async function apply(s: ResearchSession, p: Proposal): Promise<void> {
+  const st = s.state;
+  const plan = st.plan as ResearchPlan;
+  const applied = await store.applyReportPatch({ report_file_id: await ensureReport(s), outline: plan.outline, findings: p.findings, sources: p.sources, patches: p.patches, max_update_chars: s.settings.max_report_update_size });
   setReport(s, applied);
+  for (const f of p.findings) f.reported = true;
   if (applied.merged?.length) (st.merged_claims ??= []).push(...applied.merged.slice(0, 50));
   // The event names the stored version; clients reading events get its text filled in from the store.
   s.emit('ToolCallResult', {
     tool: 'update_report',
-    call_id: callId,
+    call_id: p.callId,
     ok: true,
     result: {
       report_file_id: applied.report_file_id,
       report_chars: applied.report_chars,
       sections_patched: applied.sections_patched,
       added_chars: applied.added_chars,
-      usage: proposal.usage,
+      usage: p.usage,
       ...(applied.merged?.length ? { merged_claims: applied.merged.length } : {}),
     },
   });
+}
+
+/** One patch, written against the report as it is now and applied at once. */
+export async function patchReport(s: ResearchSession, findings: Finding[], fillSections?: string[]): Promise<void> {
+  await apply(s, await propose(s, findings, await ensureReport(s), fillSections));
 }
 
 /** A new version of the report, written by a store step or a check: the checks run on it again. */
@@ -70,36 +92,55 @@ export function setReport(s: ResearchSession, version: ReportVersion): void {
 }
 
 /**
- * The serial report writer: patches in the order batches were queued, each awaited in turn, so
- * the report comes out the same whichever branch finishes first. A failed patch leaves its
- * findings unreported (synthesis writes them) and is surfaced by drain().
+ * The living report while branches research: each batch's patch is proposed as soon as its
+ * findings are in, against the report as it was when the round began, beside the other batches'
+ * (within the session's model slots); the proposals are applied one after another in plan order.
+ * So the report comes out the same whichever branch finishes first, and a round's writing takes
+ * about one model call, not one per batch. A failed patch leaves its findings unreported
+ * (synthesis writes them) and is surfaced by drain().
  */
 export class ReportLane {
-  private tail: Promise<void> = Promise.resolve();
+  private applied: Promise<void> = Promise.resolve();
+  private base: Promise<string> | undefined;
   private failure: { err: unknown } | undefined;
 
   constructor(private readonly s: ResearchSession) {}
 
+  /** A new round: its proposals start from the report as the previous round left it. */
+  startRound(): void {
+    const previous = this.applied;
+    this.base = previous.then(() => ensureReport(this.s));
+    this.base.catch(() => undefined);
+  }
+
   /** Queues a branch whose batches are known only once its search returns. */
   queueBranch(batches: Promise<Promise<Finding[]>[]>): void {
-    this.tail = this.tail.then(async () => {
-      for (const findings of await batches) await this.write(findings);
+    const base = this.base ?? ensureReport(this.s);
+    const proposals = batches.then((list) =>
+      list.map((findings) => {
+        const proposal = findings.then(async (all) => {
+          const fresh = all.filter((f) => !f.reported);
+          return fresh.length ? propose(this.s, fresh, await base, undefined, true) : undefined;
+        });
+        proposal.catch(() => undefined);
+        return proposal;
+      }),
+    );
+    proposals.catch(() => undefined);
+    this.applied = this.applied.then(async () => {
+      for (const proposal of await proposals) {
+        try {
+          const p = await proposal;
+          if (p && !this.failure) await apply(this.s, p);
+        } catch (err) {
+          this.failure ??= { err };
+        }
+      }
     });
   }
 
-  private async write(findings: Promise<Finding[]>): Promise<void> {
-    const batch = (await findings).filter((f) => !f.reported);
-    if (this.failure || batch.length === 0) return;
-    try {
-      await patchReport(this.s, batch);
-      for (const f of batch) f.reported = true;
-    } catch (err) {
-      this.failure = { err };
-    }
-  }
-
   async drain(): Promise<void> {
-    await this.tail;
+    await this.applied;
     const failure = this.failure;
     this.failure = undefined;
     if (failure) throw failure.err;
