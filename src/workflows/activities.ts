@@ -86,9 +86,10 @@ export const delivery = proxyActivities<Pick<ResearchActivities, 'deliverEmail' 
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: DELIVERY_MAX_ATTEMPTS, nonRetryableErrorTypes: [...NON_RETRYABLE, 'DeliveryRefused', 'FetchRefused'] },
 });
 
+/** "What changed" reads the session store and writes a report version: a store step, waiting out an outage. */
 export const comparison = proxyActivities<Pick<ResearchActivities, 'compareWithPreviousRun'>>({
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', nonRetryableErrorTypes: NON_RETRYABLE },
 });
 
 /** One panel model's answer: its own retries, so a failing model fails alone (and is billed alone). */
