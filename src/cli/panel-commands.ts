@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline/promises';
 import type { InputContext, ResearchClient } from '../client/research-client';
 import type { AppConfig } from '../config/schema';
 import type { ResearchSnapshot } from '../domain/types';
+import { choosePanel } from '../research/panel';
 
 interface Common {
   json?: boolean;
@@ -35,6 +36,13 @@ export function panelSettings(o: PanelFlags): Record<string, unknown> {
     ...(o.synthesisModel ? { synthesis_model: o.synthesisModel } : {}),
     ...(o.skipSynthesis ? { skip_synthesis: true } : {}),
   };
+}
+
+/** At start, before the worker settles keys: the models the one-model-per-vendor rule leaves out. */
+export function panelDropNotes(settings: Record<string, unknown>): string[] {
+  const items = settings.panel as string[] | undefined;
+  if (!items) return [];
+  return choosePanel(items, () => ({ ok: true })).dropped.map((d) => `left out of the panel: ${d.name} (${d.reason})`);
 }
 
 export function inputContexts(o: PanelFlags, read: (file: string) => string): InputContext[] {
