@@ -213,6 +213,25 @@ describe('panel research', () => {
     expect(status.stdout).toContain('left out of the panel: openai:gpt-4.1-mini');
   });
 
+  it('keeps a paragraph two members both wrote once, credited to both, and checks its claims like any report', async () => {
+    const e = await setup({ keys: [] });
+    // Both members answer the same words (the fake answers every model alike).
+    const models = ['openai:gpt-4o', 'openai:anthropic/claude-3-5-sonnet'];
+    const { researchId } = await e.client.start({ query: 'Panel check: river power', settings: { ...fast, panel: models }, autoApprove: true });
+    await e.client.waitForResult(researchId);
+    const s = await e.client.state(researchId);
+    expect(s.status).toBe('completed');
+    const report = await e.client.report(researchId);
+    const repeated = /On Panel check: river power: [^\n]*/.exec(report)?.[0] as string;
+    expect(repeated).toMatch(/\[S\d+\]/);
+    expect(report.split(repeated)).toHaveLength(2);
+    expect(report).toContain(`${repeated}\n\n*— ${models.join(', ')}*`);
+    expect(s.panel?.synthesis?.paragraphs).toBe(3);
+    // The citation and claim checks of any report: its Sources, and the claims checked in its Notes.
+    expect(report).toMatch(/## Sources\n\n- \[S1\]/);
+    expect(report).toMatch(/## Notes\n[\s\S]*- Claims: \d+ of \d+ cited sentence\(s\)/);
+  });
+
   it('lets the user choose when no panel model has a key, even unattended', async () => {
     const e = await setup({ keys: [] });
     const { researchId } = await e.client.start({ query: 'Panel check: geothermal power', settings: { ...fast, panel: ['just Gemini please'] }, autoApprove: true });
