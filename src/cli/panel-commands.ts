@@ -23,7 +23,7 @@ export interface PanelFlags {
 
 export function addPanelOptions(cmd: Command): Command {
   return cmd
-    .option('--panel <models>', 'panel research: "openai:gpt-5.2,anthropic:claude-opus-4-5" or plain words ("Claude and Gemini"); one model per provider')
+    .option('--panel <models>', 'panel research: "openai:gpt-5.2,anthropic:claude-opus-4-5" or plain words ("Claude and Gemini"); one model per vendor')
     .option('--synthesis-model <provider:model>', 'the model that merges the panel answers (its key is required)')
     .option('--skip-synthesis', 'panel research: the answers side by side, no synthesis')
     .option('--context <text...>', 'text the question comes with, read as a source (repeatable; @file reads a file)');
