@@ -269,7 +269,7 @@ describe('choosing a panel from words', () => {
     expect(choosePanel(['litellm:openai/gpt-4o', 'litellm:anthropic/claude-3-5', 'ollama:llama3.1', 'ollama:qwen2.5'], all).panel).toHaveLength(4);
   });
 
-  it('keeps one model per provider, the first mention winning, in the order mentioned', () => {
+  it('keeps one model per vendor, the first mention winning, in the order mentioned', () => {
     expect(modelsInWords('Use Gemini and Claude')).toEqual(['google:gemini-2.5-pro', 'anthropic:claude-opus-4-5']);
     expect(choosePanel(['Use GPT and o4-mini-deep-research'], all).panel).toEqual(['openai:gpt-5.2']);
     expect(choosePanel(['fast answers from gemini and gpt'], all).panel).toEqual(['google:gemini-2.5-flash', 'openai:gpt-5-mini']);

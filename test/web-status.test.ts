@@ -1,6 +1,7 @@
 // What a session page says about where it is, in a real browser (Chromium, puppeteer-core) over the
 // real server, worker and harness providers: the badge and the phase line tell the same story
-// (a report waiting for review is not "verifying"), and no "Loading…" is left under a loaded page.
+// (a report waiting for review is not "verifying"), no "Loading…" is left under a loaded page, and a
+// panel smaller than asked for says who was left out and why.
 import { existsSync } from 'node:fs';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -68,5 +69,21 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'session status in Chromium' : `session st
     await page.waitForFunction(() => document.querySelector('.session-head .badge')?.textContent === 'completed', { timeout: 30_000 });
     expect(await page.$eval('.session-head .meta', (el) => el.textContent ?? '')).not.toMatch(/verifying|running|searching|analyzing/);
     expect(await loadingLines(page)).toEqual([]);
+  });
+
+  it('names the panel members and every model left out of the panel, with why', async () => {
+    const created = await api.call('POST', '/api/research', {
+      body: { query: 'Is wave power getting cheaper?', auto_approve: true, panel: ['openai:gpt-4o', 'openai:gpt-4.1-mini', 'Claude'], skip_synthesis: true, settings: { max_iterations: 1, max_sources: 3, max_search_results_per_query: 2 } },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.research_id as string;
+    await env.client.waitForResult(id);
+    await page.goto(`${api.url}/#/r/${id}`);
+    await page.waitForSelector('.panel-members .left-out');
+    expect(await page.$eval('.panel-members p', (el) => el.textContent)).toBe('Panel: openai:gpt-4o (completed)');
+    expect(await page.$$eval('.panel-members .left-out li', (els) => els.map((el) => el.textContent))).toEqual([
+      'Left out of the panel: openai:gpt-4.1-mini — one model per vendor: openai:gpt-4o came first, both are openai models',
+      'Left out of the panel: anthropic:claude-opus-4-5 — ANTHROPIC_API_KEY is not set',
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 import type { PhaseBudget } from '../budget/phases';
 import { budgetLimits, budgetUsed } from '../research/budget';
+import { panelSummary } from '../domain/panel';
 import type { ResearchEvent, ResearchPlan, ResearchSnapshot } from '../domain/types';
 
 export function formatPlan(plan: ResearchPlan): string {
@@ -73,20 +74,14 @@ export function formatStatus(s: ResearchSnapshot, budgets?: StatusBudgets): stri
   ].join('\n');
 }
 
-const PANEL_DROP = 'left out of the panel: ';
-
 /** The panel as the worker settled it: each member and how its answer went, and who was left out and why. */
 export function panelLines(s: ResearchSnapshot): string[] {
-  if (!s.panel) return [];
-  const members = s.panel.models.map((model) => {
-    const answer = s.panel?.answers[model];
-    if (answer?.status === 'failed') return `${model} (FAILED: ${answer.error ?? 'no answer'})`;
-    return `${model}${answer && answer.status !== 'pending' ? ` (${answer.status})` : ''}`;
-  });
-  const dropped = (s.providers?.skipped ?? []).filter((d) => d.reason.startsWith(PANEL_DROP));
+  const summary = panelSummary(s);
+  if (!summary) return [];
+  const members = summary.members.map((m) => (m.error ? `${m.model} (FAILED: ${m.error})` : `${m.model}${m.status !== 'pending' ? ` (${m.status})` : ''}`));
   return [
     `panel: ${members.length ? members.join(', ') : 'no model (choose one at approval: --panel)'}`,
-    ...dropped.map((d) => `  left out of the panel: ${d.name} (${d.reason.slice(PANEL_DROP.length)})`),
+    ...summary.left_out.map((d) => `  left out of the panel: ${d.model} (${d.reason})`),
   ];
 }
 

@@ -37,3 +37,24 @@ export interface PanelState {
   report_file_id?: string;
   synthesis?: { agreement: 'high' | 'medium' | 'low'; conflicts: PanelConflict[]; paragraphs: number; attributed_models: string[] };
 }
+
+/** How the worker marks a model it left out of the panel among the session's skipped providers. */
+export const LEFT_OUT_OF_PANEL = 'left out of the panel: ';
+
+export interface PanelSummary {
+  members: { model: string; status: PanelAnswerStatus; error?: string }[];
+  left_out: { model: string; reason: string }[];
+}
+
+/** The panel as the worker settled it: each member and how its answer went, and who was left out and why. */
+export function panelSummary(state: { panel?: PanelState; providers?: { skipped: { name: string; reason: string }[] } }): PanelSummary | undefined {
+  const panel = state.panel;
+  if (!panel) return undefined;
+  return {
+    members: panel.models.map((model) => {
+      const answer = panel.answers[model];
+      return { model, status: answer?.status ?? 'pending', ...(answer?.status === 'failed' ? { error: answer.error ?? 'no answer' } : {}) };
+    }),
+    left_out: (state.providers?.skipped ?? []).filter((d) => d.reason.startsWith(LEFT_OUT_OF_PANEL)).map((d) => ({ model: d.name, reason: d.reason.slice(LEFT_OUT_OF_PANEL.length) })),
+  };
+}

@@ -2,6 +2,7 @@
 // config, the session's settings and which keys this worker's environment holds. Nothing here
 // returns a key: only names, and why a provider was left out.
 import { LOCAL_SEARCH_PROVIDER } from '../domain/names';
+import { LEFT_OUT_OF_PANEL } from '../domain/panel';
 import { ConfigError } from '../config/load';
 import { MODEL_PROVIDER_DEFAULTS, MODEL_ROLES, isReasoningModel, splitModelRef, type ModelProviderDefaults, type ModelRole } from '../config/model-catalog';
 import type { AppConfig } from '../config/schema';
@@ -168,7 +169,7 @@ export function resolveProviderPlan(config: AppConfig, env: NodeJS.ProcessEnv, s
 /** The panel's models with keys, and the synthesis model, whose key is required. */
 function panelPlan(config: AppConfig, env: NodeJS.ProcessEnv, settings: ResearchSettings, writer: string, skipped: ProviderPlan['skipped']): Pick<ProviderPlan, 'panel' | 'synthesis_model'> {
   const choice = choosePanel(settings.panel ?? [], (ref) => modelAvailability(config, env, ref));
-  for (const d of choice.dropped) skipped.push({ name: d.name, reason: `left out of the panel: ${d.reason}` });
+  for (const d of choice.dropped) skipped.push({ name: d.name, reason: `${LEFT_OUT_OF_PANEL}${d.reason}` });
   if (settings.skip_synthesis) return { panel: choice.panel };
   const synthesis = settings.synthesis_model ?? writer;
   const availability = modelAvailability(config, env, synthesis);

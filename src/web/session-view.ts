@@ -7,6 +7,7 @@ import { api, followEvents, type StreamEvent } from './api';
 import { Exports, Review, Steering, Waiting } from './controls';
 import { annotate, renderMarkdown, warningLabel, type ReportWarning } from './markdown';
 import { Budget, Decisions, Events, Findings, Gaps, progressOf, Sources, type Snapshot } from './panels';
+import { PanelMembers } from './panel-members';
 import { Clarify, PlanReview } from './plan-review';
 import { ShareControl } from './share';
 import { NEXT_RUN, type SessionRow } from './session-list';
@@ -133,6 +134,7 @@ export function SessionView({ id }: { id: string }) {
       </div>
       <${Alert} error=${error} />
       ${state?.reason && html`<p class="hint">${state.reason}</p>`}
+      ${state && html`<${PanelMembers} state=${state} />`}
     </header>
 
     ${status === 'draft' && html`<section class="panel">
