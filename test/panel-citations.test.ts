@@ -46,4 +46,40 @@ describe('panel answers side by side', () => {
     expect(md).toMatch(/- \[S1\] Hydro and CO2/);
     expect(md).toMatch(/- \[S2\] Dams and people/);
   });
+
+  it('print a paragraph two answers share once, pointing the later answer to the earlier one', async () => {
+    const artifacts = new FileArtifactStore(mkdtempSync(path.join(os.tmpdir(), 'dr-panel-same-')));
+    const activities = createPanelActivities({
+      model: () => {
+        throw new Error('side-by-side answers need no model');
+      },
+      defaultModel: () => 'openai:gpt-4o-mini',
+      pricing: {},
+      artifacts,
+      budget: budgetSettingsOf(loadConfig({})),
+    });
+    const answer = async (text: string) => (await artifacts.put(text, { name: 'answer', kind: 'text' })).file_id;
+    const shared = 'Hydro power emits little CO2 in operation [S1].';
+    const out = await activities.synthesizePanel({
+      research_id: 'panel-same',
+      query: 'How clean is hydro power?',
+      answers: [
+        { model: 'openai:gpt-5.2', file_id: await answer(shared) },
+        { model: 'anthropic:claude-opus-4-5', file_id: await answer(`${shared.replace('[S1]', '[S2]')}\n\nDams displace people [S2].`) },
+        { model: 'google:gemini-2.5-pro', file_id: await answer(shared) },
+      ],
+      failed: [],
+      sources: [
+        { id: 'S1', title: 'Hydro and CO2', url: 'https://hydro.example/co2' },
+        { id: 'S2', title: 'Dams and people', url: 'https://hydro.example/people' },
+      ],
+      skip_synthesis: true,
+    });
+    const md = await artifacts.getText(out.report_file_id);
+    // Said once, with both answers' citations; the later answers point to it and keep what is their own.
+    expect(md.split('Hydro power emits little CO2 in operation')).toHaveLength(2);
+    expect(md).toContain('## openai:gpt-5.2\n\nHydro power emits little CO2 in operation [S1, S2].');
+    expect(md).toContain("## anthropic:claude-opus-4-5\n\n*The same as openai:gpt-5.2's answer above.*\n\nDams displace people [S2].");
+    expect(md).toContain("## google:gemini-2.5-pro\n\n*The same as openai:gpt-5.2's answer above.*");
+  });
 });

@@ -14,8 +14,8 @@ import type {
   WritePanelAnswerInput,
   WritePanelAnswerOutput,
 } from './contracts';
-import { dedupePatch } from '../report/dedupe';
 import { verifyReportCitations } from '../report/markdown';
+import { mergeRepeatedParagraphs, sideBySide } from '../report/repeated-paragraphs';
 import { createModelCall, type ModelDeps } from './model-call';
 import { inputCheckSchema, inputImprovementSchema, panelAnswerSchema, panelSynthesisSchema } from './schemas';
 
@@ -43,7 +43,7 @@ export function createPanelActivities(deps: ModelDeps) {
       const answers = await Promise.all(input.answers.map(async (a) => ({ model: a.model, text: (await deps.artifacts.getText(a.file_id)).slice(0, MAX_ANSWER_CHARS_FOR_SYNTHESIS) })));
       const failedNote = input.failed.length ? `\n\n> Left out after failing: ${input.failed.join(', ')}.` : '';
       if (input.skip_synthesis || !input.model) {
-        const markdown = checkedCitations(`# ${input.query}\n\n${answers.map((a) => `## ${a.model}\n\n${a.text}`).join('\n\n')}${failedNote}\n`, input.sources);
+        const markdown = checkedCitations(`# ${input.query}\n\n${sideBySide(answers)}${failedNote}\n`, input.sources);
         const stored = await deps.artifacts.put(markdown, { name: `${input.research_id}-panel-side-by-side`, kind: 'text' });
         return { report_file_id: stored.file_id, chars: markdown.length, conflicts: [], paragraphs: answers.length, attributed_models: answers.map((a) => a.model) };
       }
@@ -104,24 +104,6 @@ export function createPanelActivities(deps: ModelDeps) {
       return { improved_prompt: object.improved_prompt.trim(), usage };
     },
   };
-}
-
-/**
- * A paragraph that says again what an earlier one says (every sentence a repeat, as the living
- * report's merge judges it) is kept once: the earlier one gains its models and citations.
- */
-function mergeRepeatedParagraphs(paragraphs: { text: string; models: string[] }[]): { text: string; models: string[] }[] {
-  const kept: { text: string; models: string[] }[] = [];
-  for (const p of paragraphs) {
-    const into = kept.find((k) => dedupePatch(k.text, p.text).patch.trim() === '');
-    if (!into) {
-      kept.push({ ...p });
-      continue;
-    }
-    into.text = dedupePatch(into.text, p.text).report;
-    into.models = [...new Set([...into.models, ...p.models])];
-  }
-  return kept;
 }
 
 /**
