@@ -7,7 +7,7 @@ import { artifactIdsIn } from '../stores/sessions';
 import type { ResearchSnapshot } from '../domain/types';
 import { ApiError, invalid } from './errors';
 import { reportPdf } from '../report/pdf';
-import { reportPage } from './render';
+import { reportPage } from '../report/html';
 import { isTerminal, type ResearchService } from './research-service';
 import type { OwnedSession } from './service-store';
 import { idParams } from './routes-sessions';
