@@ -48,7 +48,7 @@ describe('the HTTP service', () => {
     expect(edited.body).toMatchObject({ status: 'draft', query: 'API draft: solar power', settings: { ...SMALL } });
     const badEdit = await api.call('PATCH', `/api/research/${id}`, { token: alice, body: { settings: { max_sorces: 3 } } });
     expect(badEdit.status).toBe(400);
-    expect(badEdit.body).toMatchObject({ field: 'settings', message: 'invalid settings: unknown key "max_sorces"' });
+    expect(badEdit.body).toMatchObject({ field: 'body.settings.max_sorces', message: 'body.settings.max_sorces: unknown key' });
 
     const approved = await api.call('POST', `/api/research/${id}/approve`, { token: alice });
     expect(approved.status).toBe(200);
