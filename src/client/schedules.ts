@@ -73,7 +73,8 @@ export class ResearchSchedules {
         memo: { query, every: opts.every.trim(), ...(opts.owner ? { owner: opts.owner } : {}) },
       });
     } catch (err) {
-      if ((err as Error).name === 'ScheduleAlreadyRunning') throw new ResearchError(`schedule ${scheduleId} already exists`);
+      // The same words whoever holds the id: whether another user has a schedule by it stays unsaid.
+      if ((err as Error).name === 'ScheduleAlreadyRunning') throw new ResearchError(`schedule id ${scheduleId} is taken; choose another (or leave it out for a new one)`);
       throw err;
     }
     if (opts.runNow) await this.handle(scheduleId).trigger();

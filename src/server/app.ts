@@ -53,6 +53,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // Path parameters longer than this are refused before any route runs.
     routerOptions: { maxParamLength: 200 },
     requestTimeout: 0,
+    // JSON.parse never pollutes a prototype, but "__proto__" / "constructor.prototype" keys are
+    // dropped before anything reads the body: accepted as if absent, never refused as "not JSON".
+    onProtoPoisoning: 'remove',
+    onConstructorPoisoning: 'remove',
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

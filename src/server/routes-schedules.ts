@@ -38,7 +38,7 @@ export function registerScheduleRoutes(root: FastifyInstance, service: ResearchS
       if (!(err instanceof ResearchError) && !/^invalid settings/.test((err as Error).message)) throw err;
       const message = (err as Error).message;
       if (/^unknown schedule/.test(message)) throw new ApiError(404, 'NOT_FOUND', message);
-      if (/already exists/.test(message)) throw new ApiError(409, 'CONFLICT', message);
+      if (/^schedule id .* is taken/.test(message)) throw new ApiError(409, 'CONFLICT', message, { field: 'body.schedule_id' });
       throw invalid(/settings/.test(message) ? 'body.settings' : field, message);
     }
   };
