@@ -5,6 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SqliteSessionStore } from '../src/stores/sessions';
 import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
+import { runCli } from './harness/cli';
+import { startService } from './harness/service';
 
 describe('cancel and timeout', () => {
   let harness: Harness;
@@ -66,10 +68,11 @@ describe('cancel and timeout', () => {
     expect(saved.reason).toBe('cancelled through Temporal');
   });
 
-  it('ends as timed_out at timeout_seconds with whatever report exists persisted', async () => {
+  it('ends as timed_out at timeout_seconds with whatever report exists persisted; resumed with a longer timeout it finishes', async () => {
     harness.web.setDelay(2500);
+    let researchId = '';
     try {
-      const { researchId } = await env.client.start({ query: 'Slow research: grid stability', settings: { ...settings, timeout_seconds: 10 } });
+      ({ researchId } = await env.client.start({ query: 'Slow research: grid stability', settings: { ...settings, timeout_seconds: 10, max_iterations: 1 } }));
       const result = (await env.client.waitForResult(researchId)) as { status: string };
       expect(result.status).toBe('timed_out');
       const saved = await store.get(researchId);
@@ -77,7 +80,23 @@ describe('cancel and timeout', () => {
       expect(saved?.reason).toMatch(/timeout_seconds \(10\) reached/);
       expect(saved?.report_markdown).toContain('# Slow research: grid stability');
     } finally {
-      harness.web.setDelay(600);
+      harness.web.setDelay(0);
     }
+    // A time limit the settings refuse is refused at resume, over HTTP and at the command line.
+    const api = await startService(env);
+    try {
+      const refused = await api.call('POST', `/api/research/${researchId}/resume`, { body: { timeout_seconds: 5 } });
+      expect(refused.status).toBe(400);
+      expect(refused.text).toContain('timeout_seconds');
+    } finally {
+      await api.close();
+    }
+    expect((await runCli(['resume', researchId, '--timeout', 'soon'], env.env)).stderr).toContain('--timeout expects whole seconds');
+    const resumed = await runCli(['resume', researchId, '--timeout', '900'], env.env);
+    expect(resumed.stdout.trim(), resumed.stderr).toBe(`research ${researchId}: resumed with 900 s to run`);
+    const done = (await env.client.waitForResult(researchId)) as { status: string };
+    expect(done.status).toBe('completed');
+    expect((await env.client.state(researchId)).settings.timeout_seconds).toBe(900);
+    harness.web.setDelay(600);
   });
 });

@@ -3,12 +3,13 @@
 // every paragraph to its models and lists their conflicts; plain words become a panel, models
 // without a key are dropped, and an empty panel is the user's to choose.
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { choosePanel, modelsInWords } from '../src/research/panel';
+import { choosePanel, modelsInWords, modelVendor } from '../src/research/panel';
 import type { ResearchSnapshot } from '../src/domain/types';
 import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
 import { startAnthropic, type FakeAnthropic } from './harness/anthropic';
 import { startGemini, type FakeGemini } from './harness/gemini';
 import { startService, type TestService } from './harness/service';
+import { runCli } from './harness/cli';
 
 const fast = { max_sources: 3, max_iterations: 1, batch_size: 3, max_search_results_per_query: 2 };
 const PANEL = ['openai:scripted-model', 'anthropic:claude-test', 'google:gemini-test'];
@@ -74,6 +75,9 @@ describe('panel research', () => {
     expect(answers['openai:scripted-model']).toMatchObject({ status: 'completed' });
     // Its own retries (three attempts) before the user is asked.
     expect(gemini?.requests).toHaveLength(3);
+    // The human status names the model that failed and why, as --json does.
+    const status = await runCli(['status', researchId], e.env);
+    expect(status.stdout).toMatch(/panel: openai:scripted-model \(completed\), anthropic:claude-test \(completed\), google:gemini-test \(FAILED: .+\)$/m);
     const anthropicCalls = anthropic?.requests.length;
 
     await e.client.confirm(researchId, 'retry');
@@ -178,7 +182,7 @@ describe('panel research', () => {
     expect(s.panel?.models).toEqual(['anthropic:claude-opus-4-5', 'openai:gpt-5.2']);
     expect(s.providers?.skipped).toEqual(expect.arrayContaining([
       { name: 'google:gemini-2.5-pro', reason: 'left out of the panel: GOOGLE_GENERATIVE_AI_API_KEY is not set' },
-      { name: 'anthropic:claude-sonnet-4-5', reason: 'left out of the panel: one model per provider: anthropic:claude-opus-4-5 came first' },
+      { name: 'anthropic:claude-sonnet-4-5', reason: 'left out of the panel: one model per vendor: anthropic:claude-opus-4-5 came first, both are anthropic models' },
     ]));
     const notes = (await e.client.events(researchId)).filter((ev) => ev.data.kind === 'provider_skipped').map((ev) => ev.data.message);
     expect(notes).toContain('google:gemini-2.5-pro skipped: left out of the panel: GOOGLE_GENERATIVE_AI_API_KEY is not set');
@@ -187,6 +191,45 @@ describe('panel research', () => {
     expect(report).toContain('## openai:gpt-5.2');
     expect(report).not.toContain('Detected conflicts');
     expect(s.usage.tokens_by_role.synthesizer).toBeUndefined();
+  });
+
+  it('is a real panel through one OpenAI-compatible gateway, one member per vendor, and the CLI says who was left out and why', async () => {
+    const e = await setup({ keys: [] });
+    // OPENAI_BASE_URL points at the loopback OpenAI-compatible fake: the gateway every model goes through.
+    const models = ['openai:anthropic/claude-3-5-sonnet', 'openai:meta-llama/llama-3.1-70b', 'openai:gpt-4o', 'openai:gpt-4.1-mini'];
+    const run = await runCli(['research', 'Panel check: gateway power', '--yes', '--panel', models.join(','), '--skip-synthesis', '--settings', JSON.stringify(fast)], e.env, 120_000);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toContain('panel: openai:anthropic/claude-3-5-sonnet, openai:meta-llama/llama-3.1-70b, openai:gpt-4o');
+    expect(run.stderr).toContain('  left out of the panel: openai:gpt-4.1-mini (one model per vendor: openai:gpt-4o came first, both are openai models)');
+    const researchId = /research (\S+): completed/.exec(run.stdout)?.[1] as string;
+    const s = await e.client.state(researchId);
+    expect(s.panel?.models).toEqual(models.slice(0, 3));
+    const asked = new Set(harness?.model.requests.filter((r) => JSON.stringify(r.body).includes('panel_answer')).map((r) => (r.body as { model: string }).model));
+    expect([...asked].sort()).toEqual(['anthropic/claude-3-5-sonnet', 'gpt-4o', 'meta-llama/llama-3.1-70b']);
+    const report = await e.client.report(researchId);
+    for (const model of models.slice(0, 3)) expect(report).toContain(`## ${model}\n\nOn `);
+    const status = await runCli(['status', researchId], e.env);
+    expect(status.stdout).toContain('panel: openai:anthropic/claude-3-5-sonnet (completed), openai:meta-llama/llama-3.1-70b (completed), openai:gpt-4o (completed)');
+    expect(status.stdout).toContain('left out of the panel: openai:gpt-4.1-mini');
+  });
+
+  it('keeps a paragraph two members both wrote once, credited to both, and checks its claims like any report', async () => {
+    const e = await setup({ keys: [] });
+    // Both members answer the same words (the fake answers every model alike).
+    const models = ['openai:gpt-4o', 'openai:anthropic/claude-3-5-sonnet'];
+    const { researchId } = await e.client.start({ query: 'Panel check: river power', settings: { ...fast, panel: models }, autoApprove: true });
+    await e.client.waitForResult(researchId);
+    const s = await e.client.state(researchId);
+    expect(s.status).toBe('completed');
+    const report = await e.client.report(researchId);
+    const repeated = /On Panel check: river power: [^\n]*/.exec(report)?.[0] as string;
+    expect(repeated).toMatch(/\[S\d+\]/);
+    expect(report.split(repeated)).toHaveLength(2);
+    expect(report).toContain(`${repeated}\n\n*— ${models.join(', ')}*`);
+    expect(s.panel?.synthesis?.paragraphs).toBe(3);
+    // The citation and claim checks of any report: its Sources, and the claims checked in its Notes.
+    expect(report).toMatch(/## Sources\n\n- \[S1\]/);
+    expect(report).toMatch(/## Notes\n[\s\S]*- Claims: \d+ of \d+ cited sentence\(s\)/);
   });
 
   it('lets the user choose when no panel model has a key, even unattended', async () => {
@@ -207,13 +250,32 @@ describe('panel research', () => {
 describe('choosing a panel from words', () => {
   const all = () => ({ ok: true as const });
 
+  it('counts the vendor of a model, not the gateway it comes through', () => {
+    expect(modelVendor('openrouter:anthropic/claude-3.5-sonnet')).toBe('anthropic');
+    expect(modelVendor('litellm:openai/gpt-4o')).toBe('openai');
+    expect(modelVendor('litellm:anthropic/claude-3-5')).toBe('anthropic');
+    expect(modelVendor('openrouter:meta-llama/llama-3.1-70b-instruct')).toBe('meta');
+    expect(modelVendor('openrouter:mistralai/ministral-8b')).toBe('mistral');
+    // Ollama's and Groq's models by their family.
+    expect(['ollama:llama3.1:8b', 'groq:llama-3.3-70b-versatile', 'ollama:qwen2.5:7b', 'ollama:mistral', 'ollama:gemma2', 'ollama:phi3'].map(modelVendor))
+      .toEqual(['meta', 'meta', 'alibaba', 'mistral', 'google', 'microsoft']);
+    // A provider that serves only its own models owns every name; a gateway's unknown model goes by its family word.
+    expect(modelVendor('openai:scripted-model')).toBe('openai');
+    expect(modelVendor('ollama:scripted-model')).toBe('scripted');
+    expect(choosePanel(['openai:gpt-4o-mini', 'openai:gpt-4.1-mini'], all)).toEqual({
+      panel: ['openai:gpt-4o-mini'],
+      dropped: [{ name: 'openai:gpt-4.1-mini', reason: 'one model per vendor: openai:gpt-4o-mini came first, both are openai models' }],
+    });
+    expect(choosePanel(['litellm:openai/gpt-4o', 'litellm:anthropic/claude-3-5', 'ollama:llama3.1', 'ollama:qwen2.5'], all).panel).toHaveLength(4);
+  });
+
   it('keeps one model per provider, the first mention winning, in the order mentioned', () => {
     expect(modelsInWords('Use Gemini and Claude')).toEqual(['google:gemini-2.5-pro', 'anthropic:claude-opus-4-5']);
     expect(choosePanel(['Use GPT and o4-mini-deep-research'], all).panel).toEqual(['openai:gpt-5.2']);
     expect(choosePanel(['fast answers from gemini and gpt'], all).panel).toEqual(['google:gemini-2.5-flash', 'openai:gpt-5-mini']);
     expect(choosePanel(['anthropic:claude-x', 'claude', 'perplexity'], all)).toEqual({
       panel: ['anthropic:claude-x', 'perplexity:sonar-pro'],
-      dropped: [{ name: 'anthropic:claude-opus-4-5', reason: 'one model per provider: anthropic:claude-x came first' }],
+      dropped: [{ name: 'anthropic:claude-opus-4-5', reason: 'one model per vendor: anthropic:claude-x came first, both are anthropic models' }],
     });
     // Words that name no provider choose nothing.
     expect(choosePanel(['the history of Claude-like names in GPTQ quantisation'], all).panel).toEqual([]);

@@ -24,7 +24,7 @@ describe('worker liveness', () => {
     expect(livePollers(pollers, now).map((p) => p.identity)).toEqual([`${process.pid}@${hostname()}`, '4242@another-machine']);
   });
 
-  it('the provider fingerprint changes with a key or base URL and reveals neither', () => {
+  it('the worker fingerprint changes with a key, a base URL or a delivery setting and reveals none', () => {
     const base = { OPENAI_API_KEY: 'sk-secret-1', OPENAI_BASE_URL: 'http://a', PATH: '/bin', HOME: '/root' };
     const fp = providerFingerprint(base);
     expect(fp).not.toContain('secret');
@@ -34,6 +34,10 @@ describe('worker liveness', () => {
     expect(providerFingerprint({ ...base, TAVILY_API_KEY: 'x' })).not.toBe(fp);
     expect(providerFingerprint({ ...base, LOCAL_DOCS_DIR: '/srv/docs' })).not.toBe(fp);
     expect(providerFingerprint({ ...base, DOI_RESOLVER_URL: 'http://127.0.0.1:9/doi' })).not.toBe(fp);
+    // Delivery set after the worker started: e-mail and signed webhooks must reach it.
+    for (const name of ['SMTP_HOST', 'SMTP_PORT', 'SMTP_USER', 'SMTP_PASS', 'SMTP_FROM', 'SMTP_SECURE', 'WEBHOOK_SECRET', 'LOCAL_EMBEDDING_MODEL', 'DATABASE_URL', 'ARTIFACTS_URL']) {
+      expect(providerFingerprint({ ...base, [name]: 'x' }), name).not.toBe(fp);
+    }
   });
 
   it('ensureWorker starts one when none is alive, restarts it when the provider environment changes, never stops a foreground worker', async () => {
@@ -63,6 +67,12 @@ describe('worker liveness', () => {
       expect(isAlive(first)).toBe(false);
       expect(isAlive(second)).toBe(true);
       expect(isAlive(foreground.pid as number)).toBe(true);
+
+      // E-mail delivery configured after the worker started: the worker is restarted to see it.
+      const third = (await ensureWorker(client, (l) => lines.push(l), { env: { ...env1, OPENAI_API_KEY: 'key-2', SMTP_HOST: '127.0.0.1', WEBHOOK_SECRET: 's' }, command })) as number;
+      pids.push(third);
+      expect(third).not.toBe(second);
+      expect(isAlive(second)).toBe(false);
     } finally {
       for (const pid of [...pids, foreground.pid as number]) if (isAlive(pid)) process.kill(pid, 'SIGTERM');
       await client.close();

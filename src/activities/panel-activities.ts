@@ -14,6 +14,7 @@ import type {
   WritePanelAnswerInput,
   WritePanelAnswerOutput,
 } from './contracts';
+import { dedupePatch } from '../report/dedupe';
 import { verifyReportCitations } from '../report/markdown';
 import { createModelCall, type ModelDeps } from './model-call';
 import { inputCheckSchema, inputImprovementSchema, panelAnswerSchema, panelSynthesisSchema } from './schemas';
@@ -52,7 +53,7 @@ export function createPanelActivities(deps: ModelDeps) {
       );
       const panel = new Set(answers.map((a) => a.model));
       // Only models that answered can be credited; a paragraph nobody is credited for says so.
-      const paragraphs = object.paragraphs.map((p) => ({ text: p.text.trim(), models: [...new Set(p.models.map((m) => m.trim()))].filter((m) => panel.has(m)) }));
+      const paragraphs = mergeRepeatedParagraphs(object.paragraphs.map((p) => ({ text: p.text.trim(), models: [...new Set(p.models.map((m) => m.trim()))].filter((m) => panel.has(m)) })));
       const conflicts = object.conflicts
         .map((c) => ({ topic: c.topic.trim(), positions: c.positions.filter((p) => panel.has(p.model.trim())).map((p) => ({ model: p.model.trim(), position: p.position.trim() })) }))
         .filter((c) => c.positions.length > 0);
@@ -105,7 +106,24 @@ export function createPanelActivities(deps: ModelDeps) {
   };
 }
 
-/** The sources the text cites, listed under it. */
+/**
+ * A paragraph that says again what an earlier one says (every sentence a repeat, as the living
+ * report's merge judges it) is kept once: the earlier one gains its models and citations.
+ */
+function mergeRepeatedParagraphs(paragraphs: { text: string; models: string[] }[]): { text: string; models: string[] }[] {
+  const kept: { text: string; models: string[] }[] = [];
+  for (const p of paragraphs) {
+    const into = kept.find((k) => dedupePatch(k.text, p.text).patch.trim() === '');
+    if (!into) {
+      kept.push({ ...p });
+      continue;
+    }
+    into.text = dedupePatch(into.text, p.text).report;
+    into.models = [...new Set([...into.models, ...p.models])];
+  }
+  return kept;
+}
+
 /**
  * The same citation check as a single-model report: every citation shape resolved to a fetched
  * source or removed and listed under Notes with its claim; the Sources list names what is cited.

@@ -62,6 +62,7 @@ export function formatStatus(s: ResearchSnapshot, budgets?: StatusBudgets): stri
     `sources: ${s.sources.filter((x) => x.status === 'fetched').length} fetched, ${s.sources.filter((x) => x.status === 'failed').length} failed, ${s.sources.length} found`,
     `findings: ${s.findings.length}, open gaps: ${s.gaps.filter((g) => !g.addressed).length}`,
     ...providers,
+    ...panelLines(s),
     `usage: ${u.model_calls} model calls (${tokens || 'no tokens'}), ${u.search_calls} searches, ${u.fetch_calls} fetches${u.cost_usd !== undefined ? `, cost ${usd(u.cost_usd)}` : ''}`,
     ...byModel.map((line) => `  ${line}`),
     ...budgetLines(s, budgets),
@@ -70,6 +71,23 @@ export function formatStatus(s: ResearchSnapshot, budgets?: StatusBudgets): stri
     ...deliveryLines(s),
     ...(s.errors.length ? [`errors: ${s.errors.length} (last: ${s.errors[s.errors.length - 1].message})`] : []),
   ].join('\n');
+}
+
+const PANEL_DROP = 'left out of the panel: ';
+
+/** The panel as the worker settled it: each member and how its answer went, and who was left out and why. */
+export function panelLines(s: ResearchSnapshot): string[] {
+  if (!s.panel) return [];
+  const members = s.panel.models.map((model) => {
+    const answer = s.panel?.answers[model];
+    if (answer?.status === 'failed') return `${model} (FAILED: ${answer.error ?? 'no answer'})`;
+    return `${model}${answer && answer.status !== 'pending' ? ` (${answer.status})` : ''}`;
+  });
+  const dropped = (s.providers?.skipped ?? []).filter((d) => d.reason.startsWith(PANEL_DROP));
+  return [
+    `panel: ${members.length ? members.join(', ') : 'no model (choose one at approval: --panel)'}`,
+    ...dropped.map((d) => `  left out of the panel: ${d.name} (${d.reason.slice(PANEL_DROP.length)})`),
+  ];
 }
 
 function mindLines(s: ResearchSnapshot): string[] {

@@ -19,12 +19,12 @@ import { doctor } from './doctor';
 import { extract } from './extract';
 import { formatProviders, listProviders } from './providers';
 import { registerSteeringCommands } from './steering';
-import { addPanelOptions, askConfirmation, askForTopic, inputContexts, panelSettings, registerPanelCommands, type PanelFlags } from './panel-commands';
+import { addPanelOptions, askConfirmation, askForTopic, inputContexts, panelDropNotes, panelSettings, registerPanelCommands, type PanelFlags } from './panel-commands';
 import { registerServiceCommands } from './service-commands';
 import { registerSessionCommands } from './session-commands';
 import { cliOwner, recordOwner } from './ownership';
 import { registerScheduleCommands } from './schedule-commands';
-import { formatEvent, formatPlan, formatStatus } from './format';
+import { formatEvent, formatPlan, formatStatus, panelLines } from './format';
 import { budgetSettingsOf } from '../budget/settings';
 import { phaseBudgets } from '../budget/phases';
 import { connect, ensureServer, ensureWorker, noteIfNoWorker, recordWorkerPid, runningWorkerPid, usesEmbeddedServer } from './runtime';
@@ -139,6 +139,8 @@ export function buildProgram(): Command {
         });
         let s = await waitForPlan(client, started.researchId);
         if (s.plan && !o.json) log(`\n${formatPlan(s.plan)}\n`);
+        // A panel smaller than asked for says so before anything runs.
+        for (const line of panelLines(s)) log(line);
         if (s.status === 'awaiting_approval' || s.status === 'awaiting_clarification') {
           const decision = await askApproval(client, started.researchId, s);
           if (decision !== 'approved') {
@@ -166,9 +168,11 @@ export function buildProgram(): Command {
       await withClient({ startRuntime: true }, async (client) => {
         const contexts = inputContexts(o, (file) => readFileSync(file, 'utf8'));
         const owner = await cliOwner(client);
-        const started = await client.start({ query: question, researchId: o.id, settings: sessionSettings(o), autoApprove: o.yes, contexts });
+        const settings = sessionSettings(o);
+        const started = await client.start({ query: question, researchId: o.id, settings, autoApprove: o.yes, contexts });
         await recordOwner(client, owner, { researchId: started.researchId, query: question, status: started.status }, log);
         out(o.json, started, `research ${started.researchId} started (${started.status})`);
+        for (const note of panelDropNotes(settings)) log(note);
         await noteIfNoWorker(client, log);
       });
     },

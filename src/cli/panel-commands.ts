@@ -6,6 +6,7 @@ import type { ResearchClient } from '../client/research-client';
 import type { InputContext } from '../domain/types';
 import type { AppConfig } from '../config/schema';
 import type { ResearchSnapshot } from '../domain/types';
+import { choosePanel } from '../research/panel';
 
 interface Common {
   json?: boolean;
@@ -23,7 +24,7 @@ export interface PanelFlags {
 
 export function addPanelOptions(cmd: Command): Command {
   return cmd
-    .option('--panel <models>', 'panel research: "openai:gpt-5.2,anthropic:claude-opus-4-5" or plain words ("Claude and Gemini"); one model per provider')
+    .option('--panel <models>', 'panel research: "openai:gpt-5.2,anthropic:claude-opus-4-5" or plain words ("Claude and Gemini"); one model per vendor')
     .option('--synthesis-model <provider:model>', 'the model that merges the panel answers (its key is required)')
     .option('--skip-synthesis', 'panel research: the answers side by side, no synthesis')
     .option('--context <text...>', 'text the question comes with, read as a source (repeatable; @file reads a file)');
@@ -36,6 +37,13 @@ export function panelSettings(o: PanelFlags): Record<string, unknown> {
     ...(o.synthesisModel ? { synthesis_model: o.synthesisModel } : {}),
     ...(o.skipSynthesis ? { skip_synthesis: true } : {}),
   };
+}
+
+/** At start, before the worker settles keys: the models the one-model-per-vendor rule leaves out. */
+export function panelDropNotes(settings: Record<string, unknown>): string[] {
+  const items = settings.panel as string[] | undefined;
+  if (!items) return [];
+  return choosePanel(items, () => ({ ok: true })).dropped.map((d) => `left out of the panel: ${d.name} (${d.reason})`);
 }
 
 export function inputContexts(o: PanelFlags, read: (file: string) => string): InputContext[] {

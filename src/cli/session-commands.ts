@@ -27,9 +27,13 @@ export function registerSessionCommands(program: Command, withClient: WithClient
     .command('resume')
     .argument('<researchId>')
     .description('go on with a cancelled or timed-out session from where it stopped')
+    .option('--timeout <seconds>', 'a new time limit for the resumed run (timeout_seconds)')
     .option('--json')
-    .action(async (id: string, o: Common) => {
-      await withClient({ startRuntime: true }, async (c) => out(o.json, await c.resume(id), `research ${id}: resumed`));
+    .action(async (id: string, o: Common & { timeout?: string }) => {
+      const timeoutSeconds = o.timeout === undefined ? undefined : Number(o.timeout);
+      if (timeoutSeconds !== undefined && !Number.isInteger(timeoutSeconds)) throw new Error(`--timeout expects whole seconds, got "${o.timeout}"`);
+      await withClient({ startRuntime: true }, async (c) =>
+        out(o.json, await c.resume(id, { timeoutSeconds }), `research ${id}: resumed${timeoutSeconds !== undefined ? ` with ${timeoutSeconds} s to run` : ''}`));
     });
   program
     .command('enhance')

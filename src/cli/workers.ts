@@ -1,15 +1,18 @@
 // Workers that are really there: the background worker's pid file also records a fingerprint of
-// the provider environment it started with (a hash, never the values), so a changed key or base
-// URL restarts it; pollers whose process on this machine is gone do not count as a live worker.
+// the environment it started with (a hash, never the values), so a changed key, base URL or SMTP
+// setting restarts it; pollers whose process on this machine is gone do not count as a live worker.
 import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { isAlive } from '../temporal/dev-server';
 
-const PROVIDER_VARS = /^(OPENAI|ANTHROPIC|GOOGLE|GEMINI|OLLAMA|TAVILY|BRAVE|EXA|SEARXNG|SERPER|SEMANTIC_SCHOLAR|SEARCH|FETCH|MODEL|DEEP_RESEARCH)_|_API_KEY$|_BASE_URL$|^(LOCAL_DOCS_DIR|DOI_RESOLVER_URL)$/;
+// Everything the worker reads that the user may set: providers, delivery (SMTP, webhooks), the
+// stores it writes to, the Temporal server it polls, tracing.
+const PROVIDER_VARS =
+  /^(OPENAI|ANTHROPIC|GOOGLE|GEMINI|OLLAMA|TAVILY|BRAVE|EXA|SEARXNG|SERPER|SEMANTIC_SCHOLAR|SEARCH|FETCH|MODEL|DEEP_RESEARCH|SMTP|WEBHOOK|DELIVERY|LOCAL|AWS|TEMPORAL|OTEL)_|_API_KEY$|_BASE_URL$|^(DOI_RESOLVER_URL|DATABASE_URL|ARTIFACTS_URL|LOG_LEVEL)$/;
 
-/** A hash of the provider-related variables' names and values: compares environments, reveals nothing. */
+/** A hash of the worker-related variables' names and values: compares environments, reveals nothing. */
 export function providerFingerprint(env: NodeJS.ProcessEnv = process.env): string {
   const lines = Object.keys(env)
     .filter((name) => PROVIDER_VARS.test(name) && env[name] !== undefined)

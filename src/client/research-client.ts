@@ -254,9 +254,10 @@ export class ResearchClient {
     return this.runAgain(id, RETRYABLE, 'only a failed session can be retried');
   }
 
-  /** A cancelled or timed-out session goes on from where it stopped, as the same session. */
-  resume(id: string): Promise<{ researchId: string; status: ResearchStatus }> {
-    return this.runAgain(id, RESUMABLE, 'only a cancelled or timed-out session can be resumed');
+  /** A cancelled or timed-out session goes on from where it stopped, as the same session; with a new time limit if given. */
+  resume(id: string, opts: { timeoutSeconds?: number } = {}): Promise<{ researchId: string; status: ResearchStatus }> {
+    const overrides = opts.timeoutSeconds !== undefined ? { timeout_seconds: opts.timeoutSeconds } : undefined;
+    return this.runAgain(id, RESUMABLE, 'only a cancelled or timed-out session can be resumed', overrides);
   }
 
   /** A completed session researched further into a new version; the old one and its report stay. */
@@ -279,11 +280,11 @@ export class ResearchClient {
     throw new ResearchError(`research ${id} has too many versions`);
   }
 
-  private async runAgain(id: string, allowed: readonly ResearchStatus[], rule: string): Promise<{ researchId: string; status: ResearchStatus }> {
+  private async runAgain(id: string, allowed: readonly ResearchStatus[], rule: string, overrides?: Record<string, unknown>): Promise<{ researchId: string; status: ResearchStatus }> {
     const snapshot = await this.finishedSnapshot(id);
     if (!allowed.includes(snapshot.status)) throw new ResearchError(`research ${id} is ${snapshot.status}; ${rule}`);
     try {
-      await this.startRun(continuationState(snapshot), 'ALLOW_DUPLICATE');
+      await this.startRun(continuationState(snapshot, overrides && resolveSettings(snapshot.settings, overrides)), 'ALLOW_DUPLICATE');
     } catch (err) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) throw new ResearchError(`research ${id} is still finishing; try again in a moment`);
       throw err;

@@ -29,11 +29,15 @@ export function stateOf(snapshot: ResearchSnapshot): ResearchState {
   return state;
 }
 
-/** The state a retry or resume continues from: the same session, its event numbering carried on. */
-export function continuationState(snapshot: ResearchSnapshot): ResearchState {
+/**
+ * The state a retry or resume continues from: the same session, its event numbering carried on;
+ * `settings` (already validated) replace the stored ones, e.g. a longer timeout_seconds.
+ */
+export function continuationState(snapshot: ResearchSnapshot, settings?: ResearchSettings): ResearchState {
   const rest = stateOf(snapshot);
   return {
     ...rest,
+    ...(settings ? { settings } : {}),
     inbox: [],
     waiting: undefined,
     cancel_requested: undefined,

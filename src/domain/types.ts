@@ -146,7 +146,7 @@ export interface ProviderPlan {
   search_mode: 'fallback' | 'combine';
   /** Providers left out, with why (a missing key, an unknown name). */
   skipped: { name: string; reason: string }[];
-  /** Panel research: the models that answer, one per provider, those without a key already dropped. */
+  /** Panel research: the models that answer, one per vendor, those without a key already dropped. */
   panel?: string[];
   /** The model that merges the panel's answers. */
   synthesis_model?: string;

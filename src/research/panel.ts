@@ -1,5 +1,5 @@
 // Panel research (seed 004): which models answer, from "provider:model" items or plain words
-// ("use Claude and Gemini"). One model per provider, first mention wins; a model whose provider
+// ("use Claude and Gemini"). One model per vendor, first mention wins; a model whose provider
 // has no key is dropped with the reason. Pure: the worker applies it with its own environment.
 
 export interface PanelProviderWords {
@@ -34,6 +34,55 @@ const NAMED_MODELS: { pattern: RegExp; provider: string; model: string }[] = [
 
 export const MAX_PANEL_MODELS = 5;
 
+/** Model families and who makes them: a gateway's `anthropic/claude-…` or Ollama's `llama3.1` is its maker's. */
+const FAMILY_VENDORS: [RegExp, string][] = [
+  [/^(gpt|chatgpt|o[1345]|davinci|text-embedding|openai)\b/, 'openai'],
+  [/^(claude|anthropic)\b/, 'anthropic'],
+  [/^(gemini|gemma|palm|google)\b/, 'google'],
+  [/^(llama|codellama|meta)\b/, 'meta'],
+  [/^(qwen|qwq|alibaba)\b/, 'alibaba'],
+  [/^(mistralai|mistral|mixtral|codestral|ministral|pixtral|magistral|devstral)\b/, 'mistral'],
+  [/^(deepseek)\b/, 'deepseek'],
+  [/^(phi|microsoft)\b/, 'microsoft'],
+  [/^(command|cohere|aya)\b/, 'cohere'],
+  [/^(grok|x-?ai)\b/, 'xai'],
+  [/^(sonar|perplexity)\b/, 'perplexity'],
+  [/^(glm|zai|z-ai|zhipu)\b/, 'zai'],
+  [/^(granite|ibm)\b/, 'ibm'],
+  [/^(nemotron|nvidia)\b/, 'nvidia'],
+  [/^(kimi|moonshot)/, 'moonshot'],
+];
+
+/** Providers that only serve their own models: a name they do not make known is still theirs. */
+const SINGLE_VENDOR_PROVIDERS = new Set(['openai', 'anthropic', 'google', 'perplexity', 'zai', 'deepseek', 'mistral', 'xai', 'cohere']);
+
+/** The family word a model name starts with: "llama3.1:8b" → "llama", "qwen2.5-coder" → "qwen". */
+function familyOf(name: string): string | undefined {
+  return /^[a-z]+/.exec(name)?.[0];
+}
+
+function knownVendor(name: string): string | undefined {
+  const family = familyOf(name) ?? name;
+  return FAMILY_VENDORS.find(([pattern]) => pattern.test(name) || pattern.test(family))?.[1];
+}
+
+/**
+ * Who makes the model a "provider:model" names — what "one model per provider" counts, so a
+ * panel through one gateway (OpenRouter, LiteLLM, Ollama, an OPENAI_BASE_URL) is still a panel:
+ * the model's family or its gateway namespace (`anthropic/…`), else the provider when it serves
+ * only its own models, else the model's family word.
+ */
+export function modelVendor(ref: string): string {
+  const colon = ref.indexOf(':');
+  const provider = ref.slice(0, Math.max(colon, 0)).toLowerCase();
+  const model = ref.slice(colon + 1).toLowerCase();
+  const slash = model.lastIndexOf('/');
+  const name = model.slice(slash + 1);
+  const namespace = slash > 0 ? model.slice(0, model.indexOf('/')) : '';
+  if (namespace) return knownVendor(name) ?? knownVendor(namespace) ?? namespace;
+  return knownVendor(name) ?? (SINGLE_VENDOR_PROVIDERS.has(provider) ? provider : (familyOf(name) ?? provider));
+}
+
 export interface PanelChoice {
   panel: string[];
   dropped: { name: string; reason: string }[];
@@ -67,21 +116,21 @@ export function modelsInWords(text: string): string[] {
 
 /**
  * The panel from what the user wrote: each item a "provider:model" or plain words. One model per
- * provider (first wins), at most five, and only models `available` accepts.
+ * vendor (first wins), at most five, and only models `available` accepts.
  */
 export function choosePanel(items: string[], available: (ref: string) => { ok: true } | { ok: false; reason: string }): PanelChoice {
   const wanted = items.flatMap((item) => (/^[a-z0-9][a-z0-9_.-]*:\S+$/i.test(item.trim()) ? [item.trim()] : modelsInWords(item)));
   const panel: string[] = [];
   const dropped: PanelChoice['dropped'] = [];
-  const byProvider = new Map<string, string>();
+  const byVendor = new Map<string, string>();
   for (const ref of wanted) {
-    const provider = ref.slice(0, ref.indexOf(':'));
-    const chosen = byProvider.get(provider);
+    const vendor = modelVendor(ref);
+    const chosen = byVendor.get(vendor);
     if (chosen !== undefined) {
-      if (chosen !== ref && !dropped.some((d) => d.name === ref)) dropped.push({ name: ref, reason: `one model per provider: ${chosen} came first` });
+      if (chosen !== ref && !dropped.some((d) => d.name === ref)) dropped.push({ name: ref, reason: `one model per vendor: ${chosen} came first, both are ${vendor} models` });
       continue;
     }
-    byProvider.set(provider, ref);
+    byVendor.set(vendor, ref);
     const availability = available(ref);
     if (!availability.ok) {
       dropped.push({ name: ref, reason: availability.reason });

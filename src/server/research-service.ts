@@ -143,7 +143,7 @@ export class ResearchService {
   };
 
   retry = (owner: string, id: string) => this.steer(owner, id, (c) => c.retry(id));
-  resume = (owner: string, id: string) => this.steer(owner, id, (c) => c.resume(id));
+  resume = (owner: string, id: string, opts: { timeoutSeconds?: number } = {}) => this.steer(owner, id, (c) => c.resume(id, opts));
 
   /** A new version of a completed session, owned by the same user; the old one stays as it was. */
   async enhance(owner: string, id: string, request: EnhanceRequest): Promise<SessionView> {

@@ -28,7 +28,7 @@ export function registerSessionRoutes(root: FastifyInstance, service: ResearchSe
         draft: z.boolean().optional().describe('save as a draft; nothing runs until it is approved (the answer carries advisory input_check)'),
         auto_approve: z.boolean().optional().describe('run the plan without waiting for approval'),
         panel: z.union([z.array(z.string().trim().min(2).max(200)).min(1).max(10), z.string().trim().min(2).max(400)]).optional()
-          .describe('panel research: "provider:model" items or plain words ("use Claude and Gemini"); one model per provider, first match wins, models without a key dropped'),
+          .describe('panel research: "provider:model" items or plain words ("use Claude and Gemini"); one model per vendor (its maker, also through a gateway), first match wins, models without a key dropped'),
         synthesis_model: z.string().trim().min(3).max(200).optional().describe('"provider:model" that merges the panel answers (its key is required)'),
         skip_synthesis: z.boolean().optional().describe('return the panel answers side by side'),
         input_contexts: z.array(z.object({ content: z.string().trim().min(1).max(50_000), label: z.string().trim().min(1).max(200).optional() }).strict()).max(10).optional()

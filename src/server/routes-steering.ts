@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { researchSettingsSchema } from '../domain/settings';
 import type { ResearchPlan } from '../domain/types';
 import type { ResearchService } from './research-service';
 import { idParams, planEdit, text } from './route-schemas';
@@ -82,8 +83,11 @@ export function registerSteeringRoutes(root: FastifyInstance, service: ResearchS
   }, async (req) => service.retry(req.user, req.params.id));
 
   app.post('/api/research/:id/resume', {
-    schema: { tags: ['operations'], summary: 'Resume a cancelled or timed-out session from where it stopped', params: idParams },
-  }, async (req) => service.resume(req.user, req.params.id));
+    schema: {
+      tags: ['operations'], summary: 'Resume a cancelled or timed-out session from where it stopped; timeout_seconds gives the resumed run a new time limit', params: idParams,
+      body: z.object({ timeout_seconds: researchSettingsSchema.shape.timeout_seconds.unwrap().optional() }).strict().nullish(),
+    },
+  }, async (req) => service.resume(req.user, req.params.id, { timeoutSeconds: req.body?.timeout_seconds ?? undefined }));
 
   app.post('/api/research/:id/enhance', {
     schema: {

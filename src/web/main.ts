@@ -67,4 +67,7 @@ function App() {
     </main>`;
 }
 
-render(html`<${App} />`, document.getElementById('app') as HTMLElement);
+const root = document.getElementById('app') as HTMLElement;
+// The page's own "Loading…" (shown until this script runs) goes: Preact would keep it beside the app.
+root.replaceChildren();
+render(html`<${App} />`, root);

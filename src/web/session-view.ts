@@ -10,7 +10,7 @@ import { Budget, Decisions, Events, Findings, Gaps, progressOf, Sources, type Sn
 import { Clarify, PlanReview } from './plan-review';
 import { ShareControl } from './share';
 import { NEXT_RUN, type SessionRow } from './session-list';
-import { Alert, busyRun, navigate, StatusBadge, statusLabel } from './ui';
+import { Alert, busyRun, navigate, stageOf, StatusBadge } from './ui';
 
 export function warningsOf(state: Snapshot): ReportWarning[] {
   const mind = state.mind ?? {};
@@ -104,7 +104,8 @@ export function SessionView({ id }: { id: string }) {
   }, [research?.query]);
 
   if (!research) return html`<section><${Alert} error=${error} />${!error && html`<p role="status">Loading…</p>`}</section>`;
-  const status = state?.status ?? research.status;
+  const stage = stageOf(state?.status ?? research.status, state?.phase);
+  const status = stage.status;
   const title = research.query.split('\n')[0];
   const next = NEXT_RUN[status];
   // A session that waits for the user puts the controls first; otherwise the report comes first.
@@ -115,7 +116,8 @@ export function SessionView({ id }: { id: string }) {
       <h1>${title}</h1>
       <div class="meta">
         <${StatusBadge} status=${status} />
-        ${state && html`<span>phase: ${statusLabel(state.phase)}</span><span>iteration ${state.iteration} of ${state.settings?.max_iterations}</span>`}
+        ${stage.phase && html`<span>phase: ${stage.phase}</span>`}
+        ${state && html`<span>iteration ${state.iteration} of ${state.settings?.max_iterations}</span>`}
         <span class=${`connection connection-${connection}`} role="status">${connection === 'reconnecting' ? 'connection lost, reconnecting…' : connection === 'live' ? 'live' : connection === 'ended' ? 'stream ended' : 'connecting…'}</span>
       </div>
       ${state && html`<div class="progress"><label for="progress">Progress</label><progress id="progress" max="100" value=${progressOf(state)}>${progressOf(state)}%</progress><span>${progressOf(state)}%</span></div>`}

@@ -1,6 +1,6 @@
 // Small pieces the views share: navigation, messages, dates and numbers, status names.
 import { html } from 'htm/preact';
-import { LISTED_STATUSES, TERMINAL_STATUSES } from '../domain/names';
+import { DRAFT_STATUS, isTerminal, isWaiting, LISTED_STATUSES, TERMINAL_STATUSES } from '../domain/names';
 import { ApiError } from './api';
 
 export function navigate(hash: string): void {
@@ -25,6 +25,16 @@ export const usd = (n: number | undefined): string => (n === undefined ? '—' :
 export const STATUSES: readonly string[] = LISTED_STATUSES;
 export const TERMINAL: readonly string[] = TERMINAL_STATUSES;
 export const statusLabel = (s: string): string => s.replace(/_/g, ' ');
+
+/**
+ * The badge and the phase line, from one snapshot: the phase is named only while work runs; a
+ * session that waits for someone or has ended is the badge's to describe (a report awaiting review
+ * is no longer "verifying").
+ */
+export function stageOf(status: string, phase?: string): { status: string; phase?: string } {
+  const working = phase !== undefined && status !== DRAFT_STATUS && !isWaiting(status) && !isTerminal(status);
+  return working ? { status, phase: statusLabel(phase) } : { status };
+}
 
 export function StatusBadge({ status }: { status: string }) {
   return html`<span class=${`badge status-${status}`}>${statusLabel(status)}</span>`;

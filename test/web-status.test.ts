@@ -1,0 +1,72 @@
+// What a session page says about where it is, in a real browser (Chromium, puppeteer-core) over the
+// real server, worker and harness providers: the badge and the phase line tell the same story
+// (a report waiting for review is not "verifying"), and no "Loading…" is left under a loaded page.
+import { existsSync } from 'node:fs';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { buildWeb } from '../scripts/build-web';
+import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
+import { startService, type TestService } from './harness/service';
+
+const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p): p is string => !!p && existsSync(p));
+const SKIP_REASON = 'no Chromium found (apt-get install chromium, or set CHROMIUM_PATH)';
+if (!CHROMIUM && process.env.CI) throw new Error(`CI must run the browser tests: ${SKIP_REASON}`);
+
+describe.skipIf(!CHROMIUM)(CHROMIUM ? 'session status in Chromium' : `session status (skipped: ${SKIP_REASON})`, () => {
+  let harness: Harness;
+  let env: TestEnvironment;
+  let api: TestService;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    await buildWeb();
+    harness = await startHarness({ model: { gapIterations: 0 } });
+    env = await startEnvironment(harness, inject('temporalAddress'));
+    api = await startService(env);
+    browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    page = await browser.newPage();
+    await page.setViewport({ width: 1200, height: 900 });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((r) => setTimeout(r, 1_000));
+    await api?.close();
+    await env?.close();
+    await harness?.close();
+  });
+
+  /** Every visible text that says it is still loading. */
+  const loadingLines = (p: Page) =>
+    p.evaluate(() => [...document.querySelectorAll('body *')].filter((el) => el.children.length === 0 && /Loading…/.test(el.textContent ?? '') && (el as HTMLElement).offsetParent !== null).map((el) => el.outerHTML));
+
+  it('says "awaiting review" in the badge and nowhere "verifying" while the report waits for review; no page keeps a "Loading…" line', async () => {
+    const created = await api.call('POST', '/api/research', {
+      body: { query: 'Is tidal power getting cheaper?', auto_approve: true, settings: { max_iterations: 1, max_sources: 3, max_search_results_per_query: 2, review_final_report: true } },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.research_id as string;
+    await waitFor('awaiting review', async () => (await api.call('GET', `/api/research/${id}`)).body.state?.status === 'awaiting_review', 120_000, 300);
+
+    await page.goto(`${api.url}/#/r/${id}`);
+    await page.waitForSelector('.session-head .badge');
+    await page.waitForFunction(() => document.querySelector('.session-head .meta')?.textContent?.includes('stream'), { timeout: 30_000 }).catch(() => undefined);
+    const meta = await page.$eval('.session-head .meta', (el) => el.textContent ?? '');
+    expect(await page.$eval('.session-head .badge', (el) => el.textContent)).toBe('awaiting review');
+    expect(meta).not.toMatch(/verifying/);
+    expect(await loadingLines(page)).toEqual([]);
+
+    await page.goto(`${api.url}/#/`);
+    await page.waitForFunction((rid: string) => document.body.textContent?.includes(rid) || document.querySelector(`a[href="#/r/${rid}"]`), { timeout: 30_000 }, id);
+    expect(await loadingLines(page)).toEqual([]);
+
+    // Accepted: the badge and the phase line agree it is over.
+    const accepted = await api.call('POST', `/api/research/${id}/review`, { body: { action: 'accept' } });
+    expect(accepted.status).toBe(200);
+    await env.client.waitForResult(id);
+    await page.goto(`${api.url}/#/r/${id}`);
+    await page.waitForFunction(() => document.querySelector('.session-head .badge')?.textContent === 'completed', { timeout: 30_000 });
+    expect(await page.$eval('.session-head .meta', (el) => el.textContent ?? '')).not.toMatch(/verifying|running|searching|analyzing/);
+    expect(await loadingLines(page)).toEqual([]);
+  });
+});
