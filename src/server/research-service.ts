@@ -9,7 +9,7 @@ import { artifactIdsIn, type SessionStore } from '../stores/sessions';
 import type { ArtifactStore } from '../stores/artifacts';
 import type { EnhanceOptions } from '../client/session-ops';
 import { PayloadKeyError } from '../client/payload-keys';
-import { activePollers, waitingForWorkerLine } from '../cli/runtime';
+import { activePollers, waitingForWorkerLine } from '../runtime/local';
 import { stateQuery, type Accepted, type ReviewArgs, type TopUpArgs } from '../workflows/messages';
 import type { ResearchEvent, ResearchPlan, ResearchSnapshot, ResearchStatus } from '../domain/types';
 import { ApiError, invalid, notFound, wrongState } from './errors';

@@ -5,7 +5,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { listProviders } from '../cli/providers';
+import { listProviders } from '../providers/listing';
 import { splitModelRef } from '../config/model-catalog';
 import { ApiError } from './errors';
 import type { ResearchService } from './research-service';
