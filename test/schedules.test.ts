@@ -110,10 +110,10 @@ describe('research on a schedule', () => {
     expect(tooOften.body.message).toMatch(/at most every 10 s/);
     const badSettings = await api.call('POST', '/api/schedules', { body: { query: 'q', every: '1d', settings: { max_sources: -1 } } });
     expect(badSettings.status).toBe(400);
-    expect(badSettings.body.field).toBe('settings');
+    expect(badSettings.body.field).toBe('body.settings.max_sources');
     const readsDisk = await api.call('POST', '/api/schedules', { body: { query: 'q', every: '1d', settings: { search_providers: ['local'] } } });
     expect(readsDisk.status).toBe(400);
-    expect(readsDisk.body.field).toBe('settings.search_providers');
+    expect(readsDisk.body.field).toBe('body.settings.search_providers');
 
     const created = await api.call('POST', '/api/schedules', { body: { query: 'How fast is solar power growing?', every: '1d', schedule_id: id, settings: SMALL } });
     expect(created.status).toBe(201);

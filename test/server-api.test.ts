@@ -48,7 +48,7 @@ describe('the HTTP service', () => {
     expect(edited.body).toMatchObject({ status: 'draft', query: 'API draft: solar power', settings: { ...SMALL } });
     const badEdit = await api.call('PATCH', `/api/research/${id}`, { token: alice, body: { settings: { max_sorces: 3 } } });
     expect(badEdit.status).toBe(400);
-    expect(badEdit.body).toMatchObject({ field: 'settings', message: 'invalid settings: unknown key "max_sorces"' });
+    expect(badEdit.body).toMatchObject({ field: 'body.settings.max_sorces', message: 'body.settings.max_sorces: unknown key' });
 
     const approved = await api.call('POST', `/api/research/${id}/approve`, { token: alice });
     expect(approved.status).toBe(200);
@@ -226,6 +226,66 @@ describe('the HTTP service', () => {
     expect((await api.call('DELETE', `/api/research/${rid}`, { token: alice })).status).toBe(200);
     const described = await env.client.handle(rid).describe();
     expect(described.status.name).toBe('TERMINATED');
+  });
+
+  it('names settings fields one way, refuses unknown search providers, and takes JSON with __proto__ keys without harm', async () => {
+    const tooMany = await api.call('POST', '/api/research', { token: alice, body: { query: 'fields', settings: { max_concurrency: 99 } } });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body).toMatchObject({ error: 'INVALID_REQUEST', field: 'body.settings.max_concurrency' });
+    const local = await api.call('POST', '/api/research', { token: alice, body: { query: 'fields', settings: { search_provider: 'local' } } });
+    expect(local.body.field).toBe('body.settings.search_provider');
+
+    const sessionsBefore = (await api.service.store.list({})).sessions.length;
+    const unknown = await api.call('POST', '/api/research', { token: alice, body: { query: 'providers', settings: { search_providers: ['duckduckgo', 'altavista'] } } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.field).toBe('body.settings.search_providers.1');
+    expect(unknown.body.message).toContain('unknown search provider "altavista"');
+    const single = await api.call('POST', '/api/research', { token: alice, body: { query: 'providers', settings: { search_provider: 'altavista' } } });
+    expect(single.body.field).toBe('body.settings.search_provider');
+    expect((await api.service.store.list({})).sessions.length).toBe(sessionsBefore);
+
+    // JSON.parse makes "__proto__" an own key; the server drops it (and constructor.prototype) and goes on.
+    const poisoned = '{"query":"prototype keys: wave power","settings":{"max_sources":3,"__proto__":{"polluted":true}},"__proto__":{"isAdmin":true},"constructor":{"prototype":{"polluted":true}}}';
+    const accepted = await api.call('POST', '/api/research', { token: alice, body: poisoned });
+    expect(accepted.status, accepted.text).toBe(201);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
+    expect((await api.service.store.get(accepted.body.research_id))?.owner).toBe('alice');
+    await api.call('DELETE', `/api/research/${accepted.body.research_id}`, { token: alice });
+  });
+
+  it('approve answers the status the session moves to', async () => {
+    const created = await api.call('POST', '/api/research', { token: alice, body: { query: 'API approve: wave power', settings: { ...SMALL, ask_clarifications: false, review_final_report: false } } });
+    const id = created.body.research_id as string;
+    await waitStatus(id, alice, ['awaiting_approval']);
+    const approved = await api.call('POST', `/api/research/${id}/approve`, { token: alice });
+    expect(approved.status).toBe(200);
+    expect(approved.body.status).toBe('running');
+    const after = await api.call('GET', `/api/research/${id}`, { token: alice });
+    expect([approved.body.status, 'completed', 'verifying']).toContain(after.body.research.status);
+    await waitStatus(id, alice, ['completed']);
+  });
+
+  it("a schedule id another user holds is answered like any taken id, revealing nothing of theirs", async () => {
+    const id = `theirs-${Date.now().toString(36)}`;
+    const bobs = await api.call('POST', '/api/schedules', { token: bob, body: { query: 'Bob’s weekly question', every: '7d', schedule_id: id } });
+    expect(bobs.status, bobs.text).toBe(201);
+    const mine = `mine-${Date.now().toString(36)}`;
+    expect((await api.call('POST', '/api/schedules', { token: alice, body: { query: 'q', every: '7d', schedule_id: mine } })).status).toBe(201);
+    try {
+      const taken = await api.call('POST', '/api/schedules', { token: alice, body: { query: 'q', every: '7d', schedule_id: id } });
+      const ownTaken = await api.call('POST', '/api/schedules', { token: alice, body: { query: 'q', every: '7d', schedule_id: mine } });
+      expect(taken.status).toBe(409);
+      expect(ownTaken.status).toBe(409);
+      // The same words as for her own id, with the id swapped: nothing says whose it is or what it asks.
+      expect(taken.body.message.replace(id, 'ID')).toBe(ownTaken.body.message.replace(mine, 'ID'));
+      expect(taken.body).toMatchObject({ error: 'CONFLICT', field: 'body.schedule_id' });
+      expect(taken.text).not.toMatch(/exists|Bob|weekly|bob/);
+      expect((await api.call('GET', `/api/schedules/${id}`, { token: alice })).status).toBe(404);
+    } finally {
+      await api.call('DELETE', `/api/schedules/${id}`, { token: bob });
+      await api.call('DELETE', `/api/schedules/${mine}`, { token: alice });
+    }
   });
 
   it('refuses bad input with 4xx naming the field, unknown ids with 404', async () => {

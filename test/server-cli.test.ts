@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../src/config/load';
 import { contextFromFile } from '../src/client/context-files';
-import { hashToken, SqliteServiceStore } from '../src/server/service-store';
+import { hashToken, SqliteServiceStore } from '../src/stores/service';
 import { makePdf } from './harness/pdf';
 
 describe('serve, token and enhance --context as a user runs them', () => {

@@ -51,7 +51,7 @@ describe('service rules and steering over HTTP', () => {
     for (const settings of [{ search_providers: ['duckduckgo', 'local'] }, { search_provider: 'local' }, { local_documents: true }]) {
       const res = await post('/api/research', { query: 'read my disk', settings });
       expect(res.status).toBe(400);
-      expect(res.body.field).toBe(`settings.${Object.keys(settings)[0]}`);
+      expect(res.body.field).toBe(`body.settings.${Object.keys(settings)[0]}`);
     }
     const before = harness.model.requests.length;
     const { research_id: id } = await create('sodium-ion battery storage costs');

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InvalidCursorError } from '../src/server/service-store';
+import { InvalidCursorError } from '../src/stores/service';
 import { openArtifactStore, openFetchCache, openServiceStore, openSessionStore } from '../src/stores/open';
 import { openDatabase } from '../src/stores/postgres/database';
 import { MIGRATIONS } from '../src/stores/postgres/migrations';

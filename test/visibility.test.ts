@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureOperatorToken } from '../src/server/auth';
-import { SqliteServiceStore } from '../src/server/service-store';
+import { SqliteServiceStore } from '../src/stores/service';
 import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
 import { runCli } from './harness/cli';
 import { startService, type TestService } from './harness/service';

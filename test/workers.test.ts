@@ -5,9 +5,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { connect, ensureWorker, readWorkerRecord } from '../src/cli/runtime';
+import { connect, ensureWorker, readWorkerRecord } from '../src/runtime/local';
 import { loadConfig, PROJECT_ROOT } from '../src/config/load';
-import { livePollers, parseWorkerRecord, providerFingerprint } from '../src/cli/workers';
+import { livePollers, parseWorkerRecord, providerFingerprint } from '../src/runtime/workers';
 import { isAlive } from '../src/temporal/dev-server';
 
 describe('worker liveness', () => {

@@ -2,7 +2,7 @@
 import type { AppConfig } from '../config/schema';
 import { resolveProviderPlan } from '../providers/registry';
 import type { ProviderPlan } from '../domain/types';
-import { listProviders } from './providers';
+import { listProviders } from '../providers/listing';
 import { findTemporalBinary } from '../temporal/binary';
 import { portOpen } from '../temporal/dev-server';
 

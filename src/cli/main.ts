@@ -17,7 +17,7 @@ import { flushTracing, startTracing } from '../telemetry/tracing';
 import { TERMINAL_STATUSES, type ResearchSnapshot } from '../domain/types';
 import { doctor } from './doctor';
 import { extract } from './extract';
-import { formatProviders, listProviders } from './providers';
+import { formatProviders, listProviders } from '../providers/listing';
 import { registerSteeringCommands } from './steering';
 import { addPanelOptions, askConfirmation, askForTopic, inputContexts, panelDropNotes, panelSettings, registerPanelCommands, type PanelFlags } from './panel-commands';
 import { registerServiceCommands } from './service-commands';
@@ -27,7 +27,7 @@ import { registerScheduleCommands } from './schedule-commands';
 import { formatEvent, formatPlan, formatStatus, panelLines } from './format';
 import { budgetSettingsOf } from '../budget/settings';
 import { phaseBudgets } from '../budget/phases';
-import { connect, ensureServer, ensureWorker, noteIfNoWorker, recordWorkerPid, runningWorkerPid, usesEmbeddedServer } from './runtime';
+import { connect, ensureServer, ensureWorker, noteIfNoWorker, recordWorkerPid, runningWorkerPid, usesEmbeddedServer } from '../runtime/local';
 import { askApproval, askReview, followProgress, waitForPlan } from './terminal';
 import { workerCommand } from './worker-commands';
 

@@ -2,7 +2,8 @@
 // ask_topic): `confirm`, `check`, `topic`, and the --panel / --context start options.
 import type { Command } from 'commander';
 import { createInterface } from 'node:readline/promises';
-import type { InputContext, ResearchClient } from '../client/research-client';
+import type { ResearchClient } from '../client/research-client';
+import type { InputContext } from '../domain/types';
 import type { AppConfig } from '../config/schema';
 import type { ResearchSnapshot } from '../domain/types';
 import { choosePanel } from '../research/panel';

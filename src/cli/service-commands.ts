@@ -7,7 +7,7 @@ import { createMcpServer } from '../server/mcp';
 import { ResearchService } from '../server/research-service';
 import { serve } from '../server/serve';
 import { openServiceStore } from '../stores/open';
-import { connect, ensureWorker } from './runtime';
+import { connect, ensureWorker } from '../runtime/local';
 
 export function registerServiceCommands(program: Command, log: (line: string) => void): void {
   program

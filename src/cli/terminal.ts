@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline/promises';
 import type { ResearchClient } from '../client/research-client';
 import { TERMINAL_STATUSES, type ResearchSnapshot } from '../domain/types';
 import { formatPlan, progressLine } from './format';
-import { warnIfNoWorker } from './runtime';
+import { warnIfNoWorker } from '../runtime/local';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -4,8 +4,8 @@ import { adoptOrphanedSessions, sessionsByBuild, type SessionsByBuild } from '..
 import type { AppConfig } from '../config/schema';
 import { deploymentBuilds, type BuildSummary } from '../temporal/deployments';
 import { deploymentNameOf } from '../worker/versioning';
-import { activePollers, connect, readWorkerRecord, runningWorkerPid, stopBackgroundWorker } from './runtime';
-import { providerFingerprint } from './workers';
+import { activePollers, connect, readWorkerRecord, runningWorkerPid, stopBackgroundWorker } from '../runtime/local';
+import { providerFingerprint } from '../runtime/workers';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 

@@ -44,26 +44,15 @@ import {
   type Accepted,
   type ApproveArgs,
 } from '../workflows/messages';
-import type { InputContextRef, LiveSnapshot, ResearchEvent, ResearchInput, ResearchPlan, ResearchSnapshot } from '../domain/types';
+import type { InputContext, LiveSnapshot, ResearchEvent, ResearchInput, ResearchPlan, ResearchSnapshot } from '../domain/types';
 import type { InputCheckArgs, InputCheckResult } from '../workflows/input-check';
 import type { ArtifactStore } from '../stores/artifacts';
 import type { ResearchMetadata } from '../workflows/metadata';
 import { TERMINAL_STATUSES, type ResearchState, type ResearchStatus } from '../domain/types';
 import { ResearchSchedules } from './schedules';
+import { ResearchError, validateQuery } from './errors';
+import { storeInputContexts } from './input-contexts';
 import { continuationState, enhancedState, ENHANCEABLE, RESUMABLE, RETRYABLE, type EnhanceOptions } from './session-ops';
-
-export const MAX_QUERY_CHARS = 4_000;
-
-export class ResearchError extends Error {
-  override name = 'ResearchError';
-  /** 'invalid': the input was refused (`field` names which part); otherwise the session's state does not allow it. */
-  constructor(
-    message: string,
-    readonly refusal: { kind: 'invalid'; field?: string } | { kind: 'state' } = { kind: 'state' },
-  ) {
-    super(message);
-  }
-}
 
 export interface StartOptions {
   query: string;
@@ -77,14 +66,6 @@ export interface StartOptions {
   /** Without a question, the session asks for one (seed 003's ask_topic) instead of failing. */
   askTopic?: boolean;
 }
-
-export interface InputContext {
-  content: string;
-  label?: string;
-}
-
-export const MAX_INPUT_CONTEXTS = 10;
-export const MAX_INPUT_CONTEXT_CHARS = 50_000;
 
 export class ResearchClient {
   readonly client: Client;
@@ -113,7 +94,7 @@ export class ResearchClient {
     const settings = resolveSettings(this.config.research.settings, overrides);
     const researchId = opts.researchId ?? randomUUID().slice(0, 8);
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(researchId)) throw new ResearchError('a research id may use letters, digits, "-", "_" and "." (at most 64)');
-    const contexts = await this.storeContexts(researchId, opts.contexts ?? []);
+    const contexts = await storeInputContexts(this.artifacts(), researchId, opts.contexts ?? []);
     const input: ResearchInput = { researchId, query, settings, ...(contexts.length ? { contexts } : {}), ...(opts.plan && opts.autoApprove ? { approved_plan: opts.plan } : {}) };
     const workflowId = workflowIdFor(researchId);
     try {
@@ -131,21 +112,6 @@ export class ResearchClient {
       throw err;
     }
     return { researchId, workflowId, status: query ? 'planning' : 'awaiting_topic' };
-  }
-
-  /** Input contexts go to the artifact store before the session starts: only their ids travel. */
-  private async storeContexts(researchId: string, contexts: InputContext[]): Promise<InputContextRef[]> {
-    const items = contexts.filter((c) => typeof c?.content === 'string' && c.content.trim());
-    if (items.length > MAX_INPUT_CONTEXTS) throw new ResearchError(`at most ${MAX_INPUT_CONTEXTS} input contexts`);
-    const tooLong = items.find((c) => c.content.length > MAX_INPUT_CONTEXT_CHARS);
-    if (tooLong) throw new ResearchError(`an input context is ${tooLong.content.length} characters long; the limit is ${MAX_INPUT_CONTEXT_CHARS}`);
-    const store = this.artifacts();
-    return Promise.all(
-      items.map(async (c, i) => {
-        const stored = await store.put(c.content.trim(), { name: `${researchId}-context-${i + 1}`, kind: 'text' });
-        return { file_id: stored.file_id, chars: c.content.trim().length, ...(c.label?.trim() ? { label: c.label.trim().slice(0, 200) } : {}) };
-      }),
-    );
   }
 
   /** Seed 004's confirmPartialFailure: proceed with the answers there are, retry the failed models, or cancel. */
@@ -418,15 +384,6 @@ export class ResearchClient {
     if (/workflow execution already completed/i.test(message)) return new ResearchError(`research ${id} has already finished`);
     return err instanceof Error ? err : new Error(message);
   }
-}
-
-export function validateQuery(query: unknown): string {
-  if (typeof query !== 'string' || !query.trim()) throw new ResearchError('the research question is empty');
-  const trimmed = query.trim();
-  if (trimmed.length > MAX_QUERY_CHARS) {
-    throw new ResearchError(`the research question is ${trimmed.length} characters long; the limit is ${MAX_QUERY_CHARS}`);
-  }
-  return trimmed;
 }
 
 function isGone(err: unknown): boolean {

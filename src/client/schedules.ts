@@ -6,7 +6,7 @@ import { resolveSettings } from '../config/load';
 import type { AppConfig } from '../config/schema';
 import { SCHEDULED_WORKFLOW_TYPE } from '../workflows/messages';
 import { scheduledResearchId, type ScheduledRunInput } from '../workflows/scheduled';
-import { ResearchError, validateQuery } from './research-client';
+import { ResearchError, validateQuery } from './errors';
 
 const PREFIX = 'research-schedule-';
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
@@ -73,7 +73,8 @@ export class ResearchSchedules {
         memo: { query, every: opts.every.trim(), ...(opts.owner ? { owner: opts.owner } : {}) },
       });
     } catch (err) {
-      if ((err as Error).name === 'ScheduleAlreadyRunning') throw new ResearchError(`schedule ${scheduleId} already exists`);
+      // The same words whoever holds the id: whether another user has a schedule by it stays unsaid.
+      if ((err as Error).name === 'ScheduleAlreadyRunning') throw new ResearchError(`schedule id ${scheduleId} is taken; choose another (or leave it out for a new one)`);
       throw err;
     }
     if (opts.runNow) await this.handle(scheduleId).trigger();

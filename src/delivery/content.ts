@@ -1,7 +1,7 @@
 // What a delivery says about a session: a subject line, the Markdown (the report, or the plan
 // while it awaits approval), and the same as an HTML page and a PDF for e-mail.
 import { reportPdf } from '../report/pdf';
-import { reportPage } from '../server/render';
+import { reportPage } from '../report/html';
 import type { DeliveryEvent } from '../domain/delivery';
 import type { ResearchPlan, ResearchSnapshot } from '../domain/types';
 

@@ -53,6 +53,8 @@ export interface MindState {
   supervisor_advice?: string;
   /** What the state looked like at the last reflection: the next one waits for a change. */
   last_reflected?: string;
-  /** Empty outline sections were read for once, at synthesis. */
+  /** Empty outline sections were read for once (when no further iteration would follow). */
   sections_filled?: boolean;
+  /** What that reading was for and what it found: those findings are written into those sections. */
+  section_fill?: { sections: string[]; finding_ids: string[] };
 }

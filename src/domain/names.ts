@@ -40,6 +40,8 @@ export const WAITING_STATUSES: readonly ResearchStatus[] = [
 /** A saved draft is a status of the service, before any workflow runs. */
 export const DRAFT_STATUS = 'draft';
 export const LISTED_STATUSES = [DRAFT_STATUS, ...RESEARCH_STATUSES] as const;
+/** Statuses after which the engine will not change a session any more. */
+export const SETTLED_STATUSES: readonly string[] = [DRAFT_STATUS, ...TERMINAL_STATUSES, 'deleted'];
 
 export const isTerminal = (status: string): boolean => (TERMINAL_STATUSES as readonly string[]).includes(status);
 export const isWaiting = (status: string): boolean => (WAITING_STATUSES as readonly string[]).includes(status);
@@ -87,6 +89,10 @@ export type CredibilityTier = (typeof CREDIBILITY_TIERS)[number];
  * cannot be reached: retried without a maximum) and `StoreError` (it answered with a refusal).
  */
 export const STORE_FAILURE_TYPES = { unavailable: 'StoreUnavailable', error: 'StoreError' } as const;
+
+/** API user names (token owners, session owners). */
+export const USER_NAME = /^[A-Za-z0-9_.@-]{1,64}$/;
+export const USER_NAME_RULE = 'a user name may use letters, digits, "_", ".", "@" and "-" (at most 64)';
 
 /** The owner of sessions started from the command line without an API token, and the user who sees every session. */
 export const OPERATOR_USER = 'operator';

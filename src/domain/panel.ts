@@ -1,5 +1,12 @@
 // Panel research (seed 004) and the user's input contexts, as the workflow state holds them.
 
+/** Text the user gives with the question (seed 004's inputContexts), read as sources. */
+export interface InputContext {
+  content: string;
+  label?: string;
+}
+
+/** An input context once stored: only its artifact id travels. */
 export interface InputContextRef {
   file_id: string;
   label?: string;

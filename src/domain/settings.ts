@@ -93,3 +93,19 @@ export type ResearchSettingsInput = z.input<typeof researchSettingsSchema>;
 export type ResearchSettings = z.output<typeof researchSettingsSchema>;
 export type DeliverySettings = NonNullable<ResearchSettings['delivery']>;
 export type BudgetLimits = ResearchSettings['budget'];
+
+/**
+ * Settings as a caller gives them: every field optional and no default filled in (the session's
+ * defaults are applied when it starts, and "not said" must stay visible until then).
+ */
+export const researchSettingsOverrides = z
+  .object(
+    Object.fromEntries(
+      Object.entries(researchSettingsSchema.shape).map(([key, field]) => {
+        const bare = field instanceof z.ZodDefault ? (field.unwrap() as z.ZodType) : field;
+        const optional = bare.optional();
+        return [key, field.description ? optional.describe(field.description) : optional];
+      }),
+    ) as { [K in keyof typeof researchSettingsSchema.shape]: z.ZodOptional<z.ZodType<z.output<(typeof researchSettingsSchema.shape)[K]>>> },
+  )
+  .strict();

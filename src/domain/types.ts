@@ -11,7 +11,7 @@ export { TERMINAL_STATUSES } from './names';
 export type { BudgetLimits, ResearchSettings } from './settings';
 export type { AgentDecision, GateRecord, GuidanceNote, MindState } from './mind';
 
-export type { InputContextRef, PanelAnswer, PanelAnswerStatus, PanelConflict, PanelState } from './panel';
+export type { InputContext, InputContextRef, PanelAnswer, PanelAnswerStatus, PanelConflict, PanelState } from './panel';
 
 export interface ExpandedQuery {
   query: string;

@@ -53,6 +53,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     // Path parameters longer than this are refused before any route runs.
     routerOptions: { maxParamLength: 200 },
     requestTimeout: 0,
+    // JSON.parse never pollutes a prototype, but "__proto__" / "constructor.prototype" keys are
+    // dropped before anything reads the body: accepted as if absent, never refused as "not JSON".
+    onProtoPoisoning: 'remove',
+    onConstructorPoisoning: 'remove',
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -93,8 +97,10 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     if (hasZodFastifySchemaValidationErrors(err)) {
       const first = err.validation[0];
       const where = (err as FastifyError).validationContext ?? 'body';
-      const field = [where, ...first.instancePath.split('/').filter(Boolean)].join('.');
-      return reply.code(400).send({ error: 'INVALID_REQUEST', message: `${field}: ${first.message}`, field });
+      // An unknown key is named itself (body.settings.max_sorces), not the object that holds it.
+      const unknownKey = first.keyword === 'unrecognized_keys' ? (first.params as { keys?: string[] }).keys?.[0] : undefined;
+      const field = [where, ...first.instancePath.split('/').filter(Boolean), ...(unknownKey ? [unknownKey] : [])].join('.');
+      return reply.code(400).send({ error: 'INVALID_REQUEST', message: `${field}: ${unknownKey ? 'unknown key' : first.message}`, field });
     }
     const status = (err as FastifyError).statusCode;
     if (status && status >= 400 && status < 500) {

@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { OPERATOR_USER } from '../domain/names';
 import { ApiError } from './errors';
-import type { ServiceStore } from './service-store';
+import type { ServiceStore } from '../stores/service';
 
 export const LOCAL_USER = 'local';
 

@@ -5,6 +5,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from './errors';
+import { sessionSettings } from './route-schemas';
 import type { ResearchService } from './research-service';
 
 type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean };
@@ -28,7 +29,7 @@ export function createMcpServer(service: ResearchService, user: string): McpServ
     inputSchema: {
       query: z.string().min(1).max(4000),
       auto_approve: z.boolean().optional(),
-      settings: z.record(z.string(), z.unknown()).optional(),
+      settings: sessionSettings(service.client.config).optional(),
       panel: z.array(z.string().min(2).max(200)).min(1).max(10).optional().describe('panel research: "provider:model" items or plain words ("Claude and Gemini")'),
     },
   }, ({ query, auto_approve, settings, panel }) => answer(() => service.create(user, { query, auto_approve, settings, panel })));

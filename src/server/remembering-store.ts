@@ -3,7 +3,7 @@
 // So a user who was answered a moment ago still gets their session's status — which then says it
 // waits for its store — instead of a 503. Nothing is remembered in place of an answer the database
 // gives: a revoked token or a deleted session is forgotten as soon as the database says so.
-import { hashToken, type OwnedSession, type ServiceStore } from './service-store';
+import { hashToken, type OwnedSession, type ServiceStore } from '../stores/service';
 import { isStoreUnavailable } from '../stores/unavailable';
 
 /** Entries kept per kind; the oldest go first. */

@@ -1,63 +1,24 @@
 // The service's operations, independent of HTTP (the API and the MCP tools both call these):
 // ownership, drafts, steering with 404/409 answers, favourites, share tokens and delete.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { ResearchClient, ResearchError, validateQuery, type InputContext } from '../client/research-client';
+import type { ResearchClient } from '../client/research-client';
+import { ResearchError, validateQuery } from '../client/errors';
+import { ConfigError } from '../config/load';
 import { openArtifactStore, openFetchCache, openServiceStore } from '../stores/open';
 import { artifactIdsIn, type SessionStore } from '../stores/sessions';
 import type { ArtifactStore } from '../stores/artifacts';
 import type { EnhanceOptions } from '../client/session-ops';
-import { contextFromFile } from '../client/context-files';
 import { PayloadKeyError } from '../client/payload-keys';
-import { activePollers, waitingForWorkerLine } from '../cli/runtime';
+import { activePollers, waitingForWorkerLine } from '../runtime/local';
 import { stateQuery, type Accepted, type ReviewArgs, type TopUpArgs } from '../workflows/messages';
-import { TERMINAL_STATUSES, type ResearchEvent, type ResearchPlan, type ResearchSnapshot, type ResearchStatus } from '../domain/types';
+import type { ResearchEvent, ResearchPlan, ResearchSnapshot, ResearchStatus } from '../domain/types';
 import { ApiError, invalid, notFound, wrongState } from './errors';
-import type { ListFilter, OwnedSession, ServiceStore } from './service-store';
+import type { ListFilter, OwnedSession, ServiceStore } from '../stores/service';
 import { rememberingServiceStore } from './remembering-store';
+import { withDeadline } from './deadline';
+import { panelSettings, readContexts, sessionView, type CreateRequest, type EnhanceRequest, type InputCheckView, type SessionView } from './service-requests';
 import { operatorsFromEnv, Visibility } from './visibility';
 import { checkPlanEdit, checkServiceSettings, policyFromEnv, startSettings, type SessionPolicy } from './session-policy';
-
-export interface CreateRequest {
-  /** Absent: the session asks for its question (seed 003's ask_topic). */
-  query?: string;
-  settings?: Record<string, unknown>;
-  draft?: boolean;
-  auto_approve?: boolean;
-  /** Panel research: "provider:model" items, or plain words ("use Claude and Gemini"). */
-  panel?: string[] | string;
-  synthesis_model?: string;
-  skip_synthesis?: boolean;
-  /** Seed 004's inputContexts: text read as sources. */
-  input_contexts?: InputContext[];
-}
-
-export interface InputCheckView {
-  quality?: 0 | 1 | 2;
-  reason?: string;
-  improved_prompt?: string;
-  /** The check could not run (no worker, model down); it never blocks anything. */
-  error?: string;
-}
-
-export interface SessionView {
-  research_id: string;
-  /** Who it belongs to: its creator (an API user, or the CLI's token's user), or `operator`. */
-  owner: string;
-  status: string;
-  query: string;
-  favourite: boolean;
-  shared: boolean;
-  share_token?: string;
-  parent_id: string | null;
-  settings?: Record<string, unknown>;
-  /** How many input contexts a draft holds (read as sources once it starts). */
-  contexts?: number;
-  plan?: Record<string, unknown>;
-  created_at: string;
-  updated_at: string;
-  /** What the service decided for this session that the caller did not ask for. */
-  notes?: string[];
-}
 
 /** How long after a delete writes of activities that were in flight are swept up. */
 const LATE_WRITES_MS = 120_000;
@@ -78,22 +39,6 @@ export class ResearchService {
     this.visibility = new Visibility(this.store, () => this.sessions(), operatorsFromEnv(client.env));
   }
 
-  view(s: OwnedSession): SessionView {
-    return {
-      research_id: s.research_id,
-      owner: s.owner,
-      status: s.status,
-      query: s.query,
-      favourite: s.favourite,
-      shared: !!s.share_token,
-      ...(s.share_token ? { share_token: s.share_token } : {}),
-      parent_id: s.parent_id,
-      ...(s.status === 'draft' ? { settings: s.settings, contexts: s.contexts.length, ...(s.plan ? { plan: s.plan } : {}) } : {}),
-      created_at: s.created_at,
-      updated_at: s.updated_at,
-    };
-  }
-
   async owned(owner: string, id: string): Promise<OwnedSession> {
     const s = await this.visibility.find(owner, id);
     if (!s) throw notFound(id);
@@ -103,14 +48,14 @@ export class ResearchService {
   async create(owner: string, req: CreateRequest): Promise<SessionView & { input_check?: InputCheckView }> {
     // Only a question left out is asked for; an empty one is a mistake to point out.
     const asksTopic = req.query === undefined;
-    if (asksTopic && req.draft) throw invalid('query', 'a draft needs its research question');
+    if (asksTopic && req.draft) throw invalid('body.query', 'a draft needs its research question');
     const query = asksTopic ? '' : this.checkQuery(req.query);
     const settings = { ...(req.settings ?? {}), ...panelSettings(req) };
     this.checkSettings(settings);
     if (req.draft) {
       const researchId = await this.newId();
       // A draft keeps its input contexts until it starts; they are read as sources then.
-      const view = this.view(await this.store.insert({ research_id: researchId, owner, query, status: 'draft', settings, contexts: req.input_contexts, parent_id: null }));
+      const view = sessionView(await this.store.insert({ research_id: researchId, owner, query, status: 'draft', settings, contexts: req.input_contexts, parent_id: null }));
       return { ...view, input_check: await this.adviseOn(query) };
     }
     const researchId = await this.newId();
@@ -122,10 +67,12 @@ export class ResearchService {
       await this.client.start({ query, settings: start.settings, researchId, autoApprove: req.auto_approve, askTopic: asksTopic, contexts: req.input_contexts });
     } catch (err) {
       await this.store.remove(researchId);
-      throw err instanceof ResearchError ? invalid('query', err.message) : err;
+      if (err instanceof ConfigError) throw invalid('body.settings', err.message);
+      if (err instanceof ResearchError) throw invalid(/input context/.test(err.message) ? 'body.input_contexts' : 'body.query', err.message);
+      throw err;
     }
     this.watchForWorker(researchId);
-    return { ...this.view(await this.owned(owner, researchId)), ...(start.notes.length ? { notes: start.notes } : {}) };
+    return { ...sessionView(await this.owned(owner, researchId)), ...(start.notes.length ? { notes: start.notes } : {}) };
   }
 
   async editDraft(
@@ -140,7 +87,7 @@ export class ResearchService {
     if (settings) this.checkSettings(settings);
     const plan = changes.plan === undefined ? undefined : { ...(s.plan ?? {}), ...changes.plan };
     if (plan || settings) checkPlanEdit(this.client.config, settings ?? s.settings, (plan ?? s.plan ?? {}) as Partial<ResearchPlan>);
-    const view = this.view(await this.store.update(id, { query, settings, plan }));
+    const view = sessionView(await this.store.update(id, { query, settings, plan }));
     return query === undefined ? view : { ...view, input_check: await this.adviseOn(query) };
   }
 
@@ -156,7 +103,7 @@ export class ResearchService {
 
   /** POST /api/check: validateInput, or improveInput with improve_only. */
   async check(req: { prompt: string; include_improvement?: boolean; improve_only?: boolean }): Promise<InputCheckView> {
-    const prompt = this.checkQuery(req.prompt);
+    const prompt = this.checkQuery(req.prompt, 'body.prompt');
     const out = await this.client.checkInput({ prompt, mode: req.improve_only ? 'improve' : 'validate', include_improvement: req.include_improvement !== false });
     return { ...(out.quality !== undefined ? { quality: out.quality, reason: out.reason } : {}), ...(out.improved_prompt ? { improved_prompt: out.improved_prompt } : {}) };
   }
@@ -207,14 +154,14 @@ export class ResearchService {
       try {
         started = await c.enhance(id, { ...opts, researchId: undefined });
       } catch (err) {
-        if (/^invalid settings/.test((err as Error).message)) throw invalid('model', (err as Error).message);
+        if (/^invalid settings/.test((err as Error).message)) throw invalid('body.model', (err as Error).message);
         throw err;
       }
       return { status: parent.status };
     });
     const researchId = (started as { researchId: string }).researchId;
     await this.store.insert({ research_id: researchId, owner, query: parent.query, status: 'running', settings: {}, parent_id: id });
-    return this.view(await this.owned(owner, researchId));
+    return sessionView(await this.owned(owner, researchId));
   }
 
   async continue(owner: string, id: string): Promise<{ status: string }> {
@@ -229,14 +176,14 @@ export class ResearchService {
 
   async state(owner: string, id: string): Promise<{ research: SessionView; state: ResearchSnapshot | null }> {
     const s = await this.owned(owner, id);
-    if (s.status === 'draft') return { research: this.view(s), state: null };
+    if (s.status === 'draft') return { research: sessionView(s), state: null };
     let note: string | undefined;
     const state = await this.client.state(id, { statusOnly: true }).catch((err: unknown) => {
       // No payload key here: the session store's copy, and a note saying which variable is missing.
       if (err instanceof PayloadKeyError && err.stored) return ((note = err.message), err.stored);
       throw this.plain(id, err);
     });
-    return { research: { ...this.view(await this.noteStatus(s, state.status)), ...(note ? { notes: [note] } : {}) }, state: await this.withReport(state) };
+    return { research: { ...sessionView(await this.noteStatus(s, state.status)), ...(note ? { notes: [note] } : {}) }, state: await this.withReport(state) };
   }
 
   /** A panel session's report is in the artifact store: put it where every reader looks. */
@@ -272,23 +219,23 @@ export class ResearchService {
     const filter = await this.visibility.filter(asked);
     await Promise.all((await this.store.unsettled(filter.owner)).map((s) => this.refresh(s.research_id)));
     const page = await this.store.list(filter);
-    return { sessions: page.sessions.map((s) => this.view(s)), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
+    return { sessions: page.sessions.map(sessionView), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
   }
 
   async favourite(owner: string, id: string, favourite: boolean): Promise<SessionView> {
     await this.owned(owner, id);
-    return this.view(await this.store.update(id, { favourite }));
+    return sessionView(await this.store.update(id, { favourite }));
   }
 
   async share(owner: string, id: string): Promise<SessionView> {
     const s = await this.owned(owner, id);
     if (s.status === 'draft') throw wrongState(id, 'draft', `research ${id} is a draft; there is nothing to share yet`);
-    return this.view(s.share_token ? s : await this.store.update(id, { share_token: randomBytes(24).toString('base64url') }));
+    return sessionView(s.share_token ? s : await this.store.update(id, { share_token: randomBytes(24).toString('base64url') }));
   }
 
   async unshare(owner: string, id: string): Promise<SessionView> {
     await this.owned(owner, id);
-    return this.view(await this.store.update(id, { share_token: null }));
+    return sessionView(await this.store.update(id, { share_token: null }));
   }
 
   async shared(token: string): Promise<OwnedSession> {
@@ -406,11 +353,11 @@ export class ResearchService {
     return err instanceof Error ? err : new Error(String(err));
   }
 
-  private checkQuery(query: unknown): string {
+  private checkQuery(query: unknown, field = 'body.query'): string {
     try {
       return validateQuery(query);
     } catch (err) {
-      throw invalid('query', (err as Error).message);
+      throw invalid(field, (err as Error).message);
     }
   }
 
@@ -426,40 +373,3 @@ export class ResearchService {
   }
 }
 
-export type EnhanceContext = { content: string; label?: string } | { filename: string; content_type?: string; data_base64: string };
-export type EnhanceRequest = Omit<EnhanceOptions, 'contexts' | 'researchId'> & { contexts?: EnhanceContext[] };
-
-/** Text contexts as given; files decoded and parsed (a file that cannot be read is refused, by position). */
-async function readContexts(contexts: EnhanceContext[]): Promise<{ content: string; label?: string }[]> {
-  return Promise.all(
-    contexts.map(async (c, i) => {
-      if ('content' in c) return c;
-      try {
-        return await contextFromFile({ filename: c.filename, contentType: c.content_type, bytes: Buffer.from(c.data_base64, 'base64') });
-      } catch (err) {
-        throw invalid(`body.contexts.${i}`, (err as Error).message);
-      }
-    }),
-  );
-}
-
-/** The panel fields of a create request, as session settings. */
-function panelSettings(req: CreateRequest): Record<string, unknown> {
-  const panel = typeof req.panel === 'string' ? [req.panel] : req.panel;
-  return {
-    ...(panel?.length ? { panel } : {}),
-    ...(req.synthesis_model ? { synthesis_model: req.synthesis_model } : {}),
-    ...(req.skip_synthesis !== undefined ? { skip_synthesis: req.skip_synthesis } : {}),
-  };
-}
-
-async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no answer in time')), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-export const isTerminal = (status: string): boolean => (TERMINAL_STATUSES as readonly string[]).includes(status);

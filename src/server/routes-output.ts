@@ -7,10 +7,11 @@ import { artifactIdsIn } from '../stores/sessions';
 import type { ResearchSnapshot } from '../domain/types';
 import { ApiError, invalid } from './errors';
 import { reportPdf } from '../report/pdf';
-import { reportPage } from './render';
-import { isTerminal, type ResearchService } from './research-service';
-import type { OwnedSession } from './service-store';
-import { idParams } from './routes-sessions';
+import { reportPage } from '../report/html';
+import type { ResearchService } from './research-service';
+import { isTerminal } from '../domain/names';
+import type { OwnedSession } from '../stores/service';
+import { idParams } from './route-schemas';
 
 const CONTENT_TYPES: Record<string, string> = { html: 'text/html', pdf: 'application/pdf', docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', text: 'text/plain; charset=utf-8' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

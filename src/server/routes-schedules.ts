@@ -3,18 +3,19 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ResearchError } from '../client/research-client';
+import { ResearchError } from '../client/errors';
 import type { ScheduleView } from '../client/schedules';
 import { ApiError, invalid } from './errors';
 import type { ResearchService } from './research-service';
 import { checkServiceSettings } from './session-policy';
+import { sessionSettings } from './route-schemas';
 
 const scheduleParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'not a schedule id') });
-const createBody = z
+const createBody = (settings: ReturnType<typeof sessionSettings>) => z
   .object({
     query: z.string().min(1).max(4000),
     every: z.string().regex(/^\s*\d+\s*[smhdw]\s*$/i, 'a number and a unit (s, m, h, d, w), e.g. 7d').describe('how often, e.g. 7d, 12h'),
-    settings: z.record(z.string(), z.unknown()).optional().describe('per-session settings for every run, e.g. delivery'),
+    settings: settings.optional().describe('per-session settings for every run, e.g. delivery'),
     schedule_id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/).optional(),
     run_now: z.boolean().optional().describe('start the first run now, not one interval from now'),
   })
@@ -37,19 +38,19 @@ export function registerScheduleRoutes(root: FastifyInstance, service: ResearchS
       if (!(err instanceof ResearchError) && !/^invalid settings/.test((err as Error).message)) throw err;
       const message = (err as Error).message;
       if (/^unknown schedule/.test(message)) throw new ApiError(404, 'NOT_FOUND', message);
-      if (/already exists/.test(message)) throw new ApiError(409, 'CONFLICT', message);
-      throw invalid(/settings/.test(message) ? 'settings' : field, message);
+      if (/^schedule id .* is taken/.test(message)) throw new ApiError(409, 'CONFLICT', message, { field: 'body.schedule_id' });
+      throw invalid(/settings/.test(message) ? 'body.settings' : field, message);
     }
   };
 
   app.post('/api/schedules', {
-    schema: { tags: ['schedules'], summary: 'Research a question again on a schedule; each run is unattended and says what changed since the last', body: createBody },
+    schema: { tags: ['schedules'], summary: 'Research a question again on a schedule; each run is unattended and says what changed since the last', body: createBody(sessionSettings(service.client.config)) },
   }, async (req, reply) => {
     const b = req.body;
     // The same rules as a session started over HTTP: no operator files unless the operator allows them.
     if (b.settings) checkServiceSettings(service.client.config, service.policy, b.settings);
     const settings = service.policy.allowLocalDocuments ? b.settings : { ...(b.settings ?? {}), local_documents: false };
-    const view = await explain('every', () => schedules().create({ query: b.query, every: b.every, settings, scheduleId: b.schedule_id, runNow: b.run_now, owner: req.user }));
+    const view = await explain('body.every', () => schedules().create({ query: b.query, every: b.every, settings, scheduleId: b.schedule_id, runNow: b.run_now, owner: req.user }));
     return reply.code(201).send(await adopt(req.user, view));
   });
 
@@ -58,19 +59,19 @@ export function registerScheduleRoutes(root: FastifyInstance, service: ResearchS
   }));
 
   app.get('/api/schedules/:id', { schema: { tags: ['schedules'], summary: 'One schedule', params: scheduleParams } }, async (req) =>
-    adopt(req.user, await explain('id', () => schedules().describe(req.params.id, req.user))),
+    adopt(req.user, await explain('params.id', () => schedules().describe(req.params.id, req.user))),
   );
 
   for (const action of ['pause', 'unpause', 'trigger'] as const) {
     app.post(`/api/schedules/:id/${action}`, {
       schema: { tags: ['schedules'], summary: action === 'trigger' ? 'Run it now' : `${action[0].toUpperCase()}${action.slice(1)} it`, params: scheduleParams },
-    }, async (req) => adopt(req.user, await explain('id', () => schedules()[action](req.params.id, req.user))));
+    }, async (req) => adopt(req.user, await explain('params.id', () => schedules()[action](req.params.id, req.user))));
   }
 
   app.delete('/api/schedules/:id', {
     schema: { tags: ['schedules'], summary: 'Delete it (sessions it started stay)', params: scheduleParams },
   }, async (req, reply) => {
-    await explain('id', () => schedules().delete(req.params.id, req.user));
+    await explain('params.id', () => schedules().delete(req.params.id, req.user));
     return reply.code(204).send();
   });
 }

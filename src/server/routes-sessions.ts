@@ -5,18 +5,18 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError, invalid } from './errors';
 import type { ResearchService } from './research-service';
-import { planEdit } from './routes-steering';
-import { InvalidCursorError } from './service-store';
+import { idParams, planEdit, sessionSettings } from './route-schemas';
+import { withDeadline } from './deadline';
+import { InvalidCursorError } from '../stores/service';
 import { LISTED_STATUSES } from '../domain/names';
 import { storeWaits } from '../client/store-waits';
 import type { ResearchPlan } from '../domain/types';
 
-export const idParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'not a research id') });
-const settings = z.record(z.string(), z.unknown()).describe('per-session settings (see GET /api/metadata)');
 const STATUSES = LISTED_STATUSES;
 
 export function registerSessionRoutes(root: FastifyInstance, service: ResearchService): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
+  const settings = sessionSettings(service.client.config);
 
   app.post('/api/research', {
     schema: {
@@ -119,19 +119,10 @@ export function registerSessionRoutes(root: FastifyInstance, service: ResearchSe
     schema: { tags: ['sessions'], summary: 'The settings JSON Schema and session collection (researchMetadata workflow)' },
   }, async () => {
     try {
-      return await withTimeout(service.client.metadata(), 20_000);
+      return await withDeadline(service.client.metadata(), 20_000, 'no worker answered in time');
     } catch (err) {
       if (err instanceof ApiError) throw err;
       throw new Error(`UNAVAILABLE: ${(err as Error).message}`);
     }
   });
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([promise, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('no worker answered in time')), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

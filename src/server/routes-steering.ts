@@ -7,17 +7,7 @@ import { z } from 'zod';
 import { researchSettingsSchema } from '../domain/settings';
 import type { ResearchPlan } from '../domain/types';
 import type { ResearchService } from './research-service';
-import { idParams } from './routes-sessions';
-
-const text = (max: number) => z.string().trim().min(1).max(max);
-export const planEdit = z
-  .object({
-    expanded_queries: z.array(z.object({ query: text(500) }).passthrough()).min(1).max(50).optional(),
-    outline: z.array(text(300)).max(50).optional(),
-    clarifying_questions: z.array(text(500)).max(20).optional(),
-    research_brief: text(4000).optional(),
-  })
-  .passthrough();
+import { idParams, planEdit, text } from './route-schemas';
 
 export function registerSteeringRoutes(root: FastifyInstance, service: ResearchService): void {
   const app = root.withTypeProvider<ZodTypeProvider>();

@@ -5,12 +5,11 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { listProviders } from '../cli/providers';
+import { listProviders } from '../providers/listing';
 import { splitModelRef } from '../config/model-catalog';
-import { FileArtifactStore } from '../stores/artifacts';
 import { ApiError } from './errors';
 import type { ResearchService } from './research-service';
-import { idParams } from './routes-sessions';
+import { idParams } from './route-schemas';
 
 const ASSET_TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.map': 'application/json', '.txt': 'text/plain; charset=utf-8' };
 const PREVIEW_CHARS = 20_000;
@@ -63,7 +62,8 @@ export function registerWebRoutes(root: FastifyInstance, service: ResearchServic
     const source = state?.sources.find((s) => s.id === req.params.sourceId);
     if (!source) throw new ApiError(404, 'NOT_FOUND', `research ${req.params.id} has no source ${req.params.sourceId}`);
     const fileId = source.text_file_id;
-    const store = new FileArtifactStore(path.join(service.client.config.data_dir, 'artifacts'));
+    // Through the configured artifact store: files, shared PostgreSQL or an S3 bucket.
+    const store = service.artifacts();
     const text = fileId && (await store.describe(fileId)) ? (await store.get(fileId)).toString('utf8') : '';
     return {
       source_id: source.id,

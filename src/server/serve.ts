@@ -2,7 +2,7 @@
 // the CLI uses, with a worker started unless one already serves the task queue.
 import type { FastifyInstance } from 'fastify';
 import { checkModelConfigured } from '../activities';
-import { connect, ensureWorker } from '../cli/runtime';
+import { connect, ensureWorker } from '../runtime/local';
 import { loadConfig } from '../config/load';
 import { createLogger } from '../telemetry/logging';
 import { stopTracing, startTracing } from '../telemetry/tracing';

@@ -17,22 +17,20 @@ export const policyFromEnv = (env: NodeJS.ProcessEnv = process.env): SessionPoli
 
 const ATTENDED_DEFAULTS = ['ask_clarifications', 'review_final_report'] as const;
 
-/** Refuses settings a caller of the service may not choose; the field says which one. */
+/**
+ * Refuses settings this operator does not offer (the settings' shape and values are the route
+ * schema's to check, once); the field says which one.
+ */
 export function checkServiceSettings(config: AppConfig, policy: SessionPolicy, settings: Record<string, unknown>): void {
-  try {
-    resolveSettings(config.research.settings, settings);
-  } catch (err) {
-    throw invalid('settings', (err as Error).message);
-  }
   if (policy.allowLocalDocuments) return;
   const presets = config.search.presets;
   const named = (value: unknown) => expandSearchPresets(Array.isArray(value) ? (value as string[]) : typeof value === 'string' ? [value] : [], presets);
   for (const field of ['search_providers', 'search_provider'] as const) {
     if (named(settings[field]).includes(LOCAL_SEARCH_PROVIDER)) {
-      throw invalid(`settings.${field}`, `the "local" search provider reads files on the server; this service does not offer it (the operator can allow it with DEEP_RESEARCH_SERVICE_LOCAL_DOCS=1)`);
+      throw invalid(`body.settings.${field}`, `the "local" search provider reads files on the server; this service does not offer it (the operator can allow it with DEEP_RESEARCH_SERVICE_LOCAL_DOCS=1)`);
     }
   }
-  if (settings.local_documents === true) throw invalid('settings.local_documents', 'this service does not read local documents (the operator can allow it with DEEP_RESEARCH_SERVICE_LOCAL_DOCS=1)');
+  if (settings.local_documents === true) throw invalid('body.settings.local_documents', 'this service does not read local documents (the operator can allow it with DEEP_RESEARCH_SERVICE_LOCAL_DOCS=1)');
 }
 
 /**

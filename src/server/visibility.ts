@@ -6,7 +6,7 @@
 import { OPERATOR_USER } from '../domain/names';
 import type { SessionStore } from '../stores/sessions';
 import { LOCAL_USER } from './auth';
-import type { ListFilter, OwnedSession, ServiceStore } from './service-store';
+import type { ListFilter, OwnedSession, ServiceStore } from '../stores/service';
 
 export const OPERATORS_ENV = 'DEEP_RESEARCH_OPERATORS';
 

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { ConfigError } from '../config/load';
 import type { AppConfig } from '../config/schema';
-import { SqliteServiceStore, type ServiceStore } from '../server/service-store';
+import { SqliteServiceStore, type ServiceStore } from './service';
 import { FileArtifactStore, type ArtifactStore } from './artifacts';
 import { SqliteFetchCache, type FetchCache } from './fetch-cache';
 import { PgArtifactStore } from './postgres/artifacts';

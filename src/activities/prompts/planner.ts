@@ -1,6 +1,7 @@
-import type { Clarification, ResearchPlan } from '../../domain/types';
+import type { Clarification } from '../../domain/types';
 import { normalizeQuery } from '../../domain/text';
 import { subjectSimilarity } from '../../report/words';
+import type { DecomposeQueryInput } from '../contracts';
 
 export const PLANNER_SYSTEM = `You are the research planner of a deep-research assistant.
 You have no web access. From the user's question, draft a research plan:
@@ -18,14 +19,7 @@ Write clarifying_questions, outline, research_brief and assumptions in the langu
 be in whatever language finds the best sources.
 Answer with JSON only.`;
 
-export function plannerPrompt(input: {
-  query: string;
-  clarifications: Clarification[];
-  feedback: string[];
-  previousPlan?: ResearchPlan;
-  max_sub_queries?: number;
-  known_documents?: { title: string; snippet: string }[];
-}): string {
+export function plannerPrompt(input: Pick<DecomposeQueryInput, 'query' | 'clarifications' | 'feedback' | 'previousPlan' | 'max_sub_queries' | 'known_documents'>): string {
   const parts = [`Question:\n${input.query}`];
   if (input.max_sub_queries) parts.push(`Plan at most ${input.max_sub_queries} expanded_queries (sub-questions), and at least ${Math.min(2, input.max_sub_queries)}.`);
   if (input.known_documents?.length) {

@@ -1,20 +1,8 @@
 // API tokens (hashed), ownership, drafts, favourites and share tokens in shared PostgreSQL: a token
 // created on one machine is good on every API process of the fleet.
-import {
-  decodeCursor,
-  encodeCursor,
-  hashToken,
-  newApiToken,
-  SETTLED_STATUSES,
-  USER_NAME,
-  USER_NAME_RULE,
-  type ListFilter,
-  type NewOwnedSession,
-  type OwnedSession,
-  type ServiceStore,
-  type SessionChanges,
-} from '../../server/service-store';
-import type { InputContext } from '../../client/research-client';
+import { SETTLED_STATUSES, USER_NAME, USER_NAME_RULE } from '../../domain/names';
+import type { InputContext } from '../../domain/panel';
+import { decodeCursor, encodeCursor, hashToken, newApiToken, type ListFilter, type NewOwnedSession, type OwnedSession, type ServiceStore, type SessionChanges } from '../service';
 import type { PgDatabase } from './database';
 
 interface Row extends Omit<OwnedSession, 'settings' | 'contexts' | 'plan'> {
@@ -133,7 +121,7 @@ export class PgServiceStore implements ServiceStore {
   }
 
   async unsettled(owner?: string): Promise<OwnedSession[]> {
-    const { rows } = await this.db.query<Row>('SELECT * FROM owned_sessions WHERE ($1::text IS NULL OR owner = $1) AND NOT (status = ANY($2)) LIMIT 200', [owner ?? null, SETTLED_STATUSES]);
+    const { rows } = await this.db.query<Row>('SELECT * FROM owned_sessions WHERE ($1::text IS NULL OR owner = $1) AND NOT (status = ANY($2)) LIMIT 200', [owner ?? null, [...SETTLED_STATUSES]]);
     return rows.map(fromRow);
   }
 

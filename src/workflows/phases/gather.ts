@@ -26,6 +26,11 @@ export function drainReport(s: ResearchSession): Promise<void> {
   return lanes.get(s)?.drain() ?? Promise.resolve();
 }
 
+/** Queues a patch for `findings` (into `fillSections` when given) behind the lane's patches. */
+export function queueReportPatch(s: ResearchSession, findings: Finding[], fillSections?: string[]): void {
+  lane(s).queueFindings(findings, fillSections);
+}
+
 /** A panel session writes no living report: its panel answers from the findings. */
 const writesReport = (s: ResearchSession) => !s.state.panel;
 

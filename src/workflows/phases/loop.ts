@@ -4,12 +4,12 @@
 // ends with its quality gate (and a reflection only when it matters). All progress lives in
 // state (the phase, marks on sources and findings), so a new run resumes exactly here.
 import { analysisGate, gatheringGate, synthesisGate } from '../../research/gates';
-import type { MindPhase, ResearchPlan, Source } from '../../domain/types';
-import { terms } from '../../report/words';
+import type { MindPhase, ResearchPlan } from '../../domain/types';
 import { normalizeQuery } from '../../domain/text';
 import { continueAsNewIfDue } from '../runs';
 import type { ResearchSession } from '../session';
 import { analyzeBatch } from './analysis';
+import { fillEmptySections } from './fill';
 import { drainReport, gatherRound } from './gather';
 import { noRoomToSearch, refine, refinedQueries } from './mind';
 import { afterPhase, pauseAfter, pauseIfDue, retryByRule } from './oversight';
@@ -101,6 +101,7 @@ async function synthesize(s: ResearchSession): Promise<MindPhase> {
   // A panel writes no living report: its models answer from the findings afterwards.
   if (st.panel) return 'COMPLETED';
   const chunk = Math.max(2, s.settings.batch_size * 2);
+  await fillEmptySections(s);
   await drainReport(s);
   const unreported = () => st.findings.filter((f) => !f.reported).slice(0, chunk);
   for (let findings = unreported(); findings.length > 0; findings = unreported()) {
@@ -108,34 +109,8 @@ async function synthesize(s: ResearchSession): Promise<MindPhase> {
     for (const f of findings) f.reported = true;
     await persistSession(s);
   }
-  await fillEmptySections(s);
   const gate = synthesisGate(st.report_shape ?? { chars: st.report_chars, sections: 0, sections_with_content: 0 });
   afterPhase(s, 'synthesis', gate, { report_chars: st.report_chars });
   pauseAfter(s, 'synthesis');
   return 'COMPLETED';
-}
-
-/**
- * Outline sections nothing was written into are read for before they are declared gaps: the
- * on-topic sources already read are analysed once more for those sections (the findings so far
- * given as known, so only what is new comes back), and what comes back is written there.
- */
-async function fillEmptySections(s: ResearchSession): Promise<void> {
-  const st = s.state;
-  const empty = st.report_shape?.empty_sections ?? [];
-  const read = st.sources.filter((x) => x.status === 'fetched' && x.text_file_id && !x.skipped_off_topic);
-  if (!empty.length || !read.length || st.mind.sections_filled) return;
-  st.mind.sections_filled = true;
-  const sources = rankFor(empty.join(' '), read).slice(0, s.settings.batch_size);
-  const ask = empty.map((section) => `The report's section "${section}" has nothing yet: find what these sources say about it.`);
-  const findings = await analyzeBatch(s, sources.map((x) => ({ ...x, analyzed: false })), st.findings.map((f) => f.content), ask);
-  s.decide({ agent: 'writer', action: findings.length ? 'sections_filled' : 'sections_left_empty', rationale: `${empty.map((e) => `"${e}"`).join(', ')}: ${findings.length} findings from ${sources.map((x) => x.id).join(', ')}`, inputs: { sections: empty }, outputs: { findings: findings.length } });
-  if (findings.length) await patchReport(s, findings, empty);
-  await persistSession(s);
-}
-/** Sources ranked by how many of a section title's words their title and snippet share. */
-function rankFor(section: string, sources: Source[]): Source[] {
-  const wanted = new Set(terms(section));
-  const score = (x: Source) => terms(`${x.title} ${x.snippet} ${x.query}`).filter((t) => wanted.has(t)).length;
-  return [...sources].sort((a, b) => score(b) - score(a));
 }

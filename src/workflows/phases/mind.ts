@@ -10,6 +10,7 @@ import type { MindPhase, ResearchPlan } from '../../domain/types';
 import { model } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
 import { exhaustedBudget, stopsResearch } from './budget';
+import { finishReadingForEmptySections, startReadingForEmptySections } from './fill';
 import { afterPhase, pauseAfter } from './oversight';
 import { callModel } from './providers';
 
@@ -44,6 +45,8 @@ export async function refine(s: ResearchSession): Promise<MindPhase> {
   s.decide(decisionFromIteration(decision, { iteration: st.iteration, maxIterations: s.settings.max_iterations, openGaps: open.length, budgetExhausted: budgetSpent }, ''));
   const criticAsked = criticCanChangeAnything(s);
   const refinerAsked = decision.action !== 'complete';
+  // No further iteration: the outline's empty sections are read for now, beside the critic.
+  if (!refinerAsked) startReadingForEmptySections(s);
   // The refinement gate and the iteration's reflection, beside the critic and the refiner; when
   // neither follows, the reflection has the last word on the user's guidance.
   endOfIteration(s, open.length, budgetSpent || sourcesFull, !criticAsked && !refinerAsked);
@@ -62,6 +65,7 @@ export async function refine(s: ResearchSession): Promise<MindPhase> {
     if (refinerAsked) s.decide({ agent: 'refiner', action: 'complete', rationale: 'open gaps suggest no new queries', inputs: { open_gaps: open.length }, outputs: {} });
     return 'SYNTHESIS';
   }
+  await finishReadingForEmptySections(s);
   if (revision) s.mind.reflexion_revisions += 1;
   if (refined?.queries.length) st.iteration += 1;
   // What the critic and the refiner said travels with the queries into every branch of the round.

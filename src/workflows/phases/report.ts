@@ -139,6 +139,21 @@ export class ReportLane {
     });
   }
 
+  /** Queues a patch the research waits for (synthesis), proposed against the round's base at once. */
+  queueFindings(findings: Finding[], fillSections?: string[]): void {
+    const base = this.base ?? ensureReport(this.s);
+    const proposal = base.then((id) => propose(this.s, findings, id, fillSections));
+    proposal.catch(() => undefined);
+    this.applied = this.applied.then(async () => {
+      try {
+        const p = await proposal;
+        if (!this.failure) await apply(this.s, p);
+      } catch (err) {
+        this.failure ??= { err };
+      }
+    });
+  }
+
   async drain(): Promise<void> {
     await this.applied;
     const failure = this.failure;

@@ -4,7 +4,8 @@ import Database from 'better-sqlite3';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { InputContext } from '../client/research-client';
+import { SETTLED_STATUSES, USER_NAME, USER_NAME_RULE } from '../domain/names';
+import type { InputContext } from '../domain/panel';
 
 export interface OwnedSession {
   research_id: string;
@@ -71,11 +72,7 @@ export interface ServiceStore {
 export type NewOwnedSession = Omit<OwnedSession, 'favourite' | 'share_token' | 'created_at' | 'updated_at' | 'contexts' | 'plan'> & { favourite?: boolean; contexts?: InputContext[] };
 export type SessionChanges = Partial<Pick<OwnedSession, 'query' | 'status' | 'favourite' | 'settings' | 'share_token' | 'contexts' | 'plan'>>;
 
-export const USER_NAME = /^[A-Za-z0-9_.@-]{1,64}$/;
-export const USER_NAME_RULE = 'a user name may use letters, digits, "_", ".", "@" and "-" (at most 64)';
 export const newApiToken = (): string => `drt_${randomBytes(24).toString('base64url')}`;
-/** Statuses after which the engine will not change a session any more. */
-export const SETTLED_STATUSES = ['draft', 'completed', 'failed', 'cancelled', 'rejected', 'expired', 'timed_out', 'deleted'];
 
 export function decodeCursor(cursor: string): { created: string; id: string } {
   const decoded = Buffer.from(cursor, 'base64url').toString('utf8');

@@ -3,8 +3,8 @@
 import { MODEL_ROLES, splitModelRef } from '../config/model-catalog';
 import type { AppConfig } from '../config/schema';
 import { LOCAL_SEARCH_PROVIDER } from '../domain/names';
-import { ALL_SEARCH_PROVIDERS, modelAvailability, modelProviders, searchAvailability, searchKind, searchLocation, searchRate } from '../providers/registry';
-import { createSearchProvider, isSearchProviderName, searchApiKeyFromEnv, SEARCH_PROVIDERS, type SearchProviderName } from '../providers/search/catalog';
+import { ALL_SEARCH_PROVIDERS, modelAvailability, modelProviders, searchAvailability, searchKind, searchLocation, searchRate } from './registry';
+import { createSearchProvider, isSearchProviderName, searchApiKeyFromEnv, SEARCH_PROVIDERS, type SearchProviderName } from './search/catalog';
 
 export interface ProviderRow {
   type: 'model' | 'search';

@@ -1,0 +1,35 @@
+// Schemas more than one group of routes validates with: a research id in the path, a plan as a
+// caller may edit it (a draft's PATCH and approve), and a session's settings.
+import { z } from 'zod';
+import type { AppConfig } from '../config/schema';
+import { researchSettingsOverrides } from '../domain/settings';
+import { ALL_SEARCH_PROVIDERS } from '../providers/registry';
+
+export const idParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'not a research id') });
+
+export const text = (max: number) => z.string().trim().min(1).max(max);
+
+export const planEdit = z
+  .object({
+    expanded_queries: z.array(z.object({ query: text(500) }).passthrough()).min(1).max(50).optional(),
+    outline: z.array(text(300)).max(50).optional(),
+    clarifying_questions: z.array(text(500)).max(20).optional(),
+    research_brief: text(4000).optional(),
+  })
+  .passthrough();
+
+/**
+ * A session's settings as the service takes them (POST and PATCH of a session, schedules, MCP's
+ * start): validated here once, with field paths such as body.settings.max_concurrency; search
+ * providers only by names this server knows (its engines and its configured presets).
+ */
+export function sessionSettings(config: Pick<AppConfig, 'search'>) {
+  const known = [...new Set([...ALL_SEARCH_PROVIDERS, ...Object.keys(config.search.presets)])];
+  const provider = z.enum(known as [string, ...string[]], { error: (issue) => `unknown search provider ${JSON.stringify(issue.input)} (known: ${known.join(', ')})` });
+  return researchSettingsOverrides
+    .extend({
+      search_provider: provider.optional().describe(researchSettingsOverrides.shape.search_provider.description ?? ''),
+      search_providers: z.array(provider).min(1).optional().describe(researchSettingsOverrides.shape.search_providers.description ?? ''),
+    })
+    .describe('per-session settings; defaults and descriptions also at GET /api/metadata');
+}
