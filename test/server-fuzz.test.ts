@@ -2,7 +2,7 @@
 // and the server still serves afterwards.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
-import { startService, type TestService } from './harness/service';
+import { AnsweredStatuses, openApiPath, startService, type TestService } from './harness/service';
 
 // A small deterministic generator, so a failure can be replayed.
 function rng(seed: number) {
@@ -15,11 +15,12 @@ describe('the HTTP service under malformed input', () => {
   let env: TestEnvironment;
   let api: TestService;
   let token: string;
+  const seen = new AnsweredStatuses();
 
   beforeAll(async () => {
     harness = await startHarness();
     env = await startEnvironment(harness, inject('temporalAddress'));
-    api = await startService(env);
+    api = await startService(env, { onRoute: seen.onRoute });
     token = await api.service.store.createToken('fuzzer');
   });
   afterAll(async () => {
@@ -94,6 +95,14 @@ describe('the HTTP service under malformed input', () => {
       );
     }
     expect(fiveHundreds).toEqual([]);
+    // Every answer a route gave is one its OpenAPI operation documents.
+    const paths = (await api.call('GET', '/api/openapi.json')).body.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    const undocumented = [...seen.answered].flatMap(([key, codes]) => {
+      const [method, url] = key.split(' ');
+      const documented = Object.keys(paths[openApiPath(url)]?.[method.toLowerCase()]?.responses ?? {});
+      return url.startsWith('/api/docs') || method === 'HEAD' ? [] : [...codes].filter((c) => !documented.includes(String(c))).map((c) => `${key} ${c}`);
+    });
+    expect(undocumented).toEqual([]);
     expect([...statuses.values()].reduce((a, b) => a + b, 0)).toBe(3000);
     expect(statuses.get(400) ?? 0).toBeGreaterThan(500);
     // Still serving, and the completed session is intact.

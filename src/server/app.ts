@@ -5,9 +5,11 @@ import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { Logger } from 'pino';
-import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { documentErrors, PUBLIC_ROUTES, withoutUnusedSchemas } from './api-schemas';
 import { authenticate, isLoopback, rateLimitKey } from './auth';
 import { ApiError } from './errors';
 import { describeStoreError, isStoreUnavailable } from '../stores/unavailable';
@@ -41,9 +43,22 @@ export interface AppOptions {
   codec?: PayloadCodec;
   /** The Temporal Web UI origins that may call /codec/* from a browser (DEEP_RESEARCH_CODEC_ORIGINS). */
   codecOrigins?: string[];
+  /** Called for every route as it is registered (after its errors are documented): the OpenAPI test lists them. */
+  onRoute?: (route: RouteOptions) => void;
 }
 
-const PUBLIC = [/^\/$/, /^\/assets\//, /^\/api\/openapi\.json$/, /^\/api\/docs(\/|$)/, /^\/api\/shared\//, /^\/share\//, /^\/api\/health$/];
+const API_TAGS = [
+  { name: 'sessions', description: 'Create, list, read, edit and delete research sessions' },
+  { name: 'steering', description: 'Approve, answer, revise, guide, top up, review or cancel a session' },
+  { name: 'operations', description: 'Retry, resume and enhance finished sessions' },
+  { name: 'output', description: 'Reports, artifacts, source texts and the live event stream' },
+  { name: 'sharing', description: 'Read-only links' },
+  { name: 'schedules', description: 'Research on a schedule' },
+  { name: 'mcp', description: 'The MCP tools over streamable HTTP' },
+  { name: 'codec', description: 'The Temporal payload codec (encrypted payloads)' },
+  { name: 'web', description: 'The web app' },
+  { name: 'service', description: 'Health and this document' },
+];
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { service } = opts;
@@ -60,6 +75,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  // Before any route: every route's errors are documented the same way, from the same schemas.
+  app.addHook('onRoute', (route) => {
+    documentErrors(route);
+    opts.onRoute?.(route);
+  });
 
   await app.register(helmet, {
     contentSecurityPolicy: { directives: { defaultSrc: ["'self'"], scriptSrc: ["'self'"], styleSrc: ["'self'", "'unsafe-inline'"], imgSrc: ["'self'", 'data:'] } },
@@ -70,18 +90,28 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', app.rateLimit());
   await app.register(swagger, {
     openapi: {
-      info: { title: 'deep-research', description: 'Durable deep research: plan, approve from anywhere, research, report.', version: '1' },
+      openapi: '3.1.0',
+      info: {
+        title: 'deep-research',
+        description: 'Durable deep research: plan, approve from anywhere, research, report.',
+        version: '1',
+        license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' },
+      },
+      servers: [{ url: '/', description: 'this server' }],
+      tags: API_TAGS,
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
     transform: jsonSchemaTransform,
+    // Only the components some operation uses (the transform makes an input and an output variant of each).
+    transformObject: (document) => withoutUnusedSchemas(jsonSchemaTransformObject(document)),
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
 
   const requireAuth = async () => !isLoopback(opts.host ?? '127.0.0.1') || (await service.store.tokenCount()) > 0;
   app.addHook('onRequest', async (req) => {
     const url = req.url.split('?')[0];
-    if (PUBLIC.some((p) => p.test(url)) || isCodecPreflight(req)) return;
+    if (PUBLIC_ROUTES.some((p) => p.test(url)) || isCodecPreflight(req)) return;
     await authenticate(req, service.store, requireAuth);
   });
 
@@ -120,8 +150,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ error: 'NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` }));
 
-  app.get('/api/health', { schema: { hide: true } }, async () => ({ ok: true }));
-  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/api/health', {
+    schema: { tags: ['service'], operationId: 'health', summary: 'The server answers (no token needed)', security: [], response: { 200: z.object({ ok: z.boolean() }) } },
+  }, async () => ({ ok: true }));
+  app.get('/api/openapi.json', {
+    schema: { tags: ['service'], operationId: 'openapi', summary: 'This document', security: [], response: { 200: z.looseObject({ openapi: z.string() }) } },
+  }, async () => app.swagger());
   registerSessionRoutes(app, service);
   registerSteeringRoutes(app, service);
   registerOutputRoutes(app, service);

@@ -5,6 +5,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from './errors';
+import { apiError } from './api-schemas';
 import { sessionSettings } from './route-schemas';
 import type { ResearchService } from './research-service';
 
@@ -89,7 +90,13 @@ export function createMcpServer(service: ResearchService, user: string): McpServ
 
 /** POST /api/mcp: the MCP streamable HTTP transport, stateless, one server per request, as the caller. */
 export function registerMcpRoutes(app: FastifyInstance, service: ResearchService): void {
-  app.post('/api/mcp', { schema: { tags: ['mcp'], summary: 'MCP tools (start, status, approve, answer, report, list) over streamable HTTP' } }, async (req, reply) => {
+  app.post('/api/mcp', {
+    schema: {
+      tags: ['mcp'], operationId: 'mcp', summary: 'MCP tools (start, status, approve, answer, report, list) over streamable HTTP',
+      body: z.looseObject({ jsonrpc: z.literal('2.0') }).or(z.array(z.looseObject({ jsonrpc: z.literal('2.0') }))).describe('a JSON-RPC message (or a batch) of the MCP streamable HTTP transport'),
+      response: { 200: { description: 'the JSON-RPC answer', content: { 'application/json': { schema: z.looseObject({ jsonrpc: z.literal('2.0') }) } } } },
+    },
+  }, async (req, reply) => {
     const server = createMcpServer(service, req.user);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     reply.hijack();
@@ -102,6 +109,7 @@ export function registerMcpRoutes(app: FastifyInstance, service: ResearchService
   });
   const notAllowed = async (_req: unknown, reply: { code(n: number): { send(b: unknown): unknown } }) =>
     reply.code(405).send({ error: 'INVALID_REQUEST', message: 'this MCP endpoint is stateless: POST only' });
-  app.get('/api/mcp', { schema: { hide: true } }, notAllowed);
-  app.delete('/api/mcp', { schema: { hide: true } }, notAllowed);
+  const stateless = (method: string) => ({ schema: { tags: ['mcp'], operationId: `mcp${method}`, summary: 'Not offered: this MCP endpoint is stateless (POST only)', response: { 405: apiError } } });
+  app.get('/api/mcp', stateless('Get'), notAllowed);
+  app.delete('/api/mcp', stateless('Delete'), notAllowed);
 }

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError } from './errors';
+import { apiError, noContent } from './api-schemas';
 
 export const CODEC_ORIGINS_ENV = 'DEEP_RESEARCH_CODEC_ORIGINS';
 const CODEC_BODY_LIMIT = 16 * 1024 * 1024;
@@ -54,17 +55,21 @@ export function registerCodecRoutes(root: FastifyInstance, codec: PayloadCodec |
   };
 
   for (const action of ['encode', 'decode'] as const) {
-    app.options(`/codec/${action}`, { schema: { hide: true } }, async (req, reply) => {
+    app.options(`/codec/${action}`, {
+      schema: { tags: ['codec'], operationId: `${action}Preflight`, summary: 'CORS preflight for the Temporal Web UI origins allowed', security: [], response: { 204: noContent, 403: apiError } },
+    }, async (req, reply) => {
       if (!allowOrigin(req, reply)) return reply.code(403).send({ error: 'UNAUTHORIZED', message: 'this origin may not call the codec endpoint' });
       reply.header('access-control-allow-methods', 'POST');
       reply.header('access-control-allow-headers', 'authorization, content-type, x-namespace');
       reply.header('access-control-max-age', '600');
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     });
     app.post(`/codec/${action}`, {
       bodyLimit: CODEC_BODY_LIMIT,
       schema: {
         tags: ['codec'],
+        operationId: `${action}Payloads`,
+        response: { 200: wirePayloads, 404: apiError.describe('payload encryption is not configured') },
         summary: action === 'decode' ? 'Decrypt Temporal payloads (for the Temporal Web UI and CLI)' : 'Encrypt Temporal payloads',
         body: wirePayloads,
       },

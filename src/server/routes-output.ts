@@ -12,6 +12,7 @@ import type { ResearchService } from './research-service';
 import { isTerminal } from '../domain/names';
 import type { OwnedSession } from '../stores/service';
 import { idParams } from './route-schemas';
+import { apiError, binary, reportJson as reportJsonSchema } from './api-schemas';
 
 const CONTENT_TYPES: Record<string, string> = { html: 'text/html', pdf: 'application/pdf', docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', text: 'text/plain; charset=utf-8' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -36,7 +37,15 @@ export function registerOutputRoutes(root: FastifyInstance, service: ResearchSer
   app.get('/api/research/:id/report', {
     schema: {
       tags: ['output'],
+      operationId: 'synthesizedResult',
       summary: 'The report as Markdown (default), HTML, JSON or PDF (laid out on the server, no browser needed)',
+      response: {
+        200: {
+          description: 'the report in the format asked for',
+          content: { 'text/markdown': { schema: z.string() }, 'text/html': { schema: z.string() }, 'application/json': { schema: reportJsonSchema }, 'application/pdf': { schema: binary } },
+        },
+        409: apiError,
+      },
       params: idParams,
       querystring: z.object({ format: z.enum(['md', 'html', 'json', 'pdf']).default('md') }),
     },
@@ -55,7 +64,9 @@ export function registerOutputRoutes(root: FastifyInstance, service: ResearchSer
   app.get('/api/research/:id/artifacts/:fileId', {
     schema: {
       tags: ['output'],
+      operationId: 'getArtifact',
       summary: 'One stored artifact of this session (page body, PDF, parsed text) with its content type',
+      response: { 200: { description: 'the stored bytes, with the type they were stored with (served sandboxed)', content: { 'application/octet-stream': { schema: binary } } } },
       params: idParams.extend({ fileId: z.string().regex(/^[a-f0-9]{64}$/, 'not a file id') }),
     },
   }, async (req, reply) => {
@@ -77,6 +88,8 @@ export function registerOutputRoutes(root: FastifyInstance, service: ResearchSer
   app.get('/api/research/:id/events', {
     schema: {
       tags: ['output'],
+      operationId: 'streamEvents',
+      response: { 200: { description: 'an event stream: `id:` is the event seq; `event: end` closes it', content: { 'text/event-stream': { schema: z.string() } } } },
       summary: 'Live events as Server-Sent Events (id = event seq). Reconnect with Last-Event-ID (or ?after=) to resume with no gap.',
       params: idParams,
       querystring: z.object({ after: z.coerce.number().int().min(0).optional() }),
@@ -123,14 +136,17 @@ export function registerOutputRoutes(root: FastifyInstance, service: ResearchSer
   const tokenParams = z.object({ token: z.string().regex(/^[A-Za-z0-9_-]{20,64}$/, 'not a share token') });
 
   app.get('/api/shared/:token', {
-    schema: { tags: ['sharing'], summary: 'A shared report as JSON (read-only, no token needed)', params: tokenParams, security: [] },
+    schema: { tags: ['sharing'], operationId: 'getSharedReport', summary: 'A shared report as JSON (read-only, no token needed)', params: tokenParams, security: [], response: { 200: reportJsonSchema } },
   }, async (req) => {
     const { session, state } = await service.reportOf(await service.shared(req.params.token));
     return reportJson(session, state);
   });
 
   app.get('/share/:token', {
-    schema: { tags: ['sharing'], summary: 'A shared report as a read-only page', params: tokenParams, security: [] },
+    schema: {
+      tags: ['sharing'], operationId: 'sharedReportPage', summary: 'A shared report as a read-only page', params: tokenParams, security: [],
+      response: { 200: { description: 'the report as an HTML page', content: { 'text/html': { schema: z.string() } } } },
+    },
   }, async (req, reply) => {
     const { state } = await service.reportOf(await service.shared(req.params.token));
     const note = isTerminal(state.status) ? `Shared research · ${state.status}` : `Shared research · in progress (${state.status})`;

@@ -9,6 +9,7 @@ import { ApiError, invalid } from './errors';
 import type { ResearchService } from './research-service';
 import { checkServiceSettings } from './session-policy';
 import { sessionSettings } from './route-schemas';
+import { apiError, noContent, scheduleView } from './api-schemas';
 
 const scheduleParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'not a schedule id') });
 const createBody = (settings: ReturnType<typeof sessionSettings>) => z
@@ -44,7 +45,10 @@ export function registerScheduleRoutes(root: FastifyInstance, service: ResearchS
   };
 
   app.post('/api/schedules', {
-    schema: { tags: ['schedules'], summary: 'Research a question again on a schedule; each run is unattended and says what changed since the last', body: createBody(sessionSettings(service.client.config)) },
+    schema: {
+      tags: ['schedules'], operationId: 'createSchedule', summary: 'Research a question again on a schedule; each run is unattended and says what changed since the last',
+      body: createBody(sessionSettings(service.client.config)), response: { 201: scheduleView, 409: apiError },
+    },
   }, async (req, reply) => {
     const b = req.body;
     // The same rules as a session started over HTTP: no operator files unless the operator allows them.
@@ -54,24 +58,24 @@ export function registerScheduleRoutes(root: FastifyInstance, service: ResearchS
     return reply.code(201).send(await adopt(req.user, view));
   });
 
-  app.get('/api/schedules', { schema: { tags: ['schedules'], summary: 'Your schedules, with their next and recent runs' } }, async (req) => ({
+  app.get('/api/schedules', { schema: { tags: ['schedules'], operationId: 'listSchedules', summary: 'Your schedules, with their next and recent runs', response: { 200: z.object({ schedules: z.array(scheduleView) }) } } }, async (req) => ({
     schedules: await Promise.all((await schedules().list(req.user)).map((v) => adopt(req.user, v))),
   }));
 
-  app.get('/api/schedules/:id', { schema: { tags: ['schedules'], summary: 'One schedule', params: scheduleParams } }, async (req) =>
+  app.get('/api/schedules/:id', { schema: { tags: ['schedules'], operationId: 'getSchedule', summary: 'One schedule', params: scheduleParams, response: { 200: scheduleView } } }, async (req) =>
     adopt(req.user, await explain('params.id', () => schedules().describe(req.params.id, req.user))),
   );
 
   for (const action of ['pause', 'unpause', 'trigger'] as const) {
     app.post(`/api/schedules/:id/${action}`, {
-      schema: { tags: ['schedules'], summary: action === 'trigger' ? 'Run it now' : `${action[0].toUpperCase()}${action.slice(1)} it`, params: scheduleParams },
+      schema: { tags: ['schedules'], operationId: `${action}Schedule`, summary: action === 'trigger' ? 'Run it now' : `${action[0].toUpperCase()}${action.slice(1)} it`, params: scheduleParams, response: { 200: scheduleView } },
     }, async (req) => adopt(req.user, await explain('params.id', () => schedules()[action](req.params.id, req.user))));
   }
 
   app.delete('/api/schedules/:id', {
-    schema: { tags: ['schedules'], summary: 'Delete it (sessions it started stay)', params: scheduleParams },
+    schema: { tags: ['schedules'], operationId: 'deleteSchedule', summary: 'Delete it (sessions it started stay)', params: scheduleParams, response: { 204: noContent } },
   }, async (req, reply) => {
     await explain('params.id', () => schedules().delete(req.params.id, req.user));
-    return reply.code(204).send();
+    return reply.code(204).send(null);
   });
 }

@@ -7,6 +7,7 @@ import { ApiError, invalid } from './errors';
 import type { ResearchService } from './research-service';
 import { idParams, planEdit, sessionSettings } from './route-schemas';
 import { withDeadline } from './deadline';
+import { apiError, metadata, deleted, inputCheck, sessionPage, sessionState, sessionView, sharedSession } from './api-schemas';
 import { InvalidCursorError } from '../stores/service';
 import { LISTED_STATUSES } from '../domain/names';
 import { storeWaits } from '../client/store-waits';
@@ -21,7 +22,9 @@ export function registerSessionRoutes(root: FastifyInstance, service: ResearchSe
   app.post('/api/research', {
     schema: {
       tags: ['sessions'],
+      operationId: 'createResearch',
       summary: 'Create a research session: run now (plan, then wait for approval) or save a draft (createResearch / saveDraft)',
+      response: { 201: sessionView },
       body: z.object({
         query: z.string().min(1).max(4000).optional().describe('absent: the session asks for its question (status awaiting_topic; POST …/topic)'),
         settings: settings.optional(),
@@ -40,6 +43,8 @@ export function registerSessionRoutes(root: FastifyInstance, service: ResearchSe
   app.post('/api/check', {
     schema: {
       tags: ['sessions'],
+      operationId: 'checkInput',
+      response: { 200: inputCheck },
       summary: "Check a research question before running it (validateInput: quality 0 unusable, 1 vague, 2 clear; reason; improved prompt) or only improve it (improveInput)",
       body: z.object({
         prompt: z.string().min(1).max(4000),
@@ -59,6 +64,8 @@ export function registerSessionRoutes(root: FastifyInstance, service: ResearchSe
   app.patch('/api/research/:id', {
     schema: {
       tags: ['sessions'],
+      operationId: 'editDraft',
+      response: { 200: sessionView, 409: apiError },
       summary: 'Edit a draft: its question, settings or plan (sub-questions, outline, brief; used when the draft is approved). Settings and plan are merged',
       params: idParams,
       body: z.object({ query: z.string().min(1).max(4000).optional(), settings: settings.optional(), plan: planEdit.optional() }).strict(),
@@ -68,7 +75,9 @@ export function registerSessionRoutes(root: FastifyInstance, service: ResearchSe
   app.get('/api/research', {
     schema: {
       tags: ['sessions'],
+      operationId: 'listResearches',
       summary: 'List your sessions, newest first (listResearches)',
+      response: { 200: sessionPage },
       querystring: z.object({
         limit: z.coerce.number().int().min(1).max(100).optional(),
         cursor: z.string().max(400).optional(),
@@ -88,7 +97,7 @@ export function registerSessionRoutes(root: FastifyInstance, service: ResearchSe
   });
 
   app.get('/api/research/:id', {
-    schema: { tags: ['sessions'], summary: 'One session: status, plan, sources with tiers, findings, usage, decisions (getResearch)', params: idParams },
+    schema: { tags: ['sessions'], operationId: 'getResearch', summary: 'One session: status, plan, sources with tiers, findings, usage, decisions (getResearch)', params: idParams, response: { 200: sessionState } },
   }, async (req) => {
     const state = await service.state(req.user, req.params.id);
     // A session whose store is away says so, with the attempts (Temporal's pending activities).
@@ -97,26 +106,26 @@ export function registerSessionRoutes(root: FastifyInstance, service: ResearchSe
   });
 
   app.put('/api/research/:id/favourite', {
-    schema: { tags: ['sessions'], summary: 'Mark or unmark as favourite (toggleFavourite)', params: idParams, body: z.object({ favourite: z.boolean() }).strict() },
+    schema: { tags: ['sessions'], operationId: 'toggleFavourite', summary: 'Mark or unmark as favourite (toggleFavourite)', params: idParams, body: z.object({ favourite: z.boolean() }).strict(), response: { 200: sessionView } },
   }, async (req) => service.favourite(req.user, req.params.id, req.body.favourite));
 
   app.post('/api/research/:id/share', {
-    schema: { tags: ['sharing'], summary: 'Share read-only at an unguessable link (same link while shared)', params: idParams },
+    schema: { tags: ['sharing'], operationId: 'shareResearch', summary: 'Share read-only at an unguessable link (same link while shared)', params: idParams, response: { 200: sharedSession, 409: apiError } },
   }, async (req) => {
     const view = await service.share(req.user, req.params.id);
     return { ...view, share_url: `/share/${view.share_token}`, share_json_url: `/api/shared/${view.share_token}` };
   });
 
   app.delete('/api/research/:id/share', {
-    schema: { tags: ['sharing'], summary: 'Revoke the share link (unshareResearch)', params: idParams },
+    schema: { tags: ['sharing'], operationId: 'unshareResearch', summary: 'Revoke the share link (unshareResearch)', params: idParams, response: { 200: sessionView } },
   }, async (req) => service.unshare(req.user, req.params.id));
 
   app.delete('/api/research/:id', {
-    schema: { tags: ['sessions'], summary: 'Delete: ends a running workflow, removes the session, its events and artifacts no other session uses', params: idParams },
+    schema: { tags: ['sessions'], operationId: 'deleteResearch', summary: 'Delete: ends a running workflow, removes the session, its events and artifacts no other session uses', params: idParams, response: { 200: deleted } },
   }, async (req) => service.delete(req.user, req.params.id));
 
   app.get('/api/metadata', {
-    schema: { tags: ['sessions'], summary: 'The settings JSON Schema and session collection (researchMetadata workflow)' },
+    schema: { tags: ['sessions'], operationId: 'researchMetadata', summary: 'The settings JSON Schema and session collection (researchMetadata workflow)', response: { 200: metadata } },
   }, async () => {
     try {
       return await withDeadline(service.client.metadata(), 20_000, 'no worker answered in time');

@@ -8,6 +8,7 @@ import { researchSettingsSchema } from '../domain/settings';
 import type { ResearchPlan } from '../domain/types';
 import type { ResearchService } from './research-service';
 import { idParams, planEdit, text } from './route-schemas';
+import { accepted, apiError, sessionView } from './api-schemas';
 
 export function registerSteeringRoutes(root: FastifyInstance, service: ResearchService): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
@@ -15,48 +16,48 @@ export function registerSteeringRoutes(root: FastifyInstance, service: ResearchS
 
   app.post('/api/research/:id/approve', {
     schema: {
-      tags, summary: 'Approve a draft (starts it) or a plan awaiting approval, optionally edited (approveResearch); a panel session whose panel came out empty takes its panel here', params: idParams,
+      operationId: 'approveResearch', response: { 200: accepted, 409: apiError }, tags, summary: 'Approve a draft (starts it) or a plan awaiting approval, optionally edited (approveResearch); a panel session whose panel came out empty takes its panel here', params: idParams,
       body: z.object({ plan: planEdit.optional(), panel: z.array(text(200)).min(1).max(10).optional() }).strict().nullish(),
     },
   }, async (req) => service.approve(req.user, req.params.id, req.body?.plan as Partial<ResearchPlan> | undefined, req.body?.panel));
 
   app.post('/api/research/:id/confirm', {
     schema: {
-      tags, summary: 'Answer a partial failure of panel research (confirmPartialFailure): proceed with the answers there are, retry only the failed models, or cancel', params: idParams,
+      operationId: 'confirmPartialFailure', response: { 200: accepted, 409: apiError }, tags, summary: 'Answer a partial failure of panel research (confirmPartialFailure): proceed with the answers there are, retry only the failed models, or cancel', params: idParams,
       body: z.object({ action: z.enum(['proceed', 'retry', 'cancel']) }).strict(),
     },
   }, async (req) => service.confirm(req.user, req.params.id, req.body.action));
 
   app.post('/api/research/:id/topic', {
-    schema: { tags, summary: 'Give the research question to a session that was started without one (awaiting_topic)', params: idParams, body: z.object({ query: text(4000) }).strict() },
+    schema: { operationId: 'provideTopic', response: { 200: accepted, 409: apiError }, tags, summary: 'Give the research question to a session that was started without one (awaiting_topic)', params: idParams, body: z.object({ query: text(4000) }).strict() },
   }, async (req) => service.provideTopic(req.user, req.params.id, req.body.query));
 
   app.post('/api/research/:id/reject', {
-    schema: { tags, summary: 'Reject the plan; the session ends', params: idParams, body: z.object({ reason: text(2000).optional() }).strict().nullish() },
+    schema: { operationId: 'rejectPlan', response: { 200: accepted, 409: apiError }, tags, summary: 'Reject the plan; the session ends', params: idParams, body: z.object({ reason: text(2000).optional() }).strict().nullish() },
   }, async (req) => service.reject(req.user, req.params.id, req.body?.reason));
 
   app.post('/api/research/:id/answer', {
     schema: {
-      tags, summary: 'Answer the clarifying questions, in order or by question', params: idParams,
+      operationId: 'answerClarifications', response: { 200: accepted, 409: apiError }, tags, summary: 'Answer the clarifying questions, in order or by question', params: idParams,
       body: z.object({ answers: z.union([z.array(z.string().max(4000)).min(1).max(20), z.record(z.string(), z.string().max(4000))]) }).strict(),
     },
   }, async (req) => service.answer(req.user, req.params.id, req.body.answers));
 
   app.post('/api/research/:id/revise', {
-    schema: { tags, summary: 'Ask for a revised plan', params: idParams, body: z.object({ feedback: text(4000) }).strict() },
+    schema: { operationId: 'revisePlan', response: { 200: accepted, 409: apiError }, tags, summary: 'Ask for a revised plan', params: idParams, body: z.object({ feedback: text(4000) }).strict() },
   }, async (req) => service.revise(req.user, req.params.id, req.body.feedback));
 
   app.post('/api/research/:id/guide', {
-    schema: { tags, summary: 'Steer the next phase with guidance', params: idParams, body: z.object({ text: text(4000) }).strict() },
+    schema: { operationId: 'guideResearch', response: { 200: accepted, 409: apiError }, tags, summary: 'Steer the next phase with guidance', params: idParams, body: z.object({ text: text(4000) }).strict() },
   }, async (req) => service.guide(req.user, req.params.id, req.body.text));
 
   app.post('/api/research/:id/continue', {
-    schema: { tags, summary: 'End a pause for guidance without guidance', params: idParams },
+    schema: { operationId: 'continueResearch', response: { 200: accepted, 409: apiError }, tags, summary: 'End a pause for guidance without guidance', params: idParams },
   }, async (req) => service.continue(req.user, req.params.id));
 
   app.post('/api/research/:id/top-up', {
     schema: {
-      tags, summary: 'Raise the budget of a session (e.g. one waiting in awaiting_budget)', params: idParams,
+      operationId: 'topUpBudget', response: { 200: accepted, 409: apiError }, tags, summary: 'Raise the budget of a session (e.g. one waiting in awaiting_budget)', params: idParams,
       body: z.object({
         tokens: z.number().int().positive().max(1e9).optional(),
         cost_usd: z.number().positive().max(1e4).optional(),
@@ -69,21 +70,22 @@ export function registerSteeringRoutes(root: FastifyInstance, service: ResearchS
 
   app.post('/api/research/:id/review', {
     schema: {
-      tags, summary: 'Accept, reject or give feedback on the finished report', params: idParams,
+      operationId: 'reviewReport', response: { 200: accepted, 409: apiError }, tags, summary: 'Accept, reject or give feedback on the finished report', params: idParams,
       body: z.object({ action: z.enum(['accept', 'reject', 'feedback']), feedback: text(4000).optional() }).strict(),
     },
   }, async (req) => service.review(req.user, req.params.id, req.body));
 
   app.post('/api/research/:id/cancel', {
-    schema: { tags, summary: 'Cancel a running session (what is done is kept)', params: idParams, body: z.object({ reason: text(2000).optional() }).strict().nullish() },
+    schema: { operationId: 'cancelResearch', response: { 200: accepted, 409: apiError }, tags, summary: 'Cancel a running session (what is done is kept)', params: idParams, body: z.object({ reason: text(2000).optional() }).strict().nullish() },
   }, async (req) => service.cancel(req.user, req.params.id, req.body?.reason));
 
   app.post('/api/research/:id/retry', {
-    schema: { tags: ['operations'], summary: 'Retry a failed session from where it failed; finished searches, fetches and findings are reused (retryFromFailed)', params: idParams },
+    schema: { operationId: 'retryFromFailed', response: { 200: accepted, 409: apiError }, tags: ['operations'], summary: 'Retry a failed session from where it failed; finished searches, fetches and findings are reused (retryFromFailed)', params: idParams },
   }, async (req) => service.retry(req.user, req.params.id));
 
   app.post('/api/research/:id/resume', {
     schema: {
+      operationId: 'resumeResearch', response: { 200: accepted, 409: apiError },
       tags: ['operations'], summary: 'Resume a cancelled or timed-out session from where it stopped; timeout_seconds gives the resumed run a new time limit', params: idParams,
       body: z.object({ timeout_seconds: researchSettingsSchema.shape.timeout_seconds.unwrap().optional() }).strict().nullish(),
     },
@@ -91,7 +93,7 @@ export function registerSteeringRoutes(root: FastifyInstance, service: ResearchS
 
   app.post('/api/research/:id/enhance', {
     schema: {
-      tags: ['operations'], summary: 'Research a completed session further into a new version; the old report stays readable (enhanceResearch)', params: idParams,
+      operationId: 'enhanceResearch', response: { 201: sessionView, 409: apiError }, tags: ['operations'], summary: 'Research a completed session further into a new version; the old report stays readable (enhanceResearch)', params: idParams,
       body: z.object({
         iterations: z.number().int().min(1).max(10).optional(),
         model: z.string().trim().min(3).max(200).optional().describe('"provider:model" for every role'),

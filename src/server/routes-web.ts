@@ -10,6 +10,7 @@ import { splitModelRef } from '../config/model-catalog';
 import { ApiError } from './errors';
 import type { ResearchService } from './research-service';
 import { idParams } from './route-schemas';
+import { binary, providers, sourceText } from './api-schemas';
 
 const ASSET_TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.map': 'application/json', '.txt': 'text/plain; charset=utf-8' };
 const PREVIEW_CHARS = 20_000;
@@ -23,13 +24,24 @@ export function webRoot(): string | undefined {
 export function registerWebRoutes(root: FastifyInstance, service: ResearchService, env: NodeJS.ProcessEnv): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
 
-  app.get('/', { schema: { hide: true } }, async (_req, reply) => {
+  app.get('/', {
+    schema: {
+      tags: ['web'], operationId: 'webApp', summary: 'The web app', security: [],
+      response: { 200: { description: 'the app page', content: { 'text/html': { schema: binary } } }, 503: { description: 'the web app is not built', content: { 'text/plain': { schema: z.string() } } } },
+    },
+  }, async (_req, reply) => {
     const dir = webRoot();
     if (!dir) return reply.code(503).type('text/plain; charset=utf-8').send('The web app is not built: run "npm run build:web" (npm install builds it).');
     return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(readFileSync(path.join(dir, 'index.html')));
   });
 
-  app.get('/assets/:file', { schema: { hide: true, params: z.object({ file: z.string().regex(/^app\.(js|css|js\.map|js\.LEGAL\.txt)$/) }) } }, async (req, reply) => {
+  app.get('/assets/:file', {
+    schema: {
+      tags: ['web'], operationId: 'webAsset', summary: "The web app's script, styles, source map and licences", security: [],
+      params: z.object({ file: z.string().regex(/^app\.(js|css|js\.map|js\.LEGAL\.txt)$/) }),
+      response: { 200: { description: 'the file', content: { 'text/javascript': { schema: binary }, 'text/css': { schema: binary }, 'application/json': { schema: binary }, 'text/plain': { schema: binary } } } },
+    },
+  }, async (req, reply) => {
     const dir = webRoot();
     const file = dir && path.join(dir, req.params.file);
     if (!file || !existsSync(file)) throw new ApiError(404, 'NOT_FOUND', `no asset ${req.params.file}`);
@@ -37,7 +49,7 @@ export function registerWebRoutes(root: FastifyInstance, service: ResearchServic
   });
 
   app.get('/api/providers', {
-    schema: { tags: ['sessions'], summary: 'Models and search providers this server knows, and which have their keys (never the keys themselves)' },
+    schema: { tags: ['sessions'], operationId: 'listProviders', summary: 'Models and search providers this server knows, and which have their keys (never the keys themselves)', response: { 200: providers } },
   }, async () => {
     const config = service.client.config;
     const rows = await listProviders(config, env);
@@ -54,6 +66,8 @@ export function registerWebRoutes(root: FastifyInstance, service: ResearchServic
   app.get('/api/research/:id/sources/:sourceId/text', {
     schema: {
       tags: ['output'],
+      operationId: 'getSourceText',
+      response: { 200: sourceText },
       summary: 'The stored text of one source (parsed from its page or PDF), for a preview: at most 20,000 characters',
       params: idParams.extend({ sourceId: z.string().regex(/^S\d{1,6}$/, 'not a source id') }),
     },

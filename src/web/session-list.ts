@@ -2,21 +2,11 @@
 // link), retry / resume / enhance where they apply, and delete.
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api } from './api';
+import { api, type Session } from './api';
 import { ShareControl } from './share';
 import { Alert, busyRun, navigate, STATUSES, StatusBadge, statusLabel, TERMINAL, when } from './ui';
 
-export interface SessionRow {
-  research_id: string;
-  status: string;
-  query: string;
-  favourite: boolean;
-  shared: boolean;
-  share_token?: string;
-  parent_id: string | null;
-  created_at: string;
-  updated_at: string;
-}
+export type SessionRow = Session;
 
 export const NEXT_RUN: Record<string, { label: string; path: string }> = {
   failed: { label: 'Retry', path: 'retry' },

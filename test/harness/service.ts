@@ -1,6 +1,6 @@
 // The HTTP service over the harness: a real Fastify server on loopback in front of a test
 // environment, plus small helpers to call it and to read its Server-Sent Events.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, RouteOptions } from 'fastify';
 import { buildApp } from '../../src/server/app';
 import { ResearchService } from '../../src/server/research-service';
 import type { SessionPolicy } from '../../src/server/session-policy';
@@ -17,7 +17,7 @@ export interface TestService {
 
 export async function startService(
   env: TestEnvironment,
-  opts: { rateLimitPerMinute?: number; corsOrigins?: string[]; policy?: SessionPolicy; log?: (line: string) => void; client?: ResearchClient; providerEnv?: NodeJS.ProcessEnv } = {},
+  opts: { rateLimitPerMinute?: number; corsOrigins?: string[]; policy?: SessionPolicy; log?: (line: string) => void; client?: ResearchClient; providerEnv?: NodeJS.ProcessEnv; onRoute?: (route: RouteOptions) => void } = {},
 ): Promise<TestService> {
   const service = new ResearchService(opts.client ?? env.client, opts.policy ?? { allowLocalDocuments: false }, opts.log, 1_000);
   const app = await buildApp({
@@ -26,6 +26,7 @@ export async function startService(
     rateLimitPerMinute: opts.rateLimitPerMinute ?? 100_000,
     corsOrigins: opts.corsOrigins,
     env: opts.providerEnv ?? env.env,
+    onRoute: opts.onRoute,
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
@@ -98,3 +99,22 @@ export async function readSse(url: string, opts: { token?: string; lastEventId?:
     controller.abort();
   }
 }
+
+/** What a server answered, route by route: `METHOD /path/:param` → the status codes sent. */
+export class AnsweredStatuses {
+  readonly routes: { method: string; url: string }[] = [];
+  readonly answered = new Map<string, Set<number>>();
+
+  /** The onRoute option of startService: lists each route and records what it answers. */
+  readonly onRoute = (route: RouteOptions): void => {
+    for (const method of [route.method].flat()) this.routes.push({ method, url: route.url });
+    const record = async (req: { method: string; routeOptions: { url?: string } }, reply: { statusCode: number }) => {
+      const key = `${req.method} ${req.routeOptions.url}`;
+      this.answered.set(key, (this.answered.get(key) ?? new Set()).add(reply.statusCode));
+    };
+    route.onResponse = [...[route.onResponse ?? []].flat(), record] as RouteOptions['onResponse'];
+  };
+}
+
+/** The OpenAPI path of a Fastify route: /api/research/:id → /api/research/{id}. */
+export const openApiPath = (url: string): string => url.replace(/:([A-Za-z]+)/g, '{$1}');

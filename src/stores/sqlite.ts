@@ -1,0 +1,13 @@
+// One way to open the embedded stores' SQLite files: the folder made, write-ahead logging (readers
+// never wait for the writer), and a writer that waits up to 5 s for another process's lock.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+
+export function openSqlite(file: string): Database.Database {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 5000');
+  return db;
+}
