@@ -2,7 +2,7 @@
 // ownership, drafts, steering with 404/409 answers, favourites, share tokens and delete.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ResearchClient, ResearchError, validateQuery, type InputContext } from '../client/research-client';
-import { openArtifactStore, openFetchCache, openServiceStore } from '../stores/open';
+import { openArtifactStore, openServiceStore } from '../stores/open';
 import { artifactIdsIn, type SessionStore } from '../stores/sessions';
 import type { ArtifactStore } from '../stores/artifacts';
 import type { EnhanceOptions } from '../client/session-ops';
@@ -15,6 +15,7 @@ import { ApiError, invalid, notFound, wrongState } from './errors';
 import type { ListFilter, OwnedSession, ServiceStore } from './service-store';
 import { rememberingServiceStore } from './remembering-store';
 import { operatorsFromEnv, Visibility } from './visibility';
+import { releaseArtifacts } from './artifact-release';
 import { checkPlanEdit, checkServiceSettings, policyFromEnv, startSettings, type SessionPolicy } from './session-policy';
 
 export interface CreateRequest {
@@ -312,17 +313,7 @@ export class ResearchService {
     const sessions = this.sessions();
     const stored = await sessions.get(id);
     if (stored) for (const fileId of artifactIdsIn(JSON.stringify(stored))) mine.add(fileId);
-    const others = await sessions.artifactIdsExcept(id);
-    const orphans = [...mine].filter((fileId) => !others.has(fileId));
-    for (const fileId of orphans) await this.artifacts().delete(fileId);
-    if (orphans.length) {
-      const cache = openFetchCache(this.client.config, this.client.env);
-      try {
-        await cache.forget(orphans);
-      } finally {
-        await cache.close();
-      }
-    }
+    const removed = await releaseArtifacts(this.releaseDeps(), id, mine);
     await sessions.delete(id);
     await this.store.remove(id);
     // Terminating does not stop activities already running: a model call may still stream rows, a
@@ -332,12 +323,20 @@ export class ResearchService {
         // A failure here means the service closed meanwhile.
         this.store
           .exists(id)
-          .then((exists) => (exists ? undefined : sessions.delete(id)))
+          .then(async (exists) => {
+            if (exists) return;
+            await sessions.delete(id);
+            await releaseArtifacts(this.releaseDeps(), id, []);
+          })
           .catch(() => undefined);
       }, LATE_WRITES_MS);
       sweep.unref();
     }
-    return { deleted: id, artifacts_removed: orphans.length };
+    return { deleted: id, artifacts_removed: removed };
+  }
+
+  private releaseDeps() {
+    return { config: this.client.config, env: this.client.env, artifacts: this.artifacts(), sessions: this.sessions() };
   }
 
   /** One log line when a new session has no worker to run it after a few seconds. */

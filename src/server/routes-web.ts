@@ -7,7 +7,6 @@ import path from 'node:path';
 import { z } from 'zod';
 import { listProviders } from '../cli/providers';
 import { splitModelRef } from '../config/model-catalog';
-import { FileArtifactStore } from '../stores/artifacts';
 import { ApiError } from './errors';
 import type { ResearchService } from './research-service';
 import { idParams } from './routes-sessions';
@@ -63,7 +62,7 @@ export function registerWebRoutes(root: FastifyInstance, service: ResearchServic
     const source = state?.sources.find((s) => s.id === req.params.sourceId);
     if (!source) throw new ApiError(404, 'NOT_FOUND', `research ${req.params.id} has no source ${req.params.sourceId}`);
     const fileId = source.text_file_id;
-    const store = new FileArtifactStore(path.join(service.client.config.data_dir, 'artifacts'));
+    const store = service.artifacts();
     const text = fileId && (await store.describe(fileId)) ? (await store.get(fileId)).toString('utf8') : '';
     return {
       source_id: source.id,
