@@ -1,6 +1,7 @@
 // Calls to the deep-research API from the browser: the user's token (if the server needs one),
 // one error shape, downloads, and a live event stream that resumes after a drop with
 // Last-Event-ID, so no event is lost or shown twice.
+import type { ModelOutputEvent } from './model-output';
 
 export interface ApiErrorBody {
   error: string;
@@ -66,6 +67,8 @@ export interface StreamEvent {
 
 export interface StreamHandlers {
   onEvent(e: StreamEvent): void;
+  /** When given, the stream also carries what the model is writing (model_output, no seq). */
+  onModelOutput?(output: ModelOutputEvent): void;
   onEnd(status: string): void;
   onConnection(state: 'live' | 'reconnecting' | 'ended'): void;
 }
@@ -81,7 +84,7 @@ export function followEvents(id: string, handlers: StreamHandlers): () => void {
     while (!stopped) {
       controller = new AbortController();
       try {
-        const res = await fetch(`/api/research/${encodeURIComponent(id)}/events`, {
+        const res = await fetch(`/api/research/${encodeURIComponent(id)}/events${handlers.onModelOutput ? '?model_output=true' : ''}`, {
           headers: headers({ accept: 'text/event-stream', ...(lastSeq ? { 'last-event-id': String(lastSeq) } : {}) }),
           signal: controller.signal,
         });
@@ -126,6 +129,10 @@ export function followEvents(id: string, handlers: StreamHandlers): () => void {
           return true;
         }
         if (type === 'error') throw new Error(String((parsed as { message?: string }).message));
+        if (type === 'model_output') {
+          handlers.onModelOutput?.(parsed as unknown as ModelOutputEvent);
+          continue;
+        }
         if (typeof parsed.seq === 'number' && parsed.seq > lastSeq) {
           lastSeq = parsed.seq;
           handlers.onEvent(parsed);
