@@ -3,7 +3,7 @@
 // dev server's CPU (from /proc of its process) and the latency of GET /api/research/:id, without
 // and with the streams open.
 //   npm run bench:streams                             (10 sessions, 500 streams)
-//   BENCH_SESSIONS=5 BENCH_STREAMS=200 BENCH_SECONDS=5 npm run bench:streams
+//   BENCH_SESSIONS=5 BENCH_STREAMS=200 BENCH_SECONDS=5 BENCH_SETTLE_SECONDS=5 npm run bench:streams
 import { Connection } from '@temporalio/client';
 import { readFileSync } from 'node:fs';
 import { ResearchClient } from '../src/client/research-client';
@@ -16,6 +16,7 @@ import { startTestServer } from '../test/harness/temporal';
 const sessions = Number(process.env.BENCH_SESSIONS ?? 10);
 const streams = Number(process.env.BENCH_STREAMS ?? 500);
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const settleSeconds = Number(process.env.BENCH_SETTLE_SECONDS ?? 15);
 const CLOCK_TICKS = 100;
 
 /** CPU seconds the process used so far (user + system). */
@@ -82,7 +83,8 @@ async function main(): Promise<void> {
       void res.body?.pipeTo(new WritableStream()).catch(() => undefined);
       open.push(controller);
     }
-    await new Promise((r) => setTimeout(r, 3_000));
+    // Each new stream catches up once (two engine queries); measured once they have settled.
+    await new Promise((r) => setTimeout(r, settleSeconds * 1000));
     const streamCpu = await cpuPercent(pid, seconds * 1000);
     const streamGets = await latencies();
 
