@@ -136,6 +136,28 @@ for (const [name, backend] of [
       }
     });
 
+    it('artifact references: a shared artifact is released only when its last session lets go, retries record nothing twice', async () => {
+      const { config, env } = await backend.fresh();
+      const cache = openFetchCache(config, env);
+      try {
+        const at = new Date().toISOString();
+        await cache.put({ url: 'https://a.example/shared', file_id: id64('a'), kind: 'html', content_type: 'text/html', final_url: 'https://a.example/shared', status: 200, size: 1, fetched_at: at });
+        await cache.adopt('A', [id64('a'), id64('b')]);
+        await cache.adopt('A', [id64('a')]);
+        await cache.adopt('B', [id64('a')]);
+        expect(await cache.users(id64('a'))).toEqual(['A', 'B']);
+        // A's own artifact and one only named in its snapshot go; the one B uses stays, cached too.
+        expect((await cache.release('A', [id64('c')])).sort()).toEqual([id64('b'), id64('c')]);
+        expect(await cache.users(id64('a'))).toEqual(['B']);
+        expect(await cache.fresh('https://a.example/shared', 60)).toBeDefined();
+        expect(await cache.release('A', [])).toEqual([]);
+        expect(await cache.release('B', [])).toEqual([id64('a')]);
+        expect(await cache.fresh('https://a.example/shared', 60)).toBeUndefined();
+      } finally {
+        await cache.close();
+      }
+    });
+
     it('service: hashed tokens, ownership, drafts, favourites, share tokens, filtered pages', async () => {
       const { config, env } = await backend.fresh();
       const store = openServiceStore(config, env);

@@ -153,6 +153,12 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
 
   it('shows the report filling in, and loses no event when the connection drops', async () => {
     await page.waitForFunction(() => (document.querySelector('.report-body')?.querySelectorAll('li').length ?? 0) > 0, { timeout: 60_000 });
+    // What the model is writing shows while the session runs, bounded: a few calls, their newest text.
+    await page.waitForFunction(() => [...document.querySelectorAll('.model-output pre')].some((p) => (p.textContent ?? '').length > 0), { timeout: 60_000 });
+    const writing = await page.$$eval('.model-output li', (lis) => lis.map((li) => ({ label: li.querySelector('.hint')?.textContent ?? '', chars: li.querySelector('pre')?.textContent?.length ?? 0 })));
+    expect(writing.length).toBeLessThanOrEqual(4);
+    expect(writing.every((w) => w.chars <= 3_000 && /characters/.test(w.label))).toBe(true);
+    expect((await stateOf(id)).state.status).not.toBe('completed');
     // The network drops: every open connection to the server is cut; the page reconnects with Last-Event-ID.
     api.app.server.closeAllConnections();
     await page.$eval('#report-title', (h) => h.scrollIntoView());

@@ -29,6 +29,7 @@ import { createStoreActivities } from './store-activities';
 import { createWebActivities } from './web-activities';
 import { toFailure } from './errors';
 import { asStoreSteps, waitingForStore, type StoreWaitEvent } from './store-wait';
+import { adoptingArtifacts } from './adopted-artifacts';
 
 export interface ActivityDeps {
   config: AppConfig;
@@ -74,8 +75,10 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   // be reached inside their attempt; the store steps (persist, report versions) fail fast instead,
   // as StoreUnavailable, and Temporal retries them without a maximum.
   const wait = { onWait: deps.onStoreWait };
-  const store = waitingForStore(artifacts, 'artifacts', wait);
   const cache = waitingForStore(ownCache, 'fetch cache', wait);
+  // Every artifact an activity stores is recorded as its session's, so deletes leave shared ones.
+  const store = adoptingArtifacts(waitingForStore(artifacts, 'artifacts', wait), cache);
+  const storeStepArtifacts = adoptingArtifacts(artifacts, ownCache);
   let waitingSessions: SessionStore | undefined;
   const sessionsWaiting = () => (waitingSessions ??= waitingForStore(sessionStore(), 'sessions', wait));
   // The model's streamed output is a convenience: it is dropped, never waited for.
@@ -89,8 +92,8 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
     ...createPanelActivities(modelDeps),
     ...createVerifyActivities({ artifacts: store, fetcher, model, defaultModel, pricing: config.models.pricing, doiResolver: config.fetch.doi_resolver_url }),
     ...createWebActivities({ config, artifacts: store, fetcher, cache, searchProvider }),
-    ...asStoreSteps(createStoreActivities(sessionStore, artifacts), 'sessions'),
-    ...asStoreSteps(createReportActivities(artifacts), 'artifacts'),
+    ...asStoreSteps(createStoreActivities(sessionStore, storeStepArtifacts), 'sessions'),
+    ...asStoreSteps(createReportActivities(storeStepArtifacts), 'artifacts'),
     ...createRelevanceActivities(store, relevanceEmbedder(config, env)),
     ...createDeliveryActivities({ config, env, sessions: sessionsWaiting, artifacts: store }),
     async lookupLocalKnowledge({ query, maxResults }) {

@@ -24,6 +24,7 @@ import type {
 } from './contracts';
 import { toFailure } from './errors';
 import { withHeartbeat } from './heartbeat';
+import { adoptArtifacts } from './adopted-artifacts';
 
 export interface WebDeps {
   config: AppConfig;
@@ -72,6 +73,8 @@ export function createWebActivities(deps: WebDeps) {
     async fetchUrl({ url }: FetchUrlInput): Promise<FetchUrlOutput> {
       if (/^file:/i.test(url)) return fetchLocalFile(url);
       const cached = await deps.cache.fresh(url, config.fetch.cache_ttl_seconds);
+      // Adopted before it is checked: a delete of the session that fetched it now keeps it.
+      if (cached) await adoptArtifacts(deps.cache, [cached.file_id]);
       if (cached && (await artifacts.describe(cached.file_id))) {
         const { url: _url, ...rest } = cached;
         return { ...rest, from_cache: true };

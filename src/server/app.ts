@@ -19,6 +19,7 @@ import { registerMcpRoutes } from './mcp';
 import { codecOriginsFromEnv, isCodecPreflight, registerCodecRoutes } from './routes-codec';
 import type { ResearchService } from './research-service';
 import { registerOutputRoutes } from './routes-output';
+import { registerEventRoutes } from './routes-events';
 import { registerScheduleRoutes } from './routes-schedules';
 import { registerSessionRoutes } from './routes-sessions';
 import { registerSteeringRoutes } from './routes-steering';
@@ -159,6 +160,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerSessionRoutes(app, service);
   registerSteeringRoutes(app, service);
   registerOutputRoutes(app, service);
+  registerEventRoutes(app, service, opts.env ?? process.env);
   registerScheduleRoutes(app, service);
   registerMcpRoutes(app, service);
   registerWebRoutes(app, service, opts.env ?? process.env);

@@ -18,6 +18,7 @@ import { rememberingServiceStore } from './remembering-store';
 import { withDeadline } from './deadline';
 import { panelSettings, readContexts, sessionView, type CreateRequest, type EnhanceRequest, type InputCheckView, type SessionView } from './service-requests';
 import { operatorsFromEnv, Visibility } from './visibility';
+import { releaseArtifacts } from './artifact-release';
 import { checkPlanEdit, checkServiceSettings, policyFromEnv, startSettings, type SessionPolicy } from './session-policy';
 
 /** How long after a delete writes of activities that were in flight are swept up. */
@@ -259,17 +260,7 @@ export class ResearchService {
     const sessions = this.sessions();
     const stored = await sessions.get(id);
     if (stored) for (const fileId of artifactIdsIn(JSON.stringify(stored))) mine.add(fileId);
-    const others = await sessions.artifactIdsExcept(id);
-    const orphans = [...mine].filter((fileId) => !others.has(fileId));
-    for (const fileId of orphans) await this.artifacts().delete(fileId);
-    if (orphans.length) {
-      const cache = openFetchCache(this.client.config, this.client.env);
-      try {
-        await cache.forget(orphans);
-      } finally {
-        await cache.close();
-      }
-    }
+    const removed = await releaseArtifacts(this.releaseDeps(), id, mine);
     await sessions.delete(id);
     await this.store.remove(id);
     // Terminating does not stop activities already running: a model call may still stream rows, a
@@ -279,12 +270,20 @@ export class ResearchService {
         // A failure here means the service closed meanwhile.
         this.store
           .exists(id)
-          .then((exists) => (exists ? undefined : sessions.delete(id)))
+          .then(async (exists) => {
+            if (exists) return;
+            await sessions.delete(id);
+            await releaseArtifacts(this.releaseDeps(), id, []);
+          })
           .catch(() => undefined);
       }, LATE_WRITES_MS);
       sweep.unref();
     }
-    return { deleted: id, artifacts_removed: orphans.length };
+    return { deleted: id, artifacts_removed: removed };
+  }
+
+  private releaseDeps() {
+    return { config: this.client.config, env: this.client.env, artifacts: this.artifacts(), sessions: this.sessions() };
   }
 
   /** One log line when a new session has no worker to run it after a few seconds. */

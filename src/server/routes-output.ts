@@ -1,11 +1,11 @@
-// What a session produced: the report (Markdown, HTML, JSON), artifacts by file id, the live event
-// stream (Server-Sent Events with Last-Event-ID resume) and read-only share links.
+// What a session produced: the report (Markdown, HTML, JSON), artifacts by file id and read-only
+// share links. The live event stream is in routes-events.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { artifactIdsIn } from '../stores/sessions';
 import type { ResearchSnapshot } from '../domain/types';
-import { ApiError, invalid } from './errors';
+import { ApiError } from './errors';
 import { reportPdf } from '../report/pdf';
 import { reportPage } from '../report/html';
 import type { ResearchService } from './research-service';
@@ -15,7 +15,6 @@ import { idParams } from './route-schemas';
 import { apiError, binary, reportJson as reportJsonSchema } from './api-schemas';
 
 const CONTENT_TYPES: Record<string, string> = { html: 'text/html', pdf: 'application/pdf', docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', text: 'text/plain; charset=utf-8' };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function reportJson(s: OwnedSession, state: ResearchSnapshot) {
   return {
@@ -83,54 +82,6 @@ export function registerOutputRoutes(root: FastifyInstance, service: ResearchSer
       .header('content-disposition', `inline; filename="${fileId}"`)
       .type(meta.content_type ?? CONTENT_TYPES[meta.kind] ?? 'application/octet-stream')
       .send(body);
-  });
-
-  app.get('/api/research/:id/events', {
-    schema: {
-      tags: ['output'],
-      operationId: 'streamEvents',
-      response: { 200: { description: 'an event stream: `id:` is the event seq; `event: end` closes it', content: { 'text/event-stream': { schema: z.string() } } } },
-      summary: 'Live events as Server-Sent Events (id = event seq). Reconnect with Last-Event-ID (or ?after=) to resume with no gap.',
-      params: idParams,
-      querystring: z.object({ after: z.coerce.number().int().min(0).optional() }),
-    },
-  }, async (req, reply) => {
-    await service.owned(req.user, req.params.id);
-    const header = req.headers['last-event-id'];
-    let after = req.query.after ?? 0;
-    if (header !== undefined) {
-      if (typeof header !== 'string' || !/^\d{1,12}$/.test(header)) throw invalid('headers.last-event-id', 'Last-Event-ID must be an event seq (a whole number)');
-      after = Number(header);
-    }
-    reply.hijack();
-    const raw = reply.raw;
-    raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-content-type-options': 'nosniff' });
-    let closed = false;
-    req.raw.once('close', () => (closed = true));
-    raw.write('retry: 2000\n\n');
-    let idle = 0;
-    while (!closed) {
-      let batch: { events: { seq: number; type: string }[]; status: string };
-      try {
-        batch = await service.events(req.user, req.params.id, after);
-      } catch (err) {
-        raw.write(`event: error\ndata: ${JSON.stringify({ message: (err as Error).message })}\n\n`);
-        break;
-      }
-      for (const e of batch.events) {
-        if (e.seq <= after) continue;
-        raw.write(`id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`);
-        after = e.seq;
-      }
-      if (batch.events.length === 0 && (isTerminal(batch.status) || batch.status === 'draft')) {
-        raw.write(`event: end\ndata: ${JSON.stringify({ status: batch.status, last_event_id: after })}\n\n`);
-        break;
-      }
-      idle = batch.events.length ? 0 : idle + 1;
-      if (idle > 0 && idle % 30 === 0) raw.write(': keep-alive\n\n');
-      await sleep(500);
-    }
-    raw.end();
   });
 
   const tokenParams = z.object({ token: z.string().regex(/^[A-Za-z0-9_-]{20,64}$/, 'not a share token') });

@@ -28,12 +28,17 @@ export interface ArtifactStore {
 
 const FILE_ID = /^[a-f0-9]{64}$/;
 
+/** The id an artifact of these bytes has in every store: the SHA-256 of its bytes. */
+export function artifactIdOf(body: Buffer | string): string {
+  return createHash('sha256').update(typeof body === 'string' ? Buffer.from(body, 'utf8') : body).digest('hex');
+}
+
 export class FileArtifactStore implements ArtifactStore {
   constructor(private readonly root: string) {}
 
   async put(body: Buffer | string, meta: ArtifactMeta): Promise<StoredArtifact> {
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-    const fileId = createHash('sha256').update(bytes).digest('hex');
+    const fileId = artifactIdOf(bytes);
     const file = this.pathFor(fileId);
     const existing = await this.describe(fileId);
     if (existing) return existing;

@@ -3,9 +3,8 @@
 // fleet reads what any worker stored. Temporal owns retries: the SDK's own are off. The SDK is
 // loaded on first use, so installations without a bucket never load it.
 import type { S3Client } from '@aws-sdk/client-s3';
-import { createHash } from 'node:crypto';
 import { ConfigError } from '../config/load';
-import type { ArtifactMeta, ArtifactStore, StoredArtifact } from './artifacts';
+import { artifactIdOf, type ArtifactMeta, type ArtifactStore, type StoredArtifact } from './artifacts';
 
 const FILE_ID = /^[a-f0-9]{64}$/;
 
@@ -54,7 +53,7 @@ export class S3ArtifactStore implements ArtifactStore {
 
   async put(body: Buffer | string, meta: ArtifactMeta): Promise<StoredArtifact> {
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-    const fileId = createHash('sha256').update(bytes).digest('hex');
+    const fileId = artifactIdOf(bytes);
     const existing = await this.describe(fileId);
     if (existing) return existing;
     const stored: StoredArtifact = { ...meta, file_id: fileId, size: bytes.length, created_at: new Date().toISOString() };

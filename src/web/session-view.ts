@@ -10,6 +10,7 @@ import { Budget, Decisions, Events, Findings, Gaps, progressOf, Sources, type Sn
 import { PanelMembers } from './panel-members';
 import { Clarify, PlanReview } from './plan-review';
 import { ShareControl } from './share';
+import { ModelOutputView, withOutput, type LiveCall } from './model-output';
 import { NEXT_RUN, type SessionRow } from './session-list';
 import { Alert, busyRun, navigate, stageOf, StatusBadge } from './ui';
 
@@ -52,6 +53,7 @@ export function SessionView({ id }: { id: string }) {
   const [research, setResearch] = useState<SessionRow & { settings?: Record<string, unknown>; contexts?: number } | undefined>();
   const [state, setState] = useState<Snapshot | null>(null);
   const [events, setEvents] = useState<StreamEvent[]>([]);
+  const [output, setOutput] = useState<LiveCall[]>([]);
   const [connection, setConnection] = useState('connecting');
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState('');
@@ -83,6 +85,7 @@ export function SessionView({ id }: { id: string }) {
         setEvents((old) => (old.length && old[old.length - 1].seq >= e.seq ? old : [...old, e]));
         soon();
       },
+      onModelOutput: (o) => setOutput((old) => withOutput(old, o)),
       onEnd: () => void load(),
       onConnection: setConnection,
     });
@@ -161,6 +164,7 @@ export function SessionView({ id }: { id: string }) {
       <${Section} title="Budget and cost" open=${true}><${Budget} state=${state} /><//>
       <${Section} title="Decision log" count=${state.mind?.agent_decisions?.length ?? 0}><${Decisions} state=${state} /><//>
       <${Section} title="Events" count=${events.length}><${Events} events=${events} /><//>
+      <${Section} title="What the model is writing" open=${connection === 'live'}><${ModelOutputView} calls=${output} /><//>
     </div>`}
   </article>`;
 }

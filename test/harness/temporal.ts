@@ -11,6 +11,8 @@ import { devServerArgs, waitForPort } from '../../src/temporal/dev-server';
 export interface TestServer {
   address: string;
   dataDir: string;
+  /** The server process's id (its CPU time is in /proc/<pid>/stat). */
+  pid(): number | undefined;
   restart(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -48,6 +50,7 @@ export async function startTestServer(): Promise<TestServer> {
   return {
     address,
     dataDir,
+    pid: () => child?.pid,
     stop,
     restart: async () => {
       await stop();

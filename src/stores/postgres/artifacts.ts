@@ -1,7 +1,6 @@
 // Artifacts in shared PostgreSQL (bytea), addressed by the SHA-256 of their bytes: the same page
 // fetched by two workers is stored once, and every machine can read what any worker stored.
-import { createHash } from 'node:crypto';
-import type { ArtifactMeta, ArtifactStore, StoredArtifact } from '../artifacts';
+import { artifactIdOf, type ArtifactMeta, type ArtifactStore, type StoredArtifact } from '../artifacts';
 import type { PgDatabase } from './database';
 
 const FILE_ID = /^[a-f0-9]{64}$/;
@@ -11,7 +10,7 @@ export class PgArtifactStore implements ArtifactStore {
 
   async put(body: Buffer | string, meta: ArtifactMeta): Promise<StoredArtifact> {
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-    const fileId = createHash('sha256').update(bytes).digest('hex');
+    const fileId = artifactIdOf(bytes);
     const existing = await this.describe(fileId);
     if (existing) return existing;
     const stored: StoredArtifact = { ...meta, file_id: fileId, size: bytes.length, created_at: new Date().toISOString() };

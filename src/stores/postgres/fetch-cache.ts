@@ -26,6 +26,29 @@ export class PgFetchCache implements FetchCache {
     if (fileIds.length) await this.db.query('DELETE FROM fetches WHERE file_id = ANY($1)', [fileIds]);
   }
 
+  async adopt(researchId: string, fileIds: string[]): Promise<void> {
+    if (!fileIds.length) return;
+    await this.db.query('INSERT INTO artifact_refs (research_id, file_id) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING', [researchId, fileIds]);
+  }
+
+  async release(researchId: string, candidates: string[]): Promise<string[]> {
+    return this.db.transaction(async (c) => {
+      const { rows: held } = await c.query<{ file_id: string }>('DELETE FROM artifact_refs WHERE research_id = $1 RETURNING file_id', [researchId]);
+      const mine = [...new Set([...candidates, ...held.map((r) => r.file_id)])];
+      if (!mine.length) return [];
+      const { rows: used } = await c.query<{ file_id: string }>('SELECT file_id FROM artifact_refs WHERE file_id = ANY($1)', [mine]);
+      const kept = new Set(used.map((r) => r.file_id));
+      const unused = mine.filter((id) => !kept.has(id));
+      if (unused.length) await c.query('DELETE FROM fetches WHERE file_id = ANY($1)', [unused]);
+      return unused;
+    });
+  }
+
+  async users(fileId: string): Promise<string[]> {
+    const { rows } = await this.db.query<{ research_id: string }>('SELECT research_id FROM artifact_refs WHERE file_id = $1 ORDER BY research_id', [fileId]);
+    return rows.map((r) => r.research_id);
+  }
+
   async close(): Promise<void> {
     await this.db.release();
   }

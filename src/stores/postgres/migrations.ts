@@ -63,4 +63,12 @@ export const MIGRATIONS: Migration[] = [
       ALTER TABLE owned_sessions ADD COLUMN plan TEXT;
     `,
   },
+  {
+    version: 3,
+    name: 'which session uses which artifact',
+    sql: `
+      CREATE TABLE artifact_refs (research_id TEXT NOT NULL, file_id TEXT NOT NULL, PRIMARY KEY (research_id, file_id));
+      CREATE INDEX artifact_refs_by_file ON artifact_refs (file_id);
+    `,
+  },
 ];
