@@ -1,4 +1,7 @@
-// How the client refuses: one sentence, and whether the input or the session's state was wrong.
+// How the client refuses: one sentence, and whether the input or the session's state was wrong;
+// and Temporal's failures said that way.
+import { ApplicationFailure, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { REFUSAL_TYPES } from '../workflows/messages';
 
 export const MAX_QUERY_CHARS = 4_000;
 
@@ -20,4 +23,24 @@ export function validateQuery(query: unknown): string {
     throw new ResearchError(`the research question is ${trimmed.length} characters long; the limit is ${MAX_QUERY_CHARS}`);
   }
   return trimmed;
+}
+
+export function isGone(err: unknown): boolean {
+  return err instanceof WorkflowNotFoundError || (err as { name?: string })?.name === 'WorkflowNotFoundError';
+}
+
+/** A failure of a call on session `id` as the client says it: unknown id, a refusal (typed), or as it came. */
+export function explainFailure(id: string, err: unknown): Error {
+  if (isGone(err)) return new ResearchError(`unknown research id ${id}`);
+  if (err instanceof WorkflowUpdateFailedError) {
+    const cause = err.cause as Error | undefined;
+    if (cause instanceof ApplicationFailure && cause.type === REFUSAL_TYPES.invalid) {
+      const field = (cause.details?.[0] as { field?: unknown } | undefined)?.field;
+      return new ResearchError(cause.message, { kind: 'invalid', ...(typeof field === 'string' ? { field } : {}) });
+    }
+    return new ResearchError(cause?.message ?? err.message);
+  }
+  const message = (err as Error)?.message ?? String(err);
+  if (/workflow execution already completed/i.test(message)) return new ResearchError(`research ${id} has already finished`);
+  return err instanceof Error ? err : new Error(message);
 }

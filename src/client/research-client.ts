@@ -1,13 +1,6 @@
 // The typed client every front end uses (CLI now, web UI later). Errors come back as one clear
 // sentence: unknown research id, wrong state for an operation, invalid input.
-import {
-  ApplicationFailure,
-  Client,
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
-  type Connection,
-} from '@temporalio/client';
+import { Client, WorkflowExecutionAlreadyStartedError, type Connection } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { resolveSettings } from '../config/load';
 import type { AppConfig } from '../config/schema';
@@ -40,7 +33,6 @@ import {
   workflowIdFor,
   WORKFLOW_TYPE,
   METADATA_WORKFLOW_TYPE,
-  REFUSAL_TYPES,
   type Accepted,
   type ApproveArgs,
 } from '../workflows/messages';
@@ -50,7 +42,7 @@ import type { ArtifactStore } from '../stores/artifacts';
 import type { ResearchMetadata } from '../workflows/metadata';
 import { TERMINAL_STATUSES, type ResearchState, type ResearchStatus } from '../domain/types';
 import { ResearchSchedules } from './schedules';
-import { ResearchError, validateQuery } from './errors';
+import { explainFailure, isGone, ResearchError, validateQuery } from './errors';
 import { storeInputContexts } from './input-contexts';
 import { continuationState, enhancedState, ENHANCEABLE, RESUMABLE, RETRYABLE, type EnhanceOptions } from './session-ops';
 
@@ -186,7 +178,7 @@ export class ResearchClient {
   /** Ends a pause_for_guidance wait (a signal: there is nothing to validate). */
   async continue(id: string): Promise<void> {
     await this.handle(id).signal(continueSignal).catch((err: unknown) => {
-      throw this.explain(id, err);
+      throw explainFailure(id, err);
     });
   }
 
@@ -207,7 +199,7 @@ export class ResearchClient {
     } catch (err) {
       const stored = isGone(err) ? await this.sessions().get(id) : undefined;
       if (stored) return stored;
-      throw await this.keyProblem(id, err) ?? this.explain(id, err);
+      throw await this.keyProblem(id, err) ?? explainFailure(id, err);
     }
     return this.withReport(live).catch((err: unknown) => {
       if (opts.statusOnly && isStoreUnavailable(err)) return { ...live, report_markdown: '' };
@@ -232,7 +224,7 @@ export class ResearchClient {
     try {
       live = await this.handle(id).query(eventsQuery, { afterSeq });
     } catch (err) {
-      if (!isGone(err) || !(await this.sessions().get(id))) throw this.explain(id, err);
+      if (!isGone(err) || !(await this.sessions().get(id))) throw explainFailure(id, err);
       return bySeq(await this.sessions().events(id, afterSeq), options.stream ? await this.sessions().streamEvents(id, afterSeq) : []);
     }
     const first = live[0]?.seq;
@@ -360,7 +352,7 @@ export class ResearchClient {
           throw new ResearchError(`research ${id} has already finished (${status})`);
         }
       }
-      throw this.explain(id, err);
+      throw explainFailure(id, err);
     }
   }
 
@@ -370,24 +362,6 @@ export class ResearchClient {
     return problem ? new PayloadKeyError(problem, await this.sessions().get(id).catch(() => undefined)) : undefined;
   }
 
-  private explain(id: string, err: unknown): Error {
-    if (isGone(err)) return new ResearchError(`unknown research id ${id}`);
-    if (err instanceof WorkflowUpdateFailedError) {
-      const cause = err.cause as Error | undefined;
-      if (cause instanceof ApplicationFailure && cause.type === REFUSAL_TYPES.invalid) {
-        const field = (cause.details?.[0] as { field?: unknown } | undefined)?.field;
-        return new ResearchError(cause.message, { kind: 'invalid', ...(typeof field === 'string' ? { field } : {}) });
-      }
-      return new ResearchError(cause?.message ?? err.message);
-    }
-    const message = (err as Error)?.message ?? String(err);
-    if (/workflow execution already completed/i.test(message)) return new ResearchError(`research ${id} has already finished`);
-    return err instanceof Error ? err : new Error(message);
-  }
-}
-
-function isGone(err: unknown): boolean {
-  return err instanceof WorkflowNotFoundError || (err as { name?: string })?.name === 'WorkflowNotFoundError';
 }
 
 /** Workflow events with the AgentStream events between them, in order. */
