@@ -33,17 +33,21 @@ export function artifactIdOf(body: Buffer | string): string {
   return createHash('sha256').update(typeof body === 'string' ? Buffer.from(body, 'utf8') : body).digest('hex');
 }
 
+/** Bytes about to be stored, with the id and description every store records for them. */
+export function newArtifact(body: Buffer | string, meta: ArtifactMeta): { bytes: Buffer; stored: StoredArtifact } {
+  const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+  return { bytes, stored: { ...meta, file_id: artifactIdOf(bytes), size: bytes.length, created_at: new Date().toISOString() } };
+}
+
 export class FileArtifactStore implements ArtifactStore {
   constructor(private readonly root: string) {}
 
   async put(body: Buffer | string, meta: ArtifactMeta): Promise<StoredArtifact> {
-    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-    const fileId = artifactIdOf(bytes);
-    const file = this.pathFor(fileId);
-    const existing = await this.describe(fileId);
+    const { bytes, stored } = newArtifact(body, meta);
+    const existing = await this.describe(stored.file_id);
     if (existing) return existing;
+    const file = this.pathFor(stored.file_id);
     await mkdir(path.dirname(file), { recursive: true });
-    const stored: StoredArtifact = { ...meta, file_id: fileId, size: bytes.length, created_at: new Date().toISOString() };
     await writeAtomically(file, bytes);
     await writeAtomically(`${file}.json`, JSON.stringify(stored));
     return stored;

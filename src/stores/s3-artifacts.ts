@@ -4,7 +4,7 @@
 // loaded on first use, so installations without a bucket never load it.
 import type { S3Client } from '@aws-sdk/client-s3';
 import { ConfigError } from '../config/load';
-import { artifactIdOf, type ArtifactMeta, type ArtifactStore, type StoredArtifact } from './artifacts';
+import { newArtifact, type ArtifactMeta, type ArtifactStore, type StoredArtifact } from './artifacts';
 
 const FILE_ID = /^[a-f0-9]{64}$/;
 
@@ -52,11 +52,10 @@ export class S3ArtifactStore implements ArtifactStore {
   }
 
   async put(body: Buffer | string, meta: ArtifactMeta): Promise<StoredArtifact> {
-    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-    const fileId = artifactIdOf(bytes);
+    const { bytes, stored } = newArtifact(body, meta);
+    const fileId = stored.file_id;
     const existing = await this.describe(fileId);
     if (existing) return existing;
-    const stored: StoredArtifact = { ...meta, file_id: fileId, size: bytes.length, created_at: new Date().toISOString() };
     const { sdk, client } = await this.connect();
     // The bytes first: a description is only ever there for bytes that are.
     await client.send(new sdk.PutObjectCommand({ Bucket: this.where.bucket, Key: this.key(fileId), Body: bytes, ContentType: meta.content_type ?? 'application/octet-stream' }));

@@ -1,16 +1,9 @@
 // What the model is writing: the live model_output events of the session's stream, newest call
 // last, each call's text cut to its newest characters so the view stays small however long the run.
 import { html } from 'htm/preact';
+import type { ModelOutputEvent } from '../domain/types';
 
-export interface ModelOutputEvent {
-  role: string;
-  call_id: string;
-  attempt: number;
-  delta: string;
-  skipped_chars?: number;
-  chars_so_far: number;
-  done?: boolean;
-}
+export type { ModelOutputEvent };
 
 export interface LiveCall {
   key: string;

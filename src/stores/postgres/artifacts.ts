@@ -1,6 +1,6 @@
 // Artifacts in shared PostgreSQL (bytea), addressed by the SHA-256 of their bytes: the same page
 // fetched by two workers is stored once, and every machine can read what any worker stored.
-import { artifactIdOf, type ArtifactMeta, type ArtifactStore, type StoredArtifact } from '../artifacts';
+import { newArtifact, type ArtifactMeta, type ArtifactStore, type StoredArtifact } from '../artifacts';
 import type { PgDatabase } from './database';
 
 const FILE_ID = /^[a-f0-9]{64}$/;
@@ -9,11 +9,10 @@ export class PgArtifactStore implements ArtifactStore {
   constructor(private readonly db: PgDatabase) {}
 
   async put(body: Buffer | string, meta: ArtifactMeta): Promise<StoredArtifact> {
-    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-    const fileId = artifactIdOf(bytes);
+    const { bytes, stored } = newArtifact(body, meta);
+    const fileId = stored.file_id;
     const existing = await this.describe(fileId);
     if (existing) return existing;
-    const stored: StoredArtifact = { ...meta, file_id: fileId, size: bytes.length, created_at: new Date().toISOString() };
     // Two workers storing the same bytes at once: the first row stays, both get its description.
     await this.db.query('INSERT INTO artifacts (file_id, meta, size, body) VALUES ($1, $2, $3, $4) ON CONFLICT (file_id) DO NOTHING', [
       fileId,
