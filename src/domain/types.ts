@@ -382,3 +382,19 @@ export function storeWaitOf(details: unknown): StoreWait | undefined {
   const wait = (details as { store_wait?: Partial<StoreWait> } | undefined)?.store_wait;
   return wait && typeof wait.store === 'string' && typeof wait.tries === 'number' && typeof wait.error === 'string' ? (wait as StoreWait) : undefined;
 }
+
+/** What the model wrote in one model call since the last such event: the HTTP stream's `model_output` event. */
+export interface ModelOutput {
+  role: string;
+  call_id: string;
+  attempt: number;
+  /** Text the model wrote since the previous model_output event of this call. */
+  delta: string;
+  /** Characters of `delta` left out (the oldest ones) to keep the event small. */
+  skipped_chars?: number;
+  chars_so_far: number;
+  /** The workflow event this call's output follows. */
+  after_seq: number;
+  done?: boolean;
+  truncated?: string;
+}

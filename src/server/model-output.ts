@@ -1,24 +1,9 @@
 // The model's streamed output (AgentStream rows of the session store) as `model_output` events of
 // the HTTP stream: consecutive chunks of one call merged into one event, each event bounded.
-import type { ResearchEvent } from '../domain/types';
+import type { ModelOutput, ResearchEvent } from '../domain/types';
 
 /** Characters one model_output event carries at most: the newest ones, the rest counted as skipped. */
 export const MODEL_OUTPUT_MAX_CHARS = 2_000;
-
-export interface ModelOutput {
-  role: string;
-  call_id: string;
-  attempt: number;
-  /** Text the model wrote since the previous model_output event of this call. */
-  delta: string;
-  /** Characters of `delta` left out (the oldest ones) to keep the event small. */
-  skipped_chars?: number;
-  chars_so_far: number;
-  /** The workflow event this call's output follows. */
-  after_seq: number;
-  done?: boolean;
-  truncated?: string;
-}
 
 /** Identifies one stored chunk, so a chunk read twice is sent once. */
 export const chunkKey = (e: ResearchEvent): string => `${String(e.data.call_id)}#${String(e.data.attempt)}@${String(e.data.chars_so_far)}`;

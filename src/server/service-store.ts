@@ -1,9 +1,8 @@
 // What the service knows beyond the research engine: API tokens (hashed), who owns which session,
 // drafts that have no workflow yet, favourites and share tokens. One SQLite file in the data dir.
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqliteFile } from '../stores/sqlite';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import type { InputContext } from '../client/research-client';
 
 export interface OwnedSession {
@@ -91,10 +90,7 @@ export class SqliteServiceStore implements ServiceStore {
   private readonly db: Database.Database;
 
   constructor(file: string) {
-    mkdirSync(path.dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('busy_timeout = 5000');
+    this.db = openSqliteFile(file);
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS api_tokens (
         token_hash TEXT PRIMARY KEY, user TEXT NOT NULL, label TEXT, created_at TEXT NOT NULL);

@@ -1,9 +1,8 @@
 // Which URL was fetched when, into which artifact: a URL fetched again within the TTL — in this
 // session or another — is served from the artifact store instead of the network. Beside it, which
 // session uses which artifact: a page shared by two sessions stays until neither uses it.
-import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
+import type Database from 'better-sqlite3';
+import { openSqliteFile } from './sqlite';
 import type { FetchedPage } from '../domain/types';
 
 export type CachedFetch = FetchedPage & { url: string };
@@ -30,10 +29,7 @@ export class SqliteFetchCache implements FetchCache {
   private readonly db: Database.Database;
 
   constructor(file: string) {
-    mkdirSync(path.dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('busy_timeout = 5000');
+    this.db = openSqliteFile(file);
     this.db.exec(`CREATE TABLE IF NOT EXISTS fetches (
       url TEXT PRIMARY KEY, file_id TEXT NOT NULL, kind TEXT NOT NULL, content_type TEXT NOT NULL,
       final_url TEXT NOT NULL, status INTEGER NOT NULL, size INTEGER NOT NULL, fetched_at TEXT NOT NULL);

@@ -1,8 +1,7 @@
 // Session store: the seed's `research-sessions` collection in a SQLite file. Writes are
 // idempotent (replace by research_id; events keyed by seq), so activities may retry freely.
-import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
+import type Database from 'better-sqlite3';
+import { openSqliteFile } from './sqlite';
 import type { ResearchEvent, ResearchSnapshot, ResearchStatus } from '../domain/types';
 
 export interface SessionSummary {
@@ -42,10 +41,7 @@ export class SqliteSessionStore implements SessionStore {
   private readonly db: Database.Database;
 
   constructor(file: string, private readonly collection = 'research-sessions') {
-    mkdirSync(path.dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('busy_timeout = 5000');
+    this.db = openSqliteFile(file);
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS sessions (
         collection TEXT NOT NULL,

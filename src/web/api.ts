@@ -1,7 +1,7 @@
 // Calls to the deep-research API from the browser: the user's token (if the server needs one),
 // one error shape, downloads, and a live event stream that resumes after a drop with
 // Last-Event-ID, so no event is lost or shown twice.
-import type { ModelOutputEvent } from './model-output';
+import type { ModelOutput } from '../domain/types';
 
 export interface ApiErrorBody {
   error: string;
@@ -68,7 +68,7 @@ export interface StreamEvent {
 export interface StreamHandlers {
   onEvent(e: StreamEvent): void;
   /** When given, the stream also carries what the model is writing (model_output, no seq). */
-  onModelOutput?(output: ModelOutputEvent): void;
+  onModelOutput?(output: ModelOutput): void;
   onEnd(status: string): void;
   onConnection(state: 'live' | 'reconnecting' | 'ended'): void;
 }
@@ -130,7 +130,7 @@ export function followEvents(id: string, handlers: StreamHandlers): () => void {
         }
         if (type === 'error') throw new Error(String((parsed as { message?: string }).message));
         if (type === 'model_output') {
-          handlers.onModelOutput?.(parsed as unknown as ModelOutputEvent);
+          handlers.onModelOutput?.(parsed as unknown as ModelOutput);
           continue;
         }
         if (typeof parsed.seq === 'number' && parsed.seq > lastSeq) {

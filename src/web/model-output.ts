@@ -1,16 +1,7 @@
 // What the model is writing: the live model_output events of the session's stream, newest call
 // last, each call's text cut to its newest characters so the view stays small however long the run.
 import { html } from 'htm/preact';
-
-export interface ModelOutputEvent {
-  role: string;
-  call_id: string;
-  attempt: number;
-  delta: string;
-  skipped_chars?: number;
-  chars_so_far: number;
-  done?: boolean;
-}
+import type { ModelOutput } from '../domain/types';
 
 export interface LiveCall {
   key: string;
@@ -24,7 +15,7 @@ export interface LiveCall {
 const KEPT_CHARS = 3_000;
 const KEPT_CALLS = 4;
 
-export function withOutput(calls: LiveCall[], e: ModelOutputEvent): LiveCall[] {
+export function withOutput(calls: LiveCall[], e: ModelOutput): LiveCall[] {
   const key = `${e.call_id}#${e.attempt}`;
   const old = calls.find((c) => c.key === key);
   const gap = e.skipped_chars ? '… ' : '';
