@@ -6,7 +6,9 @@
 // BENCH_CACHE sets the worker's max_cached_workflows (default: what the worker derives from its
 // memory budget, BENCH_MEMORY_MB sets that), BENCH_START_CONCURRENCY how many waiting sessions may
 // be on their way to the wait at once (100), BENCH_QUERY_SAMPLE how many waiting sessions are asked
-// the state query at the end (all), BENCH_WORKER=src runs the worker from source through tsx.
+// the state query at the end (all), BENCH_START_MINUTES stops starting waiting sessions after that
+// long (a busy machine; the figures then say how many reached their wait), BENCH_WORKER=src runs
+// the worker from source through tsx.
 // Prints completions, state-query answers, peak and final worker RSS with the heap of each thread,
 // what one cached session costs, wall times, the largest history and the load average.
 import { Client, Connection } from '@temporalio/client';
@@ -30,6 +32,7 @@ const modelMs = Number(process.env.BENCH_MODEL_MS ?? 500);
 const inFlight = Number(process.env.BENCH_START_CONCURRENCY ?? 100);
 const querySample = Number(process.env.BENCH_QUERY_SAMPLE ?? waiting);
 const compiled = process.env.BENCH_WORKER !== 'src';
+const startLimitMs = Number(process.env.BENCH_START_MINUTES ?? Infinity) * 60_000;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -88,8 +91,8 @@ async function main(): Promise<void> {
     const t0 = Date.now();
     let started = 0;
     let reached = 0;
-    while (reached < waiting) {
-      const room = Math.min(inFlight - (started - reached), waiting - started);
+    while (reached < started || (started < waiting && Date.now() - t0 < startLimitMs)) {
+      const room = Date.now() - t0 < startLimitMs ? Math.min(inFlight - (started - reached), waiting - started) : 0;
       if (room > 0) {
         await pooled(waitIds.slice(started, started + room), 50, (id) => client.start({ researchId: id, query: `Load: waiting session ${id} on heat pumps` }));
         started += room;
@@ -111,7 +114,7 @@ async function main(): Promise<void> {
     const afterRun = await collected();
     const evictions = await metric(metricsPort, 'temporal_sticky_cache_total_forced_eviction');
     // Every waiting session answers the state query from its workflow (a replay when it was evicted).
-    const asked = spread(waitIds, querySample);
+    const asked = spread(waitIds.slice(0, started), querySample);
     let answers = 0;
     let stillWaiting = 0;
     const q0 = Date.now();
@@ -140,11 +143,12 @@ async function main(): Promise<void> {
     console.log(`worker RSS: idle ${mb(idleRss)} MB, peak ${mb(peak.rss)} MB (starting the waiting sessions ${mb(peakStart.rss)} MB, running ${mb(peakRun.rss)} MB), at the end ${mb(mains.at(-1)?.rss ?? 0)} MB`);
     console.log(`  at the peak: ${describeThreads(threadsAt(samples, peak.t))}`);
     console.log(`  idle, after a full GC: ${describeThreads(idle)}`);
-    console.log(`  ${waiting} waiting, ${cachedWaiting} of them cached, after a full GC: ${describeThreads(afterStart)}`);
+    console.log(`  ${started} waiting, ${cachedWaiting} of them cached, after a full GC: ${describeThreads(afterStart)}`);
     console.log(`  after the run, after a full GC: ${describeThreads(afterRun)}`);
     if (cachedWaiting > 0) console.log(`per cached waiting session: ${Math.round((heapOf(afterStart) - heapOf(idle)) / cachedWaiting / 1024)} KiB of workflow-thread heap (live objects); worker RSS ${Math.round((afterStart.find((s) => s.main)!.rss - idleRss) / cachedWaiting / 1024)} KiB more per cached session than idle`);
     console.log(`workflow cache evictions: ${evictions}`);
-    console.log(`wall: ${waiting} waiting sessions started and waiting ${seconds(startWall)} (${inFlight} on their way at once), ${running} running sessions ${seconds(wall)}, ${asked.length} state queries ${seconds(queryWall)}`);
+    if (started < waiting) console.log(`only ${started} of ${waiting} waiting sessions started: BENCH_START_MINUTES ${startLimitMs / 60_000} ran out`);
+    console.log(`wall: ${started} waiting sessions started and waiting ${seconds(startWall)} (${inFlight} on their way at once), ${running} running sessions ${seconds(wall)}, ${asked.length} state queries ${seconds(queryWall)}`);
     console.log(`largest history: ${largest} events (of 10 running sessions)`);
     console.log(`load average (1 min, every 10 s): ${loads.length ? `${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}, mean ${(loads.reduce((a, b) => a + b, 0) / loads.length).toFixed(1)}` : os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`);
   } finally {
