@@ -1,80 +1,158 @@
 // Many sessions on one worker: BENCH_WAITING sessions wait for approval while BENCH_RUNNING run to
-// the end at once (model calls 0.5 s). The worker runs in its own process, as users run it, so its
-// resident memory is measured alone.
+// the end at once (model calls 0.5 s). The worker runs in its own process, compiled (dist/, built
+// here), as users run it, so its resident memory is measured alone.
 //   npm run bench:load                              (1,000 waiting + 100 running)
-//   BENCH_WAITING=200 BENCH_RUNNING=20 npm run bench:load
-// BENCH_CACHE sets the worker's max_cached_workflows (default: the config's). Prints completions,
-// how many waiting sessions still wait, peak and final worker RSS, wall time and the largest history.
-import { Connection } from '@temporalio/client';
-import { mkdtempSync, readFileSync } from 'node:fs';
+//   BENCH_WAITING=10000 BENCH_RUNNING=100 npm run bench:load
+// BENCH_CACHE sets the worker's max_cached_workflows (default: what the worker derives from its
+// memory budget, BENCH_MEMORY_MB sets that), BENCH_START_CONCURRENCY how many waiting sessions may
+// be on their way to the wait at once (100), BENCH_QUERY_SAMPLE how many waiting sessions are asked
+// the state query at the end (all), BENCH_START_MINUTES stops starting waiting sessions after that
+// long (a busy machine; the figures then say how many reached their wait), BENCH_WORKER=src runs
+// the worker from source through tsx.
+// Prints completions, state-query answers, peak and final worker RSS with the heap of each thread,
+// what one cached session costs, wall times, the largest history and the load average.
+import { Client, Connection } from '@temporalio/client';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ResearchClient } from '../src/client/research-client';
+import { PROJECT_ROOT } from '../src/config/load';
+import { isWaiting } from '../src/domain/names';
+import { stateQuery, workflowIdFor } from '../src/workflows/messages';
 import { startChildWorker } from '../test/harness/child-worker';
 import { startHarness, testConfig } from '../test/harness';
 import { startTestServer } from '../test/harness/temporal';
 import { writeWorkflowBundle } from './bundle-workflows';
+import { freePort, heapOf, metric, mb, readSamples, threadsAt, describeThreads, type MemorySample } from './load-figures';
 
 const waiting = Number(process.env.BENCH_WAITING ?? 1000);
 const running = Number(process.env.BENCH_RUNNING ?? 100);
 const modelMs = Number(process.env.BENCH_MODEL_MS ?? 500);
+const inFlight = Number(process.env.BENCH_START_CONCURRENCY ?? 100);
+const querySample = Number(process.env.BENCH_QUERY_SAMPLE ?? waiting);
+const compiled = process.env.BENCH_WORKER !== 'src';
+const startLimitMs = Number(process.env.BENCH_START_MINUTES ?? Infinity) * 60_000;
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function rssMb(pid: number): number {
-  try {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
-    return line ? Math.round(Number(line.replace(/\D+/g, '')) / 1024) : 0;
-  } catch {
-    return 0;
-  }
+/** Runs fn over items with at most `limit` calls in flight. */
+async function pooled<T>(items: T[], limit: number, fn: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) await fn(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }
 
-async function inBatches<T>(items: T[], size: number, fn: (item: T) => Promise<unknown>): Promise<void> {
-  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(fn));
-}
+/** Evenly spread items, at most `count` of them. */
+const spread = <T>(items: T[], count: number): T[] => (count >= items.length ? items : items.filter((_, i) => i % Math.ceil(items.length / count) === 0).slice(0, count));
 
 async function main(): Promise<void> {
+  if (compiled) execFileSync(process.execPath, [path.join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
   const server = await startTestServer();
   const harness = await startHarness({ model: { delayMs: modelMs, queries: 3, gapIterations: 1 }, web: { pages: 40 } });
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'dr-bench-load-'));
   // The worker starts from a pre-built workflow bundle, as a deployed worker should (BENCH_BUNDLE=0: bundle at start).
-  const bundle = process.env.BENCH_BUNDLE === '0' ? undefined : await writeWorkflowBundle(path.join(mkdtempSync(path.join(os.tmpdir(), 'dr-bundle-')), 'workflows.js'), { tracing: 'none' });
+  const bundle = process.env.BENCH_BUNDLE === '0' ? undefined : await writeWorkflowBundle(path.join(dir, 'workflows.js'), { tracing: 'none' });
+  const probe = path.join(dir, 'memory.jsonl');
+  const metricsPort = await freePort();
   const { config, env } = testConfig(harness, server.address, {
     ...(process.env.BENCH_CACHE ? { DEEP_RESEARCH_MAX_CACHED_WORKFLOWS: process.env.BENCH_CACHE } : {}),
+    ...(process.env.BENCH_MEMORY_MB ? { DEEP_RESEARCH_WORKER_MEMORY_MB: process.env.BENCH_MEMORY_MB } : {}),
     ...(bundle ? { DEEP_RESEARCH_WORKFLOW_BUNDLE: bundle } : {}),
+    MEMORY_PROBE_FILE: probe,
+    DEEP_RESEARCH_METRICS_PORT: String(metricsPort),
+    // As deploy/Dockerfile runs it: two malloc arenas, a 2 MB young generation.
+    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? '--max-semi-space-size=2'} --require ${path.join(__dirname, 'memory-probe.cjs')}`,
   });
-  const worker = await startChildWorker(env);
-  const pid = worker.process.pid as number;
-  let peak = rssMb(pid);
-  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 250);
+  const worker = await startChildWorker(env, 120_000, { compiled });
+  const cacheSize = Number(/"max_cached_workflows":(\d+)/.exec(worker.output())?.[1] ?? NaN);
+  let gcRound = 0;
+  /** Has every thread of the worker collect its garbage; returns the samples written after it. */
+  const collected = async (): Promise<MemorySample[]> => {
+    writeFileSync(`${probe}.gc`, String(++gcRound));
+    await sleep(2000);
+    return readSamples(probe).filter((s) => s.gc === gcRound);
+  };
   const connection = await Connection.connect({ address: server.address });
   const client = new ResearchClient(connection, config, true);
+  const temporal = new Client({ connection });
+  const loads: number[] = [];
+  const loadTimer = setInterval(() => loads.push(os.loadavg()[0]), 10_000);
   try {
-    const idle = rssMb(pid);
+    await sleep(1000);
+    const idle = await collected();
     const waitIds = Array.from({ length: waiting }, (_, i) => `wait-${i}`);
     const runIds = Array.from({ length: running }, (_, i) => `run-${i}`);
+    // A waiting session has reached its wait when its first (working) run continued as new into a waiting run.
+    const waitingNow = async () => (await temporal.workflow.count(`TaskQueue = '${config.temporal.task_queue}' AND WorkflowId STARTS_WITH '${workflowIdFor('wait-')}' AND ExecutionStatus = 'ContinuedAsNew'`)).count;
     const t0 = Date.now();
-    await inBatches(waitIds, 50, (id) => client.start({ researchId: id, query: `Load: waiting session ${id} on heat pumps` }));
-    console.log(`${waiting} waiting sessions started in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-    const started = Date.now();
-    await inBatches(runIds, 50, (id) =>
+    let started = 0;
+    let reached = 0;
+    while (reached < started || (started < waiting && Date.now() - t0 < startLimitMs)) {
+      const room = Date.now() - t0 < startLimitMs ? Math.min(inFlight - (started - reached), waiting - started) : 0;
+      if (room > 0) {
+        await pooled(waitIds.slice(started, started + room), 50, (id) => client.start({ researchId: id, query: `Load: waiting session ${id} on heat pumps` }));
+        started += room;
+      } else await sleep(500);
+      reached = await waitingNow();
+    }
+    const startWall = Date.now() - t0;
+    const phase1End = Date.now();
+    const afterStart = await collected();
+    const cachedWaiting = await metric(metricsPort, 'temporal_sticky_cache_size');
+    const t1 = Date.now();
+    await pooled(runIds, 50, (id) =>
       client.start({ researchId: id, query: `Load: running session ${id} on wind turbines`, settings: { auto_approve: true, max_iterations: 2, max_sources: 8, batch_size: 3, max_search_results_per_query: 3 } }),
     );
     const results = await Promise.allSettled(runIds.map((id) => client.waitForResult(id)));
-    const wall = Date.now() - started;
+    const wall = Date.now() - t1;
     const completed = results.filter((r) => r.status === 'fulfilled').length;
+    const phase2End = Date.now();
+    const afterRun = await collected();
+    const evictions = await metric(metricsPort, 'temporal_sticky_cache_total_forced_eviction');
+    // Every waiting session answers the state query from its workflow (a replay when it was evicted).
+    const asked = spread(waitIds.slice(0, started), querySample);
+    let answers = 0;
     let stillWaiting = 0;
-    await inBatches(waitIds, 50, async (id) => {
-      if ((await client.handle(id).describe()).status.name === 'RUNNING') stillWaiting++;
+    const q0 = Date.now();
+    await pooled(asked, 50, async (id) => {
+      try {
+        const live = await client.handle(id).query(stateQuery);
+        answers++;
+        if (isWaiting(live.status)) stillWaiting++;
+      } catch (err) {
+        console.error(`state query ${id}: ${(err as Error).message}`);
+      }
     });
+    const queryWall = Date.now() - q0;
     let largest = 0;
-    for (const id of runIds) largest = Math.max(largest, (await client.handle(id).fetchHistory()).events?.length ?? 0);
-    console.log(`model ${modelMs} ms; worker max_cached_workflows ${config.temporal.max_cached_workflows}, ${bundle ? 'pre-built workflow bundle' : 'bundled at start'}`);
+    for (const id of runIds.slice(0, 10)) largest = Math.max(largest, (await client.handle(id).fetchHistory()).events?.length ?? 0);
+    const samples = readSamples(probe).filter((s) => !s.gc);
+    const mains = samples.filter((s) => s.main);
+    const peakOf = (from: number, to: number) => mains.filter((s) => s.t >= from && s.t <= to).reduce((p, s) => (s.rss > p.rss ? s : p), mains[0]);
+    const peak = peakOf(0, Infinity);
+    const peakStart = peakOf(t0, phase1End);
+    const peakRun = peakOf(t1, phase2End);
+    const idleRss = idle.find((s) => s.main)?.rss ?? 0;
+    console.log(`model ${modelMs} ms; worker ${compiled ? 'compiled (dist/)' : 'from source (tsx)'}, ${bundle ? 'pre-built workflow bundle' : 'bundled at start'}, max_cached_workflows ${cacheSize}`);
     console.log(`completions: ${completed} of ${running}`);
-    console.log(`waiting sessions still waiting: ${stillWaiting} of ${waiting}`);
-    console.log(`worker RSS: idle ${idle} MB, peak ${peak} MB, after ${rssMb(pid)} MB`);
-    console.log(`wall (running sessions): ${(wall / 1000).toFixed(1)} s`);
-    console.log(`largest history: ${largest} events`);
+    console.log(`state-query answers: ${answers} of ${asked.length} waiting sessions asked, ${stillWaiting} of them still waiting`);
+    console.log(`worker RSS: idle ${mb(idleRss)} MB, peak ${mb(peak.rss)} MB (starting the waiting sessions ${mb(peakStart.rss)} MB, running ${mb(peakRun.rss)} MB), at the end ${mb(mains.at(-1)?.rss ?? 0)} MB`);
+    console.log(`  at the peak: ${describeThreads(threadsAt(samples, peak.t))}`);
+    console.log(`  idle, after a full GC: ${describeThreads(idle)}`);
+    console.log(`  ${started} waiting, ${cachedWaiting} of them cached, after a full GC: ${describeThreads(afterStart)}`);
+    console.log(`  after the run, after a full GC: ${describeThreads(afterRun)}`);
+    if (cachedWaiting > 0) console.log(`per cached waiting session: ${Math.round((heapOf(afterStart) - heapOf(idle)) / cachedWaiting / 1024)} KiB of workflow-thread heap (live objects); worker RSS ${Math.round((afterStart.find((s) => s.main)!.rss - idleRss) / cachedWaiting / 1024)} KiB more per cached session than idle`);
+    console.log(`workflow cache evictions: ${evictions}`);
+    if (started < waiting) console.log(`only ${started} of ${waiting} waiting sessions started: BENCH_START_MINUTES ${startLimitMs / 60_000} ran out`);
+    console.log(`wall: ${started} waiting sessions started and waiting ${seconds(startWall)} (${inFlight} on their way at once), ${running} running sessions ${seconds(wall)}, ${asked.length} state queries ${seconds(queryWall)}`);
+    console.log(`largest history: ${largest} events (of 10 running sessions)`);
+    console.log(`load average (1 min, every 10 s): ${loads.length ? `${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}, mean ${(loads.reduce((a, b) => a + b, 0) / loads.length).toFixed(1)}` : os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`);
   } finally {
-    clearInterval(sampler);
+    clearInterval(loadTimer);
     await client.close();
     await connection.close();
     await worker.kill('SIGTERM');

@@ -9,6 +9,7 @@ import { connect, ensureWorker, readWorkerRecord } from '../src/runtime/local';
 import { loadConfig, PROJECT_ROOT } from '../src/config/load';
 import { livePollers, parseWorkerRecord, providerFingerprint } from '../src/runtime/workers';
 import { isAlive } from '../src/temporal/dev-server';
+import { BASE_MB, MIN_CACHED, SESSION_MB, workflowCacheSize } from '../src/worker/cache-size';
 
 describe('worker liveness', () => {
   it('a poller on this machine counts only while its process runs; old polls never', () => {
@@ -78,6 +79,17 @@ describe('worker liveness', () => {
       await client.close();
       await client.connection.close();
     }
+  });
+
+  it('the workflow cache holds what the memory budget leaves for sessions; a fixed size wins; nonsense is refused', () => {
+    const cacheFor = (env: Record<string, string>) => workflowCacheSize(loadConfig({ PATH: process.env.PATH, ...env }).temporal);
+    expect(cacheFor({})).toBe(Math.floor((700 - BASE_MB) / SESSION_MB));
+    expect(cacheFor({ DEEP_RESEARCH_WORKER_MEMORY_MB: '2000' })).toBe(Math.floor((2000 - BASE_MB) / SESSION_MB));
+    expect(cacheFor({ DEEP_RESEARCH_WORKER_MEMORY_MB: '2000' })).toBeGreaterThan(cacheFor({}));
+    expect(cacheFor({ DEEP_RESEARCH_WORKER_MEMORY_MB: '300' })).toBe(MIN_CACHED);
+    expect(cacheFor({ DEEP_RESEARCH_WORKER_MEMORY_MB: '2000', DEEP_RESEARCH_MAX_CACHED_WORKFLOWS: '50' })).toBe(50);
+    expect(() => cacheFor({ DEEP_RESEARCH_WORKER_MEMORY_MB: 'lots' })).toThrow(/worker_memory_mb/);
+    expect(() => cacheFor({ DEEP_RESEARCH_MAX_CACHED_WORKFLOWS: '-1' })).toThrow(/max_cached_workflows/);
   });
 
   it('reads old and new pid files', () => {

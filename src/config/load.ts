@@ -43,6 +43,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (env.TEMPORAL_NAMESPACE) config.temporal.namespace = env.TEMPORAL_NAMESPACE;
   if (env.DEEP_RESEARCH_TASK_QUEUE) config.temporal.task_queue = env.DEEP_RESEARCH_TASK_QUEUE;
   if (env.DEEP_RESEARCH_MAX_CACHED_WORKFLOWS) config.temporal.max_cached_workflows = Number(env.DEEP_RESEARCH_MAX_CACHED_WORKFLOWS);
+  if (env.DEEP_RESEARCH_WORKER_MEMORY_MB) config.temporal.worker_memory_mb = Number(env.DEEP_RESEARCH_WORKER_MEMORY_MB);
   if (env.DEEP_RESEARCH_DATA_DIR) config.data_dir = env.DEEP_RESEARCH_DATA_DIR;
   if (env.SEARCH_PROVIDERS) config.search.chain = env.SEARCH_PROVIDERS.split(',').map((p) => p.trim()).filter(Boolean);
   if (env.SEARCH_PROVIDER) {

@@ -148,8 +148,14 @@ export const configSchema = z
           .int()
           .min(0)
           .max(100_000)
-          .default(200)
-          .describe('Sessions a worker keeps in memory; others (e.g. waiting for approval) are evicted and replay when they wake. Overridden by DEEP_RESEARCH_MAX_CACHED_WORKFLOWS'),
+          .optional()
+          .describe('Sessions a worker keeps in memory; others (e.g. waiting for approval) are evicted and replay when they wake. Unset: as many as worker_memory_mb holds. Overridden by DEEP_RESEARCH_MAX_CACHED_WORKFLOWS'),
+        worker_memory_mb: z
+          .number()
+          .int()
+          .min(256)
+          .default(700)
+          .describe('Resident memory a worker may use; its workflow cache is sized from it when max_cached_workflows is unset. Overridden by DEEP_RESEARCH_WORKER_MEMORY_MB'),
       })
       .strict(),
   })

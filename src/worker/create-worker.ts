@@ -12,6 +12,7 @@ import { researchActivityInterceptor, storeWaitReporter } from '../telemetry/met
 import { activityTracingInterceptors, tracingSinks, TRACING_WORKFLOW_MODULES, tracingRequested } from '../telemetry/tracing';
 import { searchTaskQueue } from '../workflows/messages';
 import { TokenBucket } from './token-bucket';
+import { workflowCacheSize } from './cache-size';
 import { buildIdOf, deploymentNameOf, versioningOptions } from './versioning';
 import { promoteBuild, type BuildIdentity } from '../temporal/deployments';
 import { LOCAL_SEARCH_PROVIDER } from '../domain/names';
@@ -44,6 +45,8 @@ export class ResearchWorkers {
     readonly main: Worker,
     readonly search: Worker[],
     readonly build: BuildIdentity,
+    /** Sessions the main worker keeps in its workflow cache. */
+    readonly cacheSize: number,
     private readonly promote?: () => Promise<void>,
   ) {
     this.ready = new Promise<void>((resolve, reject) => (this.markReady = (err) => (err ? reject(err) : resolve())));
@@ -106,6 +109,7 @@ export async function createResearchWorker(opts: ResearchWorkerOptions): Promise
   const code = await workflowCode(opts.workflowBundle, env);
   const build: BuildIdentity = { deploymentName: deploymentNameOf(config), buildId: buildIdOf(code.code, env) };
   const versioning = versioningOptions(build);
+  const cacheSize = workflowCacheSize(config.temporal);
   const main = await Worker.create({
     connection: opts.connection,
     namespace: config.temporal.namespace,
@@ -117,7 +121,7 @@ export async function createResearchWorker(opts: ResearchWorkerOptions): Promise
     interceptors: { activity: activityInterceptors },
     sinks: tracingSinks(),
     maxConcurrentActivityTaskExecutions: 20,
-    maxCachedWorkflows: config.temporal.max_cached_workflows,
+    maxCachedWorkflows: cacheSize,
     ...opts.overrides,
   });
   const search: Worker[] = [];
@@ -152,5 +156,5 @@ export async function createResearchWorker(opts: ResearchWorkerOptions): Promise
   }
   // DEEP_RESEARCH_PROMOTE_BUILD=0: the operator makes this build current (`temporal worker deployment set-current-version`).
   const promote = env.DEEP_RESEARCH_PROMOTE_BUILD === '0' ? undefined : () => promoteBuild(opts.connection.workflowService, config.temporal.namespace, build);
-  return { worker: new ResearchWorkers(main, search, build, promote), close };
+  return { worker: new ResearchWorkers(main, search, build, cacheSize, promote), close };
 }

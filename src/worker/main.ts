@@ -45,7 +45,7 @@ export async function runWorker(opts: RunWorkerOptions = {}): Promise<void> {
   try {
     await worker.ready;
     logger.info(
-      { task_queue: config.temporal.task_queue, address: config.temporal.address, build: worker.build.buildId, metrics: metricsAddress ? metricsBindAddress(metricsAddress) : null, tracing },
+      { task_queue: config.temporal.task_queue, address: config.temporal.address, build: worker.build.buildId, max_cached_workflows: worker.cacheSize, metrics: metricsAddress ? metricsBindAddress(metricsAddress) : null, tracing },
       `worker polling task queue "${config.temporal.task_queue}" on ${config.temporal.address} as build ${worker.build.buildId} (pid ${process.pid})`,
     );
     const adoption = adoptEvery(new ResearchClient(client, config, searchAttributes), worker.build, logger);

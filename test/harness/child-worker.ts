@@ -9,8 +9,10 @@ export interface ChildWorker {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export async function startChildWorker(env: Record<string, string>, readyTimeoutMs = 120_000): Promise<ChildWorker> {
-  const child = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(PROJECT_ROOT, 'src', 'worker', 'main.ts')], {
+/** `compiled`: the worker of `dist/` (npm run build) instead of the TypeScript source. */
+export async function startChildWorker(env: Record<string, string>, readyTimeoutMs = 120_000, opts: { compiled?: boolean } = {}): Promise<ChildWorker> {
+  const args = opts.compiled ? [path.join(PROJECT_ROOT, 'dist', 'worker', 'main.js')] : ['--require', 'tsx/cjs', path.join(PROJECT_ROOT, 'src', 'worker', 'main.ts')];
+  const child = spawn(process.execPath, args, {
     cwd: PROJECT_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
