@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { ConfigError } from '../config/load';
 import { workflowIdFor } from '../workflows/messages';
 import { ApiError, invalid } from './errors';
 import { DEFAULT_HUB_OPTIONS, EventHub, TooManyStreamsError, type HubOptions, type HubSource } from './event-hub';
@@ -17,7 +18,7 @@ export function hubOptionsFromEnv(env: NodeJS.ProcessEnv): HubOptions {
     const raw = env[name]?.trim();
     if (!raw) return fallback;
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number above 0`);
+    if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${name} must be a whole number above 0`);
     return n;
   };
   return {
