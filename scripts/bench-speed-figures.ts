@@ -58,6 +58,8 @@ export interface RequiredWork {
   critiques: number;
   refinements: number;
   reportPatches: number;
+  /** Outline sections left empty were read for (one analysis and one patch more). */
+  sectionsFilled: boolean;
   claimJudged: boolean;
   linksChecked: boolean;
   /** Sources fetched for a retry the supervisor asked for after a failed gate: not required work. */
@@ -107,6 +109,7 @@ export function requiredWork(s: ResearchSnapshot, callsByKind: Map<string, numbe
     critiques: Math.min(callsByKind.get('critique') ?? 0, iterations),
     refinements: Math.min(callsByKind.get('gap_refinement') ?? 0, Math.max(0, iterations - 1)),
     reportPatches: Math.min(callsByKind.get('report_patch') ?? 0, batches),
+    sectionsFilled: s.mind.agent_decisions.some((d) => d.action === 'sections_filled'),
     claimJudged: [...callsByKind.keys()].some((k) => /claim/.test(k)),
     linksChecked,
     retrySources: s.sources.filter((x) => x.status === 'fetched' && retryQueries.has(queryKey(x.query))).length,
@@ -114,18 +117,22 @@ export function requiredWork(s: ResearchSnapshot, callsByKind: Map<string, numbe
 }
 
 /**
- * The longest chain of calls that each need the one before: two chains, the longer is the bound.
- *  research: plan → per round (search → fetch → its branch's analyses one after another → critic)
- *            → refiner between iterations → claim judge → link check;
- *  report:   plan → search → fetch → first analysis → every report patch (each patches the report
- *            the one before it wrote) → claim judge → link check.
+ * The longest chain of calls that each need the one before, as the work depends on itself (a round's
+ * report patches need the findings and the report as the round began, not each other):
+ *   plan → per round (search → fetch → its branch's analyses one after another) → between rounds
+ *   one model turn (critic ‖ refiner) → after the last round one model turn (its last patch ‖ the
+ *   last critique ‖ the reading for empty sections) → the empty sections' patch, if any → claim
+ *   judge → link check.
+ * `serialPatches` is the older, looser figure that counted every patch after the one before.
  */
-export function dependencyBound(b: RequiredWork, l: Latencies): { ms: number; research: number; report: number } {
+export function dependencyBound(b: RequiredWork, l: Latencies): { ms: number; serialPatches: number } {
   const tail = (b.claimJudged ? l.modelMs : 0) + (b.linksChecked ? l.fetchMs : 0);
-  const rounds = b.batchesPerRound.reduce((sum, batches) => sum + l.searchMs + l.fetchMs + batches * l.modelMs, 0);
-  const research = l.modelMs + rounds + b.critiques * l.modelMs + b.refinements * l.modelMs + tail;
-  const report = l.modelMs + l.searchMs + l.fetchMs + l.modelMs + b.reportPatches * l.modelMs + tail;
-  return { ms: Math.max(research, report), research, report };
+  const rounds = b.batchesPerRound.filter((n) => n > 0);
+  const searching = rounds.reduce((sum, batches) => sum + l.searchMs + l.fetchMs + batches * l.modelMs, 0);
+  const between = Math.max(0, rounds.length - 1) * l.modelMs;
+  const ms = l.modelMs + searching + between + (b.reportPatches > 0 ? l.modelMs : 0) + (b.sectionsFilled ? l.modelMs : 0) + tail;
+  const serialPatches = l.modelMs + l.searchMs + l.fetchMs + l.modelMs + b.reportPatches * l.modelMs + tail;
+  return { ms, serialPatches };
 }
 
 const millis = (t: unknown) => {

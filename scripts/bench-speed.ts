@@ -95,7 +95,7 @@ async function runOnce(env: TestEnvironment, harness: Harness, profile: Profile,
   const failedGates = (s.mind?.gates ?? []).filter((g) => !g.passed).map((g) => `${g.phase} (iteration ${g.iteration})`);
   console.log(`\n[${profile.name} ${run}] status ${s.status}, iterations ${s.iteration}, sources ${s.sources.length} (${s.sources.filter((x) => x.status === 'fetched').length} fetched, ${work.retrySources} for gate retries), findings ${s.findings.length}`);
   console.log(`  wall: ${seconds(wall)}`);
-  console.log(`  dependency bound: ${seconds(bound.ms)} (research chain ${seconds(bound.research)}, report chain ${seconds(bound.report)}; analysis batches per round ${work.batchesPerRound.join(', ')}); wall / bound ${(wall / bound.ms).toFixed(2)}`);
+  console.log(`  dependency bound: ${seconds(bound.ms)} (analysis batches per round ${work.batchesPerRound.join(', ')}${work.sectionsFilled ? ', empty sections filled' : ''}; counting every report patch after the one before: ${seconds(bound.serialPatches)}); wall / bound ${(wall / bound.ms).toFixed(2)}`);
   console.log(`  idle (no model/search/fetch call in flight): ${seconds(idle)} (${Math.round(figures.idleShare * 100)} %)`);
   console.log(`  peak model calls in flight: ${figures.peak}`);
   console.log(`  model calls: ${model.length} (${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')})`);

@@ -110,7 +110,7 @@ async function synthesize(s: ResearchSession): Promise<MindPhase> {
     await persistSession(s);
   }
   const gate = synthesisGate(st.report_shape ?? { chars: st.report_chars, sections: 0, sections_with_content: 0 });
-  afterPhase(s, 'synthesis', gate, { report_chars: st.report_chars });
+  afterPhase(s, 'synthesis', gate, { report_chars: st.report_chars }, { noPhaseAfter: true });
   pauseAfter(s, 'synthesis');
   return 'COMPLETED';
 }

@@ -49,7 +49,7 @@ export async function refine(s: ResearchSession): Promise<MindPhase> {
   if (!refinerAsked) startReadingForEmptySections(s);
   // The refinement gate and the iteration's reflection, beside the critic and the refiner; when
   // neither follows, the reflection has the last word on the user's guidance.
-  endOfIteration(s, open.length, budgetSpent || sourcesFull, !criticAsked && !refinerAsked);
+  endOfIteration(s, open.length, budgetSpent || sourcesFull, { lastWord: !criticAsked && !refinerAsked, noPhaseAfter: !refinerAsked });
   pauseAfter(s, 'refinement');
   if (!criticAsked && !refinerAsked) return 'SYNTHESIS';
   // The user's words go to both, verbatim; the supervisor's advice too.
@@ -128,10 +128,10 @@ async function critique(s: ResearchSession, guidance: string[], advice: string[]
 }
 
 /** The refinement gate ("passed": another round is worth running) and the iteration's reflection. */
-function endOfIteration(s: ResearchSession, openGaps: number, searchSpent: boolean, lastWord: boolean): void {
+function endOfIteration(s: ResearchSession, openGaps: number, searchSpent: boolean, opts: { lastWord: boolean; noPhaseAfter: boolean }): void {
   const st = s.state;
   const gate = refinementGate(st.gaps, s.settings.max_iterations - st.iteration, searchSpent ? { searches: 0 } : {});
-  afterPhase(s, 'refinement', gate, { iteration: st.iteration, open_gaps: openGaps }, { endOfIteration: true, lastWord });
+  afterPhase(s, 'refinement', gate, { iteration: st.iteration, open_gaps: openGaps }, { endOfIteration: true, ...opts });
 }
 
 /** The supervisor's latest advice, handed on once. */

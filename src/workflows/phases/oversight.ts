@@ -19,7 +19,7 @@ export function afterPhase(
   phase: string,
   gate: GateResult,
   summary: Record<string, number>,
-  opts: { endOfIteration?: boolean; lastWord?: boolean } = {},
+  opts: { endOfIteration?: boolean; lastWord?: boolean; noPhaseAfter?: boolean } = {},
 ): void {
   const mind = s.mind;
   const iteration = s.state.iteration;
@@ -30,8 +30,11 @@ export function afterPhase(
   const state = stateKey(s);
   const worth = !gate.passed || guidanceWaiting || opts.endOfIteration === true;
   const unchanged = worth && mind.last_reflected === state && !guidanceWaiting;
-  const reflect = s.settings.reflections && worth && !unchanged;
-  const skipped = !s.settings.reflections || reflect ? {} : { reflection: unchanged ? 'skipped by rule: nothing changed since the last reflection' : 'skipped by rule: the gate passed and no guidance is waiting' };
+  // Advice with no phase left to read it would only delay the report.
+  const unread = worth && opts.noPhaseAfter === true && !guidanceWaiting;
+  const reflect = s.settings.reflections && worth && !unchanged && !unread;
+  const why = unchanged ? 'nothing changed since the last reflection' : unread ? 'no phase is left to read its advice' : 'the gate passed and no guidance is waiting';
+  const skipped = !s.settings.reflections || reflect ? {} : { reflection: `skipped by rule: ${why}` };
   s.decide({ ...decision, inputs: { ...decision.inputs, iteration, ...summary }, outputs: { ...decision.outputs, ...skipped } });
   if (!reflect) return;
   mind.last_reflected = state;
