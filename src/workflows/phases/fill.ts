@@ -11,9 +11,14 @@ import { queueReportPatch } from './gather';
 
 const reading = new WeakMap<ResearchSession, Promise<void>>();
 
-/** Starts reading for the sections empty so far, once per session; the work runs beside what follows. */
-export function startReadingForEmptySections(s: ResearchSession): void {
+/**
+ * Starts reading for the sections empty so far, once per session; the work runs beside what follows.
+ * Beside the last critique (`early`) only once a whole earlier round of writing left them empty:
+ * before that the round's own patches, still being written, may fill them.
+ */
+export function startReadingForEmptySections(s: ResearchSession, opts: { early?: boolean } = {}): void {
   const st = s.state;
+  if (opts.early && st.iteration < 2 && s.mind.reflexion_revisions === 0) return;
   const empty = st.report_shape?.empty_sections ?? [];
   const read = st.sources.filter((x) => x.status === 'fetched' && x.text_file_id && !x.skipped_off_topic);
   if (!empty.length || !read.length || st.mind.sections_filled || st.panel) return;

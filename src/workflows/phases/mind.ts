@@ -46,7 +46,7 @@ export async function refine(s: ResearchSession): Promise<MindPhase> {
   const criticAsked = criticCanChangeAnything(s);
   const refinerAsked = decision.action !== 'complete';
   // No further iteration: the outline's empty sections are read for now, beside the critic.
-  if (!refinerAsked) startReadingForEmptySections(s);
+  if (!refinerAsked) startReadingForEmptySections(s, { early: true });
   // The refinement gate and the iteration's reflection, beside the critic and the refiner; when
   // neither follows, the reflection has the last word on the user's guidance.
   endOfIteration(s, open.length, budgetSpent || sourcesFull, { lastWord: !criticAsked && !refinerAsked, noPhaseAfter: !refinerAsked });
