@@ -118,9 +118,18 @@ describe.skipIf(!postgres.pg)('a fleet riding out its database (PostgreSQL stopp
         const lines = (await Promise.all(ids.map((id) => storeWaits(client.client, id)))).flat().map((w) => w.line);
         return lines.length ? lines : undefined;
       }, 60_000, 500);
-      const status = await runCli(['status', ids[0]], { ...env, DEEP_RESEARCH_DATA_DIR: dataDir('cli') });
-      cliStatus = status.stdout + status.stderr;
-      // The API too (any session of the batch: one may be between steps at the moment asked).
+      // The CLI and the API say it too, for any session of the batch: one may be in a model call
+      // (which needs no store) at the moment it is asked.
+      const cliDir = dataDir('cli');
+      cliStatus = await waitFor('the CLI saying a session waits for its store', async () => {
+        let said = '';
+        for (const id of ids) {
+          const status = await runCli(['status', id], { ...env, DEEP_RESEARCH_DATA_DIR: cliDir });
+          said = status.stdout + status.stderr;
+          if (/waiting for the (session store|artifact store|fetch cache)/.test(said)) return said;
+        }
+        return Date.now() - stoppedAt > ms - 5_000 ? said : undefined;
+      }, ms, 500);
       apiStatus = await waitFor('the API saying a session waits for its store', async () => {
         for (const id of ids) {
           const got = await api.call('GET', `/api/research/${id}`);
