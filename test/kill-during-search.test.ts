@@ -34,17 +34,18 @@ describe('kill -9 during a search', () => {
     // A search in flight at the provider, and the worker that runs it. Searches run side by side
     // and the provider cannot tell which worker asked, so every search in flight at the kill counts:
     // the victim's is one of them, and it alone is asked again.
-    const { keys, pid } = await waitFor('a search in flight', async () => {
-      const inFlight = harness.recorder.of('search').filter((r) => r.end === undefined).map((r) => r.key);
-      if (!inFlight.length) return undefined;
+    const { pid } = await waitFor('a search in flight', async () => {
+      if (!harness.recorder.of('search').some((r) => r.end === undefined)) return undefined;
       const described = await env.client.handle(researchId).describe();
       const search = described.raw.pendingActivities?.find((a) => a.activityType?.name === 'webSearch' && a.lastWorkerIdentity);
       const identity = Number(search?.lastWorkerIdentity?.split('@')[0]);
-      return workers.some((w) => w.process.pid === identity) ? { keys: new Set(inFlight), pid: identity } : undefined;
+      return workers.some((w) => w.process.pid === identity) ? { pid: identity } : undefined;
     }, 120_000, 100);
     const victim = workers.find((w) => w.process.pid === pid) as ChildWorker;
     const killedAt = Date.now();
     await victim.kill('SIGKILL');
+    // In flight at the moment of the kill (more may have started since the probe looked).
+    const keys = new Set(harness.recorder.of('search').filter((r) => r.start <= killedAt && (r.end === undefined || r.end > killedAt)).map((r) => r.key));
     const again = await waitFor('the search asked again', async () => harness.recorder.of('search').find((r) => keys.has(r.key) && r.start > killedAt), 60_000, 100).catch(async (err: Error) => {
       // What the engine and the provider saw, so that a miss says why.
       const pending = (await env.client.handle(researchId).describe()).raw.pendingActivities?.map((a) => `${a.activityType?.name} state ${a.state} attempt ${a.attempt} on ${a.lastWorkerIdentity}: ${a.lastFailure?.message ?? ''}`);
