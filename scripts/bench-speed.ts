@@ -155,7 +155,7 @@ runStandalone(
     configure: (config) => {
       // Every harness page lives on one host; a real plan's sources spread over many, so the polite
       // per-host limit (2) is lifted here rather than measured as research latency.
-      config.fetch.per_host_concurrency = 8;
+      config.fetch.per_host_concurrency = 32;
       // Every run fetches its pages, as a new question would (the runs share the harness's pages).
       config.fetch.cache_ttl_seconds = 0;
     },

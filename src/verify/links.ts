@@ -30,7 +30,7 @@ export async function checkLinks(fetcher: Prober, urls: string[], opts: LinkChec
       opts.onProgress?.();
     }
   };
-  const workers = Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 16, distinct.length)) }, worker);
+  const workers = Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 32, distinct.length)) }, worker);
   await Promise.all(workers);
   return results;
 }

@@ -15,17 +15,27 @@ const MAX_DECISIONS_IN_STATE = 200;
 
 /**
  * Counts model calls in flight and makes extra callers wait their turn. Work off the critical path
- * (report patches, the supervisor's advice) may hold at most half the slots: the calls the research
- * waits for (analyses, the critic beside the refiner) find slots, and go first when one frees.
+ * (report patches, the supervisor's advice) may hold at most half the slots, and none that a
+ * round's analyses are about to ask for: the calls the research waits for (analyses, the critic
+ * beside the refiner) find slots, and go first when one frees.
  */
 export class Slots {
   private used = 0;
   private background = 0;
+  /** Foreground calls announced but not yet asked for (a round's first analyses). */
+  private expected = 0;
   private readonly waiting: { resume: () => void; background: boolean }[] = [];
   constructor(private readonly limit: number) {}
 
+  /** `n` foreground calls are coming (0: no more): background work leaves their slots free. */
+  expect(n: number): void {
+    this.expected = Math.max(0, n);
+    if (n === 0) this.wake();
+  }
+
   async run<T>(fn: () => Promise<T>, opts: { background?: boolean } = {}): Promise<T> {
     const background = opts.background === true;
+    if (!background && this.expected > 0) this.expected -= 1;
     if (!this.free(background)) await new Promise<void>((resume) => this.waiting.push({ resume, background }));
     this.used += 1;
     if (background) this.background += 1;
@@ -40,7 +50,8 @@ export class Slots {
 
   private free(background: boolean): boolean {
     if (this.used >= this.limit) return false;
-    return !background || this.background < Math.max(1, Math.floor(this.limit / 2));
+    if (!background) return true;
+    return this.background < Math.max(1, Math.floor(this.limit / 2)) && this.used + Math.min(this.expected, this.limit) < this.limit;
   }
 
   /** The first foreground caller waiting, else the first background one that may run. */

@@ -7,7 +7,7 @@ import type { Source } from '../../domain/types';
 import { terms } from '../../report/words';
 import type { ResearchSession } from '../session';
 import { analyzeBatch } from './analysis';
-import { queueReportPatch } from './gather';
+import { drainReport, queueReportPatch } from './gather';
 
 const reading = new WeakMap<ResearchSession, Promise<void>>();
 
@@ -41,9 +41,15 @@ export async function finishReadingForEmptySections(s: ResearchSession): Promise
   await reading.get(s);
 }
 
-/** At synthesis: the reading (started now if it was not yet), then its patch queued in the report lane. */
+/**
+ * At synthesis: the reading, then its patch queued in the report lane. Not started yet, it waits
+ * for the patches still being written: they may fill the sections it would read for.
+ */
 export async function fillEmptySections(s: ResearchSession): Promise<void> {
-  startReadingForEmptySections(s);
+  if (!reading.has(s)) {
+    await drainReport(s);
+    startReadingForEmptySections(s);
+  }
   await finishReadingForEmptySections(s);
   const fill = s.state.mind.section_fill;
   if (!fill) return;

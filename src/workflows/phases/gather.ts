@@ -62,9 +62,11 @@ export async function gatherRound(s: ResearchSession): Promise<void> {
   const plans = branches.map(() => deferred<Promise<Finding[]>[]>());
   if (writesReport(s)) {
     lane(s).startRound();
-    plans.forEach((p) => lane(s).queueBranch(p.promise));
+    lane(s).queueRound(plans.map((p) => p.promise));
   }
   const analysing = new Slots(s.settings.max_concurrency);
+  // Each branch's first analysis will want a model slot: background work keeps out of its way.
+  s.modelSlots.expect(Math.min(branches.length, s.settings.max_concurrency));
   s.info(`research branches: ${branches.length} (searching and fetching at once, at most ${s.settings.max_concurrency} analysing)`);
   try {
     await settleAll(
@@ -88,6 +90,7 @@ export async function gatherRound(s: ResearchSession): Promise<void> {
       },
     );
   } finally {
+    s.modelSlots.expect(0);
     joinInPlanOrder(s, firstFinding, firstGap, order);
   }
 }

@@ -13,7 +13,7 @@ import { fillEmptySections } from './fill';
 import { drainReport, gatherRound } from './gather';
 import { noRoomToSearch, refine, refinedQueries } from './mind';
 import { afterPhase, pauseAfter, pauseIfDue, retryByRule } from './oversight';
-import { persistSession } from './persist';
+import { persistBeside } from './persist';
 import { patchReport } from './report';
 import { rateSources } from './sources';
 
@@ -27,7 +27,7 @@ export async function runResearchLoop(s: ResearchSession): Promise<void> {
     const phase: MindPhase = mind.phase;
     if (phase === 'COMPLETED' || phase === 'ABORTED' || phase === 'PLANNING') break;
     mind.phase = await PHASES[phase](s);
-    await persistSession(s);
+    persistBeside(s);
     await continueAsNewIfDue(s, () => drainReport(s));
   }
   await drainReport(s);
@@ -84,7 +84,7 @@ async function analyze(s: ResearchSession): Promise<MindPhase> {
   for (let batch = unanalyzed(); batch.length > 0; batch = unanalyzed()) {
     await analyzeBatch(s, batch);
     for (const source of batch) source.analyzed = true;
-    await persistSession(s);
+    persistBeside(s);
   }
   const gate = analysisGate(st.findings, st.sources);
   afterPhase(s, 'analysis', gate, { findings: st.findings.length, gaps: st.gaps.filter((g) => !g.addressed).length });
@@ -107,7 +107,7 @@ async function synthesize(s: ResearchSession): Promise<MindPhase> {
   for (let findings = unreported(); findings.length > 0; findings = unreported()) {
     await patchReport(s, findings);
     for (const f of findings) f.reported = true;
-    await persistSession(s);
+    persistBeside(s);
   }
   const gate = synthesisGate(st.report_shape ?? { chars: st.report_chars, sections: 0, sections_with_content: 0 });
   afterPhase(s, 'synthesis', gate, { report_chars: st.report_chars }, { noPhaseAfter: true });

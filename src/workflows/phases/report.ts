@@ -25,10 +25,14 @@ interface Proposal {
   callId: string;
   patches: ReportPatch[];
   usage: ModelUsage;
+  /** Characters the patch may add: one batch's budget per batch it writes. */
+  maxChars: number;
 }
 
 /** The writer's patches for `findings`, written against the report version `baseId`. */
-async function propose(s: ResearchSession, findings: Finding[], baseId: string, fillSections?: string[], background = false): Promise<Proposal> {
+async function propose(s: ResearchSession, findings: Finding[], baseId: string, opts: { fillSections?: string[]; background?: boolean; batches?: number } = {}): Promise<Proposal> {
+  const { fillSections, background = false } = opts;
+  const maxChars = s.settings.max_report_update_size * Math.max(1, opts.batches ?? 1);
   const st = s.state;
   const plan = st.plan as ResearchPlan;
   s.setPhase('updating_report');
@@ -43,7 +47,7 @@ async function propose(s: ResearchSession, findings: Finding[], baseId: string, 
       report_file_id: baseId,
       findings,
       sources,
-      max_update_chars: s.settings.max_report_update_size,
+      max_update_chars: maxChars,
       ...(plan.context?.language ? { language: plan.context.language } : {}),
       ...(fillSections?.length ? { fill_sections: fillSections } : {}),
       model: choice,
@@ -51,14 +55,14 @@ async function propose(s: ResearchSession, findings: Finding[], baseId: string, 
     }),
     { background },
   );
-  return { findings, sources, callId, patches: out.patches, usage: out.usage };
+  return { findings, sources, callId, patches: out.patches, usage: out.usage, maxChars };
 }
 
 /** Applies a proposal to the report as it is now (a store step), and marks its findings written. */
 async function apply(s: ResearchSession, p: Proposal): Promise<void> {
   const st = s.state;
   const plan = st.plan as ResearchPlan;
-  const applied = await store.applyReportPatch({ report_file_id: await ensureReport(s), outline: plan.outline, findings: p.findings, sources: p.sources, patches: p.patches, max_update_chars: s.settings.max_report_update_size });
+  const applied = await store.applyReportPatch({ report_file_id: await ensureReport(s), outline: plan.outline, findings: p.findings, sources: p.sources, patches: p.patches, max_update_chars: p.maxChars });
   setReport(s, applied);
   for (const f of p.findings) f.reported = true;
   if (applied.merged?.length) (st.merged_claims ??= []).push(...applied.merged.slice(0, 50));
@@ -80,7 +84,7 @@ async function apply(s: ResearchSession, p: Proposal): Promise<void> {
 
 /** One patch, written against the report as it is now and applied at once. */
 export async function patchReport(s: ResearchSession, findings: Finding[], fillSections?: string[]): Promise<void> {
-  await apply(s, await propose(s, findings, await ensureReport(s), fillSections));
+  await apply(s, await propose(s, findings, await ensureReport(s), { fillSections }));
 }
 
 /** A new version of the report, written by a store step or a check: the checks run on it again. */
@@ -92,12 +96,13 @@ export function setReport(s: ResearchSession, version: ReportVersion): void {
 }
 
 /**
- * The living report while branches research: each batch's patch is proposed as soon as its
- * findings are in, against the report as it was when the round began, beside the other batches'
- * (within the session's model slots); the proposals are applied one after another in plan order.
- * So the report comes out the same whichever branch finishes first, and a round's writing takes
- * about one model call, not one per batch. A failed patch leaves its findings unreported
- * (synthesis writes them) and is surfaced by drain().
+ * The living report while branches research. A round's branches are written in a few groups (as
+ * many as background work may hold model slots), each group's batch patched as soon as all its
+ * branches have analysed that batch, against the report as it was when the round began, beside the
+ * other groups; the proposals are applied one after another in plan order. So the report comes out
+ * the same whichever branch finishes first, a round's writing takes about one model call, not one
+ * per batch, and the last analysis is followed by one patch, not a queue of them. A failed patch
+ * leaves its findings unreported (synthesis writes them) and is surfaced by drain().
  */
 export class ReportLane {
   private applied: Promise<void> = Promise.resolve();
@@ -113,14 +118,23 @@ export class ReportLane {
     this.base.catch(() => undefined);
   }
 
-  /** Queues a branch whose batches are known only once its search returns. */
-  queueBranch(batches: Promise<Promise<Finding[]>[]>): void {
+  /** Queues a round's branches, each a list of batches known once its search returns. */
+  queueRound(branches: Promise<Promise<Finding[]>[]>[]): void {
+    const groups = Math.max(1, Math.floor(this.s.settings.max_model_calls_in_flight / 2));
+    const size = Math.ceil(branches.length / groups);
+    for (let first = 0; first < branches.length; first += size) this.queueGroup(branches.slice(first, first + size));
+  }
+
+  /** One patch per batch position across the group's branches, applied in batch order. */
+  private queueGroup(branches: Promise<Promise<Finding[]>[]>[]): void {
     const base = this.base ?? ensureReport(this.s);
-    const proposals = batches.then((list) =>
-      list.map((findings) => {
-        const proposal = findings.then(async (all) => {
-          const fresh = all.filter((f) => !f.reported);
-          return fresh.length ? propose(this.s, fresh, await base, undefined, true) : undefined;
+    const proposals = Promise.all(branches).then((lists) =>
+      Array.from({ length: Math.max(0, ...lists.map((l) => l.length)) }, (_, batch) => {
+        const parts = lists.map((l) => l[batch]).filter((p): p is Promise<Finding[]> => p !== undefined);
+        const proposal = Promise.all(parts).then(async (found) => {
+          const fresh = found.flat().filter((f) => !f.reported);
+          const batches = found.filter((list) => list.length > 0).length;
+          return fresh.length ? propose(this.s, fresh, await base, { background: true, batches }) : undefined;
         });
         proposal.catch(() => undefined);
         return proposal;
@@ -142,7 +156,7 @@ export class ReportLane {
   /** Queues a patch the research waits for (synthesis), proposed against the round's base at once. */
   queueFindings(findings: Finding[], fillSections?: string[]): void {
     const base = this.base ?? ensureReport(this.s);
-    const proposal = base.then((id) => propose(this.s, findings, id, fillSections));
+    const proposal = base.then((id) => propose(this.s, findings, id, { fillSections }));
     proposal.catch(() => undefined);
     this.applied = this.applied.then(async () => {
       try {
