@@ -23,7 +23,7 @@ describe('continue-as-new', () => {
   it('keeps state and report across runs when forced at 10 history events', async () => {
     const { researchId } = await env.client.start({
       query: 'Long research: heat pumps',
-      settings: { max_sources: 14, batch_size: 3, max_iterations: 2, auto_approve: true, continue_as_new_after_events: 10 },
+      settings: { max_sources: 30, batch_size: 3, max_iterations: 2, auto_approve: true, continue_as_new_after_events: 10 },
     });
     await env.client.waitForResult(researchId);
     const s = await env.client.state(researchId);

@@ -47,7 +47,8 @@ describe.skipIf(!postgres.pg)('a fleet riding out its database (PostgreSQL stopp
   const figures: string[] = [];
 
   beforeAll(async () => {
-    harness = await startHarness({ model: { gapIterations: 1 }, web: { delayMs: 300 } });
+    // Model calls take a while, so both sessions are mid-run together (research is otherwise over in seconds).
+    harness = await startHarness({ model: { gapIterations: 1, delayMs: 300 }, web: { delayMs: 300 } });
     const databaseUrl = await createDatabase(postgres.pg?.url as string, 'fleet_outage');
     const test = testConfig(harness, inject('temporalAddress'), { DATABASE_URL: databaseUrl });
     env = test.env;

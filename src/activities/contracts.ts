@@ -103,6 +103,8 @@ export interface ParseContentInput {
   file_id: string;
   content_type: string;
   url: string;
+  /** Score the parsed text against these too (relevance before reading, without a step of its own). */
+  relevance?: { question: string; sub_question: string };
 }
 export interface ParseContentOutput {
   text_file_id: string;
@@ -114,6 +116,8 @@ export interface ParseContentOutput {
   snippet: string;
   chars: number;
   sections: number;
+  /** The text's relevance to the questions asked for, 0–1. */
+  relevance?: number;
 }
 
 export interface SourceForAnalysis {

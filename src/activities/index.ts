@@ -86,15 +86,16 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   const budget = budgetSettingsOf(config);
   const archiveSweep = startArchiveSweep(budget.archive.dir, budget.archive.ttl_hours);
   const modelDeps = { model, defaultModel, pricing: config.models.pricing, artifacts: store, budget, streams };
+  const relevance = createRelevanceActivities(store, relevanceEmbedder(config, env));
   const activities: ResearchActivities = {
     ...createModelActivities(modelDeps),
     ...createMindActivities(modelDeps),
     ...createPanelActivities(modelDeps),
     ...createVerifyActivities({ artifacts: store, fetcher, model, defaultModel, pricing: config.models.pricing, doiResolver: config.fetch.doi_resolver_url }),
-    ...createWebActivities({ config, artifacts: store, fetcher, cache, searchProvider }),
+    ...createWebActivities({ config, artifacts: store, fetcher, cache, searchProvider, scoreRelevance: relevance.scoreRelevance }),
     ...asStoreSteps(createStoreActivities(sessionStore, storeStepArtifacts), 'sessions'),
     ...asStoreSteps(createReportActivities(storeStepArtifacts), 'artifacts'),
-    ...createRelevanceActivities(store, relevanceEmbedder(config, env)),
+    ...relevance,
     ...createDeliveryActivities({ config, env, sessions: sessionsWaiting, artifacts: store }),
     async lookupLocalKnowledge({ query, maxResults }) {
       if (!config.search.local_path) return { hits: [] };

@@ -19,6 +19,8 @@ import type {
   FetchUrlOutput,
   ParseContentInput,
   ParseContentOutput,
+  ScoreRelevanceInput,
+  ScoreRelevanceOutput,
   WebSearchInput,
   WebSearchOutput,
 } from './contracts';
@@ -32,6 +34,8 @@ export interface WebDeps {
   fetcher: SafeFetcher;
   cache: FetchCache;
   searchProvider: (name: string) => SearchProvider;
+  /** Relevance scoring, for a parse asked to score what it parsed. */
+  scoreRelevance?: (input: ScoreRelevanceInput) => Promise<ScoreRelevanceOutput>;
 }
 
 export function createWebActivities(deps: WebDeps) {
@@ -119,6 +123,7 @@ export function createWebActivities(deps: WebDeps) {
         source_url: input.url,
         content_type: 'application/json',
       });
+      const relevance = input.relevance && deps.scoreRelevance ? (await deps.scoreRelevance({ question: input.relevance.question, sources: [{ id: 'page', text_file_id: stored.file_id, sub_question: input.relevance.sub_question }] })).scores.page : undefined;
       return {
         text_file_id: stored.file_id,
         meta_file_id: meta.file_id,
@@ -128,6 +133,7 @@ export function createWebActivities(deps: WebDeps) {
         sections: parsed.sections,
         ...(parsed.meta?.published ? { published: parsed.meta.published.slice(0, 40) } : {}),
         ...(parsed.meta?.language ? { language: parsed.meta.language.slice(0, 20) } : {}),
+        ...(relevance !== undefined ? { relevance } : {}),
       };
     },
   };

@@ -10,7 +10,7 @@ import { readInputContexts } from './phases/contexts';
 import { finish } from './phases/finish';
 import { runResearchLoop } from './phases/loop';
 import { answerAsPanel, settlePanel, startPanel } from './phases/panel';
-import { persistSession } from './phases/persist';
+import { persistBeside, persistSession } from './phases/persist';
 import { askForTopic, planWithUser } from './phases/planning';
 import { chooseProviders } from './phases/providers';
 import { ensureReport } from './phases/report';
@@ -93,7 +93,7 @@ async function researchWithinDeadline(s: ResearchSession): Promise<'done' | 'tim
   }
   if (st.status !== 'running' && !st.verified && !st.waiting) {
     s.setStatus('running', 'searching');
-    await persistSession(s);
+    persistBeside(s);
   }
   const research = new CancellationScope();
   const timer = new CancellationScope();
@@ -140,7 +140,8 @@ async function researchWithinDeadline(s: ResearchSession): Promise<'done' | 'tim
 async function researchAndVerify(s: ResearchSession): Promise<void> {
   const st = s.state;
   if (st.verified) return;
-  if (!st.panel) await ensureReport(s);
+  // The report's skeleton is written beside the first searches; its first patch waits for it.
+  if (!st.panel) ensureReport(s).catch(() => undefined);
   await readInputContexts(s);
   await runResearchLoop(s);
   if (nothingToWriteFrom(s)) {

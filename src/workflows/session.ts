@@ -24,7 +24,7 @@ export class Slots {
   private background = 0;
   /** Foreground calls announced but not yet asked for (a round's first analyses). */
   private expected = 0;
-  private readonly waiting: { resume: () => void; background: boolean }[] = [];
+  private readonly waiting: { resume: () => void; background: boolean; ahead: boolean }[] = [];
   constructor(private readonly limit: number) {}
 
   /** `n` foreground calls are coming (0: no more): background work leaves their slots free. */
@@ -33,10 +33,11 @@ export class Slots {
     if (n === 0) this.wake();
   }
 
-  async run<T>(fn: () => Promise<T>, opts: { background?: boolean } = {}): Promise<T> {
+  /** `ahead`: background work the next phase reads (advice) goes before the rest (report patches). */
+  async run<T>(fn: () => Promise<T>, opts: { background?: boolean; ahead?: boolean } = {}): Promise<T> {
     const background = opts.background === true;
     if (!background && this.expected > 0) this.expected -= 1;
-    if (!this.free(background)) await new Promise<void>((resume) => this.waiting.push({ resume, background }));
+    if (!this.free(background)) await new Promise<void>((resume) => this.waiting.push({ resume, background, ahead: opts.ahead === true }));
     this.used += 1;
     if (background) this.background += 1;
     try {
@@ -54,10 +55,11 @@ export class Slots {
     return this.background < Math.max(1, Math.floor(this.limit / 2)) && this.used + Math.min(this.expected, this.limit) < this.limit;
   }
 
-  /** The first foreground caller waiting, else the first background one that may run. */
+  /** The first foreground caller waiting, else the first background one that may run, advice first. */
   private wake(): void {
-    const at = this.waiting.findIndex((w) => !w.background && this.free(false));
-    const next = at >= 0 ? at : this.waiting.findIndex((w) => this.free(w.background));
+    const fore = this.waiting.findIndex((w) => !w.background && this.free(false));
+    const ahead = this.waiting.findIndex((w) => w.background && w.ahead && this.free(true));
+    const next = fore >= 0 ? fore : ahead >= 0 ? ahead : this.waiting.findIndex((w) => this.free(w.background));
     if (next >= 0) this.waiting.splice(next, 1)[0].resume();
   }
 }
@@ -67,6 +69,8 @@ export class ResearchSession {
   /** The scope research activities run in; cancelling it stops the run but not the final persist. */
   researchScope: CancellationScope | undefined;
   timedOut = false;
+  /** Counts the moments the supervisor's advice is read (or its reader is next): advice later than that is not asked for. */
+  adviceReads = 0;
   /** The session-wide cap on model calls in flight (max_model_calls_in_flight). */
   readonly modelSlots: Slots;
   private toolCallCounter = 0;
@@ -153,7 +157,7 @@ export class ResearchSession {
   }
 
   /** One model-calling step within the session-wide cap on model calls in flight. */
-  modelCall<T>(fn: () => Promise<T>, opts: { background?: boolean } = {}): Promise<T> {
+  modelCall<T>(fn: () => Promise<T>, opts: { background?: boolean; ahead?: boolean } = {}): Promise<T> {
     return this.modelSlots.run(fn, opts);
   }
 

@@ -67,6 +67,8 @@ export async function gatherRound(s: ResearchSession): Promise<void> {
   const analysing = new Slots(s.settings.max_concurrency);
   // Each branch's first analysis will want a model slot: background work keeps out of its way.
   s.modelSlots.expect(Math.min(branches.length, s.settings.max_concurrency));
+  // Advice still waiting for a slot would now delay the round or come after its readers began.
+  s.adviceReads += 1;
   s.info(`research branches: ${branches.length} (searching and fetching at once, at most ${s.settings.max_concurrency} analysing)`);
   try {
     await settleAll(

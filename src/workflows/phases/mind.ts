@@ -45,6 +45,8 @@ export async function refine(s: ResearchSession): Promise<MindPhase> {
   s.decide(decisionFromIteration(decision, { iteration: st.iteration, maxIterations: s.settings.max_iterations, openGaps: open.length, budgetExhausted: budgetSpent }, ''));
   const criticAsked = criticCanChangeAnything(s);
   const refinerAsked = decision.action !== 'complete';
+  // The supervisor's advice so far is for this critic and refiner; a reflection started now advises the next ones.
+  const advice = criticAsked || refinerAsked ? takeAdvice(s) : [];
   // No further iteration: the outline's empty sections are read for now, beside the critic.
   if (!refinerAsked) startReadingForEmptySections(s, { early: true });
   // The refinement gate and the iteration's reflection, beside the critic and the refiner; when
@@ -54,14 +56,17 @@ export async function refine(s: ResearchSession): Promise<MindPhase> {
   if (!criticAsked && !refinerAsked) return 'SYNTHESIS';
   // The user's words go to both, verbatim; the supervisor's advice too.
   const guidance = criticAsked || refinerAsked ? s.takeGuidance('refinement') : [];
-  const advice = takeAdvice(s);
-  const [revision, refined] = await Promise.all([
+  const answers = Promise.all([
     criticAsked ? critique(s, guidance, advice) : Promise.resolve(undefined),
     refinerAsked ? refinedQueries(s, undefined, guidance, advice) : Promise.resolve(undefined),
   ]);
+  // A round may follow: its analyses will want their slots, so background work keeps out of the way.
+  s.modelSlots.expect(s.settings.max_concurrency);
+  const [revision, refined] = await answers;
   if (refined) for (const gap of open) gap.addressed = true;
   const queries = unique([...(revision?.queries ?? []), ...(refined?.queries ?? [])], s);
   if (queries.length === 0) {
+    s.modelSlots.expect(0);
     if (refinerAsked) s.decide({ agent: 'refiner', action: 'complete', rationale: 'open gaps suggest no new queries', inputs: { open_gaps: open.length }, outputs: {} });
     return 'SYNTHESIS';
   }
@@ -72,6 +77,7 @@ export async function refine(s: ResearchSession): Promise<MindPhase> {
   const reviewer = (s.mind.research_feedback ?? []).filter((f) => f.startsWith('Reviewer: '));
   s.mind.research_feedback = [...reviewer, ...(revision?.feedback ?? []), ...(refined?.feedback ?? [])].slice(0, 8);
   st.pending_queries = queries;
+  s.modelSlots.expect(Math.min(queries.length, s.settings.max_concurrency));
   s.info(`${refined?.queries.length ? `iteration ${st.iteration} of ${s.settings.max_iterations}` : 'revision round'}: ${queries.length} queries${revision ? ' (critic)' : ''}${refined?.queries.length ? ` for ${open.length} gaps` : ''}`);
   return 'GATHERING';
 }
@@ -136,6 +142,7 @@ function endOfIteration(s: ResearchSession, openGaps: number, searchSpent: boole
 
 /** The supervisor's latest advice, handed on once. */
 function takeAdvice(s: ResearchSession): string[] {
+  s.adviceReads += 1;
   const advice = s.mind.supervisor_advice;
   s.mind.supervisor_advice = undefined;
   return advice ? [advice] : [];

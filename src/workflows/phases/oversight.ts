@@ -11,7 +11,7 @@ import type { GateResult } from '../../research/gates';
 import { model } from '../activities';
 import { awaitPerson } from '../runs';
 import { errorMessage, type ResearchSession } from '../session';
-import { callModel } from './providers';
+import { callModel, NoLongerWanted } from './providers';
 
 /** Records the gate; starts the supervisor's reflection beside whatever comes next, when it is worth one. */
 export function afterPhase(
@@ -47,6 +47,7 @@ export function afterPhase(
  */
 async function reflectOn(s: ResearchSession, phase: string, gate: GateResult, summary: Record<string, number>, lastWord: boolean): Promise<void> {
   const iteration = s.state.iteration;
+  const reads = s.adviceReads;
   try {
     const out = await callModel(s, 'supervisor', (choice) =>
       s.tool(
@@ -55,7 +56,8 @@ async function reflectOn(s: ResearchSession, phase: string, gate: GateResult, su
         () => model.reflectOnPhase({ phase: phase as never, summary: { ...summary, ...gate.metrics }, gate: { passed: gate.passed, failures: gate.failures }, guidance: lastWord ? s.takeGuidance(`${phase} reflection`) : pendingGuidance(s), model: choice }),
         (r) => ({ retry: r.retry, usage: r.usage, ...(r.quality_score !== undefined ? { quality_score: r.quality_score } : {}) }),
       ),
-      { background: true },
+      // Advice is for the next critic or refiner: once they started (or are next), it would come too late.
+      { background: true, ahead: true, wanted: () => lastWord || s.adviceReads === reads },
     );
     s.emit('AgentOutput', { role: 'supervisor', phase, reflection: out.reflection, ...(out.quality_score !== undefined ? { quality_score: out.quality_score } : {}) });
     if (out.guidance_for_next_phase) s.mind.supervisor_advice = out.guidance_for_next_phase;
@@ -67,6 +69,10 @@ async function reflectOn(s: ResearchSession, phase: string, gate: GateResult, su
       outputs: { quality_score: out.quality_score ?? null, guidance: out.guidance_for_next_phase },
     });
   } catch (err) {
+    if (err instanceof NoLongerWanted) {
+      s.decide({ agent: 'supervisor', action: 'reflection_skipped', rationale: `no model slot was free before the phase it would advise began (after ${phase})`, inputs: { phase, iteration }, outputs: {} });
+      return;
+    }
     // Advice that does not come (a failed call, a spent budget) is no reason to stop the research.
     if (isCancellation(err)) throw err;
     s.warn(`the supervisor's reflection after ${phase} did not run: ${errorMessage(err)}`);

@@ -19,14 +19,19 @@ export async function chooseProviders(s: ResearchSession): Promise<void> {
   s.info(`search: ${plan.search_chain.join(plan.search_mode === 'combine' ? ' + ' : ' → ')}`);
 }
 
+/** A call whose moment passed while it waited for a model slot. */
+export class NoLongerWanted extends Error {}
+
 /**
  * Calls a model activity with the role's first model, then each fallback in turn when the call
  * fails after its retries (outage, overload, rejected key). Each switch is an event. The call
  * waits for a model slot (a `background` call, off the critical path, never takes the last one)
  * and is counted against the budget.
  */
-export function callModel<T extends { usage?: ModelUsage }>(s: ResearchSession, role: string, call: (model?: string) => Promise<T>, opts: { background?: boolean } = {}): Promise<T> {
+export function callModel<T extends { usage?: ModelUsage }>(s: ResearchSession, role: string, call: (model?: string) => Promise<T>, opts: { background?: boolean; ahead?: boolean; wanted?: () => boolean } = {}): Promise<T> {
   return s.modelCall(async () => {
+    // Work that waited for its slot past the moment it was for is not done.
+    if (opts.wanted && !opts.wanted()) throw new NoLongerWanted();
     // A model that failed after its retries is passed over for the rest of the session (while another is left).
     const down = s.state.unavailable_models ?? [];
     const configured = s.state.providers?.model_chains[role] ?? [];

@@ -8,15 +8,33 @@ import { model, store } from '../activities';
 import type { ResearchSession } from '../session';
 import { callModel } from './providers';
 
-/** The report exists from the start of research: the outline's skeleton, or text carried in from an older state. */
-export async function ensureReport(s: ResearchSession): Promise<string> {
+const creating = new WeakMap<ResearchSession, Promise<string>>();
+
+/**
+ * The report exists from the start of research: the outline's skeleton, or text carried in from an
+ * older state. Created once, however many callers ask while it is being created.
+ */
+export function ensureReport(s: ResearchSession): Promise<string> {
   const st = s.state;
-  if (st.report_file_id) return st.report_file_id;
-  const plan = st.plan as ResearchPlan;
-  const out = await store.createReport({ query: st.initial_query, outline: plan.outline, ...(st.report_seed ? { seed: st.report_seed } : {}) });
-  setReport(s, out);
-  st.report_seed = undefined;
-  return out.report_file_id;
+  if (st.report_file_id) return Promise.resolve(st.report_file_id);
+  let pending = creating.get(s);
+  if (!pending) {
+    const plan = st.plan as ResearchPlan;
+    pending = store.createReport({ query: st.initial_query, outline: plan.outline, ...(st.report_seed ? { seed: st.report_seed } : {}) }).then(
+      (out) => {
+        setReport(s, out);
+        st.report_seed = undefined;
+        creating.delete(s);
+        return out.report_file_id;
+      },
+      (err) => {
+        creating.delete(s);
+        throw err;
+      },
+    );
+    creating.set(s, pending);
+  }
+  return pending;
 }
 
 interface Proposal {

@@ -104,9 +104,10 @@ async function fetchOne(s: ResearchSession, source: Source): Promise<void> {
     const parsed = await s.tool(
       'parse_content',
       { file_id: raw.file_id, source_id: source.id },
-      () => web.parseContent({ file_id: raw.file_id, content_type: raw.content_type, url: raw.final_url }),
-      (r) => ({ text_file_id: r.text_file_id, chars: r.chars, title: r.title }),
+      () => web.parseContent({ file_id: raw.file_id, content_type: raw.content_type, url: raw.final_url, relevance: { question: s.state.initial_query, sub_question: source.query } }),
+      (r) => ({ text_file_id: r.text_file_id, chars: r.chars, title: r.title, ...(r.relevance !== undefined ? { relevance: r.relevance } : {}) }),
     );
+    if (parsed.relevance !== undefined) source.relevance = parsed.relevance;
     Object.assign(source, {
       text_file_id: parsed.text_file_id,
       meta_file_id: parsed.meta_file_id,
