@@ -15,7 +15,8 @@ describe('retry, resume and enhance through the API', () => {
   let token: string;
 
   beforeAll(async () => {
-    harness = await startHarness();
+    // The writer and the critic take a while, so a session is still running after its first finding.
+    harness = await startHarness({ model: { delayFor: (name) => (name === 'research_plan' || name === 'source_analysis' ? 0 : 400) } });
     env = await startEnvironment(harness, inject('temporalAddress'));
     api = await startService(env);
     token = await api.service.store.createToken('ops');

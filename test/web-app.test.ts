@@ -37,7 +37,8 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
     rmSync(OUT, { recursive: true, force: true });
     mkdirSync(OUT, { recursive: true });
     await buildWeb();
-    harness = await startHarness({ model: { clarify: true, gapIterations: 0 }, web });
+    // Model calls take a moment, as real ones do: the report visibly grows patch by patch.
+    harness = await startHarness({ model: { clarify: true, gapIterations: 0, delayMs: 300 }, web });
     env = await startEnvironment(harness, inject('temporalAddress'));
     api = await startService(env);
     browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
