@@ -43,6 +43,8 @@ export interface ProviderScript {
   answers?: ScriptedAnswer[];
   /** Answer the next calls with these HTTP errors, in order, before any answer. */
   failures?: ScriptedFailure[];
+  /** A failure for every request of a kind (its response_format name), while set. */
+  failFor?: (name: string | undefined) => ScriptedFailure | undefined;
   /** Expected API key; other keys get a 401. */
   apiKey?: string;
   usage?: ScriptedUsage;

@@ -265,14 +265,14 @@ export async function startModel(recorder: Recorder, script: ModelScript = {}): 
     if (script.apiKey && req.headers.authorization !== `Bearer ${script.apiKey}`) {
       return sendJson(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
     }
-    const failure = script.failures?.shift();
+    const body = parsed as unknown as ChatRequest;
+    const name = requestedName(body);
+    const failure = script.failures?.shift() ?? script.failFor?.(name);
     if (failure) {
       const error = { message: failure.message ?? `scripted ${failure.status}`, type: failure.type ?? 'server_error', code: failure.code };
       return sendJson(failure.status, failure.body ?? { error }, retryHeaders(failure));
     }
-    const body = parsed as unknown as ChatRequest;
     const prompt = body.messages.filter((m) => m.role === 'user').map((m) => textOf(m.content)).join('\n');
-    const name = requestedName(body);
     if (name === 'content_summary' && script.failSummaries) return sendJson(500, { error: { message: 'summaries are down', type: 'server_error' } });
     const answer: ScriptedAnswer | undefined = nextAnswer(script) ?? wrapObject(scriptedObject(name, prompt, script));
     if (!answer) return sendJson(400, { error: { message: `unknown response_format ${name}`, type: 'invalid_request_error' } });
