@@ -8,12 +8,13 @@
 // be on their way to the wait at once (100), BENCH_QUERY_SAMPLE how many waiting sessions are asked
 // the state query at the end (all), BENCH_START_MINUTES stops starting waiting sessions after that
 // long (a busy machine; the figures then say how many reached their wait), BENCH_WORKER=src runs
-// the worker from source through tsx.
+// the worker from source through tsx, BENCH_SNAPSHOTS=1 has the worker's main thread write a heap
+// snapshot when idle and once the waiting sessions wait (their paths are printed).
 // Prints completions, state-query answers, peak and final worker RSS with the heap of each thread,
 // what one cached session costs, wall times, the largest history and the load average.
 import { Client, Connection } from '@temporalio/client';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ResearchClient } from '../src/client/research-client';
@@ -76,6 +77,20 @@ async function main(): Promise<void> {
     await sleep(2000);
     return readSamples(probe).filter((s) => s.gc === gcRound);
   };
+  let snapshots = 0;
+  /** BENCH_SNAPSHOTS=1: the main thread writes a heap snapshot (idle, then with every waiting session waiting). */
+  const snapshot = async () => {
+    if (!process.env.BENCH_SNAPSHOTS) return;
+    writeFileSync(`${probe}.snap`, String(++snapshots));
+    const file = `${probe}.main-${snapshots}.heapsnapshot`;
+    // Written synchronously by the worker: done once its size holds for a second.
+    let size = -1;
+    while (!existsSync(file) || statSync(file).size !== size) {
+      size = existsSync(file) ? statSync(file).size : -1;
+      await sleep(1000);
+    }
+    console.log(`heap snapshot: ${file}`);
+  };
   const connection = await Connection.connect({ address: server.address });
   const client = new ResearchClient(connection, config, true);
   const temporal = new Client({ connection });
@@ -84,6 +99,7 @@ async function main(): Promise<void> {
   try {
     await sleep(1000);
     const idle = await collected();
+    await snapshot();
     const waitIds = Array.from({ length: waiting }, (_, i) => `wait-${i}`);
     const runIds = Array.from({ length: running }, (_, i) => `run-${i}`);
     // A waiting session has reached its wait when its first (working) run continued as new into a waiting run.
@@ -102,6 +118,7 @@ async function main(): Promise<void> {
     const startWall = Date.now() - t0;
     const phase1End = Date.now();
     const afterStart = await collected();
+    await snapshot();
     const cachedWaiting = await metric(metricsPort, 'temporal_sticky_cache_size');
     const t1 = Date.now();
     await pooled(runIds, 50, (id) =>

@@ -191,3 +191,28 @@ export function requestKind(body: Record<string, unknown>): string {
   const b = body as { response_format?: { json_schema?: { name?: string } }; tool_choice?: { function?: { name?: string } } };
   return b.response_format?.json_schema?.name ?? b.tool_choice?.function?.name ?? 'other';
 }
+
+/** Each activity and workflow task as it ran: scheduled, started and closed, in ms from `t0`. */
+export function activityTimeline(events: temporal.api.history.v1.IHistoryEvent[], t0: number): string[] {
+  const scheduled = new Map<string, { type: string; at: number; startedAt?: number }>();
+  const lines: string[] = [];
+  let taskScheduled = 0;
+  let taskStarted = 0;
+  for (const e of events) {
+    const at = millis(e.eventTime) - t0;
+    if (e.activityTaskScheduledEventAttributes) scheduled.set(String(e.eventId), { type: e.activityTaskScheduledEventAttributes.activityType?.name ?? '?', at });
+    if (e.activityTaskStartedEventAttributes) {
+      const s = scheduled.get(String(e.activityTaskStartedEventAttributes.scheduledEventId));
+      if (s) s.startedAt = at;
+    }
+    const done = e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes;
+    if (done) {
+      const s = scheduled.get(String(done.scheduledEventId));
+      if (s) lines.push(`${String(s.at).padStart(6)} ${String(s.startedAt ?? s.at).padStart(6)} ${String(at).padStart(6)}  ${s.type}`);
+    }
+    if (e.workflowTaskScheduledEventAttributes) taskScheduled = at;
+    if (e.workflowTaskStartedEventAttributes) taskStarted = at;
+    if (e.workflowTaskCompletedEventAttributes) lines.push(`${String(taskScheduled).padStart(6)} ${String(taskStarted).padStart(6)} ${String(at).padStart(6)}  (workflow task)`);
+  }
+  return lines;
+}

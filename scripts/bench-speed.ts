@@ -3,7 +3,8 @@
 // where every model call takes 1 s, a search 0.3 s and a page fetch 0.2 s.
 //   npm run bench:speed [-- --profile easy|hard] [-- --runs 3]
 //   (BENCH_MODEL_MS, BENCH_SEARCH_MS, BENCH_FETCH_MS change the latencies; BENCH_TIMELINE=1 prints
-//   every call, BENCH_DECISIONS=1 the decision log)
+//   every call, BENCH_ACTIVITIES=1 every activity and workflow task from the history,
+//   BENCH_DECISIONS=1 the decision log)
 // Per run: wall time, the dependency bound (the longest chain of calls that each need the one
 // before, at the world's latencies, for the work the question requires: no schedule can beat it),
 // the share of wall time with no call in flight, the most model calls in flight at once, model
@@ -15,7 +16,7 @@ import type { RecordedRequest } from '../test/harness/recorder';
 import { runStandalone } from '../test/harness/standalone';
 import type { Harness, TestEnvironment } from '../test/harness';
 import { arg, chosenWorlds, playWorld, SESSION_SETTINGS, type World } from './bench-worlds';
-import { busyTime, dependencyBound, orchestration, peakInFlight, requestKind, requiredWork, retryQueriesOf, serialRounds, type Call } from './bench-speed-figures';
+import { activityTimeline, busyTime, dependencyBound, orchestration, peakInFlight, requestKind, requiredWork, retryQueriesOf, serialRounds, type Call } from './bench-speed-figures';
 
 const latencies = { modelMs: Number(process.env.BENCH_MODEL_MS ?? 1000), searchMs: Number(process.env.BENCH_SEARCH_MS ?? 300), fetchMs: Number(process.env.BENCH_FETCH_MS ?? 200) };
 const runs = Math.max(1, Number(arg('runs') ?? 1));
@@ -104,7 +105,9 @@ async function runOnce(env: TestEnvironment, harness: Harness, profile: Profile,
   console.log(`  search calls: ${calls.filter((c) => c.server === 'search').length}, fetches: ${calls.filter((c) => c.server === 'web').length}`);
   const searchQueued = searchQueueTimes(events);
   if (searchQueued.length) console.log(`  search queue time (from the web_search events): mean ${Math.round(searchQueued.reduce((a, b) => a + b, 0) / searchQueued.length)} ms, max ${Math.max(...searchQueued)} ms`);
-  const overhead = orchestration((await env.temporal.workflow.getHandle(workflowIdFor(researchId)).fetchHistory()).events ?? []);
+  const history = (await env.temporal.workflow.getHandle(workflowIdFor(researchId)).fetchHistory()).events ?? [];
+  const overhead = orchestration(history);
+  if (process.env.BENCH_ACTIVITIES) for (const line of activityTimeline(history, started)) console.log(`  ${line}`);
   const t = overhead.task;
   console.log(`  history: ${overhead.events} events; ${overhead.localActivities} local activities; workflow tasks ${t.n}, queued ${seconds(t.queued)} in total (mean ${Math.round(t.queued / Math.max(1, t.n))} ms), running ${seconds(t.running)} (mean ${Math.round(t.running / Math.max(1, t.n))} ms)`);
   for (const [type, d] of Object.entries(overhead.activities)) {

@@ -3,6 +3,7 @@
 // parser threads — appends its memory to MEMORY_PROBE_FILE every 250 ms, one JSON line per sample,
 // so bench:load can say where the memory goes. Writing a number n into `<file>.gc` makes every
 // thread collect its garbage and write a sample marked `gc: n`: heap figures of live objects only.
+// Writing n into `<file>.snap` has the main thread write a heap snapshot, `<file>.main-n.heapsnapshot`.
 'use strict';
 const { appendFileSync, existsSync, readFileSync } = require('node:fs');
 const v8 = require('node:v8');
@@ -14,6 +15,7 @@ if (file) {
   v8.setFlagsFromString('--expose-gc');
   const collect = runInNewContext('gc');
   let collected = 0;
+  let snapped = 0;
   const sample = (gc) => {
     const m = process.memoryUsage();
     const line = { t: Date.now(), thread: threadId, main: isMainThread, rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, ...(gc ? { gc } : {}) };
@@ -27,5 +29,10 @@ if (file) {
       collect();
       sample(requested);
     } else sample();
+    const snapshot = isMainThread && existsSync(`${file}.snap`) ? Number(readFileSync(`${file}.snap`, 'utf8')) : 0;
+    if (snapshot > snapped) {
+      snapped = snapshot;
+      v8.writeHeapSnapshot(`${file}.main-${snapshot}.heapsnapshot`);
+    }
   }, 250).unref();
 }

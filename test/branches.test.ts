@@ -200,13 +200,16 @@ describe('parallel research branches', () => {
     expect(passed.every((d) => /skipped by rule/.test(String(d.outputs.reflection)))).toBe(true);
     // The refinement gate: passed after iteration 1 (a gap is open), failed after 2 (none left).
     expect(actions.filter((a) => a.startsWith('supervisor:refinement_gate_'))).toEqual(['supervisor:refinement_gate_passed', 'supervisor:refinement_gate_failed']);
-    // One reflection, after iteration 1: after the last one no phase is left to read its advice.
+    // One reflection is due, after iteration 1: after the last one no phase is left to read its
+    // advice. It runs if a model slot frees before the round it would advise begins; otherwise it
+    // is logged as skipped, never run late.
     const reflections = harness.model.requests.filter((r) => schemaOf(r.body) === 'phase_reflection');
-    expect(reflections).toHaveLength(1);
+    const tooLate = log.filter((d) => d.action === 'reflection_skipped');
+    expect(reflections.length + tooLate.length).toBe(1);
     const last = log.filter((d) => d.action === 'refinement_gate_failed').at(-1);
     expect(String(last?.outputs.reflection)).toMatch(/skipped by rule: no phase is left to read its advice/);
     const assessments = log.filter((d) => d.action === 'assessment');
-    expect(assessments).toHaveLength(1);
+    expect(assessments).toHaveLength(reflections.length);
     expect(assessments.every((d) => typeof d.outputs.quality_score === 'number' && d.outputs.quality_score >= 0 && d.outputs.quality_score <= 1)).toBe(true);
   });
 });

@@ -71,10 +71,15 @@ describe('a research session over the harness, end to end', () => {
     expect(failed.map((x) => x.url).sort()).toEqual([
       `${harness.web.url}/fail/404`,
       `${harness.web.url}/fail/500`,
+      `${harness.web.url}/fail/unreadable`,
       `${harness.web.url}/redirect?to=http://169.254.169.254/latest/meta-data/`,
     ]);
     expect(failed.find((x) => x.url.endsWith('/fail/404'))?.notes).toMatch(/HTTP 404/);
     expect(failed.find((x) => x.url.endsWith('/fail/500'))?.notes).toMatch(/HTTP 500/);
+    // Fetched but unreadable: said so, and its download is the session's (deleted with it).
+    const unreadable = failed.find((x) => x.url.endsWith('/fail/unreadable'));
+    expect(unreadable?.notes).toMatch(/cannot parse .*binary data served as text\/html/);
+    expect(s.artifacts.some((a) => a.file_id === unreadable?.file_id)).toBe(true);
     expect(failed.find((x) => x.url.includes('169.254'))?.notes).toMatch(/refused http:\/\/169\.254\.169\.254: 169\.254\.169\.254 is a linkLocal address/);
     const fetched = s.sources.filter((x) => x.status === 'fetched');
     expect(fetched.length).toBeGreaterThanOrEqual(6);

@@ -93,10 +93,15 @@ export interface WebSearchOutput {
 
 export interface FetchUrlInput {
   url: string;
+  /** Parse what was fetched in the same step (no hop back to the workflow between the two). */
+  parse?: Pick<ParseContentInput, 'relevance'>;
 }
 export interface FetchUrlOutput extends FetchedPage {
   /** Served from the artifact store: fetched within the cache TTL, here or in another session. */
   from_cache?: boolean;
+  /** With `parse`: the parsed text, or why the document has none (it will not parse on retry). */
+  parsed?: ParseContentOutput;
+  parse_error?: string;
 }
 
 export interface ParseContentInput {

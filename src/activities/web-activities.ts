@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AppConfig } from '../config/schema';
+import { preparePdfWorkers } from '../parsing/pdf-worker';
 import { kindOf, parseDocument, UnsupportedContentError, type ParsedDocument } from '../parsing';
 import { FetchRefusedError } from '../fetching/guard';
 import { SafeFetcher, UnsupportedTypeError } from '../fetching/fetcher';
@@ -12,7 +13,7 @@ import type { FetchCache } from '../stores/fetch-cache';
 import { contentTypeForFile } from '../providers/search/local';
 import { searchSetupVariable } from '../providers/registry';
 import type { SearchProvider } from '../providers/search/types';
-import type { ArtifactStore } from '../stores/artifacts';
+import { artifactIdOf, type ArtifactStore } from '../stores/artifacts';
 import { normalizeUrl } from '../domain/text';
 import type {
   FetchUrlInput,
@@ -74,69 +75,99 @@ export function createWebActivities(deps: WebDeps) {
       }
     },
 
-    async fetchUrl({ url }: FetchUrlInput): Promise<FetchUrlOutput> {
-      if (/^file:/i.test(url)) return fetchLocalFile(url);
-      const cached = await deps.cache.fresh(url, config.fetch.cache_ttl_seconds);
-      // Adopted before it is checked: a delete of the session that fetched it now keeps it.
-      if (cached) await adoptArtifacts(deps.cache, [cached.file_id]);
-      if (cached && (await artifacts.describe(cached.file_id))) {
-        const { url: _url, ...rest } = cached;
-        return { ...rest, from_cache: true };
+    async fetchUrl(input: FetchUrlInput): Promise<FetchUrlOutput> {
+      const { body, saved, ...raw } = await fetchRaw(input.url);
+      if (!input.parse) {
+        await saved;
+        return raw;
       }
-      try {
-        const doc = await withHeartbeat((signal) => deps.fetcher.fetch(url, signal), 1_000);
-        const stored = await artifacts.put(doc.body, { name: url, kind: doc.kind, source_url: url, content_type: doc.contentType });
-        const result: FetchUrlOutput = {
-          file_id: stored.file_id,
-          kind: doc.kind,
-          content_type: doc.contentType,
-          final_url: doc.finalUrl,
-          status: doc.status,
-          size: doc.body.length,
-          fetched_at: new Date().toISOString(),
-        };
-        await deps.cache.put({ url, ...result });
-        return result;
-      } catch (err) {
-        if (err instanceof FetchRefusedError) throw ApplicationFailure.nonRetryable(err.message, 'FetchRefused');
-        if (err instanceof UnsupportedTypeError) throw ApplicationFailure.nonRetryable(err.message, 'UnsupportedContent');
-        throw toFailure(err, `fetch ${url}`);
-      }
+      // The page is parsed from the bytes in hand while they are being stored.
+      const parse = async (): Promise<Pick<FetchUrlOutput, 'parsed' | 'parse_error'>> => {
+        try {
+          return { parsed: await parseBytes(body ?? (await artifacts.get(raw.file_id)), { file_id: raw.file_id, content_type: raw.content_type, url: raw.final_url, ...input.parse }) };
+        } catch (err) {
+          if (err instanceof ApplicationFailure && err.type === 'UnsupportedContent') return { parse_error: err.message };
+          throw err;
+        }
+      };
+      const [outcome] = await Promise.all([parse(), saved]);
+      return { ...raw, ...outcome };
     },
 
     async parseContent(input: ParseContentInput): Promise<ParseContentOutput> {
-      const bytes = await artifacts.get(input.file_id);
-      // A document that cannot be parsed will not parse on retry; storage errors below may retry.
-      let parsed: ParsedDocument;
-      try {
-        parsed = await withHeartbeat(() => parseDocument(bytes, input.content_type, input.url));
-        if (!parsed.text.trim()) throw new UnsupportedContentError('no readable text');
-      } catch (err) {
-        throw ApplicationFailure.nonRetryable(`cannot parse ${input.url}: ${(err as Error).message}`, 'UnsupportedContent');
-      }
-      // The model reads markdown where the format has structure; offsets in `outline` point into it.
-      const body = parsed.markdown?.trim() ? parsed.markdown : parsed.text;
-      const stored = await artifacts.put(body, { name: `${input.url} (text)`, kind: 'text', source_url: input.url, content_type: parsed.markdown ? 'text/markdown; charset=utf-8' : 'text/plain; charset=utf-8' });
-      const meta = await artifacts.put(JSON.stringify({ url: input.url, title: parsed.title, meta: parsed.meta ?? {}, outline: parsed.outline ?? [], text_file_id: stored.file_id }), {
+      return parseBytes(await artifacts.get(input.file_id), input);
+    },
+  };
+
+  /** The page's bytes in the artifact store (`saved` settles once they are), and in hand when just downloaded. */
+  async function fetchRaw(url: string): Promise<FetchUrlOutput & { body?: Buffer; saved?: Promise<void> }> {
+    if (/^file:/i.test(url)) return fetchLocalFile(url);
+    const cached = await deps.cache.fresh(url, config.fetch.cache_ttl_seconds);
+    // Adopted before it is checked: a delete of the session that fetched it now keeps it.
+    if (cached) await adoptArtifacts(deps.cache, [cached.file_id]);
+    if (cached && (await artifacts.describe(cached.file_id))) {
+      const { url: _url, ...rest } = cached;
+      return { ...rest, from_cache: true };
+    }
+    // A PDF is parsed in a thread of its own: one is started while the file downloads.
+    if (/\.pdf(?:$|[?#])/i.test(url)) preparePdfWorkers();
+    try {
+      const doc = await withHeartbeat((signal) => deps.fetcher.fetch(url, signal), 1_000);
+      const result: FetchUrlOutput = {
+        file_id: artifactIdOf(doc.body),
+        kind: doc.kind,
+        content_type: doc.contentType,
+        final_url: doc.finalUrl,
+        status: doc.status,
+        size: doc.body.length,
+        fetched_at: new Date().toISOString(),
+      };
+      const saved = (async () => {
+        await artifacts.put(doc.body, { name: url, kind: doc.kind, source_url: url, content_type: doc.contentType });
+        await deps.cache.put({ url, ...result });
+      })();
+      return { ...result, body: doc.body, saved };
+    } catch (err) {
+      if (err instanceof FetchRefusedError) throw ApplicationFailure.nonRetryable(err.message, 'FetchRefused');
+      if (err instanceof UnsupportedTypeError) throw ApplicationFailure.nonRetryable(err.message, 'UnsupportedContent');
+      throw toFailure(err, `fetch ${url}`);
+    }
+  }
+
+  async function parseBytes(bytes: Buffer, input: ParseContentInput): Promise<ParseContentOutput> {
+    // A document that cannot be parsed will not parse on retry; storage errors below may retry.
+    let parsed: ParsedDocument;
+    try {
+      parsed = await withHeartbeat(() => parseDocument(bytes, input.content_type, input.url));
+      if (!parsed.text.trim()) throw new UnsupportedContentError('no readable text');
+    } catch (err) {
+      throw ApplicationFailure.nonRetryable(`cannot parse ${input.url}: ${(err as Error).message}`, 'UnsupportedContent');
+    }
+    // The model reads markdown where the format has structure; offsets in `outline` point into it.
+    const body = parsed.markdown?.trim() ? parsed.markdown : parsed.text;
+    const textId = artifactIdOf(body);
+    const [stored, meta] = await Promise.all([
+      artifacts.put(body, { name: `${input.url} (text)`, kind: 'text', source_url: input.url, content_type: parsed.markdown ? 'text/markdown; charset=utf-8' : 'text/plain; charset=utf-8' }),
+      artifacts.put(JSON.stringify({ url: input.url, title: parsed.title, meta: parsed.meta ?? {}, outline: parsed.outline ?? [], text_file_id: textId }), {
         name: `${input.url} (metadata)`,
         kind: 'text',
         source_url: input.url,
         content_type: 'application/json',
-      });
-      const relevance = input.relevance && deps.scoreRelevance ? (await deps.scoreRelevance({ question: input.relevance.question, sources: [{ id: 'page', text_file_id: stored.file_id, sub_question: input.relevance.sub_question }] })).scores.page : undefined;
-      return {
-        text_file_id: stored.file_id,
-        meta_file_id: meta.file_id,
-        title: parsed.title.slice(0, 300),
-        snippet: parsed.text.slice(0, 300),
-        chars: body.length,
-        sections: parsed.sections,
-        ...(parsed.meta?.published ? { published: parsed.meta.published.slice(0, 40) } : {}),
-        ...(parsed.meta?.language ? { language: parsed.meta.language.slice(0, 20) } : {}),
-        ...(relevance !== undefined ? { relevance } : {}),
-      };
-    },
-  };
+      }),
+    ]);
+    const relevance = input.relevance && deps.scoreRelevance ? (await deps.scoreRelevance({ question: input.relevance.question, sources: [{ id: 'page', text_file_id: stored.file_id, sub_question: input.relevance.sub_question }] })).scores.page : undefined;
+    return {
+      text_file_id: stored.file_id,
+      meta_file_id: meta.file_id,
+      title: parsed.title.slice(0, 300),
+      snippet: parsed.text.slice(0, 300),
+      chars: body.length,
+      sections: parsed.sections,
+      ...(parsed.meta?.published ? { published: parsed.meta.published.slice(0, 40) } : {}),
+      ...(parsed.meta?.language ? { language: parsed.meta.language.slice(0, 20) } : {}),
+      ...(relevance !== undefined ? { relevance } : {}),
+    };
+  }
 }
 
 /** How long this attempt waited between being scheduled and starting (its task queue's rate limit). */

@@ -121,6 +121,9 @@ export async function createResearchWorker(opts: ResearchWorkerOptions): Promise
     interceptors: { activity: activityInterceptors },
     sinks: tracingSinks(),
     maxConcurrentActivityTaskExecutions: 20,
+    // A round schedules its fetches (and then its parses) at once: the server hands them back in
+    // its answer to the workflow task instead of one poll round trip after another.
+    maxEagerActivityReservationsPerWorkflowTask: 20,
     maxCachedWorkflows: cacheSize,
     ...opts.overrides,
   });

@@ -48,11 +48,11 @@ export function searchOn(taskQueue: string) {
 }
 
 /**
- * Fetching and parsing: one source each; a source that keeps failing is noted and skipped. A fetched
- * page waits inside its attempt for an unreachable store (heartbeating), so the long timeout; the
- * heartbeat notices a dead worker in 10 s.
+ * Fetching and parsing, in one step per source; a source that keeps failing is noted and skipped.
+ * A fetched page waits inside its attempt for an unreachable store (heartbeating), so the long
+ * timeout; the heartbeat notices a dead worker in 10 s.
  */
-export const web = proxyActivities<Pick<ResearchActivities, 'fetchUrl' | 'parseContent'>>({
+export const web = proxyActivities<Pick<ResearchActivities, 'fetchUrl'>>({
   startToCloseTimeout: '15 minutes',
   heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '20 seconds', maximumAttempts: 3, nonRetryableErrorTypes: [...NON_RETRYABLE, 'FetchRefused', 'UnsupportedContent', 'HttpClientError'] },

@@ -10,7 +10,7 @@ import { readInputContexts } from './phases/contexts';
 import { finish } from './phases/finish';
 import { runResearchLoop } from './phases/loop';
 import { answerAsPanel, settlePanel, startPanel } from './phases/panel';
-import { persistBeside, persistSession } from './phases/persist';
+import { persistBeside } from './phases/persist';
 import { askForTopic, planWithUser } from './phases/planning';
 import { chooseProviders } from './phases/providers';
 import { ensureReport } from './phases/report';
@@ -156,8 +156,8 @@ async function researchAndVerify(s: ResearchSession): Promise<void> {
   }
   await verifyReport(s);
   if (st.panel) st.panel.report_file_id = st.report_file_id;
+  // Saved by what comes next: the end of the session, or the wait for its review.
   await s.joinBeside();
-  await persistSession(s);
 }
 
 /** A function, so the compiler does not keep the state narrowed from before a wait. */

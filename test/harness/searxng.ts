@@ -60,6 +60,7 @@ export async function startSearch(recorder: Recorder, opts: SearchOptions): Prom
     if (opts.includeFailing && first) {
       results.push({ url: `${opts.webUrl}/fail/500`, title: 'Broken page', content: 'A page that fails.', engine: 'harness', score: 1 });
       results.push({ url: `${opts.webUrl}/fail/404`, title: 'Missing page', content: 'A page that is gone.', engine: 'harness', score: 1 });
+      results.push({ url: `${opts.webUrl}/fail/unreadable`, title: 'Unreadable page', content: 'A page with nothing to read.', engine: 'harness', score: 1 });
       results.push({ url: `${opts.webUrl}/redirect?to=http://169.254.169.254/latest/meta-data/`, title: 'Sneaky redirect', content: 'Leads to cloud metadata.', engine: 'harness', score: 1 });
     }
     first = false;

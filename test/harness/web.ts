@@ -81,6 +81,8 @@ export async function startWeb(recorder: Recorder, opts: WebOptions = {}): Promi
       }
       if (path === '/fail/500') return finish(500, 'text/plain', 'internal error');
       if (path === '/fail/404') return finish(404, 'text/html', '<h1>Not found</h1>');
+      // Fetched fine, but nothing in it can be read: control bytes served as a web page.
+      if (path === '/fail/unreadable') return finish(200, 'text/html', Buffer.alloc(512, 2));
       if (path === '/binary') return finish(200, 'application/octet-stream', Buffer.alloc(64, 1));
       if (path === '/hang') return; // never answers
       const query = new URL(req.url ?? '/', 'http://x').searchParams;

@@ -92,21 +92,20 @@ export async function fetchAndParse(s: ResearchSession, batch: Source[]): Promis
 async function fetchOne(s: ResearchSession, source: Source): Promise<void> {
   try {
     reserveBudget(s, 'fetch');
-    const raw = await s.tool('fetch_url', { url: source.url, source_id: source.id }, () => web.fetchUrl({ url: source.url }), (r) => ({
+    const relevance = { question: s.state.initial_query, sub_question: source.query };
+    const raw = await s.tool('fetch_url', { url: source.url, source_id: source.id }, () => web.fetchUrl({ url: source.url, parse: { relevance } }), (r) => ({
       file_id: r.file_id,
       status: r.status,
       content_type: r.content_type,
       size: r.size,
       from_cache: r.from_cache ?? false,
+      ...(r.parsed ? { text_file_id: r.parsed.text_file_id, chars: r.parsed.chars, title: r.parsed.title, ...(r.parsed.relevance !== undefined ? { relevance: r.parsed.relevance } : {}) } : {}),
+      ...(r.parse_error ? { parse_error: r.parse_error } : {}),
     }));
     Object.assign(source, { file_id: raw.file_id, final_url: raw.final_url, content_type: raw.content_type, retrieved_at: raw.fetched_at });
     s.state.artifacts.push({ file_id: raw.file_id, name: `${source.id}-raw`, kind: raw.kind, source_url: source.url });
-    const parsed = await s.tool(
-      'parse_content',
-      { file_id: raw.file_id, source_id: source.id },
-      () => web.parseContent({ file_id: raw.file_id, content_type: raw.content_type, url: raw.final_url, relevance: { question: s.state.initial_query, sub_question: source.query } }),
-      (r) => ({ text_file_id: r.text_file_id, chars: r.chars, title: r.title, ...(r.relevance !== undefined ? { relevance: r.relevance } : {}) }),
-    );
+    const parsed = raw.parsed;
+    if (!parsed) throw new Error(raw.parse_error ?? `no text parsed from ${raw.final_url}`);
     if (parsed.relevance !== undefined) source.relevance = parsed.relevance;
     Object.assign(source, {
       text_file_id: parsed.text_file_id,
