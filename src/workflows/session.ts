@@ -24,22 +24,21 @@ export class Slots {
   private background = 0;
   /** Foreground calls announced but not yet asked for (a round's first analyses). */
   private expected = 0;
-  private readonly waiting: { resume: () => void; background: boolean; ahead: boolean }[] = [];
+  private readonly waiting: { resume: () => void; background: boolean }[] = [];
   constructor(private readonly limit: number) {}
 
   /** `n` foreground calls are coming (0: no more): background work leaves their slots free. */
   expect(n: number): void {
     this.expected = Math.max(0, n);
-    if (n === 0) this.wake();
+    this.wake();
   }
 
-  /** `ahead`: background work the next phase reads (advice) goes before the rest (report patches). */
-  async run<T>(fn: () => Promise<T>, opts: { background?: boolean; ahead?: boolean } = {}): Promise<T> {
+  async run<T>(fn: () => Promise<T>, opts: { background?: boolean } = {}): Promise<T> {
     const background = opts.background === true;
     if (!background && this.expected > 0) this.expected -= 1;
-    if (!this.free(background)) await new Promise<void>((resume) => this.waiting.push({ resume, background, ahead: opts.ahead === true }));
-    this.used += 1;
-    if (background) this.background += 1;
+    // A caller that waits is handed its slot by wake(), so none can take it in between.
+    if (this.free(background)) this.take(background);
+    else await new Promise<void>((resume) => this.waiting.push({ resume, background }));
     try {
       return await fn();
     } finally {
@@ -49,18 +48,27 @@ export class Slots {
     }
   }
 
+  private take(background: boolean): void {
+    this.used += 1;
+    if (background) this.background += 1;
+  }
+
   private free(background: boolean): boolean {
     if (this.used >= this.limit) return false;
     if (!background) return true;
     return this.background < Math.max(1, Math.floor(this.limit / 2)) && this.used + Math.min(this.expected, this.limit) < this.limit;
   }
 
-  /** The first foreground caller waiting, else the first background one that may run, advice first. */
+  /** Hands out the slots that are free: to foreground callers first, then background ones in turn. */
   private wake(): void {
-    const fore = this.waiting.findIndex((w) => !w.background && this.free(false));
-    const ahead = this.waiting.findIndex((w) => w.background && w.ahead && this.free(true));
-    const next = fore >= 0 ? fore : ahead >= 0 ? ahead : this.waiting.findIndex((w) => this.free(w.background));
-    if (next >= 0) this.waiting.splice(next, 1)[0].resume();
+    for (;;) {
+      const fore = this.waiting.findIndex((w) => !w.background);
+      const next = fore >= 0 && this.free(false) ? fore : this.waiting.findIndex((w) => w.background && this.free(true));
+      if (next < 0) return;
+      const [caller] = this.waiting.splice(next, 1);
+      this.take(caller.background);
+      caller.resume();
+    }
   }
 }
 
@@ -157,7 +165,7 @@ export class ResearchSession {
   }
 
   /** One model-calling step within the session-wide cap on model calls in flight. */
-  modelCall<T>(fn: () => Promise<T>, opts: { background?: boolean; ahead?: boolean } = {}): Promise<T> {
+  modelCall<T>(fn: () => Promise<T>, opts: { background?: boolean } = {}): Promise<T> {
     return this.modelSlots.run(fn, opts);
   }
 

@@ -55,7 +55,7 @@ export async function refine(s: ResearchSession): Promise<MindPhase> {
   pauseAfter(s, 'refinement');
   if (!criticAsked && !refinerAsked) return 'SYNTHESIS';
   // The user's words go to both, verbatim; the supervisor's advice too.
-  const guidance = criticAsked || refinerAsked ? s.takeGuidance('refinement') : [];
+  const guidance = s.takeGuidance('refinement');
   const answers = Promise.all([
     criticAsked ? critique(s, guidance, advice) : Promise.resolve(undefined),
     refinerAsked ? refinedQueries(s, undefined, guidance, advice) : Promise.resolve(undefined),

@@ -57,7 +57,7 @@ async function reflectOn(s: ResearchSession, phase: string, gate: GateResult, su
         (r) => ({ retry: r.retry, usage: r.usage, ...(r.quality_score !== undefined ? { quality_score: r.quality_score } : {}) }),
       ),
       // Advice is for the next critic or refiner: once they started (or are next), it would come too late.
-      { background: true, ahead: true, wanted: () => lastWord || s.adviceReads === reads },
+      { background: true, wanted: () => lastWord || s.adviceReads === reads },
     );
     s.emit('AgentOutput', { role: 'supervisor', phase, reflection: out.reflection, ...(out.quality_score !== undefined ? { quality_score: out.quality_score } : {}) });
     if (out.guidance_for_next_phase) s.mind.supervisor_advice = out.guidance_for_next_phase;
