@@ -8,7 +8,8 @@
 // be on their way to the wait at once (100), BENCH_QUERY_SAMPLE how many waiting sessions are asked
 // the state query at the end (all), BENCH_START_MINUTES stops starting waiting sessions after that
 // long (a busy machine; the figures then say how many reached their wait), BENCH_WORKER=src runs
-// the worker from source through tsx, BENCH_SNAPSHOTS=1 has the worker's main thread write a heap
+// the worker from source through tsx, BENCH_NODE_OPTIONS replaces the worker's Node options (as
+// deployed: --max-semi-space-size=2 --max-old-space-size=256), BENCH_SNAPSHOTS=1 has the worker's main thread write a heap
 // snapshot when idle and once the waiting sessions wait (their paths are printed).
 // Prints completions, state-query answers, peak and final worker RSS with the heap of each thread,
 // what one cached session costs, wall times, the largest history and the load average.
@@ -64,9 +65,9 @@ async function main(): Promise<void> {
     ...(bundle ? { DEEP_RESEARCH_WORKFLOW_BUNDLE: bundle } : {}),
     MEMORY_PROBE_FILE: probe,
     DEEP_RESEARCH_METRICS_PORT: String(metricsPort),
-    // As deploy/Dockerfile runs it: two malloc arenas, a 2 MB young generation.
+    // As deploy/Dockerfile runs it: two malloc arenas, a 2 MB young generation, heaps capped.
     MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
-    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? '--max-semi-space-size=2'} --require ${path.join(__dirname, 'memory-probe.cjs')}`,
+    NODE_OPTIONS: `${process.env.BENCH_NODE_OPTIONS ?? '--max-semi-space-size=2 --max-old-space-size=256'} --require ${path.join(__dirname, 'memory-probe.cjs')}`,
   });
   const worker = await startChildWorker(env, 120_000, { compiled });
   const cacheSize = Number(/"max_cached_workflows":(\d+)/.exec(worker.output())?.[1] ?? NaN);

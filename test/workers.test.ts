@@ -1,7 +1,7 @@
 // Workers that are really there: a poller whose process died does not count, the background
 // worker's environment is compared by fingerprint (never by value), worker status/stop work.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
@@ -9,7 +9,7 @@ import { connect, ensureWorker, readWorkerRecord } from '../src/runtime/local';
 import { loadConfig, PROJECT_ROOT } from '../src/config/load';
 import { livePollers, parseWorkerRecord, providerFingerprint } from '../src/runtime/workers';
 import { isAlive } from '../src/temporal/dev-server';
-import { BASE_MB, MIN_CACHED, SESSION_MB, workflowCacheSize } from '../src/worker/cache-size';
+import { BASE_MB, MIN_CACHED, SESSION_MB, workerHeapMb, workerProcessEnv, workflowCacheSize } from '../src/worker/cache-size';
 
 describe('worker liveness', () => {
   it('a poller on this machine counts only while its process runs; old polls never', () => {
@@ -60,6 +60,10 @@ describe('worker liveness', () => {
       expect(readWorkerRecord(config)).toMatchObject({ pid: first, fingerprint: providerFingerprint(env1) });
       expect(lines.at(-1)).toMatch(new RegExp(`^started a background worker \\(pid ${first},`));
       expect(await ensureWorker(client, (l) => lines.push(l), { env: env1, command })).toBe(first);
+      // It runs with the heap settings its memory budget calls for (700 MB by default).
+      const environ = readFileSync(`/proc/${first}/environ`, 'utf8').split('\0');
+      expect(environ).toContain('MALLOC_ARENA_MAX=2');
+      expect(environ).toContain(`NODE_OPTIONS=--max-old-space-size=${workerHeapMb(700)} --max-semi-space-size=2`);
 
       const second = (await ensureWorker(client, (l) => lines.push(l), { env: { ...env1, OPENAI_API_KEY: 'key-2' }, command })) as number;
       pids.push(second);
@@ -90,6 +94,18 @@ describe('worker liveness', () => {
     expect(cacheFor({ DEEP_RESEARCH_WORKER_MEMORY_MB: '2000', DEEP_RESEARCH_MAX_CACHED_WORKFLOWS: '50' })).toBe(50);
     expect(() => cacheFor({ DEEP_RESEARCH_WORKER_MEMORY_MB: 'lots' })).toThrow(/worker_memory_mb/);
     expect(() => cacheFor({ DEEP_RESEARCH_MAX_CACHED_WORKFLOWS: '-1' })).toThrow(/max_cached_workflows/);
+  });
+
+  it('a worker process gets heap caps from its memory budget, unless its Node options set their own', () => {
+    const temporal = (env: Record<string, string>) => loadConfig({ PATH: process.env.PATH, ...env }).temporal;
+    expect(workerHeapMb(700)).toBe(256);
+    expect(workerHeapMb(4000)).toBe(1400);
+    const big = workerProcessEnv({ NODE_OPTIONS: '--enable-source-maps' }, temporal({ DEEP_RESEARCH_WORKER_MEMORY_MB: '4000' }));
+    expect(big.NODE_OPTIONS).toBe('--enable-source-maps --max-old-space-size=1400 --max-semi-space-size=2');
+    expect(big.MALLOC_ARENA_MAX).toBe('2');
+    const own = workerProcessEnv({ NODE_OPTIONS: '--max-old-space-size=3000', MALLOC_ARENA_MAX: '4' }, temporal({}));
+    expect(own.NODE_OPTIONS).toBe('--max-old-space-size=3000 --max-semi-space-size=2');
+    expect(own.MALLOC_ARENA_MAX).toBe('4');
   });
 
   it('reads old and new pid files', () => {

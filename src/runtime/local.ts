@@ -8,6 +8,7 @@ import type { AppConfig } from '../config/schema';
 import { ensureTemporalBinary } from '../temporal/binary';
 import { connectClient, ensureSearchAttributes } from '../temporal/connection';
 import { isAlive, portOpen, startDevServer } from '../temporal/dev-server';
+import { workerProcessEnv } from '../worker/cache-size';
 import { codeFingerprint, livePollers, parseWorkerRecord, providerFingerprint, type WorkerRecord } from './workers';
 
 export function usesEmbeddedServer(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -102,7 +103,7 @@ export async function ensureWorker(client: ResearchClient, log: (line: string) =
   mkdirSync(config.data_dir, { recursive: true });
   const logFd = openSync(path.join(config.data_dir, 'worker.log'), 'a');
   const [command, ...args] = launch.command ?? [process.execPath, ...process.execArgv, process.argv[1], 'worker', '--background'];
-  const child = spawn(command, args, { detached: true, stdio: ['ignore', logFd, logFd], env });
+  const child = spawn(command, args, { detached: true, stdio: ['ignore', logFd, logFd], env: workerProcessEnv(env, config.temporal) });
   closeSync(logFd);
   child.unref();
   writeWorkerRecord(config, { pid: child.pid as number, fingerprint, code, started_at: new Date().toISOString() });
