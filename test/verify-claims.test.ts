@@ -74,7 +74,7 @@ describe('citation verification', () => {
       minHostGapMs: 0,
     });
     const artifacts = new FileArtifactStore(mkdtempSync(path.join(os.tmpdir(), 'dr-verify-')));
-    // Stored as parseContent stores them: the markdown of the fetched page.
+    // Stored as fetchUrl stores them when it parses: the markdown of the fetched page.
     const storePage = async (n: number) => {
       const page = await fetcher.fetch(`${harness.web.url}/page/${n}`, new AbortController().signal);
       const parsed = await parseDocument(page.body, page.contentType, page.finalUrl);

@@ -287,7 +287,6 @@ export interface ResearchActivities {
   lookupLocalKnowledge(input: { query: string; maxResults: number }): Promise<{ hits: { title: string; url: string; snippet: string }[] }>;
   webSearch(input: WebSearchInput): Promise<WebSearchOutput>;
   fetchUrl(input: FetchUrlInput): Promise<FetchUrlOutput>;
-  parseContent(input: ParseContentInput): Promise<ParseContentOutput>;
   analyzeSources(input: AnalyzeSourcesInput): Promise<AnalyzeSourcesOutput>;
   createReport(input: CreateReportInput): Promise<ReportVersion>;
   writeReportPatch(input: WriteReportPatchInput): Promise<WriteReportPatchOutput>;

@@ -93,10 +93,6 @@ export function createWebActivities(deps: WebDeps) {
       const [outcome] = await Promise.all([parse(), saved]);
       return { ...raw, ...outcome };
     },
-
-    async parseContent(input: ParseContentInput): Promise<ParseContentOutput> {
-      return parseBytes(await artifacts.get(input.file_id), input);
-    },
   };
 
   /** The page's bytes in the artifact store (`saved` settles once they are), and in hand when just downloaded. */

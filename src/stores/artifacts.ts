@@ -40,9 +40,6 @@ export function newArtifact(body: Buffer | string, meta: ArtifactMeta): { bytes:
 }
 
 export class FileArtifactStore implements ArtifactStore {
-  /** Folders made by this process: artifacts are never stored without theirs, so mkdir is asked once. */
-  private readonly folders = new Set<string>();
-
   constructor(private readonly root: string) {}
 
   async put(body: Buffer | string, meta: ArtifactMeta): Promise<StoredArtifact> {
@@ -50,21 +47,9 @@ export class FileArtifactStore implements ArtifactStore {
     const existing = await this.describe(stored.file_id);
     if (existing) return existing;
     const file = this.pathFor(stored.file_id);
-    const folder = path.dirname(file);
-    if (!this.folders.has(folder)) {
-      await mkdir(folder, { recursive: true });
-      this.folders.add(folder);
-    }
+    await mkdir(path.dirname(file), { recursive: true });
     // Either may land first: describe() needs both, so a half-written artifact reads as absent.
-    const write = () => Promise.all([writeAtomically(file, bytes), writeAtomically(`${file}.json`, JSON.stringify(stored))]);
-    try {
-      await write();
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      // The folder was removed under us (the store emptied by hand): made again, once.
-      await mkdir(folder, { recursive: true });
-      await write();
-    }
+    await Promise.all([writeAtomically(file, bytes), writeAtomically(`${file}.json`, JSON.stringify(stored))]);
     return stored;
   }
 
