@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from '../src/parsing';
 import { parsePdf } from '../src/parsing/pdf';
+import { MAX_PDF_THREADS, pdfThreads } from '../src/parsing/pdf-worker';
 import { pdfDate } from '../src/parsing/pdf-markdown';
 import { flateBombPdf, makePdf, nestedFormBombPdf } from './harness/pdf';
 
@@ -115,6 +116,28 @@ describe('PDF parsing', () => {
     expect(doc.markdown).toContain('[only the first 2 of 3 pages were read]');
     const bare = await parsePdf(makePdf('', [['Nothing about me.']]));
     expect(bare.meta).toEqual({ page_count: 1 });
+  });
+
+  it('parses many PDFs at once in a bounded number of threads, each file its own text, after a broken one too', async () => {
+    const files = Array.from({ length: 12 }, (_, i) => makePdf(`Report ${i}`, [[`Finding number ${i} of the survey.`], [`Appendix ${i}.`]]));
+    let mostThreads = 0;
+    const sampler = setInterval(() => (mostThreads = Math.max(mostThreads, pdfThreads().running)), 5);
+    const broken = parsePdf(Buffer.from('%PDF-1.7\nthis is not a PDF body')).then(() => 'parsed', (err: Error) => err.message);
+    const docs = await Promise.all(files.map((f) => parsePdf(f)));
+    clearInterval(sampler);
+    expect(await broken).toMatch(/the PDF is damaged or not a PDF/);
+    docs.forEach((doc, i) => {
+      expect(doc.title).toBe(`Report ${i}`);
+      expect(doc.text).toBe(`[page 1]\nFinding number ${i} of the survey.\n\n[page 2]\nAppendix ${i}.`);
+    });
+    expect(mostThreads).toBeGreaterThan(0);
+    expect(mostThreads).toBeLessThanOrEqual(MAX_PDF_THREADS);
+    // Threads are kept for the next PDFs, none left parsing.
+    expect(pdfThreads().parsing).toBe(0);
+    const kept = pdfThreads().running;
+    expect(kept).toBeGreaterThan(0);
+    expect((await parsePdf(makePdf('Next', [['Parsed by a thread that is already running.']]))).text).toContain('already running');
+    expect(pdfThreads().running).toBe(kept);
   });
 
   it('reads PDF dates with and without time zones, and rejects junk', () => {

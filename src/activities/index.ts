@@ -3,6 +3,7 @@ import path from 'node:path';
 import { sweepArchive } from '../budget/archive';
 import { budgetSettingsOf } from '../budget/settings';
 import { ConfigError } from '../config/load';
+import { preparePdfWorkers } from '../parsing/pdf-worker';
 import type { AppConfig } from '../config/schema';
 import { createModelProvider } from '../providers/model/ai-sdk';
 import { createEmbedder, type Embedder } from '../providers/model/embeddings';
@@ -87,8 +88,15 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   const archiveSweep = startArchiveSweep(budget.archive.dir, budget.archive.ttl_hours);
   const modelDeps = { model, defaultModel, pricing: config.models.pricing, artifacts: store, budget, streams };
   const relevance = createRelevanceActivities(store, relevanceEmbedder(config, env));
+  const modelActivities = createModelActivities(modelDeps);
   const activities: ResearchActivities = {
-    ...createModelActivities(modelDeps),
+    ...modelActivities,
+    // A session starts: its pages follow within seconds of the plan, and the PDF parser's threads
+    // load while the planner thinks, when the CPU has nothing else to do.
+    async decomposeQuery(input) {
+      preparePdfWorkers();
+      return modelActivities.decomposeQuery(input);
+    },
     ...createMindActivities(modelDeps),
     ...createPanelActivities(modelDeps),
     ...createVerifyActivities({ artifacts: store, fetcher, model, defaultModel, pricing: config.models.pricing, doiResolver: config.fetch.doi_resolver_url }),

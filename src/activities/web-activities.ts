@@ -58,6 +58,8 @@ export function createWebActivities(deps: WebDeps) {
       try {
         const provider = deps.searchProvider(input.provider);
         const queued = queuedMs();
+        // Pages come next, and papers are PDFs: their parser threads load while the search runs.
+        preparePdfWorkers();
         const results = await withHeartbeat((signal) => provider.search({ query: input.query, maxResults: input.maxResults, signal }));
         return {
           ...(queued !== undefined ? { queued_ms: queued } : {}),
@@ -105,7 +107,6 @@ export function createWebActivities(deps: WebDeps) {
       const { url: _url, ...rest } = cached;
       return { ...rest, from_cache: true };
     }
-    // A PDF is parsed in a thread of its own: one is started while the file downloads.
     if (/\.pdf(?:$|[?#])/i.test(url)) preparePdfWorkers();
     try {
       const doc = await withHeartbeat((signal) => deps.fetcher.fetch(url, signal), 1_000);

@@ -1,6 +1,9 @@
-// The PDF parser's threads. Hostile files are contained: each parse runs in a worker thread of its
-// own with a memory ceiling (for the JavaScript heap and for the typed arrays pdf.js inflates
-// streams into), a time limit, a page limit and a limit on the text it hands back.
+// The PDF parser's threads. Hostile files are contained: a parse runs in a worker thread with a
+// memory ceiling (for the JavaScript heap and for the typed arrays pdf.js inflates streams into), a
+// time limit, a page limit and a limit on the text it hands back. A thread that hits a limit, fails
+// or grows is thrown away; a healthy one parses the next PDF, so pdf.js is loaded once per thread,
+// not once per file.
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { PdfLine } from './pdf-markdown';
 import { UnsupportedContentError } from './types';
@@ -26,12 +29,13 @@ const memoryLimitBytes = workerData.maxMemoryMb * 1024 * 1024;
 // a large typed array is checked before it is allocated, and the total is polled while pdf.js
 // inflates asynchronously in many small native chunks.
 const overLimit = (extraBytes) => process.memoryUsage().arrayBuffers + extraBytes > memoryLimitBytes;
+let parsing = false;
 let overLimitReported = false;
 function reportOverLimit() {
   if (!overLimitReported) parentPort.postMessage({ error: 'MemoryLimit' });
   overLimitReported = true;
 }
-setInterval(() => overLimit(0) && reportOverLimit(), 50).unref();
+setInterval(() => parsing && overLimit(0) && reportOverLimit(), 50).unref();
 for (const name of ['ArrayBuffer', 'Uint8Array', 'Uint8ClampedArray', 'Uint16Array', 'Int32Array', 'Uint32Array', 'Float32Array', 'Float64Array']) {
   const native = globalThis[name];
   const bytesPerElement = native.BYTES_PER_ELEMENT || 1;
@@ -48,7 +52,7 @@ for (const name of ['ArrayBuffer', 'Uint8Array', 'Uint8ClampedArray', 'Uint16Arr
 }
 
 const { getDocumentProxy, getResolvedPDFJS } = require(workerData.unpdf);
-// Loaded while the worker waits as a spare, so a parse starts with pdf.js ready.
+// Loaded as soon as the thread starts, so a parse starts with pdf.js ready.
 const pdfjsLoaded = getResolvedPDFJS().catch(() => undefined);
 
 function readLines(items) {
@@ -116,102 +120,170 @@ async function parse(job) {
     meta.author = firstString(info && info.Author) || firstString(metadata && metadata.get('dc:creator'));
     meta.created = firstString(info && info.CreationDate);
   } catch {}
-  parentPort.postMessage({ pages, meta, textCut });
   await pdf.destroy();
+  const used = process.memoryUsage();
+  parentPort.postMessage({ pages, meta, textCut, memoryMb: Math.round((used.heapUsed + used.arrayBuffers) / 1048576) });
 }
 
-parentPort.once('message', (job) => parse(job).catch((err) => parentPort.postMessage({ error: 'Error', message: String((err && err.message) || err) })));
+// One job at a time: the parent sends the next only after this one's answer.
+parentPort.on('message', (job) => {
+  parsing = true;
+  overLimitReported = false;
+  parse(job)
+    .catch((err) => parentPort.postMessage({ error: 'Error', message: String((err && err.message) || err) }))
+    .finally(() => (parsing = false));
+});
 `;
 
 export interface WorkerAnswer {
   pages?: PdfLine[][];
   meta?: { total: number; title?: string; author?: string; created?: string };
   textCut?: boolean;
+  /** The thread's heap and typed arrays after the parse. */
+  memoryMb?: number;
   error?: string;
   message?: string;
 }
 
-/**
- * Workers are used once: a parse that leaves pdf.js in a bad state, or near its memory ceiling,
- * takes its thread with it. Starting one (a thread, then pdf.js) costs more than parsing a typical
- * PDF, so spares are started ahead, beside other work, and a parse takes a ready one. Spares that
- * wait a minute with no PDF to parse are stopped.
- */
-const SPARES = 2;
-const SPARE_IDLE_MS = 60_000;
-const spares: { worker: Worker; memoryMb: number }[] = [];
+interface PdfThread {
+  worker: Worker;
+  memoryMb: number;
+  parses: number;
+  /** Handed to a parse (set before the parse's answer handler is). */
+  busy: boolean;
+  /** The parse it is running; none while it waits for one. */
+  job?: (outcome: { answer: WorkerAnswer } | { failure: Error }) => void;
+}
+
+interface Waiting {
+  memoryMb: number;
+  take: (thread: PdfThread) => void;
+}
+
+/** At most this many PDFs parse at once; more wait for a thread. */
+export const MAX_PDF_THREADS = Math.max(2, Math.min(4, availableParallelism()));
+/** Threads started ahead when a PDF starts downloading, so its parse finds pdf.js loaded. */
+const READY_THREADS = 2;
+/** A thread is replaced after this many parses, whatever it says about its memory. */
+const PARSES_PER_THREAD = 50;
+const IDLE_MS = 60_000;
+
+const threads: PdfThread[] = [];
+const waiting: Waiting[] = [];
 let idleTimer: NodeJS.Timeout | undefined;
 
-function startWorker(maxMemoryMb: number): Worker {
+/** How many PDF threads are running, and how many of them are parsing. */
+export function pdfThreads(): { running: number; parsing: number } {
+  return { running: threads.length, parsing: threads.filter((t) => t.busy).length };
+}
+
+function startThread(memoryMb: number): PdfThread {
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { unpdf: require.resolve('unpdf'), maxMemoryMb },
-    resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb },
+    workerData: { unpdf: require.resolve('unpdf'), maxMemoryMb: memoryMb },
+    resourceLimits: { maxOldGenerationSizeMb: memoryMb },
     stdout: true,
     stderr: true,
   });
-  return worker;
-}
-
-function startSpare(maxMemoryMb: number): void {
-  const worker = startWorker(maxMemoryMb);
+  const thread: PdfThread = { worker, memoryMb, parses: 0, busy: false };
+  worker.on('message', (answer: WorkerAnswer) => thread.job?.({ answer }));
+  worker.on('error', (failure) => {
+    retire(thread);
+    thread.job?.({ failure });
+  });
+  worker.on('exit', (code) => {
+    retire(thread);
+    thread.job?.({ failure: Object.assign(new Error(`exit code ${code}`), { code: 'EXIT' }) });
+  });
   worker.unref();
-  const spare = { worker, memoryMb: maxMemoryMb };
-  const drop = () => {
-    const i = spares.indexOf(spare);
-    if (i >= 0) spares.splice(i, 1);
-  };
-  // A spare that fails before it is used is dropped; the next parse starts its own.
-  worker.once('error', drop);
-  worker.once('exit', drop);
-  spares.push(spare);
+  threads.push(thread);
+  return thread;
 }
 
-function takeWorker(maxMemoryMb: number): Worker {
-  const i = spares.findIndex((s) => s.memoryMb === maxMemoryMb);
-  const worker = i >= 0 ? spares.splice(i, 1)[0].worker : startWorker(maxMemoryMb);
-  worker.removeAllListeners();
-  worker.ref();
-  setImmediate(() => preparePdfWorkers(maxMemoryMb));
-  return worker;
+/** Stops a thread and gives its place to a parse that waits. */
+function retire(thread: PdfThread): void {
+  const i = threads.indexOf(thread);
+  if (i < 0) return;
+  threads.splice(i, 1);
+  void thread.worker.terminate();
+  handOut();
 }
 
-/** Starts spares for the parses to come (a PDF was just fetched, or a spare was just taken). */
-export function preparePdfWorkers(maxMemoryMb = DEFAULT_PDF_LIMITS.maxMemoryMb): void {
-  while (spares.filter((s) => s.memoryMb === maxMemoryMb).length < SPARES) startSpare(maxMemoryMb);
+/** Gives waiting parses a free thread of their memory ceiling, or a new one while there is room. */
+function handOut(): void {
+  for (let i = 0; i < waiting.length; ) {
+    const w = waiting[i];
+    let thread = threads.find((t) => !t.busy && t.memoryMb === w.memoryMb);
+    if (!thread) {
+      // A free thread with another ceiling makes room for one with this ceiling.
+      const other = threads.length >= MAX_PDF_THREADS ? threads.find((t) => !t.busy) : undefined;
+      if (other) retire(other);
+      if (threads.length < MAX_PDF_THREADS) thread = startThread(w.memoryMb);
+    }
+    if (!thread) {
+      i++;
+      continue;
+    }
+    waiting.splice(i, 1);
+    thread.busy = true;
+    w.take(thread);
+  }
+  keepAliveWhileUsed();
+}
+
+function acquire(memoryMb: number): Promise<PdfThread> {
+  return new Promise((resolve) => {
+    waiting.push({ memoryMb, take: resolve });
+    handOut();
+  });
+}
+
+function release(thread: PdfThread, healthy: boolean): void {
+  thread.job = undefined;
+  thread.busy = false;
+  thread.worker.unref();
+  if (!healthy || thread.parses >= PARSES_PER_THREAD) retire(thread);
+  else handOut();
+}
+
+function keepAliveWhileUsed(): void {
   clearTimeout(idleTimer);
-  idleTimer = setTimeout(stopSpares, SPARE_IDLE_MS).unref();
+  idleTimer = setTimeout(() => threads.filter((t) => !t.busy).forEach(retire), IDLE_MS).unref();
 }
 
-function stopSpares(): void {
-  for (const spare of spares.splice(0)) void spare.worker.terminate();
+/** Starts threads for the parses to come (a PDF is being downloaded). */
+export function preparePdfWorkers(maxMemoryMb = DEFAULT_PDF_LIMITS.maxMemoryMb): void {
+  while (threads.filter((t) => t.memoryMb === maxMemoryMb).length < READY_THREADS && threads.length < MAX_PDF_THREADS) startThread(maxMemoryMb);
+  keepAliveWhileUsed();
 }
 
-export function runPdfWorker(bytes: Uint8Array, limits: PdfLimits): Promise<WorkerAnswer> {
+export async function runPdfWorker(bytes: Uint8Array, limits: PdfLimits): Promise<WorkerAnswer> {
   const tooBig = () => new UnsupportedContentError(`the PDF needs more than ${limits.maxMemoryMb} MB to parse`);
+  const thread = await acquire(limits.maxMemoryMb);
+  thread.parses += 1;
+  thread.worker.ref();
   return new Promise<WorkerAnswer>((resolve, reject) => {
-    const worker = takeWorker(limits.maxMemoryMb);
-    let settled = false;
-    const settle = (finish: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      void worker.terminate();
-      finish();
-    };
     const timer = setTimeout(() => {
-      settle(() => reject(new UnsupportedContentError(`the PDF took longer than ${Math.round(limits.timeoutMs / 1000)} s to parse`)));
+      finish(false, () => reject(new UnsupportedContentError(`the PDF took longer than ${Math.round(limits.timeoutMs / 1000)} s to parse`)));
     }, limits.timeoutMs);
-    worker.once('message', (answer: WorkerAnswer) => {
-      settle(() => (answer.error === 'MemoryLimit' ? reject(tooBig()) : resolve(answer)));
-    });
-    worker.once('error', (err) => {
-      const oom = /memory/i.test(err.message) || (err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
-      settle(() => reject(oom ? tooBig() : new UnsupportedContentError(`the PDF could not be parsed (${err.message})`)));
-    });
-    worker.once('exit', (code) => {
-      settle(() => reject(new UnsupportedContentError(`the PDF parser stopped unexpectedly (exit code ${code})`)));
-    });
-    worker.postMessage({ bytes, maxPages: limits.maxPages, maxTextChars: limits.maxTextChars });
+    const finish = (healthy: boolean, settle: () => void) => {
+      clearTimeout(timer);
+      release(thread, healthy);
+      settle();
+    };
+    thread.job = (outcome) => {
+      if ('failure' in outcome) {
+        const err = outcome.failure;
+        const oom = /memory/i.test(err.message) || (err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
+        const message = (err as { code?: string }).code === 'EXIT' ? `the PDF parser stopped unexpectedly (${err.message})` : `the PDF could not be parsed (${err.message})`;
+        return finish(false, () => reject(oom ? tooBig() : new UnsupportedContentError(message)));
+      }
+      const { answer } = outcome;
+      if (answer.error === 'MemoryLimit') return finish(false, () => reject(tooBig()));
+      // A thread that failed a file, or kept much of what it read, is not trusted with the next.
+      const healthy = !answer.error && (answer.memoryMb ?? 0) <= limits.maxMemoryMb / 4;
+      finish(healthy, () => resolve(answer));
+    };
+    thread.worker.postMessage({ bytes, maxPages: limits.maxPages, maxTextChars: limits.maxTextChars });
   });
 }
