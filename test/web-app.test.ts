@@ -289,6 +289,28 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
     await shot('11-warnings-beside-text');
   });
 
+  it('resumes a cancelled session with the time limit typed beside Resume', async () => {
+    const created = await api.call('POST', '/api/research', { body: { query: 'Resume me: tidal power', settings: { timeout_seconds: 600, ask_clarifications: false } } });
+    const rid = created.body.research_id as string;
+    await waitFor('the plan ready for approval', async () => ((await stateOf(rid)).state?.status === 'awaiting_approval' ? true : undefined));
+    expect((await api.call('POST', `/api/research/${rid}/cancel`, { body: { reason: 'later' } })).status).toBe(200);
+    await waitFor('the session cancelled', async () => ((await stateOf(rid)).state?.status === 'cancelled' ? true : undefined));
+    await page.goto(`${api.url}/#/r/${rid}`);
+    await page.waitForFunction(() => (document.querySelector('#resume-minutes') as HTMLInputElement | null)?.value === '10');
+    await page.click('#resume-minutes', { count: 3 });
+    await page.type('#resume-minutes', '45');
+    await click('Resume');
+    const resumed = await waitFor('the session running again', async () => {
+      const { state } = await stateOf(rid);
+      return state && state.status !== 'cancelled' && state.settings?.timeout_seconds === 2700 ? state : undefined;
+    });
+    expect(resumed.status).toBe('awaiting_approval');
+    await api.call('POST', `/api/research/${rid}/cancel`, { body: { reason: 'done testing' } });
+    await waitFor('the session cancelled again', async () => ((await stateOf(rid)).state?.status === 'cancelled' ? true : undefined));
+    await api.call('DELETE', `/api/research/${rid}`);
+    expect(problems).toEqual([]);
+  });
+
   it('saves a draft with an input context, finds it by search, status and favourite, starts it, and deletes sessions', async () => {
     await page.goto(`${api.url}/#/new`);
     await page.waitForSelector('#setting-max_iterations');

@@ -100,10 +100,10 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
     ...createMindActivities(modelDeps),
     ...createPanelActivities(modelDeps),
     ...createVerifyActivities({ artifacts: store, fetcher, model, defaultModel, pricing: config.models.pricing, doiResolver: config.fetch.doi_resolver_url }),
-    ...createWebActivities({ config, artifacts: store, fetcher, cache, searchProvider, scoreRelevance: relevance.scoreRelevance }),
+    ...createWebActivities({ config, artifacts: store, fetcher, cache, searchProvider, scorePageText: relevance.scorePageText }),
     ...asStoreSteps(createStoreActivities(sessionStore, storeStepArtifacts), 'sessions'),
     ...asStoreSteps(createReportActivities(storeStepArtifacts), 'artifacts'),
-    ...relevance,
+    scoreRelevance: relevance.scoreRelevance,
     ...createDeliveryActivities({ config, env, sessions: sessionsWaiting, artifacts: store }),
     async lookupLocalKnowledge({ query, maxResults }) {
       if (!config.search.local_path) return { hits: [] };

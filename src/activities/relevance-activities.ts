@@ -16,16 +16,20 @@ const PASSAGE_CHARS = 1_500;
 export function createRelevanceActivities(artifacts: ArtifactStore, embedder?: () => Embedder | undefined) {
   return {
     scoreRelevance: (input: ScoreRelevanceInput): Promise<ScoreRelevanceOutput> => withHeartbeat(() => scoreOf(input)),
+    /** One page's score from its text in hand (a fetch that just parsed it), without reading it back. */
+    scorePageText: async (text: string, question: string, subQuestion: string): Promise<number> =>
+      (await scoreTexts({ question, sources: [{ id: 'page', text_file_id: '', sub_question: subQuestion }] }, new Map([['page', text]]))).scores.page,
   };
 
   async function scoreOf(input: ScoreRelevanceInput): Promise<ScoreRelevanceOutput> {
-    const scores: Record<string, number> = {};
     const texts = new Map<string, string>();
-    for (const source of input.sources) {
-      const text = await artifacts.getText(source.text_file_id).catch(() => '');
-      texts.set(source.id, text);
-      scores[source.id] = relevanceScore(text, questionsOf(input, source.sub_question));
-    }
+    for (const source of input.sources) texts.set(source.id, await artifacts.getText(source.text_file_id).catch(() => ''));
+    return scoreTexts(input, texts);
+  }
+
+  async function scoreTexts(input: ScoreRelevanceInput, texts: Map<string, string>): Promise<ScoreRelevanceOutput> {
+    const scores: Record<string, number> = {};
+    for (const source of input.sources) scores[source.id] = relevanceScore(texts.get(source.id) ?? '', questionsOf(input, source.sub_question));
     const meaning = await meaningScores(embedder?.(), input, texts);
     for (const [id, score] of meaning) scores[id] = Math.max(scores[id] ?? 0, score);
     return { scores, ...(meaning.size ? { by_meaning: Object.fromEntries(meaning) } : {}) };

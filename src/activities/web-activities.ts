@@ -20,8 +20,6 @@ import type {
   FetchUrlOutput,
   ParseContentInput,
   ParseContentOutput,
-  ScoreRelevanceInput,
-  ScoreRelevanceOutput,
   WebSearchInput,
   WebSearchOutput,
 } from './contracts';
@@ -35,8 +33,8 @@ export interface WebDeps {
   fetcher: SafeFetcher;
   cache: FetchCache;
   searchProvider: (name: string) => SearchProvider;
-  /** Relevance scoring, for a parse asked to score what it parsed. */
-  scoreRelevance?: (input: ScoreRelevanceInput) => Promise<ScoreRelevanceOutput>;
+  /** Relevance scoring of a page's text, for a parse asked to score what it parsed. */
+  scorePageText?: (text: string, question: string, subQuestion: string) => Promise<number>;
 }
 
 export function createWebActivities(deps: WebDeps) {
@@ -143,7 +141,9 @@ export function createWebActivities(deps: WebDeps) {
     // The model reads markdown where the format has structure; offsets in `outline` point into it.
     const body = parsed.markdown?.trim() ? parsed.markdown : parsed.text;
     const textId = artifactIdOf(body);
-    const [stored, meta] = await Promise.all([
+    // Scored from the text in hand while it is stored.
+    const scoring = input.relevance && deps.scorePageText ? deps.scorePageText(body, input.relevance.question, input.relevance.sub_question) : undefined;
+    const [stored, meta, relevance] = await Promise.all([
       artifacts.put(body, { name: `${input.url} (text)`, kind: 'text', source_url: input.url, content_type: parsed.markdown ? 'text/markdown; charset=utf-8' : 'text/plain; charset=utf-8' }),
       artifacts.put(JSON.stringify({ url: input.url, title: parsed.title, meta: parsed.meta ?? {}, outline: parsed.outline ?? [], text_file_id: textId }), {
         name: `${input.url} (metadata)`,
@@ -151,8 +151,8 @@ export function createWebActivities(deps: WebDeps) {
         source_url: input.url,
         content_type: 'application/json',
       }),
+      scoring,
     ]);
-    const relevance = input.relevance && deps.scoreRelevance ? (await deps.scoreRelevance({ question: input.relevance.question, sources: [{ id: 'page', text_file_id: stored.file_id, sub_question: input.relevance.sub_question }] })).scores.page : undefined;
     return {
       text_file_id: stored.file_id,
       meta_file_id: meta.file_id,

@@ -49,6 +49,26 @@ function Section({ title, count, open = false, children }: { title: string; coun
   return html`<details class="panel" open=${open}><summary><h2>${title}${count !== undefined ? ` (${count})` : ''}</h2></summary>${children}</details>`;
 }
 
+/**
+ * Resume, with the time limit the session runs on from now: its old one unless changed (a session
+ * that timed out would otherwise stop again at the same limit).
+ */
+function ResumeControl({ id, limitSeconds, busy, act, onDone }: { id: string; limitSeconds?: number; busy: boolean; act: (name: string, action: () => Promise<unknown>) => void; onDone: () => void }) {
+  const [minutes, setMinutes] = useState(limitSeconds ? String(Math.round(limitSeconds / 60)) : '');
+  const resume = () =>
+    act('next', async () => {
+      const chosen = Number(minutes);
+      const body = Number.isFinite(chosen) && chosen > 0 && Math.round(chosen * 60) !== limitSeconds ? { timeout_seconds: Math.round(chosen * 60) } : undefined;
+      await api('POST', `/api/research/${id}/resume`, body);
+      onDone();
+    });
+  return html`<span class="inline-field">
+    <label for="resume-minutes">Time limit (minutes)</label>
+    <input id="resume-minutes" type="number" min="1" step="1" value=${minutes} onInput=${(e: Event) => setMinutes((e.target as HTMLInputElement).value)} />
+    <button type="button" disabled=${busy} onClick=${resume}>Resume</button>
+  </span>`;
+}
+
 export function SessionView({ id }: { id: string }) {
   const [research, setResearch] = useState<SessionRow & { settings?: Record<string, unknown>; contexts?: number } | undefined>();
   const [state, setState] = useState<Snapshot | null>(null);
@@ -128,11 +148,12 @@ export function SessionView({ id }: { id: string }) {
       <div class="session-actions no-print">
         <button type="button" aria-pressed=${research.favourite} onClick=${() => act('fav', async () => setResearch(await api('PUT', `/api/research/${id}/favourite`, { favourite: !research.favourite })))}><span aria-hidden="true">${research.favourite ? '★' : '☆'}</span> Favourite</button>
         ${status !== 'draft' && html`<${ShareControl} session=${research} onChange=${(r: SessionRow) => setResearch({ ...research, ...r })} />`}
-        ${next && html`<button type="button" disabled=${busy !== ''} onClick=${() => act('next', async () => {
+        ${next && next.path !== 'resume' && html`<button type="button" disabled=${busy !== ''} onClick=${() => act('next', async () => {
           const res = await api<{ research_id?: string }>('POST', `/api/research/${id}/${next.path}`, next.path === 'enhance' ? {} : undefined);
           if (res.research_id && res.research_id !== id) navigate(`#/r/${res.research_id}`);
           else afterAction();
         })}>${next.label}</button>`}
+        ${next?.path === 'resume' && html`<${ResumeControl} id=${id} limitSeconds=${Number(state?.settings?.timeout_seconds ?? research.settings?.timeout_seconds) || undefined} busy=${busy !== ''} act=${act} onDone=${afterAction} />`}
         <button type="button" class="danger" disabled=${busy !== ''} onClick=${() => confirm('Delete this research? Its report, sources and events are removed.') && act('delete', async () => (await api('DELETE', `/api/research/${id}`), navigate('#/')))}>Delete</button>
       </div>
       <${Alert} error=${error} />
