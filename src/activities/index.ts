@@ -3,7 +3,9 @@ import path from 'node:path';
 import { sweepArchive } from '../budget/archive';
 import { budgetSettingsOf } from '../budget/settings';
 import { ConfigError } from '../config/load';
+import { warmUpParsing } from '../parsing';
 import { preparePdfWorkers } from '../parsing/pdf-worker';
+import { relevanceScore } from '../report/relevance';
 import type { AppConfig } from '../config/schema';
 import { createModelProvider } from '../providers/model/ai-sdk';
 import { createEmbedder, type Embedder } from '../providers/model/embeddings';
@@ -88,6 +90,8 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   const archiveSweep = startArchiveSweep(budget.archive.dir, budget.archive.ttl_hours);
   const modelDeps = { model, defaultModel, pricing: config.models.pricing, artifacts: store, budget, streams };
   const relevance = createRelevanceActivities(store, relevanceEmbedder(config, env));
+  // The parser and the relevance score are compiled on first use: done now, not in a user's first round.
+  setTimeout(() => void warmUpParsing().then(() => relevanceScore('Battery storage on the grid grew again.', ['grid storage costs'])), 0).unref();
   const modelActivities = createModelActivities(modelDeps);
   const activities: ResearchActivities = {
     ...modelActivities,

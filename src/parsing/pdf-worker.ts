@@ -167,6 +167,8 @@ const READY_THREADS = 2;
 /** A thread is replaced after this many parses, whatever it says about its memory. */
 const PARSES_PER_THREAD = 50;
 const IDLE_MS = 60_000;
+/** A thread holding more than this after a parse (pdf.js itself takes 15–35 MB) is replaced. */
+const KEEP_BELOW_MB = 64;
 
 const threads: PdfThread[] = [];
 const waiting: Waiting[] = [];
@@ -281,7 +283,7 @@ export async function runPdfWorker(bytes: Uint8Array, limits: PdfLimits): Promis
       const { answer } = outcome;
       if (answer.error === 'MemoryLimit') return finish(false, () => reject(tooBig()));
       // A thread that failed a file, or kept much of what it read, is not trusted with the next.
-      const healthy = !answer.error && (answer.memoryMb ?? 0) <= limits.maxMemoryMb / 4;
+      const healthy = !answer.error && (answer.memoryMb ?? 0) <= Math.min(KEEP_BELOW_MB, limits.maxMemoryMb / 4);
       finish(healthy, () => resolve(answer));
     };
     thread.worker.postMessage({ bytes, maxPages: limits.maxPages, maxTextChars: limits.maxTextChars });
