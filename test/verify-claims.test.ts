@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createReportActivities } from '../src/activities/report-activities';
 import { createVerifyActivities, type VerifyClaimsInput, type VerifyDeps } from '../src/activities/verify-activities';
 import { SafeFetcher } from '../src/fetching/fetcher';
 import { parseAllowList } from '../src/fetching/guard';
@@ -227,6 +228,25 @@ describe('citation verification', () => {
     // Annotating the annotated report again changes nothing.
     const again = annotateReport(result.report_markdown, { claims: result.claims, links: [], sources: [sources.S1], linksChecked: false });
     expect(again).toBe(result.report_markdown);
+  });
+
+  it('runs the citation check first when handed it, and checks the claims of the version it leaves', async () => {
+    const kept = `${pageFacts(3)[0]} [S1]`;
+    const unknown = 'Grid fees were cut by half in 2022 [S9].';
+    const markdown = report(`${kept} ${unknown}`);
+    const fetched = [{ id: 'S1', title: 'Article 3', url: sources.S1.url, file_id: sources.S1.text_file_id }];
+    const citations = { fetched, failed_sources: 0 };
+    const { verifyCitations } = createReportActivities(deps.artifacts);
+    const result = await verify({ ...input(markdown, ['S1']), citations } as ClaimsRequest, { verifyCitations });
+    expect(result.citations?.removed_citations).toEqual(['S9']);
+    // The claim that lost its citation is not checked against a source it never had.
+    expect(result.claims.map((c) => [c.source_ids, c.verdict])).toEqual([[['S1'], 'supported']]);
+    expect(result.report_markdown).not.toContain('[S9]');
+    expect(result.report_markdown).toContain(pageFacts(3)[0]);
+    // Without the citation check handed over, the unknown citation is still there to be judged.
+    const alone = await verify(input(markdown, ['S1']), { verifyCitations });
+    expect(alone.citations).toBeUndefined();
+    expect(alone.report_markdown).toContain('[S9]');
   });
 
   it('sends only the ambiguous claims to the model, one call per source, with only their retrieved passages', async () => {

@@ -281,6 +281,15 @@ export interface PersistSessionInput {
   events: ResearchEvent[];
 }
 
+/** The claim and link checks, with the citation check first in the same step when asked (one hop less at the end). */
+export interface VerifyReportInput extends VerifyClaimsInput {
+  citations?: Omit<VerifyCitationsInput, 'report_file_id'>;
+}
+export interface VerifyReportOutput extends VerifyClaimsOutput {
+  /** The citation check's result (its version is the one the claims were checked on). */
+  citations?: VerifyCitationsOutput;
+}
+
 export interface ResearchActivities {
   decomposeQuery(input: DecomposeQueryInput): Promise<DecomposeQueryOutput>;
   /** The user's own documents only (LOCAL_DOCS_DIR); never the web. Empty without a corpus. */
@@ -298,7 +307,7 @@ export interface ResearchActivities {
   critiqueFindings(input: CritiqueFindingsInput): Promise<CritiqueFindingsOutput>;
   refineGaps(input: RefineGapsInput): Promise<RefineGapsOutput>;
   reflectOnPhase(input: ReflectOnPhaseInput): Promise<ReflectOnPhaseOutput>;
-  verifyClaims(input: VerifyClaimsInput): Promise<VerifyClaimsOutput>;
+  verifyClaims(input: VerifyReportInput): Promise<VerifyReportOutput>;
   scoreRelevance(input: ScoreRelevanceInput): Promise<ScoreRelevanceOutput>;
   deliverEmail(input: DeliverEmailInput): Promise<DeliveryOutcome>;
   deliverWebhook(input: DeliverWebhookInput): Promise<DeliveryOutcome>;

@@ -9,8 +9,8 @@ import { checkDois, citedDois, DEFAULT_DOI_RESOLVER } from '../verify/dois';
 import { checkLinks } from '../verify/links';
 import { splitPassages, type Passage } from '../verify/passages';
 import { checkClaims, CLAIM_JUDGE_SYSTEM, claimSupportSchema, judgePrompt, verdictsByIndex, type Judge } from '../verify/support';
-import type { VerifyClaimsInput, VerifyClaimsOutput } from '../verify/types';
-import type { ModelUsage } from './contracts';
+import type { VerifyClaimsInput } from '../verify/types';
+import type { ModelUsage, VerifyCitationsInput, VerifyCitationsOutput, VerifyReportInput, VerifyReportOutput } from './contracts';
 import { toFailure } from './errors';
 import { withHeartbeat } from './heartbeat';
 import { createModelCall, type ModelDeps } from './model-call';
@@ -28,13 +28,16 @@ export interface VerifyDeps extends Pick<ModelDeps, 'model' | 'defaultModel' | '
   linkConcurrency?: number;
   /** Where DOIs are resolved (https://doi.org unless configured). */
   doiResolver?: string;
+  /** The citation check, run first when the workflow hands it over with the claim check. */
+  verifyCitations?: (input: VerifyCitationsInput) => Promise<VerifyCitationsOutput>;
 }
 
 export function createVerifyActivities(deps: VerifyDeps) {
   const callModel = createModelCall(deps);
   return {
-    async verifyClaims(input: VerifyClaimsInput): Promise<VerifyClaimsOutput> {
-      const report = await deps.artifacts.getText(input.report_file_id);
+    async verifyClaims(input: VerifyReportInput): Promise<VerifyReportOutput> {
+      const citations = input.citations && deps.verifyCitations ? await deps.verifyCitations({ ...input.citations, report_file_id: input.report_file_id }) : undefined;
+      const report = await deps.artifacts.getText(citations?.report_file_id ?? input.report_file_id);
       const sentences = citedSentences(report);
       const checked = sentences.slice(0, MAX_CLAIMS);
       const citedIds = new Set(checked.flatMap((s) => s.source_ids));
@@ -73,7 +76,15 @@ export function createVerifyActivities(deps: VerifyDeps) {
             linksChecked: input.check_links,
             uncheckedClaims: sentences.length - checked.length,
           });
-          return { ...(await storeReport(deps.artifacts, annotated)), links, ...(doiChecks.length ? { dois: doiChecks } : {}), claims, unchecked_claims: sentences.length - checked.length, ...(usage ? { usage } : {}) };
+          return {
+            ...(await storeReport(deps.artifacts, annotated)),
+            links,
+            ...(doiChecks.length ? { dois: doiChecks } : {}),
+            claims,
+            unchecked_claims: sentences.length - checked.length,
+            ...(usage ? { usage } : {}),
+            ...(citations ? { citations } : {}),
+          };
         });
       } catch (err) {
         // Cancellation must reach Temporal as itself, not as a retryable failure.

@@ -1,17 +1,21 @@
-// Verification of the finished report: every citation resolved or removed (store step), then
-// every cited link and DOI re-checked and every cited sentence checked against its source (the
-// claim judge, a model call). Both write a new version of the report; the workflow keeps its id.
+// Verification of the finished report: every citation resolved or removed, then every cited link
+// and DOI re-checked and every cited sentence checked against its source (the claim judge, a model
+// call). With claim or link checks on, both are one step (the citation check first); alone, the
+// citation check is a store step. Each writes a new version of the report; the workflow keeps its id.
+import type { ModelUsage, VerifyCitationsInput, VerifyCitationsOutput } from '../../activities/contracts';
 import { analysisGate, gatheringGate } from '../../research/gates';
 import { normalizeQuery } from '../../domain/text';
 import { store, verifier } from '../activities';
-import type { ResearchSession } from '../session';
+import { errorMessage, type ResearchSession } from '../session';
 import { callModel } from './providers';
 import { ensureReport, setReport } from './report';
 
 export async function verifyReport(s: ResearchSession): Promise<void> {
   s.setStatus('verifying', 'verifying');
-  await checkCitations(s, { shortfalls: shortfalls(s) });
-  if (s.settings.check_links || s.settings.check_claims) await checkClaimsAndLinks(s);
+  const extra = { shortfalls: shortfalls(s) };
+  // With claim or link checks, the citation check runs first in their step: one hop less at the end.
+  if (s.settings.check_links || s.settings.check_claims) await checkClaimsAndLinks(s, await citationInput(s, extra));
+  else await checkCitations(s, extra);
   s.state.verified = true;
 }
 
@@ -34,7 +38,17 @@ function shortfalls(s: ResearchSession): string[] {
   return [...gathering.failures.map((f) => `sources: ${f}`), ...analysis.failures.map((f) => `findings: ${f}`)];
 }
 
-async function checkCitations(s: ResearchSession, extra: { shortfalls?: string[]; stopped?: string }): Promise<void> {
+type CitationExtra = { shortfalls?: string[]; stopped?: string };
+
+async function checkCitations(s: ResearchSession, extra: CitationExtra): Promise<void> {
+  const input = await citationInput(s, extra);
+  const out = await s.tool('verify_citations', { fetched: input.fetched.length }, () => store.verifyCitations(input), summarizeCitations);
+  recordCitations(s, out);
+}
+
+const summarizeCitations = (r: VerifyCitationsOutput) => ({ removed_citations: r.removed_citations, cited_sources: r.cited_sources.length });
+
+async function citationInput(s: ResearchSession, extra: CitationExtra): Promise<VerifyCitationsInput> {
   const st = s.state;
   const reportId = await ensureReport(s);
   const fetched = st.sources
@@ -45,29 +59,27 @@ async function checkCitations(s: ResearchSession, extra: { shortfalls?: string[]
   const open = st.gaps.filter((g) => !g.addressed);
   const confidence: Record<string, number> = {};
   for (const f of st.findings) confidence[f.confidence] = (confidence[f.confidence] ?? 0) + 1;
-  const out = await s.tool(
-    'verify_citations',
-    { fetched: fetched.length },
-    () =>
-      store.verifyCitations({
-        report_file_id: reportId,
-        fetched,
-        failed_sources: st.sources.filter((x) => x.status === 'failed').length,
-        content_fidelity: st.content_allocation_metadata?.overall_fidelity,
-        open_gaps: open.length,
-        searched_queries: st.searched_queries,
-        ...(st.search_outage ? { search_outage: { message: st.search_outage.message, queries_not_searched: st.search_outage.queries_not_searched } } : {}),
-        ...(scored.length ? { relevance: Object.fromEntries(scored.map((x) => [x.id, x.relevance as number])), min_relevance: s.settings.min_relevance } : {}),
-        ...(skipped.length ? { skipped_sources: skipped.map((x) => ({ id: x.id, title: x.title, url: x.url, score: x.relevance ?? 0 })) } : {}),
-        ...(st.merged_claims?.length ? { merged_claims: st.merged_claims.length } : {}),
-        open_gap_list: open.map((g) => g.description),
-        confidence,
-        contradictions: s.mind.contradictions.map((c) => `${c.description} (${c.finding_ids.join(', ')})`),
-        ...(extra.shortfalls?.length ? { shortfalls: extra.shortfalls } : {}),
-        ...(extra.stopped ? { stopped: extra.stopped } : {}),
-      }),
-    (r) => ({ removed_citations: r.removed_citations, cited_sources: r.cited_sources.length }),
-  );
+  return {
+    report_file_id: reportId,
+    fetched,
+    failed_sources: st.sources.filter((x) => x.status === 'failed').length,
+    content_fidelity: st.content_allocation_metadata?.overall_fidelity,
+    open_gaps: open.length,
+    searched_queries: st.searched_queries,
+    ...(st.search_outage ? { search_outage: { message: st.search_outage.message, queries_not_searched: st.search_outage.queries_not_searched } } : {}),
+    ...(scored.length ? { relevance: Object.fromEntries(scored.map((x) => [x.id, x.relevance as number])), min_relevance: s.settings.min_relevance } : {}),
+    ...(skipped.length ? { skipped_sources: skipped.map((x) => ({ id: x.id, title: x.title, url: x.url, score: x.relevance ?? 0 })) } : {}),
+    ...(st.merged_claims?.length ? { merged_claims: st.merged_claims.length } : {}),
+    open_gap_list: open.map((g) => g.description),
+    confidence,
+    contradictions: s.mind.contradictions.map((c) => `${c.description} (${c.finding_ids.join(', ')})`),
+    ...(extra.shortfalls?.length ? { shortfalls: extra.shortfalls } : {}),
+    ...(extra.stopped ? { stopped: extra.stopped } : {}),
+  };
+}
+
+function recordCitations(s: ResearchSession, out: VerifyCitationsOutput): void {
+  const st = s.state;
   setReport(s, out);
   st.citation_warnings = out.removed_citations;
   if (out.removed_details) st.citation_removals = out.removed_details;
@@ -77,17 +89,30 @@ async function checkCitations(s: ResearchSession, extra: { shortfalls?: string[]
   if (removals.length > 20) s.warn(`removed ${removals.length - 20} more citations (listed in the report's notes and in citation_removals)`);
 }
 
+/** The claim step, its citation check's event closed as failed when the step fails. */
+async function checkedClaims<T extends { usage?: ModelUsage }>(s: ResearchSession, citationCall: string, run: (choice?: string) => Promise<T>): Promise<T> {
+  try {
+    return await callModel(s, 'critic', run);
+  } catch (err) {
+    s.emit('ToolCallResult', { tool: 'verify_citations', call_id: citationCall, ok: false, error: errorMessage(err) });
+    throw err;
+  }
+}
+
 /** Every cited URL re-checked, every cited sentence checked against its source; problems flagged in the report. */
-async function checkClaimsAndLinks(s: ResearchSession): Promise<void> {
+async function checkClaimsAndLinks(s: ResearchSession, citations: VerifyCitationsInput): Promise<void> {
   const st = s.state;
   const sources = st.sources
     .filter((x) => x.status === 'fetched')
     .map((x) => ({ id: x.id, url: x.url, text_file_id: x.text_file_id, ...(x.paper?.doi ? { doi: x.paper.doi } : {}) }));
-  const out = await callModel(s, 'critic', (choice) =>
+  const { report_file_id: reportId, ...checks } = citations;
+  const citationCall = s.nextCallId('verify_citations');
+  s.emit('ToolCall', { tool: 'verify_citations', call_id: citationCall, args: { fetched: checks.fetched.length } });
+  const out = await checkedClaims(s, citationCall, (choice) =>
     s.tool(
       'verify_claims',
       { sources: sources.length, check_links: s.settings.check_links, model: choice },
-      () => verifier.verifyClaims({ report_file_id: st.report_file_id as string, sources, check_links: s.settings.check_links, model: choice }),
+      () => verifier.verifyClaims({ report_file_id: reportId, sources, check_links: s.settings.check_links, model: choice, citations: checks }),
       (r) => ({
         links: r.links.length,
         dead_links: r.links.filter((l) => !l.ok).length,
@@ -97,6 +122,10 @@ async function checkClaimsAndLinks(s: ResearchSession): Promise<void> {
       }),
     ),
   );
+  if (out.citations) {
+    s.emit('ToolCallResult', { tool: 'verify_citations', call_id: citationCall, ok: true, result: summarizeCitations(out.citations) });
+    recordCitations(s, out.citations);
+  }
   setReport(s, out);
   const mind = s.mind;
   mind.link_checks = out.links.map((l) => ({ url: l.url, ok: l.ok, ...(l.status !== undefined ? { status: l.status } : {}), ...(l.error ? { error: l.error } : {}) }));
