@@ -5,6 +5,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startChildWorker, type ChildWorker } from './harness/child-worker';
 import { startEnvironment, startHarness, waitFor, workflowBundle, type Harness, type TestEnvironment } from './harness';
@@ -34,10 +35,15 @@ describe('kill -9 during a search', () => {
     // A search in flight at the provider, and the worker that runs it. Searches run side by side
     // and the provider cannot tell which worker asked, so every search in flight at the kill counts:
     // the victim's is one of them, and it alone is asked again.
+    // Only when every started search has reached the provider: a worker whose search has started
+    // but not yet asked would die with nothing in flight to be asked again.
     const { pid } = await waitFor('a search in flight', async () => {
-      if (!harness.recorder.of('search').some((r) => r.end === undefined)) return undefined;
+      const inFlight = harness.recorder.of('search').filter((r) => r.end === undefined).length;
+      if (!inFlight) return undefined;
       const described = await env.client.handle(researchId).describe();
-      const search = described.raw.pendingActivities?.find((a) => a.activityType?.name === 'webSearch' && a.lastWorkerIdentity);
+      const started = described.raw.pendingActivities?.filter((a) => a.activityType?.name === 'webSearch' && a.lastWorkerIdentity && Number(a.state) === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED) ?? [];
+      if (started.length > inFlight) return undefined;
+      const search = started[0];
       const identity = Number(search?.lastWorkerIdentity?.split('@')[0]);
       return workers.some((w) => w.process.pid === identity) ? { pid: identity } : undefined;
     }, 120_000, 100);

@@ -56,8 +56,6 @@ export function createWebActivities(deps: WebDeps) {
       try {
         const provider = deps.searchProvider(input.provider);
         const queued = queuedMs();
-        // Pages come next, and papers are PDFs: their parser threads load while the search runs.
-        preparePdfWorkers();
         const results = await withHeartbeat((signal) => provider.search({ query: input.query, maxResults: input.maxResults, signal }));
         return {
           ...(queued !== undefined ? { queued_ms: queued } : {}),
