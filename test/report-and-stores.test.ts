@@ -15,7 +15,7 @@ import { LocalDocumentSearch } from '../src/providers/search/local';
 import { applyPatches, citedIds, verifyReportCitations } from '../src/report/markdown';
 import { FileArtifactStore } from '../src/stores/artifacts';
 import { SqliteSessionStore } from '../src/stores/sessions';
-import { createReportActivities, reportSkeleton } from '../src/activities/report-activities';
+import { reportSkeleton } from '../src/activities/report-activities';
 import { normalizeUrl } from '../src/domain/text';
 import type { ResearchSnapshot } from '../src/domain/types';
 
@@ -39,32 +39,6 @@ describe('the living report', () => {
     expect(r.markdown).toContain('Goes to the last section [S2].');
     expect(r.sections_patched).toEqual(['Costs', 'Overview']);
     expect(r.markdown).not.toContain('_Research in progress._\n\n## Costs');
-  });
-
-  it('applies proposals written together in one step, exactly as one step after another would', async () => {
-    const store = new FileArtifactStore(tmp());
-    const { createReport, applyReportPatch } = createReportActivities(store);
-    const base = await createReport({ query: 'Question?', outline });
-    const sources = [{ id: 'S1', title: 'One', url: 'https://one.example/a' }, { id: 'S2', title: 'Two', url: 'https://two.example/b' }];
-    const finding = (id: string, content: string, source: string) => ({ id, content, confidence: 'high' as const, source_ids: [source], iteration: 1 });
-    const first = { findings: [finding('F1', 'Costs fell by a fifth.', 'S1')], sources, patches: [{ section: 'Costs', markdown: 'Costs fell by a fifth [S1].' }], max_update_chars: 2_000 };
-    // The second repeats the first's claim: merged only if it sees the report the first left.
-    const second = {
-      findings: [finding('F2', 'Costs fell by a fifth.', 'S2'), finding('F3', 'Projects doubled in size.', 'S2')],
-      sources,
-      patches: [{ section: 'Overview', markdown: 'Projects doubled in size [S2].' }, { section: 'Costs', markdown: 'Costs fell by a fifth [S2].' }],
-      max_update_chars: 2_000,
-    };
-    const one = await applyReportPatch({ report_file_id: base.report_file_id, outline, ...first });
-    const two = await applyReportPatch({ report_file_id: one.report_file_id, outline, ...second });
-    const together = await applyReportPatch({ report_file_id: base.report_file_id, outline, ...first, then: [second] });
-    expect(together.report_file_id).toBe(two.report_file_id);
-    expect(await store.getText(together.report_file_id)).toContain('Projects doubled in size [S2].');
-    const { report_file_id: _one, report_chars: _c1, shape: _s1, ...firstResult } = one;
-    const { report_file_id: _two, report_chars: _c2, shape: _s2, ...secondResult } = two;
-    expect({ sections_patched: together.sections_patched, added_chars: together.added_chars, ...(together.merged ? { merged: together.merged } : {}) }).toEqual(firstResult);
-    expect(together.then).toEqual([secondResult]);
-    expect(secondResult.merged?.length).toBeGreaterThan(0);
   });
 
   it('restores outline sections the report lost', () => {

@@ -207,27 +207,19 @@ export interface WriteReportPatchOutput {
   patches: ReportPatch[];
   usage: ModelUsage;
 }
-export interface ReportPatchStep {
+export interface ApplyReportPatchInput {
+  report_file_id: string;
+  outline: string[];
   findings: Finding[];
   sources: SourceRef[];
   patches: ReportPatch[];
   max_update_chars: number;
 }
-export interface ApplyReportPatchInput extends ReportPatchStep {
-  report_file_id: string;
-  outline: string[];
-  /** Proposals written by the time this one was applied: applied after it, in order, in the same step. */
-  then?: ReportPatchStep[];
-}
-export interface ReportPatchResult {
+export interface ApplyReportPatchOutput extends ReportVersion {
   sections_patched: string[];
   added_chars: number;
   /** Repeated findings and sentences merged into the claim they repeat. */
   merged?: { sentence: string; merged_into: string }[];
-}
-export interface ApplyReportPatchOutput extends ReportVersion, ReportPatchResult {
-  /** The result of each step of `then`, in order (the version is the one after the last). */
-  then?: ReportPatchResult[];
 }
 
 export interface FetchedSourceRef extends SourceRef {

@@ -5,7 +5,7 @@ import { dedupeFindings } from '../report/dedupe';
 import { applyPatches, reportShape, verifyReportCitations } from '../report/markdown';
 import { PLACEHOLDER } from '../report/sections';
 import type { ArtifactStore } from '../stores/artifacts';
-import type { ApplyReportPatchInput, ApplyReportPatchOutput, CreateReportInput, ReportPatchResult, ReportPatchStep, ReportVersion, VerifyCitationsInput, VerifyCitationsOutput } from './contracts';
+import type { ApplyReportPatchInput, ApplyReportPatchOutput, CreateReportInput, ReportVersion, VerifyCitationsInput, VerifyCitationsOutput } from './contracts';
 
 /** Stores a version of the report and says how long it is and which sections have content. */
 export async function storeReport(artifacts: ArtifactStore, markdown: string): Promise<ReportVersion> {
@@ -18,14 +18,6 @@ export function reportSkeleton(query: string, outline: string[]): string {
   return `# ${query.trim()}\n\n${sections}`;
 }
 
-function applyStep(report: string, outline: string[], step: ReportPatchStep): { markdown: string; result: ReportPatchResult } {
-  // The same merge the writer saw: findings that repeat the report add their sources to it.
-  const unique = dedupeFindings(step.findings, report);
-  const applied = applyPatches(unique.report, outline, step.patches, step.max_update_chars, step.sources);
-  const merged = [...unique.merged, ...applied.merged];
-  return { markdown: applied.markdown, result: { sections_patched: applied.sections_patched, added_chars: applied.added_chars, ...(merged.length ? { merged } : {}) } };
-}
-
 export function createReportActivities(artifacts: ArtifactStore) {
   return {
     async createReport(input: CreateReportInput): Promise<ReportVersion> {
@@ -33,15 +25,17 @@ export function createReportActivities(artifacts: ArtifactStore) {
     },
 
     async applyReportPatch(input: ApplyReportPatchInput): Promise<ApplyReportPatchOutput> {
-      let markdown = await artifacts.getText(input.report_file_id);
-      // Each step applies to what the one before left, exactly as one store step after another would.
-      const results = [input, ...(input.then ?? [])].map((step) => {
-        const applied = applyStep(markdown, input.outline, step);
-        markdown = applied.markdown;
-        return applied.result;
-      });
-      const [first, ...then] = results;
-      return { ...(await storeReport(artifacts, markdown)), ...first, ...(input.then ? { then } : {}) };
+      const report = await artifacts.getText(input.report_file_id);
+      // The same merge the writer saw: findings that repeat the report add their sources to it.
+      const unique = dedupeFindings(input.findings, report);
+      const result = applyPatches(unique.report, input.outline, input.patches, input.max_update_chars, input.sources);
+      const merged = [...unique.merged, ...result.merged];
+      return {
+        ...(await storeReport(artifacts, result.markdown)),
+        sections_patched: result.sections_patched,
+        added_chars: result.added_chars,
+        ...(merged.length ? { merged } : {}),
+      };
     },
 
     async verifyCitations(input: VerifyCitationsInput): Promise<VerifyCitationsOutput> {

@@ -76,42 +76,33 @@ async function propose(s: ResearchSession, findings: Finding[], baseId: string, 
   return { findings, sources, callId, patches: out.patches, usage: out.usage, maxChars };
 }
 
-/**
- * Applies proposals to the report as it is now, one after another in one store step (exactly as
- * one step each would), and marks their findings written.
- */
-async function apply(s: ResearchSession, proposals: Proposal[]): Promise<void> {
+/** Applies a proposal to the report as it is now (a store step), and marks its findings written. */
+async function apply(s: ResearchSession, p: Proposal): Promise<void> {
   const st = s.state;
   const plan = st.plan as ResearchPlan;
-  const step = (p: Proposal) => ({ findings: p.findings, sources: p.sources, patches: p.patches, max_update_chars: p.maxChars });
-  const [first, ...rest] = proposals;
-  const applied = await store.applyReportPatch({ report_file_id: await ensureReport(s), outline: plan.outline, ...step(first), ...(rest.length ? { then: rest.map(step) } : {}) });
+  const applied = await store.applyReportPatch({ report_file_id: await ensureReport(s), outline: plan.outline, findings: p.findings, sources: p.sources, patches: p.patches, max_update_chars: p.maxChars });
   setReport(s, applied);
-  const results = [applied, ...(applied.then ?? [])];
-  proposals.forEach((p, i) => {
-    const result = results[i];
-    for (const f of p.findings) f.reported = true;
-    if (result?.merged?.length) (st.merged_claims ??= []).push(...result.merged.slice(0, 50));
-    // The event names the stored version; clients reading events get its text filled in from the store.
-    s.emit('ToolCallResult', {
-      tool: 'update_report',
-      call_id: p.callId,
-      ok: true,
-      result: {
-        report_file_id: applied.report_file_id,
-        report_chars: applied.report_chars,
-        sections_patched: result?.sections_patched ?? [],
-        added_chars: result?.added_chars ?? 0,
-        usage: p.usage,
-        ...(result?.merged?.length ? { merged_claims: result.merged.length } : {}),
-      },
-    });
+  for (const f of p.findings) f.reported = true;
+  if (applied.merged?.length) (st.merged_claims ??= []).push(...applied.merged.slice(0, 50));
+  // The event names the stored version; clients reading events get its text filled in from the store.
+  s.emit('ToolCallResult', {
+    tool: 'update_report',
+    call_id: p.callId,
+    ok: true,
+    result: {
+      report_file_id: applied.report_file_id,
+      report_chars: applied.report_chars,
+      sections_patched: applied.sections_patched,
+      added_chars: applied.added_chars,
+      usage: p.usage,
+      ...(applied.merged?.length ? { merged_claims: applied.merged.length } : {}),
+    },
   });
 }
 
 /** One patch, written against the report as it is now and applied at once. */
 export async function patchReport(s: ResearchSession, findings: Finding[], fillSections?: string[]): Promise<void> {
-  await apply(s, [await propose(s, findings, await ensureReport(s), { fillSections })]);
+  await apply(s, await propose(s, findings, await ensureReport(s), { fillSections }));
 }
 
 /** A new version of the report, written by a store step or a check: the checks run on it again. */
@@ -169,23 +160,10 @@ export class ReportLane {
     );
     proposals.catch(() => undefined);
     this.applied = this.applied.then(async () => {
-      const list = await proposals;
-      const written = list.map(() => false);
-      list.forEach((proposal, i) => proposal.then(() => (written[i] = true), () => (written[i] = true)));
-      for (let next = 0; next < list.length; ) {
+      for (const proposal of await proposals) {
         try {
-          const p = await list[next++];
-          // Results that came in with this one (the same workflow task) settle within a few
-          // microtasks: those proposals join it in one store step instead of one step each.
-          for (let tick = 0; tick < 3; tick++) await Promise.resolve();
-          const ready = p ? [p] : [];
-          let failed: { err: unknown } | undefined;
-          while (next < list.length && written[next] && !failed) {
-            const q = await list[next++].catch((err: unknown) => void (failed = { err }));
-            if (q) ready.push(q);
-          }
-          if (ready.length && !this.failure) await apply(this.s, ready);
-          if (failed) this.failure ??= failed;
+          const p = await proposal;
+          if (p && !this.failure) await apply(this.s, p);
         } catch (err) {
           this.failure ??= { err };
         }
@@ -201,7 +179,7 @@ export class ReportLane {
     this.applied = this.applied.then(async () => {
       try {
         const p = await proposal;
-        if (!this.failure) await apply(this.s, [p]);
+        if (!this.failure) await apply(this.s, p);
       } catch (err) {
         this.failure ??= { err };
       }
