@@ -299,6 +299,7 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
     await page.waitForFunction(() => (document.querySelector('#resume-minutes') as HTMLInputElement | null)?.value === '10');
     await page.click('#resume-minutes', { count: 3 });
     await page.type('#resume-minutes', '45');
+    await shot('13-resume-with-time-limit');
     await click('Resume');
     const resumed = await waitFor('the session running again', async () => {
       const { state } = await stateOf(rid);

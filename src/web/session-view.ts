@@ -51,7 +51,8 @@ function Section({ title, count, open = false, children }: { title: string; coun
 
 /**
  * Resume, with the time limit the session runs on from now: its old one unless changed (a session
- * that timed out would otherwise stop again at the same limit).
+ * that timed out would otherwise stop again at the same limit). Keyed by that limit, so a limit
+ * read after the first render fills the field.
  */
 function ResumeControl({ id, limitSeconds, busy, act, onDone }: { id: string; limitSeconds?: number; busy: boolean; act: (name: string, action: () => Promise<unknown>) => void; onDone: () => void }) {
   const [minutes, setMinutes] = useState(limitSeconds ? String(Math.round(limitSeconds / 60)) : '');
@@ -153,7 +154,7 @@ export function SessionView({ id }: { id: string }) {
           if (res.research_id && res.research_id !== id) navigate(`#/r/${res.research_id}`);
           else afterAction();
         })}>${next.label}</button>`}
-        ${next?.path === 'resume' && html`<${ResumeControl} id=${id} limitSeconds=${Number(state?.settings?.timeout_seconds ?? research.settings?.timeout_seconds) || undefined} busy=${busy !== ''} act=${act} onDone=${afterAction} />`}
+        ${next?.path === 'resume' && html`<${ResumeControl} key=${String(state?.settings?.timeout_seconds ?? research.settings?.timeout_seconds)} id=${id} limitSeconds=${Number(state?.settings?.timeout_seconds ?? research.settings?.timeout_seconds) || undefined} busy=${busy !== ''} act=${act} onDone=${afterAction} />`}
         <button type="button" class="danger" disabled=${busy !== ''} onClick=${() => confirm('Delete this research? Its report, sources and events are removed.') && act('delete', async () => (await api('DELETE', `/api/research/${id}`), navigate('#/')))}>Delete</button>
       </div>
       <${Alert} error=${error} />
