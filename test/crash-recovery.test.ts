@@ -1,6 +1,8 @@
 // Durability: kill -9 the worker in the middle of a fetch batch, or restart the Temporal server
 // itself; the run completes and nothing that had finished runs again.
 import { Connection } from '@temporalio/client';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResearchClient } from '../src/client/research-client';
 import type { RecordedRequest } from './harness/recorder';
@@ -71,6 +73,32 @@ describe('crash recovery', () => {
     } finally {
       await client.close();
       await connection.close();
+    }
+  });
+
+  it('kill -9 of the Temporal server mid-run: it comes back from its write-ahead log, the run completes, no finished call repeats', async () => {
+    let env: TestEnvironment | undefined;
+    const testStart = Date.now();
+    try {
+      env = await startEnvironment(harness, server.address);
+      // The embedded server keeps its state in a write-ahead log (one disk sync per commit).
+      expect(existsSync(path.join(server.dataDir, 'temporal.db-wal'))).toBe(true);
+      const { researchId } = await env.client.start({
+        query: 'Server crash test: geothermal heat',
+        settings: { max_sources: 8, batch_size: 2, max_iterations: 1, auto_approve: true },
+      });
+      await waitFor('a finished analysis before the crash', async () => (await env!.client.state(researchId)).findings.length > 0, 90_000, 50);
+      const killedAt = Date.now();
+      await server.restart('SIGKILL');
+      await env.client.waitForResult(researchId);
+      const s = await env.client.state(researchId);
+      expect(s.status).toBe('completed');
+      expect(harness.recorder.requests.some((r) => r.start > killedAt), 'research went on after the crash').toBe(true);
+      for (const kind of ['model', 'search', 'web'] as const) {
+        expect(repeatedCompletedCalls(harness.recorder.duplicates(kind, testStart), killedAt), `${kind} calls repeated after the crash`).toEqual([]);
+      }
+    } finally {
+      await env?.close();
     }
   });
 

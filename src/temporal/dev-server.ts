@@ -34,6 +34,13 @@ export function devServerArgs(opts: DevServerOptions): string[] {
     'start-dev',
     '--db-filename',
     path.join(opts.dataDir, 'temporal.db'),
+    // SQLite's default rollback journal syncs the disk several times per commit, and the server
+    // commits on every step of every session. Write-ahead logging with full sync keeps every
+    // commit durable, like our own stores, at one sync per commit.
+    '--sqlite-pragma',
+    'journal_mode=wal',
+    '--sqlite-pragma',
+    'synchronous=full',
     '--ip',
     host,
     '--port',

@@ -25,10 +25,10 @@ export class Recorder {
     return this.requests.filter((r) => r.server === server);
   }
 
-  /** Keys requested more than once, with their occurrences. */
-  duplicates(server: RecordedRequest['server']): Map<string, RecordedRequest[]> {
+  /** Keys requested more than once (since a time, if given), with their occurrences. */
+  duplicates(server: RecordedRequest['server'], since = 0): Map<string, RecordedRequest[]> {
     const byKey = new Map<string, RecordedRequest[]>();
-    for (const r of this.of(server)) byKey.set(r.key, [...(byKey.get(r.key) ?? []), r]);
+    for (const r of this.of(server).filter((x) => x.start >= since)) byKey.set(r.key, [...(byKey.get(r.key) ?? []), r]);
     return new Map([...byKey].filter(([, list]) => list.length > 1));
   }
 

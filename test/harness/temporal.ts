@@ -13,7 +13,8 @@ export interface TestServer {
   dataDir: string;
   /** The server process's id (its CPU time is in /proc/<pid>/stat). */
   pid(): number | undefined;
-  restart(): Promise<void>;
+  /** Stops the server (SIGTERM, or SIGKILL: no chance to flush anything) and starts it on the same data. */
+  restart(signal?: 'SIGTERM' | 'SIGKILL'): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -38,11 +39,11 @@ export async function startTestServer(): Promise<TestServer> {
     const proc = child;
     await waitForPort(address, 60_000, () => proc.exitCode === null);
   };
-  const stop = async () => {
+  const stop = async (signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM') => {
     const proc = child;
     if (!proc || proc.exitCode !== null) return;
     const exited = new Promise((r) => proc.once('exit', r));
-    proc.kill('SIGTERM');
+    proc.kill(signal);
     await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
     if (proc.exitCode === null) proc.kill('SIGKILL');
   };
@@ -51,9 +52,9 @@ export async function startTestServer(): Promise<TestServer> {
     address,
     dataDir,
     pid: () => child?.pid,
-    stop,
-    restart: async () => {
-      await stop();
+    stop: () => stop(),
+    restart: async (signal) => {
+      await stop(signal);
       await launch();
     },
   };
