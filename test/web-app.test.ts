@@ -297,6 +297,9 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
     await waitFor('the session cancelled', async () => ((await stateOf(rid)).state?.status === 'cancelled' ? true : undefined));
     await page.goto(`${api.url}/#/r/${rid}`);
     await page.waitForFunction(() => (document.querySelector('#resume-minutes') as HTMLInputElement | null)?.value === '10');
+    // Where it stopped, not a full progress bar.
+    expect(await page.$eval('.session-head .stopped', (p) => p.textContent)).toBe('Stopped (cancelled) before any source was read.');
+    expect(await page.$('#progress')).toBeNull();
     await page.click('#resume-minutes', { count: 3 });
     await page.type('#resume-minutes', '45');
     await shot('13-resume-with-time-limit');

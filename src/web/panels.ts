@@ -10,9 +10,22 @@ export type Snapshot = Record<string, any>;
 
 const PHASE_SHARE: Record<string, number> = { searching: 0.2, fetching: 0.45, analyzing: 0.7, updating_report: 0.9 };
 
+const STOPPED: Record<string, string> = { cancelled: 'cancelled', failed: 'failed', expired: 'expired', timed_out: 'timed out' };
+
+/** For a session that ended before its answer: how far it got (a progress bar would say "done"). */
+export function stoppedSummary(s: Snapshot): string | undefined {
+  if (s.status === 'rejected') return 'Plan rejected: no research ran.';
+  const how = STOPPED[s.status];
+  if (!how) return undefined;
+  const read = (s.sources ?? []).filter((x: Snapshot) => x.status === 'fetched').length;
+  if (!read) return `Stopped (${how}) before any source was read.`;
+  const findings = (s.findings ?? []).length;
+  return `Stopped (${how}) in iteration ${s.iteration} of ${s.settings?.max_iterations}: ${read} of ${s.sources.length} sources read, ${findings} finding${findings === 1 ? '' : 's'}.`;
+}
+
 /** 0..100: planning is the first tenth, research the next eight, verification the rest. */
 export function progressOf(s: Snapshot): number {
-  if (['completed', 'rejected', 'failed', 'cancelled', 'expired', 'timed_out'].includes(s.status)) return 100;
+  if (s.status === 'completed') return 100;
   if (['planning', 'awaiting_clarification', 'awaiting_approval'].includes(s.status)) return s.status === 'planning' ? 3 : 8;
   if (s.status === 'verifying' || s.phase === 'verifying') return 92;
   if (s.status === 'awaiting_review') return 97;

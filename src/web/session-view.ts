@@ -6,7 +6,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { api, followEvents, type StreamEvent } from './api';
 import { Exports, Review, Steering, Waiting } from './controls';
 import { annotate, renderMarkdown, warningLabel, type ReportWarning } from './markdown';
-import { Budget, Decisions, Events, Findings, Gaps, progressOf, Sources, type Snapshot } from './panels';
+import { Budget, Decisions, Events, Findings, Gaps, progressOf, Sources, stoppedSummary, type Snapshot } from './panels';
 import { PanelMembers } from './panel-members';
 import { Clarify, PlanReview } from './plan-review';
 import { ShareControl } from './share';
@@ -145,7 +145,7 @@ export function SessionView({ id }: { id: string }) {
         ${state && html`<span>iteration ${state.iteration} of ${state.settings?.max_iterations}</span>`}
         <span class=${`connection connection-${connection}`} role="status">${connection === 'reconnecting' ? 'connection lost, reconnecting…' : connection === 'live' ? 'live' : connection === 'ended' ? 'stream ended' : 'connecting…'}</span>
       </div>
-      ${state && html`<div class="progress"><label for="progress">Progress</label><progress id="progress" max="100" value=${progressOf(state)}>${progressOf(state)}%</progress><span>${progressOf(state)}%</span></div>`}
+      ${state && (stoppedSummary(state) ? html`<p class="stopped">${stoppedSummary(state)}</p>` : html`<div class="progress"><label for="progress">Progress</label><progress id="progress" max="100" value=${progressOf(state)}>${progressOf(state)}%</progress><span>${progressOf(state)}%</span></div>`)}
       <div class="session-actions no-print">
         <button type="button" aria-pressed=${research.favourite} onClick=${() => act('fav', async () => setResearch(await api('PUT', `/api/research/${id}/favourite`, { favourite: !research.favourite })))}><span aria-hidden="true">${research.favourite ? '★' : '☆'}</span> Favourite</button>
         ${status !== 'draft' && html`<${ShareControl} session=${research} onChange=${(r: SessionRow) => setResearch({ ...research, ...r })} />`}
