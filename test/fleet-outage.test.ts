@@ -86,11 +86,15 @@ describe.skipIf(!postgres.pg)('a fleet riding out its database (PostgreSQL stopp
       ids.push(created.body.research_id as string);
     }
     if (during) {
+      let seen = '';
       await waitFor('every session mid-run', async () => {
         // Past their first analysis and not ended (a session already verifying still has store work).
         const states = await Promise.all(ids.map((id) => client.state(id)));
+        seen = states.map((s) => `${s.status}/${s.phase}/${s.findings.length} findings`).join(', ');
         return states.every((s) => !isTerminal(s.status) && s.findings.length > 0);
-      }, 180_000, 250);
+      }, 180_000, 250).catch((err: Error) => {
+        throw new Error(`${err.message} (last seen: ${seen})`);
+      });
       await during(ids);
     }
     for (const id of ids) await client.waitForResult(id);
