@@ -1,5 +1,5 @@
-// Durability: kill -9 the worker in the middle of a fetch batch, or restart the Temporal server
-// itself; the run completes and nothing that had finished runs again.
+// Durability: kill -9 the worker in the middle of a fetch batch, kill -9 or restart the Temporal
+// server itself; the run completes and nothing that had finished runs again.
 import { Connection } from '@temporalio/client';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
