@@ -79,16 +79,23 @@ describe.skipIf(!postgres.pg)('a fleet of workers on shared PostgreSQL', () => {
       }
       return identities;
     };
-    // Mid-run: both workers have finished activities of this session, which is still researching
-    // (a busy machine may not show a fetch in flight at the moment of the probe, so that is not required).
-    await waitFor('activities done on both workers, the session still running', async () => {
+    // Mid-run: a worker has finished activities of this session, which is still researching. That
+    // worker is killed, so the other has to take the session over. (Which worker runs what is the
+    // server's choice: a workflow's activities go eagerly to its own worker when it has room.)
+    let seen = '';
+    await waitFor('a finished analysis, the session still researching', async () => {
       const s = await c.state(id);
-      if (s.status !== 'running' || s.findings.length === 0) return false;
-      return (await workerOf()).size >= 2;
-    }, 90_000, 100);
+      const workersSeen = await workerOf();
+      seen = `${s.status}/${s.phase}, ${s.findings.length} findings, activities on ${workersSeen.size} worker(s)`;
+      return s.status === 'running' && s.findings.length > 0 && workersSeen.size > 0;
+    }, 90_000, 100).catch((err: Error) => {
+      throw new Error(`${err.message} (last seen: ${seen})`);
+    });
+    const busy = [...(await workerOf())].map((identity) => Number(identity.split('@')[0]));
+    const victim = workers.find((w) => busy.includes(w.process.pid as number)) as ChildWorker;
 
     const killedAt = Date.now();
-    await workers[0].kill('SIGKILL');
+    await victim.kill('SIGKILL');
     await c.waitForResult(id);
     const s = await c.state(id);
     expect(s.status).toBe('completed');
