@@ -133,6 +133,9 @@ export function SessionView({ id }: { id: string }) {
   const status = stage.status;
   const title = research.query.split('\n')[0];
   const next = NEXT_RUN[status];
+  const stopped = state && stoppedSummary(state);
+  const progress = state && progressOf(state);
+  const limit = state?.settings?.timeout_seconds ?? research.settings?.timeout_seconds;
   // A session that waits for the user puts the controls first; otherwise the report comes first.
   const waiting = status === 'awaiting_budget' || status === 'awaiting_guidance';
 
@@ -145,7 +148,7 @@ export function SessionView({ id }: { id: string }) {
         ${state && html`<span>iteration ${state.iteration} of ${state.settings?.max_iterations}</span>`}
         <span class=${`connection connection-${connection}`} role="status">${connection === 'reconnecting' ? 'connection lost, reconnecting…' : connection === 'live' ? 'live' : connection === 'ended' ? 'stream ended' : 'connecting…'}</span>
       </div>
-      ${state && (stoppedSummary(state) ? html`<p class="stopped">${stoppedSummary(state)}</p>` : html`<div class="progress"><label for="progress">Progress</label><progress id="progress" max="100" value=${progressOf(state)}>${progressOf(state)}%</progress><span>${progressOf(state)}%</span></div>`)}
+      ${state && (stopped ? html`<p class="stopped">${stopped}</p>` : html`<div class="progress"><label for="progress">Progress</label><progress id="progress" max="100" value=${progress}>${progress}%</progress><span>${progress}%</span></div>`)}
       <div class="session-actions no-print">
         <button type="button" aria-pressed=${research.favourite} onClick=${() => act('fav', async () => setResearch(await api('PUT', `/api/research/${id}/favourite`, { favourite: !research.favourite })))}><span aria-hidden="true">${research.favourite ? '★' : '☆'}</span> Favourite</button>
         ${status !== 'draft' && html`<${ShareControl} session=${research} onChange=${(r: SessionRow) => setResearch({ ...research, ...r })} />`}
@@ -154,7 +157,7 @@ export function SessionView({ id }: { id: string }) {
           if (res.research_id && res.research_id !== id) navigate(`#/r/${res.research_id}`);
           else afterAction();
         })}>${next.label}</button>`}
-        ${next?.path === 'resume' && html`<${ResumeControl} key=${String(state?.settings?.timeout_seconds ?? research.settings?.timeout_seconds)} id=${id} limitSeconds=${Number(state?.settings?.timeout_seconds ?? research.settings?.timeout_seconds) || undefined} busy=${busy !== ''} act=${act} onDone=${afterAction} />`}
+        ${next?.path === 'resume' && html`<${ResumeControl} key=${String(limit)} id=${id} limitSeconds=${Number(limit) || undefined} busy=${busy !== ''} act=${act} onDone=${afterAction} />`}
         <button type="button" class="danger" disabled=${busy !== ''} onClick=${() => confirm('Delete this research? Its report, sources and events are removed.') && act('delete', async () => (await api('DELETE', `/api/research/${id}`), navigate('#/')))}>Delete</button>
       </div>
       <${Alert} error=${error} />
