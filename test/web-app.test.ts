@@ -55,8 +55,6 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
   });
   afterAll(async () => {
     await browser?.close();
-    // The server's event-stream loops notice the closed connections within one poll (500 ms).
-    await new Promise((r) => setTimeout(r, 1_000));
     await api?.close();
     await env?.close();
     await harness?.close();

@@ -31,7 +31,6 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'session status in Chromium' : `session st
   });
   afterAll(async () => {
     await browser?.close();
-    await new Promise((r) => setTimeout(r, 1_000));
     await api?.close();
     await env?.close();
     await harness?.close();

@@ -73,23 +73,52 @@ async function patiently<T>(read: () => Promise<T>, tries = 4): Promise<T> {
     try {
       return await read();
     } catch (err) {
-      if (attempt >= tries || (err as { statusCode?: number }).statusCode === 404) throw err;
+      if (attempt >= tries || err instanceof HubClosedError || (err as { statusCode?: number }).statusCode === 404) throw err;
       await sleep(500 * attempt);
     }
   }
 }
 const eventFrame = (e: ResearchEvent) => `id: ${e.seq}\nevent: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
 
+export class HubClosedError extends Error {}
+
+/**
+ * The source with its calls in flight counted: closing the hub waits for them, so the engine
+ * connection is never closed under a call (one retried after the close throws outside any caller).
+ */
+function counted(source: HubSource, inFlight: Set<Promise<unknown>>, isClosed: () => boolean): HubSource {
+  const track = <T>(call: () => Promise<T>): Promise<T> => {
+    if (isClosed()) return Promise.reject(new HubClosedError('the event hub is closed'));
+    const p = call();
+    const forget = (): void => void inFlight.delete(settled);
+    const settled: Promise<void> = p.then(forget, forget);
+    inFlight.add(settled);
+    return p;
+  };
+  return {
+    events: (user, id, after) => track(() => source.events(user, id, after)),
+    streamEvents: (id, after) => track(() => source.streamEvents(id, after)),
+    streamCount: (id) => track(() => source.streamCount(id)),
+    watchHistory: (id, signal, changed) => track(() => source.watchHistory(id, signal, changed)),
+    isFinal: (status) => source.isFinal(status),
+  };
+}
+
 export class EventHub {
   private readonly watchers = new Map<string, SessionWatcher>();
   private readonly perUser = new Map<string, number>();
   private readonly all = new Set<Subscriber>();
   private heartbeat: NodeJS.Timeout | undefined;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private closed = false;
+  private readonly source: HubSource;
 
   constructor(
-    private readonly source: HubSource,
+    source: HubSource,
     readonly options: HubOptions = DEFAULT_HUB_OPTIONS,
-  ) {}
+  ) {
+    this.source = counted(source, this.inFlight, () => this.closed);
+  }
 
   /** Throws TooManyStreamsError when `user` holds the most streams allowed; else counts one more. */
   reserve(user: string): () => void {
@@ -135,13 +164,17 @@ export class EventHub {
     return { stop };
   }
 
-  close(): void {
+  /** Ends every stream and resolves once no call to the source is in flight (or `drainMs` passed). */
+  async close(drainMs = 10_000): Promise<void> {
+    this.closed = true;
     for (const watcher of this.watchers.values()) watcher.close();
     this.watchers.clear();
     for (const sub of this.all) finish(sub);
     this.all.clear();
     clearInterval(this.heartbeat);
     this.heartbeat = undefined;
+    const deadline = Date.now() + drainMs;
+    while (this.inFlight.size && Date.now() < deadline) await Promise.race([Promise.all([...this.inFlight]), sleep(deadline - Date.now())]);
   }
 
   /** How many watchers run (one per watched session), for tests and figures. */

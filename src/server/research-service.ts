@@ -28,6 +28,8 @@ export class ResearchService {
   readonly store: ServiceStore;
   private readonly visibility: Visibility;
   private artifactStore: ArtifactStore | undefined;
+  /** Background work for later; cleared on close so none of it calls the engine after its connection closed. */
+  private readonly timers = new Set<NodeJS.Timeout>();
 
   constructor(
     readonly client: ResearchClient,
@@ -266,7 +268,7 @@ export class ResearchService {
     // Terminating does not stop activities already running: a model call may still stream rows, a
     // persist may still save a snapshot. Once they have given up, remove what they left.
     if (s.status !== 'draft') {
-      const sweep = setTimeout(() => {
+      this.later(LATE_WRITES_MS, () => {
         // A failure here means the service closed meanwhile.
         this.store
           .exists(id)
@@ -276,8 +278,7 @@ export class ResearchService {
             await releaseArtifacts(this.releaseDeps(), id, []);
           })
           .catch(() => undefined);
-      }, LATE_WRITES_MS);
-      sweep.unref();
+      });
     }
     return { deleted: id, artifacts_removed: removed };
   }
@@ -288,17 +289,27 @@ export class ResearchService {
 
   /** One log line when a new session has no worker to run it after a few seconds. */
   private watchForWorker(id: string): void {
-    const timer = setTimeout(() => {
+    this.later(this.workerGraceMs, () => {
       activePollers(this.client)
         .then(async (n) => {
           if (n === 0 && (await this.store.get(id))?.status === 'planning') this.log(`research ${id}: ${waitingForWorkerLine(this.client)}`);
         })
         .catch(() => undefined);
-    }, this.workerGraceMs);
+    });
+  }
+
+  private later(ms: number, run: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      run();
+    }, ms);
     timer.unref();
+    this.timers.add(timer);
   }
 
   async close(): Promise<void> {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
     await this.store.close();
     await this.artifactStore?.close?.();
   }

@@ -1,5 +1,6 @@
 // The live event stream (Server-Sent Events, id = event seq, Last-Event-ID resume), served from one
 // shared watcher per session, with a cap of open streams per user and heartbeat comment lines.
+import { setTimeout as wait } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -11,7 +12,8 @@ import { isTerminal } from '../domain/names';
 import type { ResearchService } from './research-service';
 import { idParams } from './route-schemas';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Waits `ms`, or less when `signal` aborts first. */
+const pause = (ms: number, signal: AbortSignal) => wait(ms, undefined, { signal }).catch(() => undefined);
 
 export function hubOptionsFromEnv(env: NodeJS.ProcessEnv): HubOptions {
   const whole = (name: string, fallback: number) => {
@@ -53,12 +55,12 @@ export function serviceHubSource(service: ResearchService): HubSource {
           if (res.history?.events?.length) changed();
           nextPageToken = res.nextPageToken?.length ? res.nextPageToken : undefined;
           // The run closed (or continued as new): the watcher's next fetch tells which; the next run is followed from its start.
-          if (!nextPageToken) await sleep(2_000);
+          if (!nextPageToken) await pause(2_000, signal);
         } catch (err) {
           if (signal.aborted) return;
           if (/DEADLINE_EXCEEDED/.test((err as Error).message)) continue;
           changed();
-          await sleep(2_000);
+          await pause(2_000, signal);
         }
       }
     },
