@@ -29,6 +29,18 @@ export function isGone(err: unknown): boolean {
   return err instanceof WorkflowNotFoundError || (err as { name?: string })?.name === 'WorkflowNotFoundError';
 }
 
+/** How often one update is sent before its failure is the answer. */
+export const UPDATE_ATTEMPTS = 5;
+
+/**
+ * The engine dropped the update unapplied: the workflow task it arrived in failed, as one that
+ * continues as new does when an update lands beside it. Sending it again is safe.
+ */
+export function isDroppedUpdate(err: unknown): boolean {
+  const cause = (err as { cause?: { code?: number; message?: string } })?.cause;
+  return cause?.code === 9 && /update due to unexpected workflow task failure/i.test(cause.message ?? '');
+}
+
 /** A failure of a call on session `id` as the client says it: unknown id, a refusal (typed), or as it came. */
 export function explainFailure(id: string, err: unknown): Error {
   if (isGone(err)) return new ResearchError(`unknown research id ${id}`);

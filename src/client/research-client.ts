@@ -1,6 +1,6 @@
 // The typed client every front end uses (CLI now, web UI later). Errors come back as one clear
 // sentence: unknown research id, wrong state for an operation, invalid input.
-import { Client, WorkflowExecutionAlreadyStartedError, type Connection } from '@temporalio/client';
+import { Client, WorkflowExecutionAlreadyStartedError, type Connection, type UpdateDefinition } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { resolveSettings } from '../config/load';
 import type { AppConfig } from '../config/schema';
@@ -42,7 +42,7 @@ import type { ArtifactStore } from '../stores/artifacts';
 import type { ResearchMetadata } from '../workflows/metadata';
 import { TERMINAL_STATUSES, type ResearchState, type ResearchStatus } from '../domain/types';
 import { ResearchSchedules } from './schedules';
-import { explainFailure, isGone, ResearchError, validateQuery } from './errors';
+import { explainFailure, isDroppedUpdate, isGone, ResearchError, UPDATE_ATTEMPTS, validateQuery } from './errors';
 import { storeInputContexts } from './input-contexts';
 import { continuationState, enhancedState, ENHANCEABLE, RESUMABLE, RETRYABLE, type EnhanceOptions } from './session-ops';
 
@@ -108,13 +108,13 @@ export class ResearchClient {
 
   /** Seed 004's confirmPartialFailure: proceed with the answers there are, retry the failed models, or cancel. */
   confirm(id: string, action: ConfirmArgs['action']): Promise<Accepted> {
-    return this.update(id, () => this.handle(id).executeUpdate(confirmUpdate, { args: [{ action }] }));
+    return this.update(id, confirmUpdate, { action });
   }
 
   /** The question for a session that was started without one. */
   provideTopic(id: string, query: string): Promise<Accepted> {
     const checked = validateQuery(query);
-    return this.update(id, () => this.handle(id).executeUpdate(topicUpdate, { args: [{ query: checked }] }));
+    return this.update(id, topicUpdate, { query: checked });
   }
 
   /** Seed 004's validateInput (or improveInput with mode "improve"), run by a worker's model. */
@@ -152,27 +152,27 @@ export class ResearchClient {
 
   approve(id: string, plan?: Partial<ResearchPlan>, panel?: string[]): Promise<Accepted> {
     const args: ApproveArgs = { ...(plan ? { plan } : {}), ...(panel?.length ? { panel } : {}) };
-    return this.update(id, () => this.handle(id).executeUpdate(approveUpdate, { args: [args] }));
+    return this.update(id, approveUpdate, args);
   }
 
   reject(id: string, reason?: string): Promise<Accepted> {
-    return this.update(id, () => this.handle(id).executeUpdate(rejectUpdate, { args: [{ reason }] }));
+    return this.update(id, rejectUpdate, { reason });
   }
 
   answer(id: string, answers: string[] | Record<string, string>): Promise<Accepted> {
-    return this.update(id, () => this.handle(id).executeUpdate(answerClarificationsUpdate, { args: [{ answers }] }));
+    return this.update(id, answerClarificationsUpdate, { answers });
   }
 
   revise(id: string, feedback: string): Promise<Accepted> {
-    return this.update(id, () => this.handle(id).executeUpdate(revisePlanUpdate, { args: [{ feedback }] }));
+    return this.update(id, revisePlanUpdate, { feedback });
   }
 
   cancel(id: string, reason?: string): Promise<Accepted> {
-    return this.update(id, () => this.handle(id).executeUpdate(cancelUpdate, { args: [{ reason }] }));
+    return this.update(id, cancelUpdate, { reason });
   }
 
   guide(id: string, text: string): Promise<Accepted> {
-    return this.update(id, () => this.handle(id).executeUpdate(guidanceUpdate, { args: [{ text }] }));
+    return this.update(id, guidanceUpdate, { text });
   }
 
   /** Ends a pause_for_guidance wait (a signal: there is nothing to validate). */
@@ -183,11 +183,11 @@ export class ResearchClient {
   }
 
   topUp(id: string, amounts: TopUpArgs): Promise<Accepted> {
-    return this.update(id, () => this.handle(id).executeUpdate(topUpUpdate, { args: [amounts] }));
+    return this.update(id, topUpUpdate, amounts);
   }
 
   review(id: string, review: ReviewArgs): Promise<Accepted> {
-    return this.update(id, () => this.handle(id).executeUpdate(reviewReportUpdate, { args: [review] }));
+    return this.update(id, reviewReportUpdate, review);
   }
 
   /** The live state from the workflow, or the persisted snapshot once Temporal no longer has it. */
@@ -338,22 +338,38 @@ export class ResearchClient {
     return (this.store ??= openSessionStore(this.config, this.env));
   }
 
-  private async update(id: string, run: () => Promise<Accepted>): Promise<Accepted> {
-    try {
-      return await run();
-    } catch (err) {
-      if (isGone(err)) {
-        // Updates to a closed workflow are answered as "not found": say what really happened.
-        const closed = await this.handle(id)
-          .describe()
-          .catch(() => undefined);
-        if (closed) {
-          const status = (await this.sessions().get(id))?.status ?? closed.status.name.toLowerCase();
-          throw new ResearchError(`research ${id} has already finished (${status})`);
+  /**
+   * Sends an update under one id for all its attempts (the engine applies it once). An update that
+   * arrived just as the run handed over to the next (a wait continues as new) is dropped by the
+   * engine with the workflow task it came in; it is sent again, and the next run answers it.
+   */
+  private async update<A>(id: string, update: UpdateDefinition<Accepted, [A]>, arg: A): Promise<Accepted> {
+    const updateId = randomUUID();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.handle(id).executeUpdate(update, { args: [arg], updateId });
+      } catch (err) {
+        if (attempt < UPDATE_ATTEMPTS && isDroppedUpdate(err)) {
+          await new Promise((r) => setTimeout(r, 100 * attempt));
+          continue;
         }
+        throw await this.updateFailure(id, err);
       }
-      throw explainFailure(id, err);
     }
+  }
+
+  private async updateFailure(id: string, err: unknown): Promise<Error> {
+    if (isGone(err)) {
+      // Updates to a closed workflow are answered as "not found": say what really happened.
+      const closed = await this.handle(id)
+        .describe()
+        .catch(() => undefined);
+      if (closed) {
+        const status = (await this.sessions().get(id))?.status ?? closed.status.name.toLowerCase();
+        return new ResearchError(`research ${id} has already finished (${status})`);
+      }
+    }
+    return explainFailure(id, err);
   }
 
   /** Undecodable payloads (no or another key): the variable to set, with the session store's copy. */
