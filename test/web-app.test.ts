@@ -37,8 +37,9 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
     rmSync(OUT, { recursive: true, force: true });
     mkdirSync(OUT, { recursive: true });
     await buildWeb();
-    // Model calls take a moment, as real ones do: the report visibly grows patch by patch.
-    harness = await startHarness({ model: { clarify: true, gapIterations: 0, delayMs: 300 }, web });
+    // Model calls take a moment, as real ones do, and writing a report patch longer (1.5 s): the
+    // report visibly grows patch by patch, even when the page's reloads are slow on a busy machine.
+    harness = await startHarness({ model: { clarify: true, gapIterations: 0, delayMs: 300, delayFor: (name) => (name === 'report_patch' ? 1_500 : 0) }, web });
     env = await startEnvironment(harness, inject('temporalAddress'));
     api = await startService(env);
     browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
@@ -177,7 +178,8 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
     expect(seqs.length).toBe(done.last_event_seq);
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
     const sizes = await page.evaluate(() => (window as unknown as { reportSizes: number[] }).reportSizes);
-    expect(new Set(sizes.filter((n) => n > 0)).size).toBeGreaterThanOrEqual(2);
+    const seen = [...new Set(sizes.filter((n) => n > 0))];
+    expect(seen.length, `report sizes seen: ${seen.join(', ')}`).toBeGreaterThanOrEqual(2);
     const progress = await page.$eval('#progress', (p) => (p as HTMLProgressElement).value);
     expect(progress).toBe(100);
     const firstSentence = done.findings[0].content as string;
