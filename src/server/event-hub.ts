@@ -173,8 +173,10 @@ export class EventHub {
     this.all.clear();
     clearInterval(this.heartbeat);
     this.heartbeat = undefined;
-    const deadline = Date.now() + drainMs;
-    while (this.inFlight.size && Date.now() < deadline) await Promise.race([Promise.all([...this.inFlight]), sleep(deadline - Date.now())]);
+    // One timer for the whole drain, unref'd: a drain that ends early keeps no process alive.
+    let timeUp = false;
+    const limit = new Promise<void>((resolve) => setTimeout(() => resolve(void (timeUp = true)), drainMs).unref());
+    while (this.inFlight.size && !timeUp) await Promise.race([Promise.all([...this.inFlight]), limit]);
   }
 
   /** How many watchers run (one per watched session), for tests and figures. */
