@@ -15,13 +15,10 @@
 // misattribution recall 1.0 with ≤ 5 % false flags, ≥ 60 % of read on-topic sources cited,
 // resume and enhance change the report when they find something.
 //   npm run bench:report [-- --world real] [-- --runs 2] [-- --only lithium,metformin]
-import { REAL_PLANS, REAL_QUESTIONS, type QuestionKind } from '../test/harness/real-questions';
+import { ENHANCED, REAL_PLANS, REAL_QUESTIONS, type QuestionKind } from '../test/harness/real-questions';
 import { runInRealWorld } from '../test/harness/real-world';
 import type { ReportFigures } from './real-figures';
 import { cancelThenResume, enhance, research, researchAndMeasure } from './real-runs';
-
-/** The enhanced session: its focus names what an unread page of the corpus is about (California's rolling blackouts in the heat). */
-export const ENHANCED = { question: 'How is climate change making natural disasters such as wildfires and heat waves worse?', focus: 'rolling blackouts in California during heat waves' };
 
 const pct = (a: number, b: number) => (b ? `${Math.round((100 * a) / b)} %` : 'n/a');
 const clip = (t: string, n = 150) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);

@@ -27,7 +27,9 @@ async function finished(env: TestEnvironment, world: RealWorld, id: string, sear
   return { id, state, report: state.report_markdown, searched: world.search.queries.slice(searchedFrom) };
 }
 
-export async function researchAndMeasure(env: TestEnvironment, world: RealWorld, question: RealQuestion, settings?: Record<string, unknown>): Promise<ReportFigures & { run: Finished }> {
+export type Measured = ReportFigures & { run: Finished };
+
+export async function researchAndMeasure(env: TestEnvironment, world: RealWorld, question: RealQuestion, settings?: Record<string, unknown>): Promise<Measured> {
   const mark = markLog(world.grounded.log);
   const run = await research(env, world, question.question, settings);
   return { ...measureReport(question, run.state, run.report, world, logSince(world.grounded.log, mark, question.question)), run };

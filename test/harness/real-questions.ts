@@ -129,4 +129,7 @@ export const REAL_QUESTIONS: RealQuestion[] = [
   },
 ];
 
+/** The session enhanced with a focus: the focus names what an unread page of the corpus is about (California's rolling blackouts in a heat wave). */
+export const ENHANCED = { question: 'How is climate change making natural disasters such as wildfires and heat waves worse?', focus: 'rolling blackouts in California during heat waves' };
+
 export const REAL_PLANS = new Map(REAL_QUESTIONS.map((q) => [q.question, q.plan]));
