@@ -4,7 +4,7 @@
 // uncited, and the open questions' shape. Only the report as a user gets it and the session's
 // sources are read; what the grounded model really did comes from its log.
 import type { ResearchSnapshot } from '../src/domain/types';
-import { citedSentences, UNSUPPORTED_MARK } from '../src/report/sentences';
+import { allSentences, UNSUPPORTED_MARK } from '../src/report/sentences';
 import type { WriterLog } from '../test/harness/grounded-writer';
 import type { RealWorld } from '../test/harness/real-world';
 import { verdictFor, type RealQuestion, type Verdict } from '../test/harness/real-questions';
@@ -76,7 +76,7 @@ export function measureReport(question: RealQuestion, state: ResearchSnapshot, r
   const ids = citedIdsIn(body);
   const cited = ids.filter((id) => fetched.has(id)).map((id) => ({ id, title: fetched.get(id)?.title ?? '', verdict: verdictOf(id) }));
 
-  const sentences = citedSentences(body);
+  const sentences = allSentences(body).filter((x) => x.source_ids.length > 0);
   const texts = sentences.map((s) => s.text);
   const repeats = texts.filter((t, i) => texts.some((u, j) => j < i && nearlySame(t, u)));
 
@@ -90,7 +90,8 @@ export function measureReport(question: RealQuestion, state: ResearchSnapshot, r
     ...log.misattributions.map((m) => ({ sentence: m.sentence, cited: m.cited })),
     ...log.invented.filter((m) => m.citation === '(Source 12)' && fetched.has('S12') && !m.ids.includes('S12')).map((m) => ({ sentence: m.sentence, cited: 'S12' })),
   ];
-  const marked = (s: (typeof sentences)[number]) => body.startsWith(UNSUPPORTED_MARK, s.end);
+  // The mark follows the sentence, or sits inside its span when the sentence runs on past it ("St. [S3] ⚠️ …").
+  const marked = (s: (typeof sentences)[number]) => body.slice(s.start, s.end + UNSUPPORTED_MARK.length).includes(UNSUPPORTED_MARK.trim());
   const removedInNotes = [...notes.matchAll(/- Citation removed \[([^\]]+)\][^“]*“(.*)”/g)].map((m) => ({ ids: m[1].split(/,\s*/), text: m[2].replace(/\\(.)/g, '$1') }));
   const matches = (text: string, m: { sentence: string }) => norm(text).includes(norm(m.sentence).split(' ').slice(0, 12).join(' '));
   let inReport = 0;

@@ -49,18 +49,20 @@ export interface ResumeFigures {
 
 /**
  * Cancels a session once its first findings are in, resumes it and lets it finish. The model is
- * given a latency (as a real one has) so that "mid-research" lasts long enough to be caught.
+ * given a latency (as a real one has): the first analysis answers at once, the others after 3 s,
+ * so the cancel lands while most sources are still being read.
  */
 export async function cancelThenResume(env: TestEnvironment, world: RealWorld, question: string, settings?: Record<string, unknown>): Promise<ResumeFigures> {
   const script = world.model.script;
-  script.delayFor = (name) => (name === 'source_analysis' || name === 'report_patch' ? 700 : 0);
+  let analyses = 0;
+  script.delayFor = (name) => (name === 'source_analysis' && analyses++ > 0 ? 3_000 : 0);
   try {
     const { researchId: id } = await env.client.start({ query: question, autoApprove: true, ...(settings ? { settings } : {}) });
     const deadline = Date.now() + 60_000;
     for (;;) {
       const s = await env.client.state(id);
-      if (s.findings.length >= 2 || ['completed', 'failed'].includes(s.status) || Date.now() > deadline) break;
-      await new Promise((r) => setTimeout(r, 100));
+      if (s.findings.length >= 1 || ['completed', 'failed'].includes(s.status) || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 50));
     }
     await env.client.cancel(id, 'stopped to look at the first findings').catch(() => undefined);
     const stopped = await finished(env, world, id, world.search.queries.length);
