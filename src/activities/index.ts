@@ -173,10 +173,7 @@ function startArchiveSweep(dir: string | undefined, ttlHours: number): NodeJS.Ti
   return timer;
 }
 
-/** Fails early, with what to set, when no model could serve this installation's planner. */
-export function checkModelConfigured(config: AppConfig, env: NodeJS.ProcessEnv): void {
-  resolveProviderPlan(config, env, config.research.settings);
-}
+export { checkModelConfigured } from '../providers/registry';
 
 /** The configured embedding model, made once when a page is first scored by meaning. */
 function relevanceEmbedder(config: AppConfig, env: NodeJS.ProcessEnv): () => Embedder | undefined {

@@ -33,7 +33,8 @@ export interface StatusBudgets {
   phases: PhaseBudget[];
 }
 
-const count = (n: number) => n.toLocaleString('en-US');
+// Thousands with commas, as en-US writes them (toLocaleString's first call costs ~15 ms of ICU set-up).
+const count = (n: number) => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 function budgetLines(s: ResearchSnapshot, budgets: StatusBudgets | undefined): string[] {
   if (!budgets?.phases.length) return [];

@@ -1,13 +1,9 @@
 // CLI commands for the service: `serve` and API tokens.
 import type { Command } from 'commander';
-import { loadConfig } from '../config/load';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { checkModelConfigured } from '../activities';
-import { createMcpServer } from '../server/mcp';
-import { ResearchService } from '../server/research-service';
-import { serve } from '../server/serve';
-import { openServiceStore } from '../stores/open';
-import { connect, ensureWorker } from '../runtime/local';
+
+// Each command loads what it uses when it runs (the CLI's entry stays light).
+const loadConfig = () => (require('../config/load') as typeof import('../config/load')).loadConfig();
+const openServiceStore = (config: ReturnType<typeof loadConfig>) => (require('../stores/open') as typeof import('../stores/open')).openServiceStore(config);
 
 export function registerServiceCommands(program: Command, log: (line: string) => void): void {
   program
@@ -21,6 +17,7 @@ export function registerServiceCommands(program: Command, log: (line: string) =>
     .action(async (o: { host: string; port: string; cors?: string; rateLimit: string; worker: boolean }) => {
       const port = Number(o.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, got "${o.port}"`);
+      const { serve } = require('../server/serve') as typeof import('../server/serve');
       const running = await serve({
         host: o.host,
         port,
@@ -39,6 +36,11 @@ export function registerServiceCommands(program: Command, log: (line: string) =>
     .description('serve the research tools over MCP on stdio (start, status, approve, answer, report, list)')
     .option('--user <name>', 'whose sessions the tools see', 'local')
     .action(async (o: { user: string }) => {
+      const { StdioServerTransport } = require('@modelcontextprotocol/sdk/server/stdio.js') as typeof import('@modelcontextprotocol/sdk/server/stdio.js');
+      const { checkModelConfigured } = require('../providers/registry') as typeof import('../providers/registry');
+      const { createMcpServer } = require('../server/mcp') as typeof import('../server/mcp');
+      const { ResearchService } = require('../server/research-service') as typeof import('../server/research-service');
+      const { connect, ensureWorker } = require('../runtime/local') as typeof import('../runtime/local');
       const config = loadConfig();
       checkModelConfigured(config, process.env);
       const client = await connect(config, { startServer: true, log });

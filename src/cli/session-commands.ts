@@ -2,10 +2,8 @@
 // enhance a completed one into a new version.
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import { contextFromFile } from '../client/context-files';
 import type { ResearchClient } from '../client/research-client';
 import type { AppConfig } from '../config/schema';
-import { cliOwner, recordOwner } from './ownership';
 
 interface Common {
   json?: boolean;
@@ -45,8 +43,10 @@ export function registerSessionCommands(program: Command, withClient: WithClient
     .option('--context <file...>', 'files to take into account (PDF, Word, HTML, Markdown, text)')
     .option('--json')
     .action(async (id: string, o: Common & { iterations: string; model?: string; focus?: string; context?: string[] }) => {
+      const { contextFromFile } = require('../client/context-files') as typeof import('../client/context-files');
       const contexts = await Promise.all((o.context ?? []).map((file) => contextFromFile({ filename: file, bytes: readFileSync(file) })));
       await withClient({ startRuntime: true }, async (c) => {
+        const { cliOwner, recordOwner } = require('./ownership') as typeof import('./ownership');
         const owner = await cliOwner(c);
         const started = await c.enhance(id, { iterations: Number(o.iterations) || 1, model: o.model, focus: o.focus, contexts });
         await recordOwner(c, owner, { researchId: started.researchId, query: (await c.state(id)).initial_query, status: started.status, parentId: id }, log);

@@ -119,6 +119,11 @@ export function searchBurst(config: AppConfig, name: string): number {
   return isSearchProviderName(name) ? (SEARCH_PROVIDERS[name].burst ?? 1) : 1;
 }
 
+/** Fails early, with what to set, when no model could serve this installation's planner. */
+export function checkModelConfigured(config: AppConfig, env: NodeJS.ProcessEnv): void {
+  resolveProviderPlan(config, env, config.research.settings);
+}
+
 export function resolveProviderPlan(config: AppConfig, env: NodeJS.ProcessEnv, settings: ResearchSettings): ProviderPlan {
   const skipped: ProviderPlan['skipped'] = [];
   const noted = new Set<string>();

@@ -26,13 +26,14 @@ export async function ensureServer(config: AppConfig, log: (line: string) => voi
   log(`Temporal UI: http://127.0.0.1:${config.temporal.ui_port}`);
 }
 
-export async function connect(config: AppConfig, opts: { startServer: boolean; log: (line: string) => void }): Promise<ResearchClient> {
+/** `searchAttributes: false` for commands that start nothing: one round trip less (the attributes matter only to what starts). */
+export async function connect(config: AppConfig, opts: { startServer: boolean; log: (line: string) => void; searchAttributes?: boolean }): Promise<ResearchClient> {
   if (opts.startServer) await ensureServer(config, opts.log);
   else if (!(await portOpen(config.temporal.address))) {
     throw new Error(`Temporal is unreachable at ${config.temporal.address}; run "deep-research server start" or set TEMPORAL_ADDRESS`);
   }
   const connection = await connectClient(config);
-  const searchAttributes = await ensureSearchAttributes(connection, config.temporal.namespace);
+  const searchAttributes = opts.searchAttributes === false ? false : await ensureSearchAttributes(connection, config.temporal.namespace);
   return new ResearchClient(connection, config, searchAttributes);
 }
 

@@ -1,18 +1,10 @@
 // OpenTelemetry traces over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT (or ..._TRACES_ENDPOINT) is
 // set: a client's start, the workflow run and every activity share one trace, carried in Temporal
-// headers by Temporal's interceptors. Without the variable nothing is set up and nothing is sent.
-import * as otel from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { Resource } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, NoopSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import {
-  makeWorkflowExporter,
-  OpenTelemetryActivityInboundInterceptor,
-  OpenTelemetryActivityOutboundInterceptor,
-  OpenTelemetryWorkflowClientInterceptor,
-} from '@temporalio/interceptors-opentelemetry';
+// headers by Temporal's interceptors. Without the variable nothing is set up and nothing is sent,
+// and the OpenTelemetry packages are not even loaded (a CLI command that talks to the server starts
+// faster without them).
+import type { BasicTracerProvider, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { Resource } from '@opentelemetry/resources';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
 
@@ -45,6 +37,11 @@ let active: Tracing | undefined;
 export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env): boolean {
   if (active) return true;
   if (!tracingRequested(env)) return false;
+  const { Resource } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+  const { BasicTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
+  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+  const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
+  const { W3CTraceContextPropagator } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
   const resource = new Resource({ 'service.name': env.OTEL_SERVICE_NAME?.trim() || serviceName });
   const processor = new BatchSpanProcessor(new OTLPTraceExporter({ url: tracesUrl(env) }));
   const provider = new BasicTracerProvider({ resource, spanProcessors: [processor] });
@@ -62,6 +59,7 @@ export async function stopTracing(): Promise<void> {
   const current = active;
   active = undefined;
   await current?.provider.shutdown();
+  const otel = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
   otel.trace.disable();
   otel.context.disable();
   otel.propagation.disable();
@@ -69,12 +67,13 @@ export async function stopTracing(): Promise<void> {
 
 /** Client interceptors: a span around start/update/signal whose context travels to the workflow. */
 export function clientTracingInterceptors(): WorkflowClientInterceptor[] {
-  return active ? [new OpenTelemetryWorkflowClientInterceptor()] : [];
+  return active ? [new (interceptors().OpenTelemetryWorkflowClientInterceptor)()] : [];
 }
 
 /** Activity interceptors that continue the workflow's trace (none without tracing). */
 export function activityTracingInterceptors(): ActivityInterceptorsFactory[] {
   if (!active) return [];
+  const { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } = interceptors();
   return [(ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) })];
 }
 
@@ -83,7 +82,11 @@ export function activityTracingInterceptors(): ActivityInterceptorsFactory[] {
  * with the interceptors runs on a worker without tracing too (its spans are dropped).
  */
 export function tracingSinks(): InjectedSinks<Record<string, never>> {
+  const { NoopSpanProcessor } = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
+  const { Resource } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   const processor = active?.processor ?? new NoopSpanProcessor();
   const resource = active?.resource ?? Resource.empty();
-  return { exporter: makeWorkflowExporter(processor, resource) } as unknown as InjectedSinks<Record<string, never>>;
+  return { exporter: interceptors().makeWorkflowExporter(processor, resource) } as unknown as InjectedSinks<Record<string, never>>;
 }
+
+const interceptors = () => require('@temporalio/interceptors-opentelemetry') as typeof import('@temporalio/interceptors-opentelemetry');

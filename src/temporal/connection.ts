@@ -1,7 +1,7 @@
 // Connecting to Temporal: the local dev server by default, or any cluster / Temporal Cloud via
 // TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY or TEMPORAL_TLS_CERT + TEMPORAL_TLS_KEY.
 import { Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
 import { readFileSync } from 'node:fs';
 import type { AppConfig } from '../config/schema';
 import { SEARCH_ATTRIBUTES } from '../workflows/messages';
@@ -29,7 +29,9 @@ export async function connectClient(config: AppConfig, env?: NodeJS.ProcessEnv):
   return Connection.connect({ address: s.address, tls: s.tls === true ? {} : s.tls, apiKey: s.apiKey, connectTimeout: '5 seconds' });
 }
 
+/** A worker's connection (@temporalio/worker, with its native core and bundler, loads only here). */
 export async function connectWorker(config: AppConfig, env?: NodeJS.ProcessEnv): Promise<NativeConnection> {
+  const { NativeConnection } = require('@temporalio/worker') as typeof import('@temporalio/worker');
   const s = connectionSettings(config, env);
   return NativeConnection.connect({ address: s.address, tls: s.tls === true ? {} : s.tls, apiKey: s.apiKey });
 }

@@ -8,8 +8,9 @@ import { HttpError } from '../http-error';
 import { collapseWhitespace, describeErrorBody, endpoint, finishResults, send, type ProviderIdentity } from './http';
 import type { SearchProvider, SearchProviderOptions, SearchRequest, SearchResult } from './types';
 
-// linkedom ships CommonJS for require() but declares only ESM types.
-const { DOMParser } = require('linkedom') as { DOMParser: typeof LinkedomDOMParser };
+// linkedom ships CommonJS for require() but declares only ESM types. Loaded on first parse, so
+// the provider table (and the CLI commands that read it) does not load an HTML parser.
+const linkedom = () => require('linkedom') as { DOMParser: typeof LinkedomDOMParser };
 
 const ARXIV: ProviderIdentity = { label: 'arXiv' };
 const ERROR_ID_PREFIX = 'http://arxiv.org/api/errors';
@@ -64,7 +65,7 @@ function words(text: string): string[] {
 }
 
 function parseXml(xml: string): Document {
-  return new DOMParser().parseFromString(xml, 'text/xml') as unknown as Document;
+  return new (linkedom().DOMParser)().parseFromString(xml, 'text/xml') as unknown as Document;
 }
 
 /** The message of an arXiv error feed, or null when the body is not one. */

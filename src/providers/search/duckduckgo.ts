@@ -7,8 +7,9 @@ import { HttpError } from '../http-error';
 import { collapseWhitespace, endpoint, finishResults, send, type ProviderIdentity } from './http';
 import type { SearchProvider, SearchProviderOptions, SearchRequest, SearchResult } from './types';
 
-// linkedom ships CommonJS for require() but declares only ESM types.
-const { parseHTML } = require('linkedom') as { parseHTML: typeof ParseHTML };
+// linkedom ships CommonJS for require() but declares only ESM types. Loaded on first parse, so
+// the provider table (and the CLI commands that read it) does not load an HTML parser.
+const linkedom = () => require('linkedom') as { parseHTML: typeof ParseHTML };
 
 const DUCKDUCKGO: ProviderIdentity = { label: 'DuckDuckGo', accessHint: 'DuckDuckGo blocked this client; try again later or use another provider' };
 
@@ -43,7 +44,7 @@ function isBotChallenge(html: string): boolean {
 }
 
 export function parseResultPage(html: string, baseUrl: string): SearchResult[] {
-  const doc = parseHTML(html).document as unknown as Document;
+  const doc = linkedom().parseHTML(html).document as unknown as Document;
   const blocks = Array.from(doc.querySelectorAll('.result'));
   if (!blocks.length) {
     if (doc.querySelector('.no-results, #links, .serp__results')) return [];

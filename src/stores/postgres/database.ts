@@ -1,7 +1,7 @@
 // One pg pool per DATABASE_URL in a process, shared by every store that uses it, and the schema
 // migrations: versioned, applied once at start-up under an advisory lock so that several workers
 // starting together never race each other.
-import pg from 'pg';
+import type pg from 'pg';
 import { MIGRATIONS } from './migrations';
 
 export interface PgDatabase {
@@ -34,7 +34,9 @@ export function openDatabase(url: string): PgDatabase {
   if (!shared) {
     // A database that does not answer a connect fails the call in 10 s (then it is waited for or
     // retried), rather than holding an activity until its timeout.
-    const pool = new pg.Pool({ connectionString: url, max: 8, idleTimeoutMillis: 10_000, connectionTimeoutMillis: 10_000, keepAlive: true });
+    // pg loads with the first shared database (the embedded SQLite stores never need it).
+    const { Pool } = require('pg') as typeof import('pg');
+    const pool = new Pool({ connectionString: url, max: 8, idleTimeoutMillis: 10_000, connectionTimeoutMillis: 10_000, keepAlive: true });
     // An idle connection the server drops must not take the process down; the next query reconnects.
     pool.on('error', () => undefined);
     shared = { pool, users: 0 };
