@@ -24,7 +24,7 @@ import { registerServiceCommands } from './service-commands';
 import { registerSessionCommands } from './session-commands';
 import { cliOwner, recordOwner } from './ownership';
 import { registerScheduleCommands } from './schedule-commands';
-import { formatEvent, formatPlan, formatStatus, panelLines } from './format';
+import { formatEvent, formatPlan, formatStatus, panelLines, withSnakeCaseIds } from './format';
 import { budgetSettingsOf } from '../budget/settings';
 import { phaseBudgets } from '../budget/phases';
 import { connect, ensureServer, ensureWorker, noteIfNoWorker, recordWorkerPid, runningWorkerPid, usesEmbeddedServer } from '../runtime/local';
@@ -39,7 +39,7 @@ interface Common {
 }
 
 function out(json: boolean | undefined, value: unknown, text: string): void {
-  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+  process.stdout.write(json ? `${JSON.stringify(withSnakeCaseIds(value))}\n` : `${text}\n`);
 }
 
 async function withClient<T>(opts: { startRuntime?: boolean }, fn: (client: ResearchClient, config: AppConfig) => Promise<T>): Promise<T> {
