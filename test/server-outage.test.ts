@@ -1,4 +1,4 @@
-// Health as an operator's probes see it, with each dependency really stopped: the API's own Temporal
+// The API while a dependency is away. Health as an operator's probes see it, with each dependency really stopped: the API's own Temporal
 // dev server, a real PostgreSQL (the session store) and a loopback S3 (the artifact store). Readiness
 // (GET /api/ready) turns 503 naming what is down and back to 200 when it returns; liveness
 // (GET /api/health) stays 200 throughout, so a replica is taken out of the load balancer, never
@@ -6,6 +6,7 @@
 import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ResearchClient } from '../src/client/research-client';
+import { openServiceStore } from '../src/stores/open';
 import { startHarness, testConfig, waitFor, type Harness } from './harness';
 import { createDatabase, startPostgres, type PostgresOrSkip } from './harness/postgres';
 import { startFakeS3, type FakeS3 } from './harness/s3';
@@ -128,5 +129,49 @@ describe.skipIf(!postgres.pg)('readiness and liveness of the API with each depen
     }
     await waitFor('readiness after the bucket is back', async () => ((await api.call('GET', '/api/ready')).status === 200 ? true : undefined), 60_000, 500);
     console.log(`readiness figures:\n  ${figures.join('\n  ')}`);
+  }, 120_000);
+
+  it("answers another user's session 404 whether the database is up or down, the same 404 as for no session at all", async () => {
+    const alice = await api.service.store.createToken('alice');
+    const bob = await api.service.store.createToken('bob');
+    // Drafts: owned like any session, and no engine call is needed to make them.
+    const draft = async (owner: string, id: string) => (await api.service.store.insert({ research_id: id, owner, query: `Outage ownership: ${owner}'s`, status: 'draft', settings: {}, parent_id: null })).research_id;
+    const alices = await draft('alice', 'alice-draft01');
+    const bobs = await draft('bob', 'bob-draft0001');
+    expect((await api.call('GET', `/api/research/${alices}`, { token: alice })).status).toBe(200);
+    expect((await api.call('GET', `/api/research/${bobs}`, { token: bob })).status).toBe(200);
+    // One of Bob's that this replica never showed him (another replica created it).
+    const otherReplica = openServiceStore(api.service.client.config, api.service.client.env);
+    const bobsElsewhere = (await otherReplica.insert({ research_id: 'bob-elsewhere1', owner: 'bob', query: 'made on another replica', status: 'draft', settings: {}, parent_id: null })).research_id;
+    await otherReplica.close();
+    const unknown = 'no-such-session';
+    /** Status, error code, Retry-After and message (with the id taken out) of Bob's call. */
+    const asBob = async (path: string, id: string) => {
+      const res = await api.call('GET', path.replace(':id', id), { token: bob });
+      return { status: res.status, error: res.body.error, retryAfter: res.headers.get('retry-after'), message: String(res.body.message).replace(id, '<id>') };
+    };
+    for (const path of ['/api/research/:id', '/api/research/:id/events']) {
+      const up = await asBob(path, alices);
+      expect(up).toMatchObject({ status: 404, error: 'NOT_FOUND' });
+      expect(await asBob(path, unknown)).toEqual(up);
+    }
+    pg.pause();
+    try {
+      for (const path of ['/api/research/:id', '/api/research/:id/events', '/api/research/:id/report']) {
+        // Alice's (remembered by this replica as hers), none, and Bob's own that this replica never read: one answer.
+        const down = await asBob(path, alices);
+        expect(down, path).toMatchObject({ status: 404, error: 'NOT_FOUND', retryAfter: '5' });
+        expect(down.message).toMatch(/session store cannot be reached/);
+        expect(await asBob(path, unknown), path).toEqual(down);
+        expect(await asBob(path, bobsElsewhere), path).toEqual(down);
+      }
+      // What each was shown lately is still theirs.
+      expect((await api.call('GET', `/api/research/${bobs}`, { token: bob })).status).toBe(200);
+      expect((await api.call('GET', `/api/research/${alices}`, { token: alice })).status).toBe(200);
+    } finally {
+      pg.resume();
+    }
+    await waitFor('the database back', async () => ((await api.call('GET', `/api/research/${bobsElsewhere}`, { token: bob })).status === 200 ? true : undefined), 60_000, 500);
+    expect((await asBob('/api/research/:id', alices)).status).toBe(404);
   }, 120_000);
 });

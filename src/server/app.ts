@@ -123,7 +123,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   app.setErrorHandler((err: FastifyError | ApiError | Error, req, reply) => {
     if (err instanceof ApiError) {
-      return reply.code(err.statusCode).send({ error: err.code, message: err.message, ...err.details });
+      return reply.code(err.statusCode).headers(err.headers).send({ error: err.code, message: err.message, ...err.details });
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
       const first = err.validation[0];

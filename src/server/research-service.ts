@@ -12,9 +12,9 @@ import { PayloadKeyError } from '../client/payload-keys';
 import { activePollers, waitingForWorkerLine } from '../runtime/local';
 import { stateQuery, type Accepted, type ReviewArgs, type TopUpArgs } from '../workflows/messages';
 import type { ResearchEvent, ResearchPlan, ResearchSnapshot, ResearchStatus } from '../domain/types';
-import { ApiError, invalid, notFound, wrongState } from './errors';
+import { ApiError, invalid, notFound, notFoundWhileStoreAway, wrongState } from './errors';
 import type { ListFilter, OwnedSession, ServiceStore } from '../stores/service';
-import { rememberingServiceStore } from './remembering-store';
+import { OwnershipUnknownError, rememberingServiceStore } from './remembering-store';
 import { withDeadline } from './deadline';
 import { panelSettings, readContexts, sessionView, type CreateRequest, type EnhanceRequest, type InputCheckView, type SessionView } from './service-requests';
 import { operatorsFromEnv, Visibility } from './visibility';
@@ -60,8 +60,12 @@ export class ResearchService {
     });
   }
 
+  /** The session if `owner` may see it; otherwise 404, and the same 404 whoever owns it, whether the store answers or not. */
   async owned(owner: string, id: string): Promise<OwnedSession> {
-    const s = await this.visibility.find(owner, id);
+    const s = await this.visibility.find(owner, id).catch((err: unknown) => {
+      if (err instanceof OwnershipUnknownError) throw notFoundWhileStoreAway(id);
+      throw err;
+    });
     if (!s) throw notFound(id);
     return s;
   }
