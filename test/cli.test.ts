@@ -42,8 +42,12 @@ describe('deep-research CLI', () => {
     // A worker is already polling this task queue (the harness's), so the CLI must not need its own.
     const started = await cli(['start', 'CLI research: solar power', '--json', '--set', 'max_sources=4', '--set', 'max_iterations=1']);
     expect(started.code, started.stderr).toBe(0);
-    const { researchId, status } = JSON.parse(started.stdout) as { researchId: string; status: string };
+    const answer = JSON.parse(started.stdout) as { research_id: string; researchId: string; workflow_id: string; status: string };
+    const { research_id: researchId, status } = answer;
     expect(status).toBe('planning');
+    // research_id as every other answer names it; the old name stays beside it for a release.
+    expect(Object.keys(answer)).toEqual(['research_id', 'workflow_id', 'status', 'researchId', 'workflowId']);
+    expect(answer.researchId).toBe(researchId);
 
     await waitFor('awaiting approval', async () => JSON.parse((await cli(['status', researchId, '--json'])).stdout).status === 'awaiting_approval', 60_000, 500);
     const approved = await cli(['approve', researchId]);
@@ -70,7 +74,7 @@ describe('deep-research CLI', () => {
   it('research --yes --json runs unattended to the end; watch replays the event log', async () => {
     const res = await cli(['research', 'CLI unattended: heat pumps', '--yes', '--json', '--id', 'cli-yes', '--set', 'max_sources=4', '--set', 'max_iterations=1']);
     expect(res.code, res.stderr).toBe(0);
-    expect(JSON.parse(res.stdout)).toMatchObject({ researchId: 'cli-yes', status: 'completed' });
+    expect(JSON.parse(res.stdout)).toMatchObject({ research_id: 'cli-yes', researchId: 'cli-yes', status: 'completed' });
     const watch = await cli(['watch', 'cli-yes']);
     expect(watch.code, watch.stderr).toBe(0);
     expect(watch.stdout).toMatch(/#1 AgentInput/);
@@ -81,7 +85,7 @@ describe('deep-research CLI', () => {
   it('research without a terminal and without --yes leaves the plan waiting and says how to approve', async () => {
     const res = await cli(['research', 'CLI detached: tidal', '--id', 'cli-wait', '--json']);
     expect(res.code, res.stderr).toBe(0);
-    expect(JSON.parse(res.stdout)).toEqual({ researchId: 'cli-wait', status: 'awaiting_approval' });
+    expect(JSON.parse(res.stdout)).toEqual({ research_id: 'cli-wait', status: 'awaiting_approval', researchId: 'cli-wait' });
     expect(res.stderr).toContain('run "deep-research approve cli-wait"');
     await env.client.reject('cli-wait');
   });

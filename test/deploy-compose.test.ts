@@ -123,7 +123,7 @@ describe('deploy/docker-compose.yml', () => {
     const workerPort = services.worker.command?.[services.worker.command.indexOf('--health-port') + 1];
     const servePort = services.serve.command?.[services.serve.command.indexOf('--port') + 1];
     expect(services.worker.healthcheck?.test.join(' ')).toContain(`http://127.0.0.1:${workerPort}/healthz`);
-    expect(services.serve.healthcheck?.test.join(' ')).toContain(`http://127.0.0.1:${servePort}/api/health`);
+    expect(services.serve.healthcheck?.test.join(' ')).toContain(`http://127.0.0.1:${servePort}/api/ready`);
     for (const name of APP_SERVICES) expect(services[name].healthcheck?.test.slice(0, 3), name).toEqual(['CMD', 'node', '-e']);
     expect((services.proxy.depends_on as Record<string, { condition: string }>).serve.condition).toBe('service_healthy');
   });

@@ -75,6 +75,8 @@ describe('deploy/k8s', () => {
       } else {
         expect(c.args).toEqual(expect.arrayContaining(['--host', '0.0.0.0', '--port', String(probePort), '--no-worker']));
         expect(c.livenessProbe.httpGet.path).toBe('/api/health');
+        // Readiness asks the dependencies; liveness does not (an outage must not restart replicas).
+        expect((c as unknown as { readinessProbe: { httpGet: { path: string; port: string } } }).readinessProbe.httpGet).toEqual({ path: '/api/ready', port: c.livenessProbe.httpGet.port });
       }
     }
     const service = byKind('Service', 'deep-research');

@@ -7,7 +7,35 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../src/config/load';
 import { startEnvironment, startHarness, type Harness, type TestEnvironment } from './harness';
-import { AnsweredStatuses, openApiPath, startService, type TestService } from './harness/service';
+import { AnsweredStatuses, openApiPath, readSse, startService, type TestService } from './harness/service';
+import { streamFrameSchema } from '../src/server/state-schemas';
+
+type JsonSchema = { $ref?: string; type?: string | string[]; properties?: Record<string, JsonSchema>; additionalProperties?: boolean | JsonSchema; items?: JsonSchema; anyOf?: JsonSchema[]; oneOf?: JsonSchema[] };
+
+/** Paths of answered fields the document's schema does not name (a field typed only as "anything" counts as named). */
+function untyped(value: unknown, schema: JsonSchema, components: Record<string, JsonSchema>, at: string, out: string[] = []): string[] {
+  const resolved = schema.$ref ? components[schema.$ref.split('/').at(-1) as string] : schema;
+  if (!resolved || value === null || value === undefined) return out;
+  const options = resolved.anyOf ?? resolved.oneOf;
+  if (options) {
+    const kind = Array.isArray(value) ? 'array' : typeof value === 'object' ? 'object' : undefined;
+    const fitting = options.filter((o) => !kind || !o.type || [o.type].flat().includes(kind)).map((o) => untyped(value, o, components, at)).sort((a, b) => a.length - b.length)[0] ?? [];
+    out.push(...fitting);
+    return out;
+  }
+  if (Array.isArray(value)) {
+    if (resolved.items) value.forEach((v, i) => untyped(v, resolved.items as JsonSchema, components, `${at}[${i}]`, out));
+    return out;
+  }
+  if (typeof value !== 'object') return out;
+  for (const [key, v] of Object.entries(value)) {
+    const declared = resolved.properties?.[key];
+    if (declared) untyped(v, declared, components, `${at}.${key}`, out);
+    else if (typeof resolved.additionalProperties === 'object' && Object.keys(resolved.additionalProperties).length) untyped(v, resolved.additionalProperties, components, `${at}.${key}`, out);
+    else if (resolved.properties) out.push(`${at}.${key}`);
+  }
+  return out;
+}
 
 type Operation = { operationId?: string; responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }> };
 
@@ -88,6 +116,31 @@ describe('the OpenAPI document', () => {
       }
     }
     expect(checked).toBeGreaterThan(12);
+  });
+
+  it("types every field of a real session's state and every frame of its event stream", async () => {
+    const token = await api.service.store.createToken('typed');
+    const created = await api.call('POST', '/api/research', { token, body: { query: 'OpenAPI: are the answers typed?', settings: { max_sources: 2, max_iterations: 1 }, auto_approve: true } });
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.research_id as string;
+    const frames = await readSse(`${api.url}/api/research/${id}/events`, { token, stop: (e) => e.event === 'end' });
+    expect(frames.at(-1)?.event).toBe('end');
+    for (const f of frames) {
+      const parsed = streamFrameSchema.safeParse({ ...(f.id ? { id: f.id } : {}), event: f.event, data: JSON.parse(f.data) });
+      expect(parsed.success, `${f.event} ${f.data.slice(0, 200)}: ${parsed.error?.message}`).toBe(true);
+    }
+    const answer = await api.call('GET', `/api/research/${id}`, { token });
+    expect(answer.status).toBe(200);
+    const components = (document as unknown as { components: { schemas: Record<string, JsonSchema> } }).components.schemas;
+    const schema = (operation('GET', '/api/research/:id')?.responses['200'].content?.['application/json']?.schema ?? {}) as JsonSchema;
+    expect(answer.body.state.sources.length).toBeGreaterThan(0);
+    expect(answer.body.state.findings.length).toBeGreaterThan(0);
+    expect(answer.body.state.usage.model_calls).toBeGreaterThan(0);
+    // Every field the answer holds, at every depth, is named by the document (settings: by GET /api/metadata).
+    expect(untyped(answer.body, schema, components, 'answer')).toEqual([]);
+    expect(Object.keys(components.ResearchState.properties ?? {})).toEqual(expect.arrayContaining(['plan', 'sources', 'findings', 'usage', 'mind', 'delivery_log', 'report_markdown', 'last_event_seq']));
+    // And the checker does check: a field the document does not know is found.
+    expect(untyped({ ...answer.body, state: { ...answer.body.state, sources: [{ ...answer.body.state.sources[0], secret_field: 1 }] } }, schema, components, 'answer')).toEqual(['answer.state.sources[0].secret_field']);
   });
 
   it('lints clean with Redocly (recommended rules; two reasoned exceptions in .redocly.lint-ignore.yaml)', () => {

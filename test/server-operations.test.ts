@@ -58,6 +58,8 @@ describe('retry, resume and enhance through the API', () => {
     expect((await api.call('POST', `/api/research/${id}/resume`, { token })).status).toBe(409);
     const retried = await api.call('POST', `/api/research/${id}/retry`, { token });
     expect(retried.status, retried.text).toBe(200);
+    // research_id as every answer names it; researchId kept beside it for one release.
+    expect(retried.body).toEqual({ research_id: id, status: 'running', researchId: id });
     const end = await waitStatus(id, ['completed', 'failed']);
     expect(end.research.status).toBe('completed');
     for (const server of ['model', 'web', 'search'] as const) {
@@ -77,6 +79,7 @@ describe('retry, resume and enhance through the API', () => {
     expect(cancelled.research.status).toBe('cancelled');
     const resumed = await api.call('POST', `/api/research/${id}/resume`, { token });
     expect(resumed.status, resumed.text).toBe(200);
+    expect(resumed.body).toEqual({ research_id: id, status: 'running', researchId: id });
     const end = await waitStatus(id, ['completed', 'failed']);
     expect(end.research.status).toBe('completed');
     expect(end.state.report_markdown).toMatch(/^# Ops resume: kelp/);

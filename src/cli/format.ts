@@ -136,3 +136,19 @@ function deliveryLines(s: ResearchSnapshot): string[] {
   for (const r of log) lines.push(`  ${r.at} ${r.event} ${r.channel} ${r.target}: ${r.ok ? `sent (${r.response ?? 'ok'}, attempt ${r.attempts})` : `FAILED: ${r.error}`}`);
   return lines;
 }
+
+/** Old camelCase names in --json answers and the snake_case name that replaces each (kept as aliases for one release). */
+const RENAMED: Record<string, string> = { researchId: 'research_id', parentId: 'parent_id', workflowId: 'workflow_id' };
+
+/**
+ * A --json answer with `research_id` (and `parent_id`, `workflow_id`) as every other answer names
+ * them; the camelCase names stay beside them for one release (deprecated).
+ */
+export function withSnakeCaseIds(value: unknown): unknown {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (!entries.some(([key]) => key in RENAMED)) return value;
+  const renamed = entries.flatMap(([key, v]): [string, unknown][] => (key in RENAMED ? [[RENAMED[key], v]] : [[key, v]]));
+  const aliases = entries.filter(([key]) => key in RENAMED);
+  return Object.fromEntries([...renamed, ...aliases]);
+}

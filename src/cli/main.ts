@@ -14,6 +14,7 @@ import { registerSessionCommands } from './session-commands';
 import { registerScheduleCommands } from './schedule-commands';
 import { parseSettings, type StartFlags } from './settings-flags';
 import type { ResearchFlags } from './research-command';
+import { withSnakeCaseIds } from './format';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -22,7 +23,7 @@ interface Common {
 }
 
 function out(json: boolean | undefined, value: unknown, text: string): void {
-  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+  process.stdout.write(json ? `${JSON.stringify(withSnakeCaseIds(value))}\n` : `${text}\n`);
 }
 
 const loadConfig = (): AppConfig => (require('../config/load') as typeof import('../config/load')).loadConfig();

@@ -5,6 +5,7 @@ import { loadConfig } from '../config/load';
 import type { AppConfig } from '../config/schema';
 import { flushTracing, startTracing } from '../telemetry/tracing';
 import { connect, ensureWorker } from '../runtime/local';
+import { withSnakeCaseIds } from './format';
 
 export const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -13,7 +14,7 @@ export interface Common {
 }
 
 export function out(json: boolean | undefined, value: unknown, text: string): void {
-  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+  process.stdout.write(json ? `${JSON.stringify(withSnakeCaseIds(value))}\n` : `${text}\n`);
 }
 
 export async function withClient<T>(opts: { startRuntime?: boolean }, fn: (client: ResearchClient, config: AppConfig) => Promise<T>): Promise<T> {

@@ -5,6 +5,7 @@ import type { RouteOptions } from 'fastify';
 import { z } from 'zod';
 import { LISTED_STATUSES } from '../domain/names';
 import type { ResearchSnapshot } from '../domain/types';
+import { findingSchema, researchStateSchema, sourceSchema, usageSchema } from './state-schemas';
 
 export const apiError = z
   .object({
@@ -50,18 +51,31 @@ export const sharedSession = sessionView.extend({ share_url: z.string(), share_j
 
 export const sessionPage = z.object({ sessions: z.array(sessionView), next_cursor: z.string().optional() });
 
-/** The engine's snapshot of a session (plan, sources, findings, usage, events); see the Session type in the code. */
-// Typed as the engine's snapshot; documented by the fields every reader relies on.
-const snapshot = z.looseObject({ research_id: z.string(), status, initial_query: z.string(), report_markdown: z.string() }).meta({ id: 'ResearchState' }) as unknown as z.ZodType<ResearchSnapshot>;
+const storeWait = z
+  .object({
+    activity: z.string(),
+    store: z.string().describe('sessions, artifacts or fetch cache'),
+    attempt: z.number().int(),
+    error: z.string(),
+    line: z.string().describe('e.g. "waiting for the session store (attempt 3: connect ECONNREFUSED 10.0.0.5:5432)"'),
+  })
+  .meta({ id: 'StoreWait' });
 
-export const sessionState = z.looseObject({
-  research: sessionView,
-  state: snapshot.nullable().describe('null for a draft'),
-  waiting_for_store: z.array(z.unknown()).optional().describe('store steps waiting for a store that is away, with their attempts'),
-});
+export const sessionState = z
+  .object({
+    research: sessionView,
+    state: (researchStateSchema as unknown as z.ZodType<ResearchSnapshot>).nullable().describe('null for a draft'),
+    waiting_for_store: z.array(storeWait).optional().describe('store steps waiting for a store that is away, with their attempts'),
+  })
+  .meta({ id: 'SessionState' });
 
 export const accepted = z
-  .object({ status: status.describe('the status the session moves to'), researchId: z.string().optional().describe('retry and resume: the same session'), notes: z.array(z.string()).optional() })
+  .object({
+    status: status.describe('the status the session moves to'),
+    research_id: z.string().optional().describe('retry and resume: the same session'),
+    researchId: z.string().optional().meta({ deprecated: true }).describe('the same as research_id, kept for one release (deprecated)'),
+    notes: z.array(z.string()).optional(),
+  })
   .meta({ id: 'Accepted' });
 
 export const deleted = z.looseObject({ deleted: z.string(), artifacts_removed: z.number().int() });
@@ -72,8 +86,11 @@ export const reportJson = z
     status,
     query: z.string(),
     report_markdown: z.string(),
-    sources: z.array(z.looseObject({ id: z.string(), url: z.string() })),
-    findings: z.array(z.looseObject({ id: z.string(), content: z.string() })),
+    sources: z.array(z.looseObject({ id: z.string(), url: z.string(), title: z.string(), status: sourceSchema.shape.status, tier: z.string().optional(), credibility: z.number().optional() })),
+    findings: z.array(findingSchema.pick({ id: true, content: true, confidence: true, source_ids: true })),
+    citation_warnings: z.array(z.string()),
+    usage: usageSchema,
+    updated_at: z.string(),
   })
   .meta({ id: 'Report' });
 
@@ -115,13 +132,22 @@ export const metadata = z.object({
   research_settings_schema: anyJson.describe('the JSON Schema of a session\'s settings, with defaults and descriptions'),
 });
 
+export const readinessAnswer = z
+  .object({
+    ready: z.boolean(),
+    checks: z.record(z.string(), z.string()).describe("per dependency (temporal, session_store, artifact_store): 'ok', or why not"),
+    checked_at: z.string(),
+    took_ms: z.number().int(),
+  })
+  .meta({ id: 'Readiness' });
+
 export const noContent = z.null().describe('no content');
 
 /** Bytes (a PDF, a stored page): sent as they are, never serialized; typed so a Buffer may be sent. */
 export const binary = z.string().meta({ format: 'binary' }) as unknown as z.ZodType<Buffer | string>;
 
 /** Routes anybody may call (no token); the codec preflight is answered before authentication too. */
-export const PUBLIC_ROUTES = [/^\/$/, /^\/assets\//, /^\/api\/openapi\.json$/, /^\/api\/docs(\/|$)/, /^\/api\/shared\//, /^\/share\//, /^\/api\/health$/];
+export const PUBLIC_ROUTES = [/^\/$/, /^\/assets\//, /^\/api\/openapi\.json$/, /^\/api\/docs(\/|$)/, /^\/api\/shared\//, /^\/share\//, /^\/api\/health$/, /^\/api\/ready$/];
 
 const ENGINE_ROUTE = /^\/(api\/(research|check|metadata|schedules|mcp|shared)|share)(\/|$)/;
 

@@ -9,7 +9,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstanc
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import { documentErrors, PUBLIC_ROUTES, withoutUnusedSchemas } from './api-schemas';
+import { documentErrors, PUBLIC_ROUTES, readinessAnswer, withoutUnusedSchemas } from './api-schemas';
 import { authenticate, isLoopback, rateLimitKey } from './auth';
 import { ApiError } from './errors';
 import { describeStoreError, isStoreUnavailable } from '../stores/unavailable';
@@ -123,7 +123,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
 
   app.setErrorHandler((err: FastifyError | ApiError | Error, req, reply) => {
     if (err instanceof ApiError) {
-      return reply.code(err.statusCode).send({ error: err.code, message: err.message, ...err.details });
+      return reply.code(err.statusCode).headers(err.headers).send({ error: err.code, message: err.message, ...err.details });
     }
     if (hasZodFastifySchemaValidationErrors(err)) {
       const first = err.validation[0];
@@ -152,8 +152,20 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.setNotFoundHandler((req, reply) => reply.code(404).send({ error: 'NOT_FOUND', message: `no route ${req.method} ${req.url.split('?')[0]}` }));
 
   app.get('/api/health', {
-    schema: { tags: ['service'], operationId: 'health', summary: 'The server answers (no token needed)', security: [], response: { 200: z.object({ ok: z.boolean() }) } },
+    schema: { tags: ['service'], operationId: 'health', summary: 'Liveness: the process answers; no dependency is asked (no token needed)', security: [], response: { 200: z.object({ ok: z.boolean() }) } },
   }, async () => ({ ok: true }));
+  app.get('/api/ready', {
+    schema: {
+      tags: ['service'],
+      operationId: 'ready',
+      summary: 'Readiness: Temporal, the session store and the artifact store answer (each asked within 2 s; the answer is reused for 2 s; no token needed). 503 names what is down',
+      security: [],
+      response: { 200: readinessAnswer, 503: readinessAnswer },
+    },
+  }, async (_req, reply) => {
+    const answer = await service.readiness.answer();
+    return reply.code(answer.ready ? 200 : 503).header('cache-control', 'no-store').send(answer);
+  });
   app.get('/api/openapi.json', {
     schema: { tags: ['service'], operationId: 'openapi', summary: 'This document', security: [], response: { 200: z.looseObject({ openapi: z.string() }) } },
   }, async () => app.swagger());

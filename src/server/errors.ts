@@ -6,6 +6,8 @@ export class ApiError extends Error {
     readonly code: 'INVALID_REQUEST' | 'UNAUTHORIZED' | 'NOT_FOUND' | 'WRONG_STATE' | 'CONFLICT' | 'UNSUPPORTED' | 'TOO_MANY_STREAMS',
     message: string,
     readonly details: { field?: string; status?: string } = {},
+    /** Headers the answer carries (Retry-After). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -13,5 +15,11 @@ export class ApiError extends Error {
 
 export const invalid = (field: string, message: string) => new ApiError(400, 'INVALID_REQUEST', message, { field });
 export const notFound = (id: string) => new ApiError(404, 'NOT_FOUND', `unknown research id ${id}`);
+/**
+ * While the session store is away, for every id the caller was not shown lately — another user's,
+ * none at all, or one of the caller's own — one answer: 404, the same words, Retry-After.
+ */
+export const notFoundWhileStoreAway = (id: string) =>
+  new ApiError(404, 'NOT_FOUND', `unknown research id ${id} (the session store cannot be reached right now, so sessions not read lately cannot be looked up; try again shortly)`, {}, { 'retry-after': '5' });
 export const wrongState = (id: string, status: string, message?: string) =>
   new ApiError(409, 'WRONG_STATE', message ?? `research ${id} is ${status}`, { status });

@@ -6,6 +6,17 @@
 import { hashToken, type OwnedSession, type ServiceStore } from '../stores/service';
 import { isStoreUnavailable } from '../stores/unavailable';
 
+/**
+ * The store cannot be reached and nothing remembered says the caller owns the session. Whoever
+ * owns it (or whether it exists) must not change the answer, so the caller answers as for an
+ * unknown id.
+ */
+export class OwnershipUnknownError extends Error {
+  constructor(readonly cause: unknown) {
+    super('the session store cannot be reached to look the session up');
+  }
+}
+
 /** Entries kept per kind; the oldest go first. */
 const LIMIT = 10_000;
 
@@ -42,7 +53,18 @@ export function rememberingServiceStore(store: ServiceStore): ServiceStore {
   return Object.assign(Object.create(store) as ServiceStore, {
     get,
     async owned(id: string, owner: string) {
-      const s = await get(id);
+      let s: OwnedSession | undefined;
+      try {
+        s = await store.get(id);
+      } catch (err) {
+        if (!isStoreUnavailable(err)) throw err;
+        // Only what this user was shown lately is theirs for sure: anything else — another user's
+        // session, no session, or one of theirs not read lately — is one and the same answer.
+        const known = sessions.get(id);
+        if (known?.owner === owner) return known;
+        throw new OwnershipUnknownError(err);
+      }
+      sessions.set(id, s);
       return s && s.owner === owner ? s : undefined;
     },
     userForToken: (token: string) => orRemembered(() => store.userForToken(token), () => users.get(hashToken(token)), (user) => users.set(hashToken(token), user)),
@@ -59,6 +81,12 @@ export function rememberingServiceStore(store: ServiceStore): ServiceStore {
         if (!isStoreUnavailable(err) || !known || !statusOnly) throw err;
         return { ...known, ...changes };
       }
+    },
+    async list(f: Parameters<ServiceStore['list']>[0]) {
+      const page = await store.list(f);
+      // A user's own sessions, as their list showed them, stay theirs while the database is away.
+      for (const s of page.sessions) sessions.set(s.research_id, s);
+      return page;
     },
     async remove(id: string) {
       await store.remove(id);

@@ -12,20 +12,32 @@ import { PayloadKeyError } from '../client/payload-keys';
 import { activePollers, waitingForWorkerLine } from '../runtime/local';
 import { stateQuery, type Accepted, type ReviewArgs, type TopUpArgs } from '../workflows/messages';
 import type { ResearchEvent, ResearchPlan, ResearchSnapshot, ResearchStatus } from '../domain/types';
-import { ApiError, invalid, notFound, wrongState } from './errors';
+import { ApiError, invalid, notFound, notFoundWhileStoreAway, wrongState } from './errors';
 import type { ListFilter, OwnedSession, ServiceStore } from '../stores/service';
-import { rememberingServiceStore } from './remembering-store';
+import { OwnershipUnknownError, rememberingServiceStore } from './remembering-store';
 import { withDeadline } from './deadline';
 import { panelSettings, readContexts, sessionView, type CreateRequest, type EnhanceRequest, type InputCheckView, type SessionView } from './service-requests';
 import { operatorsFromEnv, Visibility } from './visibility';
 import { releaseArtifacts } from './artifact-release';
+import { DEFAULT_READINESS, Readiness } from './readiness';
 import { checkPlanEdit, checkServiceSettings, policyFromEnv, startSettings, type SessionPolicy } from './session-policy';
+
+/** research_id as every answer names it, with the engine's researchId kept beside it for one release (deprecated). */
+export function publicIds<T extends { researchId: string }>(answer: T): Omit<T, 'researchId'> & { research_id: string; researchId: string } {
+  const { researchId, ...rest } = answer;
+  return { research_id: researchId, ...rest, researchId };
+}
+
+/** A research id no session has (ids are 12 hex characters): readiness asks the session store for it. */
+const READINESS_PROBE_ID = 'readiness-probe';
 
 /** How long after a delete writes of activities that were in flight are swept up. */
 const LATE_WRITES_MS = 120_000;
 
 export class ResearchService {
   readonly store: ServiceStore;
+  /** Temporal, the session store and the artifact store answer (GET /api/ready). */
+  readonly readiness: Readiness;
   private readonly visibility: Visibility;
   private artifactStore: ArtifactStore | undefined;
   /** Background work for later; cleared on close so none of it calls the engine after its connection closed. */
@@ -40,10 +52,20 @@ export class ResearchService {
   ) {
     this.store = rememberingServiceStore(openServiceStore(client.config, client.env));
     this.visibility = new Visibility(this.store, () => this.sessions(), operatorsFromEnv(client.env));
+    const limit = () => Date.now() + DEFAULT_READINESS.timeoutMs;
+    this.readiness = new Readiness({
+      temporal: () => client.connection.withDeadline(limit(), () => client.connection.workflowService.getSystemInfo({})),
+      session_store: () => this.sessions().get(READINESS_PROBE_ID),
+      artifact_store: () => this.artifacts().describe('0'.repeat(64)),
+    });
   }
 
+  /** The session if `owner` may see it; otherwise 404, and the same 404 whoever owns it, whether the store answers or not. */
   async owned(owner: string, id: string): Promise<OwnedSession> {
-    const s = await this.visibility.find(owner, id);
+    const s = await this.visibility.find(owner, id).catch((err: unknown) => {
+      if (err instanceof OwnershipUnknownError) throw notFoundWhileStoreAway(id);
+      throw err;
+    });
     if (!s) throw notFound(id);
     return s;
   }
@@ -145,8 +167,8 @@ export class ResearchService {
     return accepted;
   };
 
-  retry = (owner: string, id: string) => this.steer(owner, id, (c) => c.retry(id));
-  resume = (owner: string, id: string, opts: { timeoutSeconds?: number } = {}) => this.steer(owner, id, (c) => c.resume(id, opts));
+  retry = (owner: string, id: string) => this.steer(owner, id, async (c) => publicIds(await c.retry(id)));
+  resume = (owner: string, id: string, opts: { timeoutSeconds?: number } = {}) => this.steer(owner, id, async (c) => publicIds(await c.resume(id, opts)));
 
   /** A new version of a completed session, owned by the same user; the old one stays as it was. */
   async enhance(owner: string, id: string, request: EnhanceRequest): Promise<SessionView> {

@@ -11,6 +11,7 @@ import { DEFAULT_HUB_OPTIONS, EventHub, TooManyStreamsError, type HubOptions, ty
 import { isTerminal } from '../domain/names';
 import type { ResearchService } from './research-service';
 import { idParams } from './route-schemas';
+import { streamFrameSchema } from './state-schemas';
 
 /** Waits `ms`, or less when `signal` aborts first. */
 const pause = (ms: number, signal: AbortSignal) => wait(ms, undefined, { signal }).catch(() => undefined);
@@ -76,7 +77,7 @@ export function registerEventRoutes(root: FastifyInstance, service: ResearchServ
     schema: {
       tags: ['output'],
       operationId: 'streamEvents',
-      response: { 200: { description: 'an event stream: `id:` is the event seq; `event: end` closes it', content: { 'text/event-stream': { schema: z.string() } } } },
+      response: { 200: { description: 'an event stream of StreamFrame frames: `id:` is the event seq (workflow events), `event:` the frame\'s kind, `data:` its JSON; `event: end` closes it', content: { 'text/event-stream': { schema: streamFrameSchema } } } },
       summary:
         'Live events as Server-Sent Events (id = event seq). Reconnect with Last-Event-ID (or ?after=) to resume with no gap. With ?model_output=true, also `model_output` events: what the model is writing (no id; merged, at most 2,000 characters each; replayed from the store after the run). 429 past EVENT_STREAMS_PER_USER open streams.',
       params: idParams,

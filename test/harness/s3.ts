@@ -6,6 +6,12 @@ import type { AddressInfo } from 'node:net';
 export interface FakeS3 {
   url: string;
   objects: Map<string, { body: Buffer; contentType: string }>;
+  /** Requests answered so far. */
+  readonly requests: number;
+  /** Stops listening and cuts every connection (connections are refused), keeping the objects, as an outage would. */
+  pause(): Promise<void>;
+  /** Listens again on the same port. */
+  resume(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -16,7 +22,9 @@ const notFound = (res: http.ServerResponse, key: string) =>
 
 export async function startFakeS3(): Promise<FakeS3> {
   const objects = new Map<string, { body: Buffer; contentType: string }>();
+  let requests = 0;
   const server = http.createServer((req, res) => {
+    requests++;
     void (async () => {
       if (!/^AWS4-HMAC-SHA256 Credential=/.test(req.headers.authorization ?? '')) {
         res.writeHead(403, { 'content-type': 'application/xml' }).end('<Error><Code>AccessDenied</Code><Message>unsigned</Message></Error>');
@@ -43,9 +51,19 @@ export async function startFakeS3(): Promise<FakeS3> {
     })();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url: `http://127.0.0.1:${port}`,
     objects,
+    get requests() {
+      return requests;
+    },
+    pause: async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+    resume: () => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve)),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
