@@ -276,6 +276,21 @@ export interface ResearchState {
   input_contexts?: InputContextRef[];
   /** Panel research (absent for single-model sessions). */
   panel?: PanelState;
+  /** Runs that stopped early (cancelled, timed out, failed), oldest first: a resumed run says what it added. */
+  stops?: StopRecord[];
+}
+
+/** Where a run stopped early, kept so the run that goes on from it can reopen the report and say what it added. */
+export interface StopRecord {
+  status: ResearchStatus;
+  reason?: string;
+  at: string;
+  sources_read: number;
+  findings: number;
+  /** Outline sections the report had not reached: the closed report says "Not written" there. */
+  unwritten: string[];
+  /** A later run went on from here (resume, retry) and reopened the report. */
+  resumed_at?: string;
 }
 
 export interface SourceFidelity {

@@ -14,6 +14,7 @@ import { persistBeside } from './phases/persist';
 import { askForTopic, planWithUser } from './phases/planning';
 import { chooseProviders } from './phases/providers';
 import { ensureReport } from './phases/report';
+import { reopenAfterStop } from './phases/resume';
 import { reviewReport } from './phases/review';
 import { nothingToWriteFrom } from './phases/sources';
 import { verifyReport } from './phases/verify';
@@ -142,6 +143,8 @@ async function researchAndVerify(s: ResearchSession): Promise<void> {
   if (st.verified) return;
   // The report's skeleton is written beside the first searches; its first patch waits for it.
   if (!st.panel) ensureReport(s).catch(() => undefined);
+  // A run that goes on from one that stopped early opens its closed report again first.
+  await reopenAfterStop(s);
   await readInputContexts(s);
   await runResearchLoop(s);
   if (nothingToWriteFrom(s)) {

@@ -9,6 +9,7 @@ import { store, verifier } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
 import { callModel } from './providers';
 import { ensureReport, setReport } from './report';
+import { resumedRuns } from './resume';
 
 export async function verifyReport(s: ResearchSession): Promise<void> {
   s.setStatus('verifying', 'verifying');
@@ -57,6 +58,7 @@ async function citationInput(s: ResearchSession, extra: CitationExtra): Promise<
   const skipped = st.sources.filter((src) => src.skipped_off_topic);
   const scored = st.sources.filter((src) => src.relevance !== undefined);
   const open = st.gaps.filter((g) => !g.addressed);
+  const resumed = resumedRuns(s);
   const confidence: Record<string, number> = {};
   for (const f of st.findings) confidence[f.confidence] = (confidence[f.confidence] ?? 0) + 1;
   return {
@@ -75,6 +77,7 @@ async function citationInput(s: ResearchSession, extra: CitationExtra): Promise<
     contradictions: s.mind.contradictions.map((c) => `${c.description} (${c.finding_ids.join(', ')})`),
     ...(extra.shortfalls?.length ? { shortfalls: extra.shortfalls } : {}),
     ...(extra.stopped ? { stopped: extra.stopped } : {}),
+    ...(resumed.length ? { resumed } : {}),
   };
 }
 
