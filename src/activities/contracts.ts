@@ -180,11 +180,11 @@ export interface CreateReportInput {
   /** Text to start from (a report carried in from an older state version); absent, an empty skeleton. */
   seed?: string;
 }
-/** A report closed when its research stopped early, opened again for the run that goes on from it. */
+/** A closed report opened again for research that goes on from it (a resumed run, an enhanced version). */
 export interface ReopenReportInput {
   report_file_id: string;
-  /** The outline sections the stopped run never reached ("Not written" in the closed report). */
-  unwritten: string[];
+  /** Sections to empty again: those a stopped run never reached ("Not written"), or those stated as gaps. */
+  sections: string[];
 }
 export interface ReportVersion {
   report_file_id: string;

@@ -26,7 +26,7 @@ export function createReportActivities(artifacts: ArtifactStore) {
     },
 
     async reopenReport(input: ReopenReportInput): Promise<ReportVersion> {
-      return storeReport(artifacts, reopenReport(await artifacts.getText(input.report_file_id), input.unwritten));
+      return storeReport(artifacts, reopenReport(await artifacts.getText(input.report_file_id), input.sections));
     },
 
     async applyReportPatch(input: ApplyReportPatchInput): Promise<ApplyReportPatchOutput> {

@@ -116,6 +116,10 @@ export interface Gap {
   priority: number;
   addressed: boolean;
   iteration: number;
+  /** What an enhanced version was asked to research (its focus, or the open questions it took on). */
+  for_enhancement?: boolean;
+  /** Queries searched for it as given: it counts as closed only once one of them brought a finding. */
+  searched_for?: string[];
 }
 
 export interface RoleUsage {
@@ -278,6 +282,24 @@ export interface ResearchState {
   panel?: PanelState;
   /** Runs that stopped early (cancelled, timed out, failed), oldest first: a resumed run says what it added. */
   stops?: StopRecord[];
+  /** Outline sections the final check stated as gaps (nothing found to write there). */
+  stated_gaps?: string[];
+  /** A new version of a completed session (seed 004's enhanceResearch). */
+  enhancement?: Enhancement;
+}
+
+/** What an enhanced version goes on from and was asked for. */
+export interface Enhancement {
+  /** The completed version it goes on from. */
+  parent_id: string;
+  /** What the user asked the new version to add, as given. */
+  focus?: string;
+  /** Sections the parent's report stated as gaps: reopened, so new material can be written there. */
+  reopen_sections: string[];
+  /** The parent's report was reopened. */
+  reopened?: boolean;
+  /** Its first round was planned: the focus (or each open question's own query) searched as given, then the refiner's. */
+  planned?: boolean;
 }
 
 /** Where a run stopped early, kept so the run that goes on from it can reopen the report and say what it added. */

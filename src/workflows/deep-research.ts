@@ -7,6 +7,7 @@ import type { ResearchInput, ResearchResult } from '../domain/types';
 import { registerHandlers } from './inbox';
 import { BudgetSpent, spentMessage } from './phases/budget';
 import { readInputContexts } from './phases/contexts';
+import { beginEnhancement } from './phases/enhance';
 import { finish } from './phases/finish';
 import { runResearchLoop } from './phases/loop';
 import { answerAsPanel, settlePanel, startPanel } from './phases/panel';
@@ -145,6 +146,7 @@ async function researchAndVerify(s: ResearchSession): Promise<void> {
   if (!st.panel) ensureReport(s).catch(() => undefined);
   // A run that goes on from one that stopped early opens its closed report again first.
   await reopenAfterStop(s);
+  await beginEnhancement(s);
   await readInputContexts(s);
   await runResearchLoop(s);
   if (nothingToWriteFrom(s)) {

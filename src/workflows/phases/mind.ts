@@ -6,10 +6,11 @@ import { isCancellation } from '@temporalio/workflow';
 import { decisionFromIteration } from '../../research/decisions';
 import { decideIteration, refinementGate } from '../../research/gates';
 import { normalizeQuery } from '../../domain/text';
-import type { MindPhase, ResearchPlan } from '../../domain/types';
+import type { Gap, MindPhase, ResearchPlan } from '../../domain/types';
 import { model } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
 import { exhaustedBudget, stopsResearch } from './budget';
+import { enhancementRound, plannedFor } from './enhance';
 import { finishReadingForEmptySections, startReadingForEmptySections } from './fill';
 import { afterPhase, pauseAfter } from './oversight';
 import { callModel } from './providers';
@@ -45,6 +46,8 @@ export async function refine(s: ResearchSession): Promise<MindPhase> {
   s.decide(decisionFromIteration(decision, { iteration: st.iteration, maxIterations: s.settings.max_iterations, openGaps: open.length, budgetExhausted: budgetSpent }, ''));
   const criticAsked = criticCanChangeAnything(s);
   const refinerAsked = decision.action !== 'complete';
+  // An enhanced version's first round: what it was asked for is searched as given, beside the refiner's queries for it.
+  const enhancing = refinerAsked ? enhancementRound(s) : undefined;
   // The supervisor's advice so far is for this critic and refiner; a reflection started now advises the next ones.
   const advice = criticAsked || refinerAsked ? takeAdvice(s) : [];
   // No further iteration: the outline's empty sections are read for now, beside the critic.
@@ -58,13 +61,14 @@ export async function refine(s: ResearchSession): Promise<MindPhase> {
   const guidance = s.takeGuidance('refinement');
   const answers = Promise.all([
     criticAsked ? critique(s, guidance, advice) : Promise.resolve(undefined),
-    refinerAsked ? refinedQueries(s, undefined, guidance, advice) : Promise.resolve(undefined),
+    refinerAsked ? refinedQueries(s, undefined, guidance, advice, enhancing?.gaps) : Promise.resolve(undefined),
   ]);
   // A round may follow: its analyses will want their slots, so background work keeps out of the way.
   s.modelSlots.expect(s.settings.max_concurrency);
   const [revision, refined] = await answers;
-  if (refined) for (const gap of open) gap.addressed = true;
-  const queries = unique([...(revision?.queries ?? []), ...(refined?.queries ?? [])], s);
+  if (refined && enhancing) plannedFor(enhancing.gaps, refined.queries, st.enhancement?.focus !== undefined);
+  else if (refined) for (const gap of open) gap.addressed = true;
+  const queries = unique([...(enhancing?.verbatim ?? []), ...(revision?.queries ?? []), ...(refined?.queries ?? [])], s);
   if (queries.length === 0) {
     s.modelSlots.expect(0);
     if (refinerAsked) s.decide({ agent: 'refiner', action: 'complete', rationale: 'open gaps suggest no new queries', inputs: { open_gaps: open.length }, outputs: {} });
@@ -72,13 +76,14 @@ export async function refine(s: ResearchSession): Promise<MindPhase> {
   }
   await finishReadingForEmptySections(s);
   if (revision) s.mind.reflexion_revisions += 1;
-  if (refined?.queries.length) st.iteration += 1;
+  const nextIteration = (refined?.queries.length ?? 0) + (enhancing?.verbatim.length ?? 0) > 0;
+  if (nextIteration) st.iteration += 1;
   // What the critic and the refiner said travels with the queries into every branch of the round.
   const reviewer = (s.mind.research_feedback ?? []).filter((f) => f.startsWith('Reviewer: '));
   s.mind.research_feedback = [...reviewer, ...(revision?.feedback ?? []), ...(refined?.feedback ?? [])].slice(0, 8);
   st.pending_queries = queries;
   s.modelSlots.expect(Math.min(queries.length, s.settings.max_concurrency));
-  s.info(`${refined?.queries.length ? `iteration ${st.iteration} of ${s.settings.max_iterations}` : 'revision round'}: ${queries.length} queries${revision ? ' (critic)' : ''}${refined?.queries.length ? ` for ${open.length} gaps` : ''}`);
+  s.info(`${nextIteration ? `iteration ${st.iteration} of ${s.settings.max_iterations}` : 'revision round'}: ${queries.length} queries${revision ? ' (critic)' : ''}${refined?.queries.length ? ` for ${open.length} gaps` : ''}`);
   return 'GATHERING';
 }
 
@@ -167,9 +172,9 @@ function unique(queries: string[], s: ResearchSession): string[] {
  * New queries from the refiner (with the gaps it named, for the next round's analysis); the gaps'
  * own suggestions when the refiner has none or fails.
  */
-export async function refinedQueries(s: ResearchSession, problem?: string, guidance = s.takeGuidance('refinement'), advice = takeAdvice(s)): Promise<Revision> {
+export async function refinedQueries(s: ResearchSession, problem?: string, guidance = s.takeGuidance('refinement'), advice = takeAdvice(s), targets?: Gap[]): Promise<Revision> {
   const st = s.state;
-  const open = st.gaps.filter((g) => !g.addressed);
+  const open = targets ?? st.gaps.filter((g) => !g.addressed);
   const plan = st.plan as ResearchPlan;
   const limit = Math.max(2, plan.expanded_queries.length);
   const gaps = open.map((g) => ({ description: g.description, suggested_queries: g.suggested_queries, priority: g.priority }));

@@ -36,7 +36,7 @@ export async function reopenAfterStop(s: ResearchSession): Promise<void> {
   const st = s.state;
   const stop = st.stops?.[st.stops.length - 1];
   if (!stop || stop.resumed_at) return;
-  if (st.report_file_id && !st.panel) setReport(s, await store.reopenReport({ report_file_id: st.report_file_id, unwritten: stop.unwritten }));
+  if (st.report_file_id && !st.panel) setReport(s, await store.reopenReport({ report_file_id: st.report_file_id, sections: stop.unwritten }));
   stop.resumed_at = new Date().toISOString();
   st.mind.sections_filled = undefined;
   st.mind.section_fill = undefined;
