@@ -280,6 +280,8 @@ export interface ResearchState {
   input_contexts?: InputContextRef[];
   /** Panel research (absent for single-model sessions). */
   panel?: PanelState;
+  /** Full texts this session put in the content archive (seed 001), and when those records expire. */
+  content_archive?: ContentArchive;
   /** Runs that stopped early (cancelled, timed out, failed), oldest first: a resumed run says what it added. */
   stops?: StopRecord[];
   /** Outline sections the final check stated as gaps (nothing found to write there). */
@@ -324,6 +326,17 @@ export interface SourceFidelity {
   summarized?: boolean;
   /** "sha256:<hex>" of the full text in the content archive. */
   archive_hash?: string;
+  /** When that record expires (archived_at + content_archive_ttl_hours) and is deleted. */
+  archive_expires_at?: string;
+}
+
+/** The content archive as far as one session is concerned: which full texts, kept until when. */
+export interface ContentArchive {
+  source_ids: string[];
+  /** When the first of those records expires and is deleted (content_archive_ttl_hours after it was written). */
+  expires_at: string;
+  /** When the last one does. */
+  last_expires_at: string;
 }
 
 export interface ContentAllocation {
