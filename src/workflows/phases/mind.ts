@@ -66,7 +66,7 @@ export async function refine(s: ResearchSession): Promise<MindPhase> {
   const guidance = s.takeGuidance('refinement');
   const answers = Promise.all([
     criticAsked ? critique(s, guidance, advice) : Promise.resolve(undefined),
-    refinerAsked ? refinedQueries(s, undefined, guidance, advice, enhancing?.gaps) : Promise.resolve(undefined),
+    refinerAsked ? refinedQueries(s, undefined, guidance, advice, enhancing) : Promise.resolve(undefined),
   ]);
   // A round may follow: its analyses will want their slots, so background work keeps out of the way.
   s.modelSlots.expect(s.settings.max_concurrency);
@@ -220,9 +220,15 @@ function unique(queries: string[], s: ResearchSession): string[] {
  * New queries from the refiner (with the gaps it named, for the next round's analysis); the gaps'
  * own suggestions when the refiner has none or fails.
  */
-export async function refinedQueries(s: ResearchSession, problem?: string, guidance = s.takeGuidance('refinement'), advice = takeAdvice(s), targets?: Gap[]): Promise<Revision> {
+export async function refinedQueries(
+  s: ResearchSession,
+  problem?: string,
+  guidance = s.takeGuidance('refinement'),
+  advice = takeAdvice(s),
+  enhancing?: { gaps: Gap[]; verbatim: string[] },
+): Promise<Revision> {
   const st = s.state;
-  const open = targets ?? st.gaps.filter((g) => !g.addressed);
+  const open = enhancing?.gaps ?? st.gaps.filter((g) => !g.addressed);
   const plan = st.plan as ResearchPlan;
   const limit = Math.max(2, plan.expanded_queries.length);
   const gaps = open.map((g) => ({ description: g.description, suggested_queries: g.suggested_queries, priority: g.priority }));
@@ -240,7 +246,8 @@ export async function refinedQueries(s: ResearchSession, problem?: string, guida
             research_brief: plan.research_brief,
             findings_summary: st.findings.slice(-30).map((f) => f.content),
             open_gaps: gaps,
-            searched_queries: st.searched_queries,
+            // What an enhancement searches as given counts as searched: the refiner expands on it.
+            searched_queries: [...st.searched_queries, ...(enhancing?.verbatim ?? [])],
             iteration: st.iteration,
             max_iterations: s.settings.max_iterations,
             // The user's words verbatim, and the supervisor's advice beside them, each under its own name.
