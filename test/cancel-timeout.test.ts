@@ -130,7 +130,7 @@ describe('cancel and timeout', () => {
       // "Policy" is written from what was read, with citations.
       const policy = /## Policy\n\n([\s\S]*?)\n## /.exec(report)?.[1] ?? '';
       expect(policy).toMatch(/\[S\d+\]/);
-      const read = (st: typeof done) => st.sources.filter((x) => x.status === 'fetched' && !x.skipped_off_topic).length;
+      const read = (st: typeof done) => st.sources.filter((x) => x.status === 'fetched' && x.analyzed && !x.skipped_off_topic).length;
       expect(report).toContain(
         `> **Unfinished, then resumed:** the first run was cancelled (seen enough) after reading ${partial.stops![0].sources_read} sources into ${partial.findings.length} findings; it never reached “Policy”. ` +
           `Resumed, the research read ${read(done) - partial.stops![0].sources_read} more sources, added ${done.findings.length - partial.findings.length} findings and wrote “Policy”.`,

@@ -14,7 +14,8 @@ const STOPPED: Partial<Record<ResearchStatus, string>> = { cancelled: 'was cance
 
 export const stoppedPhrase = (status: ResearchStatus): string | undefined => STOPPED[status];
 
-const sourcesRead = (st: ResearchState) => st.sources.filter((x) => x.status === 'fetched' && !x.skipped_off_topic).length;
+/** Sources whose text the analysis has read (fetched is not read: a stopped run leaves some unread). */
+const sourcesRead = (st: ResearchState) => st.sources.filter((x) => x.status === 'fetched' && x.analyzed && !x.skipped_off_topic).length;
 
 /** Where the research got to when this run stopped early; before the report is closed. */
 export function recordStop(s: ResearchSession, status: ResearchStatus): void {
