@@ -2,8 +2,10 @@
 // enhanceResearch, plus resume): the new run is seeded with the stored state, the same way
 // continue-as-new carries it, so finished searches, fetches and findings are reused, not repeated.
 import { migrateState } from '../domain/migrations';
-import type { InputContextRef, ResearchSettings, ResearchSnapshot, ResearchState, ResearchStatus } from '../domain/types';
+import type { Gap, InputContextRef, ResearchSettings, ResearchSnapshot, ResearchState, ResearchStatus } from '../domain/types';
+import { openQuestions } from '../domain/gaps';
 import { citedIds, parseReport } from '../report/markdown';
+import { budgetLimits, budgetUsed } from '../research/budget';
 
 export const RETRYABLE: readonly ResearchStatus[] = ['failed'];
 export const RESUMABLE: readonly ResearchStatus[] = ['cancelled', 'timed_out'];
@@ -62,13 +64,18 @@ export function enhancedState(snapshot: ResearchSnapshot, newId: string, setting
   const rest = stateOf(snapshot);
   const iterations = Math.max(1, Math.min(opts.iterations ?? 1, 10));
   const focus = opts.focus?.trim();
-  const gaps = snapshot.gaps.map((g) => ({ ...g }));
-  const open = gaps.filter((g) => !g.addressed);
+  // The parent's open questions (those it searched for and did not close too) are open again here.
+  const open = new Set(openQuestions(rest));
+  const gaps: Gap[] = rest.gaps.map((g) => (open.has(g) ? { ...g, addressed: false, searched_for: undefined, for_enhancement: !focus } : { ...g, for_enhancement: undefined }));
   if (focus) gaps.push({ description: focus, suggested_queries: [focus], priority: 1, addressed: false, iteration: snapshot.iteration, for_enhancement: true });
-  else if (open.length) for (const g of open) g.for_enhancement = true;
-  else gaps.push({ ...thinnestSection(snapshot), priority: 1, addressed: false, iteration: snapshot.iteration, for_enhancement: true });
+  else if (!open.size) gaps.push({ ...thinnestSection(snapshot), priority: 1, addressed: false, iteration: snapshot.iteration, for_enhancement: true });
   // The supervisor picks up at refinement: the round it plans searches what the version is for.
-  const mind = { ...rest.mind, phase: 'REFINEMENT' as const, phase_visits: {}, sections_filled: undefined, section_fill: undefined };
+  // Its wall-time budget counts from now; the other budgets get as much again as they had.
+  const startedMs = Date.parse(now);
+  const mind = { ...rest.mind, phase: 'REFINEMENT' as const, phase_visits: {}, sections_filled: undefined, section_fill: undefined, started_ms: startedMs, budget_topups: {} };
+  const used = budgetUsed(rest, startedMs);
+  const limits = budgetLimits(settings, rest.mind.budget_topups);
+  const budget = Object.fromEntries(Object.entries(limits).map(([k, v]) => [k, k === 'wall_seconds' ? v : (v as number) + used[k as keyof typeof used]]));
   return {
     ...rest,
     research_id: newId,
@@ -78,6 +85,7 @@ export function enhancedState(snapshot: ResearchSnapshot, newId: string, setting
       max_iterations: snapshot.iteration + iterations,
       // Room for new sources: the refiner stops when the source budget is used up.
       max_sources: snapshot.sources.length + settings.max_sources,
+      ...(Object.keys(budget).length ? { budget } : {}),
       ...(opts.model ? { model: opts.model } : {}),
       // A new version is not a run of the schedule the original came from.
       schedule_id: undefined,

@@ -5,6 +5,7 @@
 // the parent's. An open question stays open unless a query searched for it brought a finding.
 import { normalizeQuery } from '../../domain/text';
 import type { Gap, ResearchState } from '../../domain/types';
+export { openQuestions } from '../../domain/gaps';
 import { store } from '../activities';
 import type { ResearchSession } from '../session';
 import { setReport } from './report';
@@ -53,15 +54,4 @@ export function plannedFor(gaps: Gap[], refined: string[], focus: boolean): void
 
 function targets(st: ResearchState): Gap[] {
   return st.gaps.filter((g) => g.for_enhancement && !g.addressed);
-}
-
-/**
- * The questions the report leaves open: gaps no round took on, and gaps searched for as given
- * (an enhancement's) that none of their queries brought a finding for.
- */
-export function openQuestions(st: ResearchState): Gap[] {
-  const queryOf = new Map(st.sources.map((x) => [x.id, normalizeQuery(x.query)]));
-  const answered = new Set(st.findings.flatMap((f) => f.source_ids.map((id) => queryOf.get(id))));
-  const closed = (g: Gap) => (g.searched_for ?? []).some((q) => answered.has(normalizeQuery(q)));
-  return st.gaps.filter((g) => !g.addressed || (g.searched_for !== undefined && !closed(g)));
 }
