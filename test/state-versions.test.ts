@@ -1,4 +1,5 @@
-// Every state version ever recorded (v1–v8, snapshots taken from the histories those builds wrote)
+// Every state version ever recorded (v1–v8, snapshots taken from the histories those builds wrote;
+// v9, snapshots of a cancelled and a completed session as that build's session store kept them)
 // is upgraded by plain migration functions, and a session going on from one completes on today's
 // build: a snapshot waiting for approval waits again and researches once approved, one caught mid-
 // research finishes its research. No branch in the workflow knows the old versions.
@@ -21,7 +22,7 @@ const LOOP_FLAGS = ['supervised', 'parallel_branches', 'lean_oversight', 'pipeli
 
 describe('state migrations', () => {
   it('has a snapshot of every recorded version', () => {
-    expect([...new Set(fixtures.map((f) => f.version))]).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect([...new Set(fixtures.map((f) => f.version))]).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
   });
 
   it.each(fixtures.map((f) => [f.file, f] as const))('%s is told apart and upgraded to today\'s shape', (_file, { version, raw }) => {
@@ -34,7 +35,8 @@ describe('state migrations', () => {
     expect(state.state_version).toBe(STATE_VERSION);
     for (const flag of LOOP_FLAGS) expect(state).not.toHaveProperty(flag);
     expect(state).not.toHaveProperty('report_markdown');
-    expect(state.report_seed).toBe((raw.report_markdown as string) || undefined);
+    // Before v9 the report's text travelled in state (carried as a seed); since, it is in the artifact store.
+    expect(state.report_seed).toBe(version < 9 ? (raw.report_markdown as string) || undefined : undefined);
     expect(state.inbox).toEqual([]);
     expect(state.mind.phase).toMatch(/^(PLANNING|GATHERING|ANALYSIS|SYNTHESIS|REFINEMENT|COMPLETED)$/);
     // Today's schema accepts the upgraded settings as they are: every default a version added is there.
@@ -45,7 +47,7 @@ describe('state migrations', () => {
     if (status === 'running') {
       expect(state.approved).toBe(true);
       expect(state.waiting).toBeUndefined();
-    } else expect(state.approved).toBe(false);
+    } else if (status.startsWith('awaiting')) expect(state.approved).toBe(false);
     // Upgrading an upgraded state changes nothing.
     expect(migrateState(state)).toEqual(state);
   });
@@ -58,6 +60,31 @@ describe('state migrations', () => {
     expect(fetched.every((x) => x.analyzed)).toBe(true);
     expect(state.findings.every((f) => f.reported)).toBe(true);
     expect(state.mind.phase).toBe('GATHERING');
+  });
+
+  it('v10 records where a v9 session stopped early and which sections a finished v9 report stated as gaps', () => {
+    const raw = (name: string) => fixtures.find((f) => f.file === name)?.raw as Record<string, unknown>;
+    const cancelled = migrateState(raw('v9-cancelled.json'));
+    // What a resume reopens: the section the cancelled run never reached, and how far it got.
+    expect(cancelled.stops).toEqual([
+      {
+        status: 'cancelled',
+        reason: 'recorded cancel',
+        at: raw('v9-cancelled.json').updated_at,
+        sources_read: cancelled.sources.filter((x) => x.status === 'fetched' && x.analyzed && !x.skipped_off_topic).length,
+        findings: cancelled.findings.length,
+        unwritten: ['Policy'],
+      },
+    ]);
+    expect(cancelled.stops?.[0].sources_read).toBeGreaterThan(0);
+    expect(cancelled.stated_gaps).toBeUndefined();
+    // What an enhanced version reopens: every section the finished report stated as a gap.
+    const completed = migrateState(raw('v9-completed.json'));
+    expect(completed.stated_gaps).toEqual(['Overview', 'Costs and trends', 'Policy']);
+    expect(completed.stops).toBeUndefined();
+    // Carried by continue-as-new (no report text), a v9 state gains nothing it cannot know.
+    const { report_markdown: _text, ...bare } = raw('v9-cancelled.json');
+    expect(migrateState(bare).stops).toBeUndefined();
   });
 
   it('refuses a state from a newer build, and what is not a state', () => {

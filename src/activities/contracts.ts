@@ -15,6 +15,7 @@ import type {
   LiveSnapshot,
   SourceFidelity,
 } from '../domain/types';
+import type { ResumedRun } from '../report/resumed';
 import type { VerifyClaimsInput, VerifyClaimsOutput } from '../verify/types';
 import type { CompareRunsInput, CompareRunsOutput, DeliverEmailInput, DeliverWebhookInput, DeliveryOutcome } from './delivery-contracts';
 import type {
@@ -179,6 +180,12 @@ export interface CreateReportInput {
   /** Text to start from (a report carried in from an older state version); absent, an empty skeleton. */
   seed?: string;
 }
+/** A closed report opened again for research that goes on from it (a resumed run, an enhanced version). */
+export interface ReopenReportInput {
+  report_file_id: string;
+  /** Sections to empty again: those a stopped run never reached ("Not written"), or those stated as gaps. */
+  sections: string[];
+}
 export interface ReportVersion {
   report_file_id: string;
   report_chars: number;
@@ -253,6 +260,8 @@ export interface VerifyCitationsInput {
   stopped?: string;
   /** What the gathering and analysis fell short of that no further round could change. */
   shortfalls?: string[];
+  /** Earlier runs that stopped early and what the runs after them added. */
+  resumed?: ResumedRun[];
 }
 export interface VerifyCitationsOutput extends ReportVersion {
   removed_citations: string[];
@@ -298,6 +307,7 @@ export interface ResearchActivities {
   fetchUrl(input: FetchUrlInput): Promise<FetchUrlOutput>;
   analyzeSources(input: AnalyzeSourcesInput): Promise<AnalyzeSourcesOutput>;
   createReport(input: CreateReportInput): Promise<ReportVersion>;
+  reopenReport(input: ReopenReportInput): Promise<ReportVersion>;
   writeReportPatch(input: WriteReportPatchInput): Promise<WriteReportPatchOutput>;
   applyReportPatch(input: ApplyReportPatchInput): Promise<ApplyReportPatchOutput>;
   verifyCitations(input: VerifyCitationsInput): Promise<VerifyCitationsOutput>;

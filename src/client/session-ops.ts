@@ -2,7 +2,10 @@
 // enhanceResearch, plus resume): the new run is seeded with the stored state, the same way
 // continue-as-new carries it, so finished searches, fetches and findings are reused, not repeated.
 import { migrateState } from '../domain/migrations';
-import type { ResearchSettings, ResearchSnapshot, ResearchState, ResearchStatus } from '../domain/types';
+import type { Gap, InputContextRef, ResearchSettings, ResearchSnapshot, ResearchState, ResearchStatus } from '../domain/types';
+import { openQuestions } from '../domain/gaps';
+import { citedIds, parseReport } from '../report/markdown';
+import { budgetLimits, budgetUsed } from '../research/budget';
 
 export const RETRYABLE: readonly ResearchStatus[] = ['failed'];
 export const RESUMABLE: readonly ResearchStatus[] = ['cancelled', 'timed_out'];
@@ -13,9 +16,9 @@ export interface EnhanceOptions {
   iterations?: number;
   /** Another model for every role, "provider:model". */
   model?: string;
-  /** What the new version should add: becomes an open gap the refiner plans queries for. */
+  /** What the new version should add: searched as given first, then expanded by the refiner. */
   focus?: string;
-  /** Extra input: user text the report should take into account (kept as guidance). */
+  /** Text or parsed files to take into account: read as sources the report can cite (seed 004's inputContexts). */
   contexts?: { content: string; label?: string }[];
   /** The new version's id (default "<id>-v<n>"). */
   researchId?: string;
@@ -50,16 +53,29 @@ export function continuationState(snapshot: ResearchSnapshot, settings?: Researc
   };
 }
 
-/** The first state of an enhanced version: a new session that starts from the finished one. */
-export function enhancedState(snapshot: ResearchSnapshot, newId: string, settings: ResearchSettings, opts: EnhanceOptions, now: string): ResearchState {
+/**
+ * The first state of an enhanced version: a new session that starts from the finished one at
+ * refinement. Its first round searches what it was asked for as given — the focus, else the open
+ * questions the parent left (else its thinnest section) — beside the refiner's queries; the
+ * parent's open questions stay open unless the new research closes them; files and text given
+ * with it are read as sources it can cite.
+ */
+export function enhancedState(snapshot: ResearchSnapshot, newId: string, settings: ResearchSettings, opts: EnhanceOptions, now: string, contexts: InputContextRef[] = []): ResearchState {
   const rest = stateOf(snapshot);
   const iterations = Math.max(1, Math.min(opts.iterations ?? 1, 10));
-  const contexts = (opts.contexts ?? []).filter((c) => c.content.trim());
-  const focus = opts.focus?.trim() || (contexts.length ? contexts.map((c) => c.label ?? c.content.slice(0, 120)).join('; ') : 'deepen the weakest sections of the report');
-  const gap = { description: focus, suggested_queries: [], priority: 1, addressed: false, iteration: snapshot.iteration };
-  const notes = contexts.map((c) => ({ text: `${c.label ? `${c.label}: ` : ''}${c.content}`, received_at: now }));
-  // The supervisor picks up at refinement: it turns the open gap into the next iteration's queries.
-  const mind = { ...rest.mind, phase: 'REFINEMENT' as const, phase_visits: {}, guidance: [...rest.mind.guidance, ...notes] };
+  const focus = opts.focus?.trim();
+  // The parent's open questions (those it searched for and did not close too) are open again here.
+  const open = new Set(openQuestions(rest));
+  const gaps: Gap[] = rest.gaps.map((g) => (open.has(g) ? { ...g, addressed: false, searched_for: undefined, for_enhancement: !focus } : { ...g, for_enhancement: undefined }));
+  if (focus) gaps.push({ description: focus, suggested_queries: [focus], priority: 1, addressed: false, iteration: snapshot.iteration, for_enhancement: true });
+  else if (!open.size) gaps.push({ ...thinnestSection(snapshot), priority: 1, addressed: false, iteration: snapshot.iteration, for_enhancement: true });
+  // The supervisor picks up at refinement: the round it plans searches what the version is for.
+  // Its wall-time budget counts from now; the other budgets get as much again as they had.
+  const startedMs = Date.parse(now);
+  const mind = { ...rest.mind, phase: 'REFINEMENT' as const, phase_visits: {}, sections_filled: undefined, section_fill: undefined, started_ms: startedMs, budget_topups: {} };
+  const used = budgetUsed(rest, startedMs);
+  const limits = budgetLimits(settings, rest.mind.budget_topups);
+  const budget = Object.fromEntries(Object.entries(limits).map(([k, v]) => [k, k === 'wall_seconds' ? v : (v as number) + used[k as keyof typeof used]]));
   return {
     ...rest,
     research_id: newId,
@@ -69,6 +85,7 @@ export function enhancedState(snapshot: ResearchSnapshot, newId: string, setting
       max_iterations: snapshot.iteration + iterations,
       // Room for new sources: the refiner stops when the source budget is used up.
       max_sources: snapshot.sources.length + settings.max_sources,
+      ...(Object.keys(budget).length ? { budget } : {}),
       ...(opts.model ? { model: opts.model } : {}),
       // A new version is not a run of the schedule the original came from.
       schedule_id: undefined,
@@ -86,9 +103,24 @@ export function enhancedState(snapshot: ResearchSnapshot, newId: string, setting
     waiting: undefined,
     cancel_requested: undefined,
     verified: false,
-    gaps: [...snapshot.gaps, gap],
+    stops: undefined,
+    stated_gaps: undefined,
+    gaps,
     mind,
+    ...(contexts.length ? { input_contexts: [...(rest.input_contexts ?? []), ...contexts] } : {}),
+    enhancement: { parent_id: snapshot.research_id, ...(focus ? { focus } : {}), reopen_sections: snapshot.stated_gaps ?? [] },
     // Another model: the new run settles its provider chains again from the new settings.
     ...(opts.model ? { providers: undefined } : {}),
   };
+}
+
+/** A plain enhancement of a report that left no open question: its section with the fewest citations. */
+function thinnestSection(snapshot: ResearchSnapshot): { description: string; suggested_queries: string[] } {
+  const outline = snapshot.plan?.outline ?? [];
+  const stated = new Set(snapshot.stated_gaps ?? []);
+  const bodies = new Map(parseReport(snapshot.report_markdown ?? '').sections.map((x) => [x.title.toLowerCase(), x.body]));
+  const cited = (title: string) => (stated.has(title) ? 0 : citedIds(bodies.get(title.toLowerCase()) ?? '').length);
+  const thinnest = [...outline].sort((a, b) => cited(a) - cited(b))[0];
+  if (!thinnest) return { description: `More on ${snapshot.initial_query}`, suggested_queries: [snapshot.initial_query] };
+  return { description: `The report says least about “${thinnest}”`, suggested_queries: [`${snapshot.initial_query} ${thinnest}`] };
 }

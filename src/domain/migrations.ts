@@ -7,7 +7,7 @@ import type { ResearchState, Waiting, WaitKind } from './types';
 import type { ResearchStatus } from './names';
 
 /** The state shape this build writes. */
-export const STATE_VERSION = 9;
+export const STATE_VERSION = 10;
 
 /** The research mind of a session that has not researched yet. */
 export function freshMind(startedMs: number): MindState {
@@ -29,6 +29,7 @@ const MIGRATIONS: Record<number, Migration> = {
   6: (s) => s,
   7: (s) => s,
   8: toOneEngine,
+  9: recordStopsAndStatedGaps,
 };
 
 /** The version a state was written by; states before v9 carry no number and are told by their marks. */
@@ -135,4 +136,45 @@ function toOneEngine(s: Raw): Raw {
 /** Research had begun: the first iteration's queries were set (serial loop) or sources exist. */
 function startedResearch(s: Raw): boolean {
   return Number(s.iteration ?? 0) > 0 || ((s.sources as unknown[] | undefined)?.length ?? 0) > 0;
+}
+
+/**
+ * v10: a run that stopped early is recorded in `stops` (what a resumed run reopens and reports on),
+ * and a finished report's sections stated as gaps in `stated_gaps` (what an enhanced version
+ * reopens). A v9 snapshot read from the session store carries its report's text: both are read
+ * from it (v9 builds wrote these lines in English), and the text is dropped (the report is in the
+ * artifact store). Without the text (a state carried by continue-as-new) nothing is known to add.
+ */
+function recordStopsAndStatedGaps(s: Raw): Raw {
+  const { report_markdown, ...out } = s;
+  out.state_version = 10;
+  const sections = typeof report_markdown === 'string' ? sectionsLeading(report_markdown) : undefined;
+  if (!sections) return out;
+  const status = s.status as ResearchStatus;
+  if (['cancelled', 'timed_out', 'failed'].includes(status) && !out.stops) {
+    const sources = (s.sources as { status?: string; analyzed?: boolean; skipped_off_topic?: boolean }[] | undefined) ?? [];
+    out.stops = [
+      {
+        status,
+        ...(typeof s.reason === 'string' ? { reason: s.reason } : {}),
+        at: String(s.updated_at),
+        sources_read: sources.filter((x) => x.status === 'fetched' && x.analyzed && !x.skipped_off_topic).length,
+        findings: ((s.findings as unknown[] | undefined) ?? []).length,
+        unwritten: sections.filter((x) => x.lead.startsWith('**Not written:**')).map((x) => x.title),
+      },
+    ];
+  }
+  if (status === 'completed' && !out.stated_gaps) out.stated_gaps = sections.filter((x) => x.lead.startsWith('**Gap:**')).map((x) => x.title);
+  return out;
+}
+
+/** Each "## " section's title and the first line of its body. */
+function sectionsLeading(markdown: string): { title: string; lead: string }[] {
+  return markdown
+    .split(/^## /m)
+    .slice(1)
+    .map((part) => {
+      const [title, ...body] = part.split('\n');
+      return { title: title.trim(), lead: body.join('\n').trim().split('\n')[0] ?? '' };
+    });
 }

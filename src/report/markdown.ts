@@ -3,6 +3,7 @@
 
 import { resolveCitations, type RemovedCitation, type ResolvableSource } from './citations';
 import { dedupePatch, type MergedClaim } from './dedupe';
+import { resumedNote, type ResumedRun } from './resumed';
 import { finishSections, isPlaceholderOnly, PLACEHOLDER } from './sections';
 import type { ReportShape } from '../domain/types';
 
@@ -123,12 +124,12 @@ function truncateAtBoundary(text: string, max: number): string {
   return sanitizeMarkdown(sentence > max * 0.5 ? result : `${result}…`);
 }
 
-function sameTitle(a: string, b: string): boolean {
+export function sameTitle(a: string, b: string): boolean {
   const norm = (t: string) => t.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
   return norm(a) === norm(b);
 }
 
-function isGenerated(title: string): boolean {
+export function isGenerated(title: string): boolean {
   return GENERATED_SECTIONS.some((g) => sameTitle(g, title));
 }
 
@@ -171,6 +172,8 @@ export interface ReportExtras {
   stopped?: string;
   /** What the gathering and analysis fell short of that no further round could change. */
   shortfalls?: string[];
+  /** Earlier runs that stopped early, and what the research added after each. */
+  resumed?: ResumedRun[];
 }
 
 const CITATION_GROUP = /\[((?:S\d+)(?:\s*[,;]\s*S\d+)*)\]/g;
@@ -238,6 +241,7 @@ export function verifyReportCitations(
       }.`,
     );
   }
+  if (extra.resumed?.length) notes.push(...resumedNote(extra.resumed, escapeInline));
   if (extra.stopped) notes.push(`> **Unfinished:** the research ${escapeInline(extra.stopped)}; sections it never reached say so.`);
   if (extra.shortfalls?.length) {
     notes.push(`- Where the research fell short of its own quality bar (another round could not change it):\n${extra.shortfalls.map((f) => `  - ${escapeInline(f)}`).join('\n')}`);
