@@ -261,6 +261,8 @@ export interface VerifyCitationsOutput extends ReportVersion {
   citations_found?: number;
   /** Each removed citation with the claim it was attached to and why. */
   removed_details?: { citation: string; claim: string; reason: string }[];
+  /** Repeated claims merged by the final check, after every removal (counted in the Notes). */
+  merged?: { sentence: string; merged_into: string }[];
 }
 
 export interface ScoreRelevanceInput {

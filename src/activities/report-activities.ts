@@ -61,6 +61,7 @@ export function createReportActivities(artifacts: ArtifactStore) {
         cited_sources: result.cited,
         citations_found: result.citations_found,
         removed_details: result.removed_citations,
+        ...(result.merged.length ? { merged: result.merged.slice(0, 50) } : {}),
       };
     },
   };

@@ -2,7 +2,7 @@
 // append to sections; the result is always well-formed markdown within the size budget.
 
 import { resolveCitations, type RemovedCitation, type ResolvableSource } from './citations';
-import { dedupePatch, type MergedClaim } from './dedupe';
+import { dedupePatch, mergeRepeatedClaims, type MergedClaim } from './dedupe';
 import { finishSections, isPlaceholderOnly, PLACEHOLDER } from './sections';
 import type { ReportShape } from '../domain/types';
 
@@ -150,6 +150,8 @@ export interface VerifiedReport {
   citations_found: number;
   /** Citations removed (unknown ids, links to pages never fetched), each with its claim. */
   removed_citations: RemovedCitation[];
+  /** Repeated claims the final check merged (after every removal). */
+  merged: MergedClaim[];
 }
 
 export interface ReportExtras {
@@ -200,7 +202,6 @@ export function verifyReportCitations(
   };
   report.head = resolve(report.head);
   for (const s of report.sections) s.body = resolve(s.body);
-  report.sections = finishSections(report.sections, extra);
   const removed = new Set<string>(removedCitations.flatMap((r) => r.ids ?? []));
   const cited = new Set<string>();
   const fix = (text: string) =>
@@ -215,6 +216,10 @@ export function verifyReportCitations(
       .replace(/[ \t]+([.,;:])/g, '$1');
   report.head = fix(report.head);
   for (const s of report.sections) s.body = fix(s.body);
+  // Repeats are merged last, once every removal is done: a sentence that differed from another
+  // only by a citation now gone is the same sentence.
+  const repeated = mergeAcrossSections(report);
+  report.sections = finishSections(report.sections, extra);
   const citedSources = [...cited].map((id) => known.get(id) as CitableSource).sort((a, b) => idNumber(a.id) - idNumber(b.id));
   report.sections.push({
     title: 'Sources',
@@ -251,7 +256,8 @@ export function verifyReportCitations(
         .join('\n')}`,
     );
   }
-  if (extra.mergedClaims) notes.push(`- ${extra.mergedClaims} repeated claim(s) were merged into one (their citations combined).`);
+  const mergedClaims = (extra.mergedClaims ?? 0) + repeated.length;
+  if (mergedClaims) notes.push(`- ${mergedClaims} repeated claim(s) were merged into one (their citations combined).`);
   if (removed.size) {
     notes.push(`> **Warning:** removed citations of sources that were never fetched: ${[...removed].sort((a, b) => idNumber(a) - idNumber(b)).join(', ')}.`);
   }
@@ -278,7 +284,24 @@ export function verifyReportCitations(
     cited: citedSources.map((s) => s.id),
     citations_found: found,
     removed_citations: removedCitations,
+    merged: repeated,
   };
+}
+
+/**
+ * Merges repeated claims across every outline section; a section whose every claim was said
+ * before says where instead of standing empty.
+ */
+function mergeAcrossSections(report: ParsedReport): MergedClaim[] {
+  const before = report.sections.map((s) => !isPlaceholderOnly(s.body));
+  const out = mergeRepeatedClaims(renderReport({ head: '', sections: report.sections }));
+  if (!out.merged.length) return [];
+  const merged = parseReport(out.markdown).sections;
+  report.sections.forEach((s, i) => {
+    const body = merged[i]?.body ?? '';
+    s.body = before[i] && isPlaceholderOnly(body) ? `**Covered above:** what the research found on “${s.title}” is already said in the sections before.` : body;
+  });
+  return out.merged;
 }
 
 function citationSummary(found: number, resolved: number, removed: RemovedCitation[]): string {

@@ -1,5 +1,6 @@
 // Puts the citation check into the report: a mark after each unsupported sentence, and a
 // "Citation check" list at the end of Notes. Only adds text; running it again changes nothing.
+import { mergeRepeatedClaims } from '../report/dedupe';
 import { parseReport, renderReport } from '../report/markdown';
 import { allSentences, citedSentences, UNSUPPORTED_MARK } from '../report/sentences';
 import type { ClaimCheck, DoiCheck, LinkCheck } from './types';
@@ -16,10 +17,14 @@ export interface CitationCheckSummary {
   sources: { id: string; url: string }[];
   linksChecked: boolean;
   uncheckedClaims?: number;
+  /** Repeated sentences merged after the check's own removals. */
+  mergedAfterCheck?: number;
 }
 
 export function annotateReport(markdown: string, summary: CitationCheckSummary): string {
-  return withCheckList(markUnsupported(dropMisattributed(markdown, summary.claims), summary.claims), summary);
+  // Citations the check removed may leave two sentences alike: the merge of repeats runs after it.
+  const { markdown: merged, merged: repeats } = mergeRepeatedClaims(markUnsupported(dropMisattributed(markdown, summary.claims), summary.claims));
+  return withCheckList(merged, { ...summary, mergedAfterCheck: repeats.length });
 }
 
 const CITATION_GROUP = /\[(S\d+(?:\s*[,;]\s*S\d+)*)\]/g;
@@ -100,6 +105,7 @@ function checkList(summary: CitationCheckSummary): string[] {
   for (const claim of summary.claims.filter((c) => c.unsupported_ids?.length)) {
     lines.push(`- Citation removed${cite(claim.unsupported_ids as string[])} (the source does not say it; another cited source does): “${inline(quote(claim.sentence))}”`);
   }
+  if (summary.mergedAfterCheck) lines.push(`- ${summary.mergedAfterCheck} repeated sentence(s) merged into the one they repeat after the check.`);
   if (summary.uncheckedClaims) lines.push(`- ${summary.uncheckedClaims} further cited sentence(s) were not checked.`);
   return lines;
 }

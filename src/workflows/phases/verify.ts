@@ -84,6 +84,7 @@ function recordCitations(s: ResearchSession, out: VerifyCitationsOutput): void {
   st.citation_warnings = out.removed_citations;
   if (out.removed_details) st.citation_removals = out.removed_details;
   if (out.citations_found !== undefined) st.citations_found = out.citations_found;
+  if (out.merged?.length) (st.merged_claims ??= []).push(...out.merged);
   const removals = out.removed_details ?? [];
   for (const r of removals.slice(0, 20)) s.warn(`removed citation ${r.citation} (${r.reason})${r.claim ? `: "${r.claim}"` : ''}`);
   if (removals.length > 20) s.warn(`removed ${removals.length - 20} more citations (listed in the report's notes and in citation_removals)`);
