@@ -180,3 +180,12 @@ describe('the final check merges repeats last', () => {
     expect(out).toContain('1 repeated sentence(s) merged into the one they repeat after the check');
   });
 });
+
+describe('the report’s own lines are not claims', () => {
+  it('two gap sections that tried the same queries both keep their queries, however often the merge runs', () => {
+    const md = '# Q\n\n## Costs\n\n_Research in progress._\n\n## Policy\n\n_Research in progress._\n';
+    const v = verifyReportCitations(md, [], 0, { searchedQueries: ['solar costs and policy'] });
+    const checked = annotateReport(v.markdown, { claims: [], links: [], sources: [], linksChecked: false });
+    expect(checked.match(/Queries tried: “solar costs and policy”\./g)).toHaveLength(2);
+  });
+});

@@ -253,6 +253,10 @@ export interface VerifyCitationsInput {
   stopped?: string;
   /** What the gathering and analysis fell short of that no further round could change. */
   shortfalls?: string[];
+  /** The asker's language (the plan's research context): the report's own words follow it. */
+  language?: string;
+  /** Sources read whose reader found they do not address the question: listed, never cited. */
+  not_counted?: { id: string; title: string; url: string; reason: string }[];
 }
 export interface VerifyCitationsOutput extends ReportVersion {
   removed_citations: string[];

@@ -1,6 +1,7 @@
 // One claim, once: a sentence that repeats one already in the report (same words after
 // normalisation, or nearly so, and the same numbers) is dropped and its citations are added to
 // the sentence it repeats. Findings are compared the same way before they reach the writer.
+import { everyLanguage } from './labels';
 import { allSentences, type SentenceSpan } from './sentences';
 import { numbersIn, terms } from './words';
 
@@ -92,6 +93,8 @@ export function mergeRepeatedClaims(markdown: string): { markdown: string; merge
   const merged: MergedClaim[] = [];
   const removals: Edit[] = [];
   for (const span of allSentences(markdown)) {
+    // The report's own lines (a gap, a section not written) say alike things on purpose.
+    if (isGeneratedParagraph(markdown, span.start)) continue;
     const sig = signature(span.text);
     const match = known.find((k) => repeats(sig, k.sig));
     if (!match || inTableRow(markdown, span.start)) {
@@ -115,6 +118,20 @@ function afterLineMarker(markdown: string, start: number): number {
   if (lineStart !== start) return start;
   const marker = /^[ \t]*(?:>[ \t]?)*(?:(?:[-*+]|\d+[.)])[ \t]+)?/.exec(markdown.slice(start))?.[0] ?? '';
   return start + marker.length;
+}
+
+/** The bold lead of every line the report writes itself, in every language ("**Gap:**", "**Lücke:**", …). */
+const GENERATED_LEADS = [
+  ...everyLanguage((l) => l.gap('')),
+  ...everyLanguage((l) => l.notWritten('', '')),
+  ...everyLanguage((l) => l.coveredAbove('')),
+  ...everyLanguage((l) => l.notAnswered(0, 0, '')),
+].map((line) => /^\*\*[^*]+\*\*/.exec(line)?.[0] ?? line);
+
+function isGeneratedParagraph(markdown: string, at: number): boolean {
+  const start = Math.max(markdown.lastIndexOf('\n\n', at - 1) + 2, 0);
+  const opening = markdown.slice(start, start + 60).replace(/^[>\s]+/, '');
+  return GENERATED_LEADS.some((lead) => opening.startsWith(lead));
 }
 
 function inTableRow(markdown: string, at: number): boolean {

@@ -75,6 +75,7 @@ async function citationInput(s: ResearchSession, extra: CitationExtra): Promise<
     contradictions: s.mind.contradictions.map((c) => `${c.description} (${c.finding_ids.join(', ')})`),
     ...(extra.shortfalls?.length ? { shortfalls: extra.shortfalls } : {}),
     ...(extra.stopped ? { stopped: extra.stopped } : {}),
+    ...(st.plan?.context?.language ? { language: st.plan.context.language } : {}),
   };
 }
 
