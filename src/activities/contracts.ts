@@ -163,6 +163,8 @@ export interface AnalyzedGap {
 }
 export interface AnalyzeSourcesOutput {
   findings: AnalyzedFinding[];
+  /** Sources the analyst read and found do not address the question, with why: never cited. */
+  not_addressing?: Record<string, string>;
   gaps: AnalyzedGap[];
   /** The analyzer's rating of each source's evidence; absent in results recorded before it. */
   source_quality?: Record<string, 'low' | 'medium' | 'high'>;

@@ -80,14 +80,16 @@ export function verifyReportCitations(markdown: string, fetched: CitableSource[]
   };
   report.head = resolve(report.head);
   for (const s of report.sections) s.body = resolve(s.body);
-  const removed = new Set<string>(removedCitations.flatMap((r) => r.ids ?? []));
+  // A citation of a source read and found off the question was fetched: it goes for that reason.
+  for (const r of removedCitations) if (r.ids?.length && r.ids.every((id) => notCounted.has(id))) r.reason = `${r.ids.join(', ')} does not address the question`;
+  const removed = new Set<string>(removedCitations.flatMap((r) => r.ids ?? []).filter((id) => !notCounted.has(id)));
   const cited = new Set<string>();
   const fix = (text: string) =>
     text
       .replace(CITATION_GROUP, (_m, group: string) => {
         const ids = group.split(/\s*[,;]\s*/);
         const kept = ids.filter((id) => known.has(id));
-        ids.filter((id) => !known.has(id)).forEach((id) => removed.add(id));
+        ids.filter((id) => !known.has(id) && !notCounted.has(id)).forEach((id) => removed.add(id));
         kept.forEach((id) => cited.add(id));
         return kept.length ? `[${kept.join(', ')}]` : '';
       })
@@ -229,6 +231,7 @@ function reasonIn(reason: string, labels: ReportLabels): string {
   if ((m = /^links to (\S+), which was never fetched$/.exec(reason))) return labels.reasons.neverFetched(m[1]);
   if ((m = /^footnote (\S+) names no fetched source$/.exec(reason))) return labels.reasons.footnote(m[1]);
   if ((m = /^image from (\S+), which was never fetched$/.exec(reason))) return labels.reasons.image(m[1]);
+  if ((m = /^(.+) does not address the question$/.exec(reason))) return labels.reasons.offQuestion(m[1]);
   return reason;
 }
 

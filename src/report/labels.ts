@@ -27,7 +27,7 @@ export interface ReportLabels {
   removed: (citation: string, reason: string) => string;
   andMore: (n: number) => string;
   /** Why a citation was removed; the resolver's reasons, by kind. */
-  reasons: { noSource: (ids: string) => string; neverFetched: (url: string) => string; footnote: (label: string) => string; image: (url: string) => string };
+  reasons: { noSource: (ids: string) => string; neverFetched: (url: string) => string; footnote: (label: string) => string; image: (url: string) => string; offQuestion: (ids: string) => string };
   skipped: (n: number, threshold: string) => string;
   notCounted: (n: number) => string;
   notAnswered: (found: number, read: number, queries: string) => string;
@@ -85,6 +85,7 @@ const EN: ReportLabels = {
     neverFetched: (url) => `links to ${url}, which was never fetched`,
     footnote: (label) => `footnote ${label} names no fetched source`,
     image: (url) => `image from ${url}, which was never fetched`,
+    offQuestion: (ids) => `${ids} does not address the question`,
   },
   skipped: (n, t) => `${n} source(s) were not read: off-topic for their sub-question (relevance below ${t}):`,
   notCounted: (n) => `${n} source(s) were read but do not address the question, so nothing is cited from them:`,

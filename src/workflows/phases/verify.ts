@@ -76,6 +76,7 @@ async function citationInput(s: ResearchSession, extra: CitationExtra): Promise<
     ...(extra.shortfalls?.length ? { shortfalls: extra.shortfalls } : {}),
     ...(extra.stopped ? { stopped: extra.stopped } : {}),
     ...(st.plan?.context?.language ? { language: st.plan.context.language } : {}),
+    ...(st.sources.some((x) => x.off_question) ? { not_counted: st.sources.filter((x) => x.off_question).map((x) => ({ id: x.id, title: x.title, url: x.url, reason: x.off_question as string })) } : {}),
   };
 }
 
