@@ -7,18 +7,23 @@
 //   gaps       outline sections the report declares a gap while a read, on-topic source speaks to
 //              them (half the section title's content words or more in its text)
 // Goals (issue 20): ≥ 60 % cited, repeated claims ≤ 3 %, no gap section a read source addresses.
-//   npm run bench:report [-- --world easy|hard] [-- --runs 3]
+// With ../shared/data/extraction-trafilatura present the default world is the real-page one
+// (scripts/bench-real.ts): report quality is judged there; the generated worlds are for speed.
+//   npm run bench:report [-- --world real|easy|hard] [-- --runs 3]
 import { PLACEHOLDER } from '../src/report/sections';
 import { parseReport } from '../src/report/markdown';
 import { relevanceScore } from '../src/report/relevance';
 import { openArtifactStore } from '../src/stores/open';
 import { citedSentences } from '../src/report/sentences';
 import { runStandalone } from '../test/harness/standalone';
+import { corpusAvailable } from '../test/harness/real-pages';
+import { runRealBench } from './bench-real';
 import type { Harness, TestEnvironment } from '../test/harness';
 import { repeatedClaims } from './bench-claims';
 import { arg, chosenWorlds, playWorld, SESSION_SETTINGS, type World } from './bench-worlds';
 
-const runs = Math.max(1, Number(arg('runs') ?? 3));
+const chosen = arg('world') ?? arg('profile') ?? (corpusAvailable() ? 'real' : undefined);
+const runs = Math.max(1, Number(arg('runs') ?? (chosen === 'real' ? 1 : 3)));
 /** Share of a section title's content words a source must contain to speak to that section. */
 const ADDRESSES = 0.5;
 
@@ -78,10 +83,15 @@ function summary(world: World, all: Figures[]): void {
   console.log(`  goal no gap section a read, on-topic source addresses: ${addressed === 0 ? 'PASS' : 'FAIL'}`);
 }
 
-runStandalone({ search: { resultsPerQuery: 6 } }, async (env, harness) => {
-  const results = new Map<World, Figures[]>();
-  for (let run = 1; run <= runs; run++) {
-    for (const world of chosenWorlds()) results.set(world, [...(results.get(world) ?? []), await runOnce(env, harness, world, run)]);
-  }
-  for (const [world, all] of results) summary(world, all);
-});
+if (chosen === 'real') {
+  if (!corpusAvailable()) throw new Error('--world real needs ../shared/data/extraction-trafilatura (or REAL_PAGES_DIR)');
+  runRealBench(runs, arg('only')?.split(','));
+} else {
+  runStandalone({ search: { resultsPerQuery: 6 } }, async (env, harness) => {
+    const results = new Map<World, Figures[]>();
+    for (let run = 1; run <= runs; run++) {
+      for (const world of chosenWorlds()) results.set(world, [...(results.get(world) ?? []), await runOnce(env, harness, world, run)]);
+    }
+    for (const [world, all] of results) summary(world, all);
+  });
+}

@@ -55,7 +55,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
 }
 
 /** Config for one test: its own data directory and task queue on the given Temporal server. */
-export function testConfig(harness: Harness, address: string, extraEnv: Record<string, string> = {}): { config: AppConfig; env: Record<string, string> } {
+export function testConfig(harness: Pick<Harness, 'env'>, address: string, extraEnv: Record<string, string> = {}): { config: AppConfig; env: Record<string, string> } {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'dr-data-'));
   const env = {
     ...harness.env,
@@ -104,7 +104,7 @@ export interface EnvironmentOptions {
   configure?: (config: AppConfig) => void;
 }
 
-export async function startEnvironment(harness: Harness, address: string, opts: EnvironmentOptions = {}): Promise<TestEnvironment> {
+export async function startEnvironment(harness: Pick<Harness, 'env'>, address: string, opts: EnvironmentOptions = {}): Promise<TestEnvironment> {
   quietRuntime();
   const { config, env } = testConfig(harness, address, opts.extraEnv);
   opts.configure?.(config);

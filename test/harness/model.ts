@@ -65,6 +65,8 @@ export interface ModelScript extends ProviderScript {
   delayFor?: (name: string | undefined, prompt: string) => number;
   /** Summarization requests (content_summary) fail with a 500. */
   failSummaries?: boolean;
+  /** Answers of its own (e.g. the real-page world's grounded model); undefined falls back to the script. */
+  respond?: (name: string | undefined, prompt: string) => unknown;
 }
 
 export interface FakeModel {
@@ -232,6 +234,8 @@ function requestedName(body: ChatRequest): string | undefined {
 }
 
 function scriptedObject(name: string | undefined, prompt: string, script: ModelScript): unknown {
+  const own = script.respond?.(name, prompt);
+  if (own !== undefined) return own;
   if (name === 'panel_answer') return panelAnswer(prompt);
   if (name === 'panel_synthesis') return panelSynthesis(prompt);
   if (name === 'input_check') return inputCheck(prompt);

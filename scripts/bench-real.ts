@@ -1,0 +1,106 @@
+// bench:report on the real-page world (test/harness/real-world.ts): every question of
+// test/harness/real-questions.ts researched as `deep-research start --yes "<question>"` does, with
+// the product's default settings, then a cancel-and-resume and two enhance runs. Per kind of
+// question (answered, partial, unanswerable) it prints what a careful reader would count:
+//   repeats        cited sentences that repeat an earlier one (same numbers, 80 % of the words)
+//   off-topic      cited sources a person judges off topic (real-judgements.json: by each page's
+//                  own title and text; every page is off topic for an unanswerable question)
+//   invented left  citations of sources that do not exist still in the report
+//   misattributed  of the citations the grounded writer put on the wrong source (its log) that
+//                  are in the final report, how many the report flags; false flags: flags on
+//                  sentences cited to the source they came from
+//   on-topic cited read, on-topic sources cited in the body
+//   open questions distinct, phrased as questions, citing only sources the report lists
+// Goals (issue 29): repeats ≤ 3 %, 0 off-topic cited, 0 sources cited on unanswerable questions,
+// misattribution recall 1.0 with ≤ 5 % false flags, ≥ 60 % of read on-topic sources cited,
+// resume and enhance change the report when they find something.
+//   npm run bench:report [-- --world real] [-- --runs 2] [-- --only lithium,metformin]
+import { ENHANCED, REAL_PLANS, REAL_QUESTIONS, type QuestionKind } from '../test/harness/real-questions';
+import { runInRealWorld } from '../test/harness/real-world';
+import type { ReportFigures } from './real-figures';
+import { cancelThenResume, enhance, research, researchAndMeasure } from './real-runs';
+
+const pct = (a: number, b: number) => (b ? `${Math.round((100 * a) / b)} %` : 'n/a');
+const clip = (t: string, n = 150) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);
+
+function printSession(f: ReportFigures, run: number): void {
+  const off = f.cited.filter((c) => c.verdict === 'off');
+  const unjudged = f.cited.filter((c) => c.verdict === 'unjudged');
+  const oq = f.openQuestions;
+  console.log(
+    `[${f.question.kind} ${f.question.id} ${run}] ${f.status}: ${f.sources} sources, ${f.read} read (${f.readOnTopic} on topic, ${f.readOnTopicCited} of them cited); ` +
+      `${f.cited.length} cited, ${off.length} off topic${unjudged.length ? `, ${unjudged.length} unjudged` : ''}; ${f.claims} cited claims, ${f.repeats.length} repeated; ` +
+      `${f.inventedLeft.length} invented citations left; misattributions ${f.misattributions.flagged}/${f.misattributions.inReport} flagged (${f.misattributions.made} made), ` +
+      `${f.falseFlags.flagged} false flags of ${f.falseFlags.of}; open questions ${oq.items.length} (${oq.duplicates} repeated, ${oq.notQuestions} not questions, ${oq.unlistedCitations} citing unlisted sources)`,
+  );
+  if (process.env.BENCH_EXAMPLES) {
+    for (const c of off.slice(0, 3)) console.log(`    off topic: [${c.id}] ${clip(c.title, 100)}`);
+    for (const c of unjudged) console.log(`    unjudged: [${c.id}] ${clip(c.title, 100)}`);
+    for (const r of f.repeats.slice(0, 3)) console.log(`    repeated: ${clip(r)}`);
+    for (const m of f.misattributions.missed.slice(0, 3)) console.log(`    misattribution not flagged: ${clip(m)}`);
+    for (const e of f.falseFlags.examples.slice(0, 3)) console.log(`    false flag: ${clip(e)}`);
+    for (const q of oq.items.slice(0, 4)) console.log(`    open question: ${clip(q)}`);
+  }
+}
+
+function summary(kind: QuestionKind, all: ReportFigures[]): void {
+  const sum = (f: (x: ReportFigures) => number) => all.reduce((n, x) => n + f(x), 0);
+  const claims = sum((x) => x.claims);
+  const repeats = sum((x) => x.repeats.length);
+  const cited = sum((x) => x.cited.length);
+  const off = sum((x) => x.cited.filter((c) => c.verdict === 'off').length);
+  const borderline = sum((x) => x.cited.filter((c) => c.verdict === 'borderline').length);
+  const unjudged = sum((x) => x.cited.filter((c) => c.verdict === 'unjudged').length);
+  const inReport = sum((x) => x.misattributions.inReport);
+  const flagged = sum((x) => x.misattributions.flagged);
+  const falseFlags = sum((x) => x.falseFlags.flagged);
+  const correct = sum((x) => x.falseFlags.of);
+  const readOn = sum((x) => x.readOnTopic);
+  const readOnCited = sum((x) => x.readOnTopicCited);
+  const items = sum((x) => x.openQuestions.items.length);
+  const badItems = sum((x) => x.openQuestions.items.length && Math.min(x.openQuestions.items.length, x.openQuestions.duplicates + x.openQuestions.notQuestions + x.openQuestions.unlistedCitations));
+  console.log(`\n${kind}: ${all.length} session(s) — ${[...new Set(all.map((x) => x.question.id))].join(', ')}`);
+  console.log(`  repeated cited claims:        ${repeats} of ${claims} (${pct(repeats, claims)})  goal ≤ 3 %: ${claims && repeats / claims <= 0.03 ? 'PASS' : 'FAIL'}`);
+  console.log(`  cited sources off topic:      ${off} of ${cited} (${pct(off, cited)}); borderline ${borderline}; unjudged ${unjudged}  goal 0: ${off === 0 ? 'PASS' : 'FAIL'}`);
+  if (kind === 'unanswerable') console.log(`  sources cited per report:     ${all.map((x) => x.cited.length).join(', ')}  goal 0: ${cited === 0 ? 'PASS' : 'FAIL'}`);
+  console.log(`  invented citations left:      ${sum((x) => x.inventedLeft.length)}  goal 0: ${sum((x) => x.inventedLeft.length) === 0 ? 'PASS' : 'FAIL'}`);
+  console.log(`  misattributions flagged:      ${flagged} of ${inReport} in the reports (recall ${inReport ? (flagged / inReport).toFixed(2) : 'n/a'}; ${sum((x) => x.misattributions.made)} made)  goal 1.0: ${flagged === inReport ? 'PASS' : 'FAIL'}`);
+  console.log(`  false flags:                  ${falseFlags} of ${correct} rightly cited claims (${pct(falseFlags, correct)})  goal ≤ 5 %: ${!correct || falseFlags / correct <= 0.05 ? 'PASS' : 'FAIL'}`);
+  if (kind !== 'unanswerable') console.log(`  read on-topic sources cited:  ${readOnCited} of ${readOn} (${pct(readOnCited, readOn)})  goal ≥ 60 %: ${readOn && readOnCited / readOn >= 0.6 ? 'PASS' : 'FAIL'}`);
+  console.log(`  open questions well-formed:   ${items - badItems} of ${items} (${pct(items - badItems, items)}; repeated ${sum((x) => x.openQuestions.duplicates)}, not questions ${sum((x) => x.openQuestions.notQuestions)}, citing unlisted sources ${sum((x) => x.openQuestions.unlistedCitations)})`);
+}
+
+export function runRealBench(runs: number, only?: string[]): void {
+  runInRealWorld({ plans: REAL_PLANS }, async (env, world) => {
+    const started = Date.now();
+    const questions = REAL_QUESTIONS.filter((q) => !only?.length || only.includes(q.id));
+    const byKind = new Map<QuestionKind, ReportFigures[]>();
+    for (let run = 1; run <= runs; run++) {
+      for (const q of questions) {
+        const f = await researchAndMeasure(env, world, q);
+        printSession(f, run);
+        if (process.env.BENCH_DUMP) console.log(f.run.report);
+        byKind.set(q.kind, [...(byKind.get(q.kind) ?? []), f]);
+      }
+    }
+    for (const [kind, all] of byKind) summary(kind, all);
+
+    const resumed = await cancelThenResume(env, world, 'Welche Rolle spielt die Offshore-Windenergie für die Energiewende in Deutschland?');
+    console.log(`\nresume (offshore-wind, cancelled after its first findings, then resumed):`);
+    console.log(`  cancelled: ${resumed.cancelled.status}, ${resumed.cancelled.findings} findings, ${resumed.cancelled.notWritten} "Not written" line(s)`);
+    console.log(`  resumed:   ${resumed.resumed.status}, ${resumed.resumed.findings} findings, ${resumed.resumed.notWritten} "Not written" line(s), Unfinished note ${resumed.resumed.unfinishedNote ? 'still there' : 'gone'}`);
+    console.log(`  report body changed by the resumed run: ${resumed.bodyChanged ? 'yes' : 'NO (byte-identical)'}  goal: changed, no "Not written" left: ${resumed.bodyChanged && resumed.resumed.notWritten === 0 ? 'PASS' : 'FAIL'}`);
+    if (process.env.BENCH_DUMP) console.log(`--- partial ---\n${resumed.partial}\n--- final ---\n${resumed.final}`);
+
+    const v1 = await research(env, world, ENHANCED.question);
+    for (const focus of [ENHANCED.focus, undefined]) {
+      const e = await enhance(env, world, v1, focus);
+      console.log(`\nenhance (climate-disasters, ${focus ? `--focus "${focus}"` : 'plain'}): ${e.status}`);
+      console.log(`  searched: ${e.searched.map((q) => `“${q}”`).join(', ') || '(nothing)'}`);
+      if (focus) console.log(`  focus searched verbatim: ${e.focusSearchedVerbatim ? 'yes' : 'NO'}`);
+      console.log(`  new sources read: ${e.newSourcesRead}; report body changed: ${e.bodyChanged ? 'yes' : 'NO'}; "What changed" section: ${e.whatChanged ? 'yes' : 'no'}; open questions ${e.openQuestions.before} → ${e.openQuestions.after}`);
+      if (process.env.BENCH_DUMP) console.log(`--- v2 ---\n${e.after}`);
+    }
+    console.log(`\n(${Math.round((Date.now() - started) / 1000)} s; judged off topic by a person's reading of each page's title and text, test/harness/real-judgements.json)`);
+  });
+}

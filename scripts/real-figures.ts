@@ -1,0 +1,138 @@
+// What a careful reader finds in one finished report of the real-page world (bench:report --world
+// real and test/real-pages-report.test.ts): repeated claims, off-topic sources cited, invented
+// citations left, the writer's misattributions flagged or missed, read on-topic sources left
+// uncited, and the open questions' shape. Only the report as a user gets it and the session's
+// sources are read; what the grounded model really did comes from its log.
+import type { ResearchSnapshot } from '../src/domain/types';
+import { allSentences, UNSUPPORTED_MARK } from '../src/report/sentences';
+import type { WriterLog } from '../test/harness/grounded-writer';
+import type { RealWorld } from '../test/harness/real-world';
+import { verdictFor, type RealQuestion, type Verdict } from '../test/harness/real-questions';
+import { nearlySame } from './bench-claims';
+
+export interface CitedPage {
+  id: string;
+  title: string;
+  verdict: Verdict;
+}
+
+export interface ReportFigures {
+  question: RealQuestion;
+  status: string;
+  sources: number;
+  read: number;
+  readOnTopic: number;
+  readOnTopicCited: number;
+  cited: CitedPage[];
+  claims: number;
+  repeats: string[];
+  inventedLeft: string[];
+  misattributions: { made: number; inReport: number; flagged: number; missed: string[] };
+  falseFlags: { flagged: number; of: number; examples: string[] };
+  openQuestions: { items: string[]; duplicates: number; notQuestions: number; unlistedCitations: number };
+}
+
+const CITATION_GROUP = /\[(S\d+(?:\s*[,;]\s*S\d+)*)\]/g;
+const norm = (t: string) => t.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+
+/** The report's body (its own sections), its Sources list and its Notes. */
+export function reportParts(report: string): { body: string; sources: string; notes: string } {
+  const [body, rest = ''] = report.split(/^## Sources\s*$/m);
+  const [sources, notes = ''] = rest.split(/^## Notes\s*$/m);
+  return { body, sources, notes };
+}
+
+export function citedIdsIn(text: string): string[] {
+  return [...new Set([...text.matchAll(CITATION_GROUP)].flatMap((m) => m[1].split(/\s*[,;]\s*/)))];
+}
+
+/** The writer's log entries made since `mark` (the lengths of its lists when the session started). */
+export function logSince(log: WriterLog, mark: LogMark, question: string): WriterLog {
+  return {
+    misattributions: log.misattributions.slice(mark.misattributions).filter((m) => m.question === question),
+    invented: log.invented.slice(mark.invented).filter((m) => m.question === question),
+    repeats: log.repeats.slice(mark.repeats).filter((m) => m.question === question),
+  };
+}
+
+export type LogMark = Record<keyof WriterLog, number>;
+export const markLog = (log: WriterLog): LogMark => ({ misattributions: log.misattributions.length, invented: log.invented.length, repeats: log.repeats.length });
+
+/** Items of the open-questions list (in Notes, or a section of its own). */
+export function openQuestionsIn(report: string): string[] {
+  const list = /Open questions[^\n]*:\n((?:[ \t]+- .*\n?)+)/i.exec(report)?.[1] ?? /^## (?:Open questions|Offene Fragen)\s*\n+((?:- .*\n?)+)/im.exec(report)?.[1] ?? '';
+  return list.split('\n').map((l) => l.replace(/^\s*- /, '').trim()).filter(Boolean);
+}
+
+export function measureReport(question: RealQuestion, state: ResearchSnapshot, report: string, world: RealWorld, log: WriterLog): ReportFigures {
+  const { body, sources: sourceList, notes } = reportParts(report);
+  const fetched = new Map(state.sources.filter((x) => x.status === 'fetched').map((x) => [x.id, x]));
+  const verdictOf = (id: string): Verdict => {
+    const page = world.pageAt(state.sources.find((x) => x.id === id)?.url ?? '');
+    return page ? verdictFor(question, page.key) : 'unjudged';
+  };
+  const read = [...fetched.values()].filter((x) => !x.skipped_off_topic);
+  const readOnTopic = read.filter((x) => verdictOf(x.id) === 'on');
+  const ids = citedIdsIn(body);
+  const cited = ids.filter((id) => fetched.has(id)).map((id) => ({ id, title: fetched.get(id)?.title ?? '', verdict: verdictOf(id) }));
+
+  const sentences = allSentences(body).filter((x) => x.source_ids.length > 0);
+  const texts = sentences.map((s) => s.text);
+  const repeats = texts.filter((t, i) => texts.some((u, j) => j < i && nearlySame(t, u)));
+
+  const inventedLeft = [
+    ...(body.match(/src-999|\(Source 12\)|nie-gelesen-\d+/g) ?? []),
+    ...ids.filter((id) => !fetched.has(id)).map((id) => `[${id}]`),
+  ];
+
+  // A "(Source 12)" the product resolved to a real S12 cites a source that did not say it: a misattribution too.
+  const made = [
+    ...log.misattributions.map((m) => ({ sentence: m.sentence, cited: m.cited })),
+    ...log.invented.filter((m) => m.citation === '(Source 12)' && fetched.has('S12') && !m.ids.includes('S12')).map((m) => ({ sentence: m.sentence, cited: 'S12' })),
+  ];
+  // The mark follows the sentence, or sits inside its span when the sentence runs on past it ("St. [S3] ⚠️ …").
+  const marked = (s: (typeof sentences)[number]) => body.slice(s.start, s.end + UNSUPPORTED_MARK.length).includes(UNSUPPORTED_MARK.trim());
+  const removedInNotes = [...notes.matchAll(/- Citation removed \[([^\]]+)\][^“]*“(.*)”/g)].map((m) => ({ ids: m[1].split(/,\s*/), text: m[2].replace(/\\(.)/g, '$1') }));
+  const matches = (text: string, m: { sentence: string }) => norm(text).includes(norm(m.sentence).split(' ').slice(0, 12).join(' '));
+  let inReport = 0;
+  let flagged = 0;
+  const missed: string[] = [];
+  for (const m of made) {
+    const wrong = sentences.filter((s) => s.source_ids.includes(m.cited) && matches(s.text, m));
+    const corrected = removedInNotes.some((r) => r.ids.includes(m.cited) && matches(r.text, m));
+    if (!wrong.length && !corrected) continue;
+    inReport++;
+    if (wrong.every(marked)) flagged++;
+    else missed.push(`${wrong.find((s) => !marked(s))?.text} [${m.cited}]`);
+  }
+  const isMisattributed = (text: string, sourceIds: string[]) => made.some((m) => sourceIds.includes(m.cited) && matches(text, m));
+  const correct = sentences.filter((s) => !isMisattributed(s.text, s.source_ids));
+  const rightRemovals = removedInNotes.filter((r) => !isMisattributed(r.text, r.ids));
+  const wrongFlags = [
+    ...correct.filter(marked).map((s) => `${s.text} [${s.source_ids.join(', ')}]`),
+    ...rightRemovals.map((r) => `(citation removed) ${r.text} [${r.ids.join(', ')}]`),
+  ];
+
+  const listed = new Set(citedIdsIn(sourceList.replace(/\\\[/g, '[').replace(/\\\]/g, ']')));
+  const items = openQuestionsIn(report).map((i) => i.replace(/\\(.)/g, '$1'));
+  return {
+    question,
+    status: state.status,
+    sources: state.sources.length,
+    read: read.length,
+    readOnTopic: readOnTopic.length,
+    readOnTopicCited: readOnTopic.filter((x) => ids.includes(x.id)).length,
+    cited,
+    claims: texts.length,
+    repeats,
+    inventedLeft,
+    misattributions: { made: made.length, inReport, flagged, missed },
+    falseFlags: { flagged: wrongFlags.length, of: correct.length + rightRemovals.length, examples: wrongFlags },
+    openQuestions: {
+      items,
+      duplicates: items.filter((t, i) => items.some((u, j) => j < i && (norm(t) === norm(u) || nearlySame(t, u)))).length,
+      notQuestions: items.filter((t) => !/[?？]\s*(\[[^\]]*\]\s*)*$/.test(t)).length,
+      unlistedCitations: items.filter((t) => citedIdsIn(t).some((id) => !listed.has(id))).length,
+    },
+  };
+}

@@ -1,0 +1,122 @@
+// Sessions in the real-page world, run as a user runs them (start --yes, cancel, resume,
+// enhance): shared by bench:report --world real and test/real-pages-report.test.ts.
+import type { ResearchSnapshot } from '../src/domain/types';
+import type { TestEnvironment } from '../test/harness';
+import type { RealWorld } from '../test/harness/real-world';
+import type { RealQuestion } from '../test/harness/real-questions';
+import { logSince, markLog, measureReport, openQuestionsIn, reportParts, type ReportFigures } from './real-figures';
+
+export interface Finished {
+  id: string;
+  state: ResearchSnapshot;
+  report: string;
+  /** Queries the session searched. */
+  searched: string[];
+}
+
+/** Starts a session as `start --yes` does and waits for its end. */
+export async function research(env: TestEnvironment, world: RealWorld, question: string, settings?: Record<string, unknown>): Promise<Finished> {
+  const before = world.search.queries.length;
+  const { researchId } = await env.client.start({ query: question, autoApprove: true, ...(settings ? { settings } : {}) });
+  return finished(env, world, researchId, before);
+}
+
+async function finished(env: TestEnvironment, world: RealWorld, id: string, searchedFrom: number): Promise<Finished> {
+  await env.client.waitForResult(id).catch(() => undefined);
+  const state = await env.client.state(id);
+  return { id, state, report: state.report_markdown, searched: world.search.queries.slice(searchedFrom) };
+}
+
+export type Measured = ReportFigures & { run: Finished };
+
+export async function researchAndMeasure(env: TestEnvironment, world: RealWorld, question: RealQuestion, settings?: Record<string, unknown>): Promise<Measured> {
+  const mark = markLog(world.grounded.log);
+  const run = await research(env, world, question.question, settings);
+  return { ...measureReport(question, run.state, run.report, world, logSince(world.grounded.log, mark, question.question)), run };
+}
+
+/** The report's own sections, without the generated ones (Sources, Notes) or a "What changed" digest. */
+export const bodyOf = (report: string) => reportParts(report).body.replace(/^## What changed[\s\S]*?(?=^## )/m, '').trim();
+export const notWrittenLines = (report: string) => (report.match(/\*\*Not written:\*\*/g) ?? []).length;
+
+export interface ResumeFigures {
+  cancelled: { status: string; findings: number; notWritten: number };
+  resumed: { status: string; findings: number; notWritten: number; unfinishedNote: boolean };
+  bodyChanged: boolean;
+  partial: string;
+  final: string;
+}
+
+/**
+ * Cancels a session once its first findings are in, resumes it and lets it finish. The model is
+ * given a latency (as a real one has): the first analysis answers at once, the others after 3 s,
+ * so the cancel lands while most sources are still being read.
+ */
+export async function cancelThenResume(env: TestEnvironment, world: RealWorld, question: string, settings?: Record<string, unknown>): Promise<ResumeFigures> {
+  const script = world.model.script;
+  let analyses = 0;
+  script.delayFor = (name) => (name === 'source_analysis' && analyses++ > 0 ? 3_000 : 0);
+  try {
+    const { researchId: id } = await env.client.start({ query: question, autoApprove: true, ...(settings ? { settings } : {}) });
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const s = await env.client.state(id);
+      if (s.findings.length >= 1 || ['completed', 'failed'].includes(s.status) || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await env.client.cancel(id, 'stopped to look at the first findings').catch(() => undefined);
+    const stopped = await finished(env, world, id, world.search.queries.length);
+    delete script.delayFor;
+    await env.client.resume(id);
+    const done = await finished(env, world, id, world.search.queries.length);
+    return {
+      cancelled: { status: stopped.state.status, findings: stopped.state.findings.length, notWritten: notWrittenLines(stopped.report) },
+      resumed: {
+        status: done.state.status,
+        findings: done.state.findings.length,
+        notWritten: notWrittenLines(done.report),
+        unfinishedNote: /\*\*Unfinished:\*\*/.test(done.report),
+      },
+      bodyChanged: bodyOf(stopped.report) !== bodyOf(done.report),
+      partial: stopped.report,
+      final: done.report,
+    };
+  } finally {
+    delete script.delayFor;
+  }
+}
+
+export interface EnhanceFigures {
+  focus?: string;
+  searched: string[];
+  focusSearchedVerbatim: boolean;
+  newSourcesRead: number;
+  bodyChanged: boolean;
+  whatChanged: boolean;
+  openQuestions: { before: number; after: number };
+  before: string;
+  after: string;
+  status: string;
+}
+
+/** A finished session enhanced (with a focus, or plainly) as `enhance <id> [--focus …]` does. */
+export async function enhance(env: TestEnvironment, world: RealWorld, v1: Finished, focus?: string): Promise<EnhanceFigures> {
+  const from = world.search.queries.length;
+  const { researchId } = await env.client.enhance(v1.id, focus ? { focus } : {});
+  const v2 = await finished(env, world, researchId, from);
+  const known = new Set(v1.state.sources.map((s) => s.url));
+  const fresh = v2.state.sources.filter((s) => !known.has(s.url) && s.status === 'fetched' && !s.skipped_off_topic);
+  const same = (q: string) => q.trim().toLowerCase() === focus?.trim().toLowerCase();
+  return {
+    focus,
+    searched: v2.searched,
+    focusSearchedVerbatim: focus ? v2.searched.some(same) : false,
+    newSourcesRead: fresh.length,
+    bodyChanged: bodyOf(v1.report) !== bodyOf(v2.report),
+    whatChanged: /^## What changed/m.test(v2.report),
+    openQuestions: { before: openQuestionsIn(v1.report).length, after: openQuestionsIn(v2.report).length },
+    before: v1.report,
+    after: v2.report,
+    status: v2.state.status,
+  };
+}
