@@ -58,6 +58,7 @@ const CASES: Case[] = [
     ],
     off: [
       ['t3n.de-Laufzeit.html', 'Lithium Recycling Batterien Verfahren'],
+      ['daheim-solar.de.batteriespeicher.html', 'Lithium Recycling Batterien Verfahren'],
       ['battery-news.de.ultium-cells.html', 'Batterierecycling Anlage Deutschland'],
       ['idw-online.de-Hybridbatterie.html', 'lithium battery recycling process'],
     ],

@@ -189,3 +189,16 @@ describe('the report’s own lines are not claims', () => {
     expect(checked.match(/Queries tried: “solar costs and policy”\./g)).toHaveLength(2);
   });
 });
+
+describe('a citation that opens a paragraph', () => {
+  it('belongs to the paragraph it opens, not to the sentence before it, and moves after its claim', () => {
+    const sources = [1, 2].map((n) => ({ id: `S${n}`, title: `T${n}`, url: `https://t.example/${n}` }));
+    const a = 'Sie hat die Pläne für eine zweite Fabrik in China aber nicht dementiert.';
+    const b = 'Der Erfolg des Model 3 in Europa sorgt bei den etablierten Autobauern für Unbehagen.';
+    const md = `# Q\n\n## China\n\n- ${a} [S1]\n\n[S2, S98] ${b}\n`;
+    expect(citedSentences(md).map((s) => s.source_ids)).toEqual([['S1'], ['S2', 'S98']]);
+    const body = verifyReportCitations(md, sources, 0).markdown.split('## Sources')[0];
+    expect(body).toContain(`- ${a} [S1]\n\n${b.replace(/\.$/, '')} [S2].`);
+    expect(citedSentences(body).map((s) => s.source_ids)).toEqual([['S1'], ['S2']]);
+  });
+});

@@ -29,6 +29,7 @@ describe('a question the sources do not answer', () => {
     const notes = v.markdown.split('## Notes')[1];
     expect(notes).toContain('2 source(s) were read but do not address the question, so nothing is cited from them:\n  - S1 Amsterdam Light Festival — <https://lights.example/1>: A festival programme; nothing on cloud gaming.');
     expect(notes).toContain('1 source(s) were not read: off-topic for their sub-question (relevance below 0.2):\n  - S4 Black Friday deals');
+    expect(notes).toContain('Open questions the research could not close:\n  - How fast is cloud gaming growing?');
     expect(v.removed_citations.map((r) => r.citation)).toEqual(['[S1]']);
     expect(notes).toContain('Removed \\[S1\\] (S1 does not address the question): “The festival drew 900,000 visitors.”');
     expect(notes).not.toContain('never fetched');

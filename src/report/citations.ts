@@ -152,9 +152,10 @@ class Resolver {
 
     // A citation the model put in parentheses needs none: "(https://…)" → "[S1]", or nothing.
     body = body.replace(/\(\s*((?:\u0000[CR]\d+\u0000\s*)+)\)/g, (_m, inner: string) => ` ${inner.trim()}`);
-    // Adjacent kept citations ([S3][S5]) become one group; each id once.
-    body = body.replace(new RegExp(String.raw`(?:${PLACEHOLDER_PREFIX}\d+\u0000\s*)+`, 'g'), (run) => {
-      const trailing = /\s*$/.exec(run)?.[0] ?? '';
+    // Adjacent kept citations ([S3][S5]) become one group; each id once. Never across a line: a
+    // citation that opens the next paragraph belongs to it, not to the one before.
+    body = body.replace(new RegExp(String.raw`(?:${PLACEHOLDER_PREFIX}\d+\u0000[ \t]*)+`, 'g'), (run) => {
+      const trailing = /[ \t]*$/.exec(run)?.[0] ?? '';
       const ids = [...run.matchAll(/\u0000C(\d+)\u0000/g)].flatMap((m) => resolvedIds[Number(m[1])]);
       return `[${[...new Set(ids)].sort(byNumber).join(', ')}]${trailing}`;
     });

@@ -95,20 +95,23 @@ export function verifyReportCitations(markdown: string, fetched: CitableSource[]
       })
       .replace(/[ \t]+([.,;:])/g, '$1');
   report.head = fix(report.head);
-  for (const s of report.sections) s.body = fix(s.body);
+  for (const s of report.sections) s.body = citationsAfterClaims(fix(s.body));
   // Repeats are merged last, once every removal is done: a sentence that differed from another
   // only by a citation now gone is the same sentence.
   const repeated = extra.mergeRepeats === false ? [] : mergeAcrossSections(report, labels);
   report.sections = finishSections(report.sections, { ...extra, labels });
   const citedSources = [...cited].map((id) => known.get(id) as CitableSource).sort((a, b) => idNumber(a.id) - idNumber(b.id));
-  const questions = openQuestions(extra.openGapList ?? [], renderReport(report), citedSources);
+  // Nothing cited, though pages were found: the question itself is the first open question.
+  const unanswered = !citedSources.length && !extra.stopped && !extra.searchOutage && Boolean(extra.notCounted?.length || extra.skippedSources?.length);
+  const asked = /^#\s+(.+)$/m.exec(report.head)?.[1]?.trim();
+  const questions = openQuestions([...(unanswered && asked ? [asked] : []), ...(extra.openGapList ?? [])], renderReport(report), citedSources);
   const questionSection = report.sections.find((s) => isOpenQuestionsTitle(s.title));
   if (questionSection && questions.length) {
     // The outline has a section for them: listed there, once, and not again in the Notes.
     const body = isPlaceholderOnly(questionSection.body) || /^\*\*/.test(questionSection.body) ? '' : questionSection.body;
     questionSection.body = [body, questions.map((q) => `- ${inlineKeepingCitations(q)}`).join('\n')].filter(Boolean).join('\n\n');
   }
-  if (!citedSources.length && (extra.notCounted?.length || extra.skippedSources?.length) && !extra.stopped && !extra.searchOutage) {
+  if (unanswered) {
     const queries = (extra.searchedQueries ?? []).slice(0, MAX_QUERIES_NAMED).map((q) => labels.quote(escapeInline(q))).join(', ');
     const read = extra.notCounted?.length ?? 0;
     report.head = `${report.head}\n\n> ${labels.notAnswered(read + (extra.skippedSources?.length ?? 0), read, queries || '—')}`;
@@ -207,7 +210,7 @@ function notesList({ extra, labels, found, resolved, removedCitations, removed, 
   }
   if (questions.length) {
     notes.push(`- ${labels.openQuestionsIntro}\n${questions.slice(0, 10).map((q) => `  - ${inlineKeepingCitations(q)}`).join('\n')}`);
-  } else if (extra.openGaps && !extra.openGapList?.length) {
+  } else if (extra.openGaps) {
     notes.push(`- ${labels.openGapsRemain(extra.openGaps)}`);
   }
   return notes;
@@ -237,6 +240,13 @@ function reasonIn(reason: string, labels: ReportLabels): string {
 
 export function stoppedPhrase(stopped: string, labels: ReportLabels): string {
   return escapeInline(labels.stopped[stopped] ?? stopped);
+}
+
+/** A citation that opens a one-sentence line goes after its claim ("[S2] Text." → "Text [S2]."). */
+function citationsAfterClaims(body: string): string {
+  return body.replace(/^([ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+)?)(\[S\d+(?:, S\d+)*\])[ \t]+([^\n]*[^\s.!?])([.!?]*)[ \t]*$/gm, (line, lead: string, group: string, claim: string, stop: string) =>
+    /[.!?:;]\s|\[S\d/.test(claim) ? line : `${lead}${claim} ${group}${stop}`,
+  );
 }
 
 /** Every citation id in a report, in order of first appearance. */

@@ -27,6 +27,8 @@ const TYPICAL_PAGE_TERMS = 400;
 /** What a word in the title or opening earns, at least. */
 /** How hard a missing word counts against a page (the share of the question's weight present, to this power). */
 const COVERAGE_EXPONENT = 1.5;
+/** What a word found only inside longer words earns, of what it would earn on its own. */
+const COMPOUND_CREDIT = 0.5;
 /** Shorter words are not looked for inside compounds ("art" in "start"). */
 const MIN_COMPOUND_PART = 5;
 const HEADLINE_CREDIT = 0.8;
@@ -94,11 +96,15 @@ function aboutness(page: PageProfile, question: string[]): number {
   let present = 0;
   for (const t of question) {
     const weight = termWeight(t);
-    const tf = page.counts.get(t) ?? inCompounds(page, t);
-    const often = tf / (tf + K * page.norm);
+    const exact = page.counts.get(t);
+    // A word found only inside compounds ("batterien" in "Solarbatterien") is half evidence.
+    const credit = exact ? 1 : COMPOUND_CREDIT;
+    const tf = exact ?? inCompounds(page, t);
+    const often = (credit * tf) / (tf + K * page.norm);
     total += weight;
     said += weight * Math.max(often, page.headline.has(t) ? HEADLINE_CREDIT : 0);
-    if (tf || page.headline.has(t)) present += weight;
+    if (page.headline.has(t)) present += weight;
+    else if (tf) present += weight * credit;
   }
   // A page that lacks some of the question's weightier words is about something else, however much it says of the rest.
   return total ? (said / total) * (present / total) ** COVERAGE_EXPONENT : 0;

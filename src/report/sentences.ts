@@ -18,7 +18,8 @@ const UNSUPPORTED_MARK_TEXT = /\s*⚠️\s*\*?[(（][^)）\n]{1,80}[)）]\*?/g;
 
 const SKIPPED_SECTIONS = new RegExp(`^(${anyLanguage((l) => l.sources)}|${anyLanguage((l) => l.notes)}|${anyLanguage((l) => l.citationCheck)})$`, 'i');
 const CITATION = /\[(S\d+(?:\s*[,;]\s*S\d+)*)\]/g;
-const TRAILING_CITATIONS = /^(?:\s*\[S\d+(?:\s*[,;]\s*S\d+)*\])+[.,;:!?]?/;
+/** Citations after a full stop, on the same line: one that opens the next line is that line's. */
+const TRAILING_CITATIONS = /^(?:[ \t]*\[S\d+(?:\s*[,;]\s*S\d+)*\])+[.,;:!?]?/;
 const SENTENCE_END = /[.!?]+["'”’)]*(?=\s|$)/g;
 /** A citation group closing a line (before the next line of the same paragraph). */
 const CITED_LINE_END = /\[S\d+(?:\s*[,;]\s*S\d+)*\][ \t]*(?=\n)/g;
