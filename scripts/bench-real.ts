@@ -58,7 +58,7 @@ function summary(kind: QuestionKind, all: ReportFigures[]): void {
   const readOn = sum((x) => x.readOnTopic);
   const readOnCited = sum((x) => x.readOnTopicCited);
   const items = sum((x) => x.openQuestions.items.length);
-  const badItems = sum((x) => x.openQuestions.items.length && Math.min(x.openQuestions.items.length, x.openQuestions.duplicates + x.openQuestions.notQuestions + x.openQuestions.unlistedCitations));
+  const wellFormed = sum((x) => x.openQuestions.wellFormed);
   console.log(`\n${kind}: ${all.length} session(s) — ${[...new Set(all.map((x) => x.question.id))].join(', ')}`);
   console.log(`  repeated cited claims:        ${repeats} of ${claims} (${pct(repeats, claims)})  goal ≤ 3 %: ${repeats <= 0.03 * claims ? 'PASS' : 'FAIL'}`);
   console.log(`  cited sources off topic:      ${off} of ${cited} (${pct(off, cited)}); borderline ${borderline}; unjudged ${unjudged}  goal 0: ${off === 0 ? 'PASS' : 'FAIL'}`);
@@ -67,7 +67,7 @@ function summary(kind: QuestionKind, all: ReportFigures[]): void {
   console.log(`  misattributions flagged:      ${flagged} of ${inReport} in the reports (recall ${inReport ? (flagged / inReport).toFixed(2) : 'n/a'}; ${sum((x) => x.misattributions.made)} made)  goal 1.0: ${flagged === inReport ? 'PASS' : 'FAIL'}`);
   console.log(`  false flags:                  ${falseFlags} of ${correct} rightly cited claims (${pct(falseFlags, correct)})  goal ≤ 5 %: ${!correct || falseFlags / correct <= 0.05 ? 'PASS' : 'FAIL'}`);
   if (kind !== 'unanswerable') console.log(`  read on-topic sources cited:  ${readOnCited} of ${readOn} (${pct(readOnCited, readOn)})  goal ≥ 60 %: ${readOn && readOnCited / readOn >= 0.6 ? 'PASS' : 'FAIL'}`);
-  console.log(`  open questions well-formed:   ${items - badItems} of ${items} (${pct(items - badItems, items)}; repeated ${sum((x) => x.openQuestions.duplicates)}, not questions ${sum((x) => x.openQuestions.notQuestions)}, citing unlisted sources ${sum((x) => x.openQuestions.unlistedCitations)})`);
+  console.log(`  open questions well-formed:   ${wellFormed} of ${items} (${pct(wellFormed, items)}; repeated ${sum((x) => x.openQuestions.duplicates)}, not questions ${sum((x) => x.openQuestions.notQuestions)}, citing unlisted sources ${sum((x) => x.openQuestions.unlistedCitations)})`);
 }
 
 export function runRealBench(runs: number, only?: string[]): void {

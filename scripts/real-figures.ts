@@ -30,7 +30,7 @@ export interface ReportFigures {
   inventedLeft: string[];
   misattributions: { made: number; inReport: number; flagged: number; missed: string[] };
   falseFlags: { flagged: number; of: number; examples: string[] };
-  openQuestions: { items: string[]; duplicates: number; notQuestions: number; unlistedCitations: number };
+  openQuestions: { items: string[]; duplicates: number; notQuestions: number; unlistedCitations: number; wellFormed: number };
 }
 
 const CITATION_GROUP = /\[(S\d+(?:\s*[,;]\s*S\d+)*)\]/g;
@@ -135,6 +135,9 @@ export function measureReport(question: RealQuestion, state: ResearchSnapshot, r
 
   const listed = new Set(citedIdsIn(sourceList.replace(/\\\[/g, '[').replace(/\\\]/g, ']')));
   const items = openQuestionsIn(report).map((i) => i.replace(/\\(.)/g, '$1'));
+  const repeated = (t: string, i: number) => items.some((u, j) => j < i && (norm(t) === norm(u) || nearlySame(t, u)));
+  const isQuestion = (t: string) => /[?？]\s*(\[[^\]]*\]\s*)*$/.test(t);
+  const unlisted = (t: string) => citedIdsIn(t).some((id) => !listed.has(id));
   return {
     question,
     status: state.status,
@@ -150,9 +153,10 @@ export function measureReport(question: RealQuestion, state: ResearchSnapshot, r
     falseFlags: { flagged: wrongFlags.length, of: correct.length + rightRemovals.length, examples: wrongFlags },
     openQuestions: {
       items,
-      duplicates: items.filter((t, i) => items.some((u, j) => j < i && (norm(t) === norm(u) || nearlySame(t, u)))).length,
-      notQuestions: items.filter((t) => !/[?？]\s*(\[[^\]]*\]\s*)*$/.test(t)).length,
-      unlistedCitations: items.filter((t) => citedIdsIn(t).some((id) => !listed.has(id))).length,
+      duplicates: items.filter(repeated).length,
+      notQuestions: items.filter((t) => !isQuestion(t)).length,
+      unlistedCitations: items.filter(unlisted).length,
+      wellFormed: items.filter((t, i) => !repeated(t, i) && isQuestion(t) && !unlisted(t)).length,
     },
   };
 }

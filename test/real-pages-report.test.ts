@@ -72,8 +72,9 @@ describe.skipIf(!corpusAvailable())('reports on real pages, as a reader sees the
 
   it('cites no page that is off topic for the question', () => {
     for (const f of [answered, partial]) {
-      const off = f.cited.filter((c) => c.verdict === 'off');
-      expect(off, `${f.question.id}: off-topic pages cited:${list(off.map((c) => `[${c.id}] ${c.title}`))}`).toEqual([]);
+      // A page nobody judged yet fails too: judge it in test/harness/real-judgements.json.
+      const off = f.cited.filter((c) => c.verdict === 'off' || c.verdict === 'unjudged');
+      expect(off, `${f.question.id}: off-topic (or unjudged) pages cited:${list(off.map((c) => `[${c.id}] ${c.verdict}: ${c.title}`))}`).toEqual([]);
     }
   });
 
