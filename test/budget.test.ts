@@ -6,7 +6,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { allocate, phaseBudget, DEFAULT_BUDGET } from '../src/budget/allocate';
 import { condense } from '../src/budget/condense';
 import { countTokens, encodingFor } from '../src/budget/tokens';
+import { archiveLines, formatStatus } from '../src/cli/format';
+import type { ResearchSnapshot } from '../src/domain/types';
 import { startEnvironment, startHarness, type Harness, type TestEnvironment } from './harness';
+import { startService } from './harness/service';
 
 describe('token budgets', () => {
   it('counts tokens with the model family encoding', () => {
@@ -53,6 +56,14 @@ describe('token budgets', () => {
   });
 });
 
+describe('the content archive in status', () => {
+  it('says when the archived full texts expire, and that they are gone once they have', () => {
+    const s = { content_archive: { source_ids: ['S2', 'S5'], expires_at: '2026-12-03T10:00:00.000Z', last_expires_at: '2026-12-03T11:30:00.000Z' } } as ResearchSnapshot;
+    expect(archiveLines(s, Date.parse('2026-12-01T00:00:00Z'))).toEqual(['content archive: full text of 2 sources (S2, S5), kept until 2026-12-03 10:00 UTC (the last until 2026-12-03 11:30 UTC), then deleted']);
+    expect(archiveLines(s, Date.parse('2026-12-04T00:00:00Z'))).toEqual(['content archive: full text of 2 sources (S2, S5): expired 2026-12-03 11:30 UTC (deleted)']);
+  });
+});
+
 describe('a run over a small context window', () => {
   let harness: Harness;
   let env: TestEnvironment;
@@ -87,6 +98,21 @@ describe('a run over a small context window', () => {
     const archived = fidelity.filter((f) => ['compressed', 'key_points', 'headline'].includes(f.level));
     expect(archived.length).toBeGreaterThan(0);
     for (const f of archived) expect(existsSync(path.join(env.config.data_dir, 'research-archive', `${f.archive_hash?.replace('sha256:', '')}.json`))).toBe(true);
+    // When those records expire is shown: in the state (the API's), and by status.
+    const archivedIds = Object.entries(s.content_fidelity ?? {}).filter(([, f]) => f.archive_hash).map(([id]) => id);
+    expect(s.content_archive?.source_ids.sort()).toEqual(archivedIds.sort());
+    const week = 168 * 3_600_000;
+    expect(Math.abs(Date.parse(s.content_archive!.expires_at) - (Date.now() + week))).toBeLessThan(10 * 60_000);
+    for (const f of archived) expect(f.archive_expires_at).toBeDefined();
+    expect(formatStatus(s)).toContain(`content archive: full text of ${archivedIds.length} source`);
+    expect(formatStatus(s)).toMatch(/kept until \d{4}-\d\d-\d\d \d\d:\d\d UTC.*, then deleted$/m);
+    const api = await startService(env);
+    try {
+      const got = await api.call('GET', `/api/research/${researchId}`);
+      expect(got.body.state.content_archive).toEqual(s.content_archive);
+    } finally {
+      await api.close();
+    }
     expect(s.content_allocation_metadata?.overall_fidelity).toBeLessThan(1);
     expect(s.report_markdown).toMatch(/Content fidelity \d+% \((full|condensed|compressed|minimal): /);
   });

@@ -96,7 +96,48 @@ describe('cancel and timeout', () => {
     expect(resumed.stdout.trim(), resumed.stderr).toBe(`research ${researchId}: resumed with 900 s to run`);
     const done = (await env.client.waitForResult(researchId)) as { status: string };
     expect(done.status).toBe('completed');
-    expect((await env.client.state(researchId)).settings.timeout_seconds).toBe(900);
+    const finished = await env.client.state(researchId);
+    expect(finished.settings.timeout_seconds).toBe(900);
+    expect(finished.report_markdown).not.toContain('Not written');
+    expect(finished.report_markdown).toContain('> **Unfinished, then resumed:** the first run ran out of time (timeout\\_seconds) after reading');
     harness.web.setDelay(600);
+  });
+
+  it('resumed after a cancel, synthesis runs again: the sections the first run never reached are written and the Notes say what the resumed run added (API)', async () => {
+    // A writer that puts nothing into "Policy" unless told it is still empty: only synthesis's
+    // reading for empty sections fills it, and the cancelled run never got that far.
+    harness.model.script.writerSkips = ['Policy'];
+    try {
+      const researchId = await startAndWaitForFindings('Cancel and resume: tidal energy', { max_iterations: 2 });
+      await env.client.cancel(researchId, 'seen enough');
+      await env.client.waitForResult(researchId);
+      const partial = (await store.get(researchId))!;
+      expect(partial.report_markdown).toContain('**Not written:** the research was cancelled before it reached “Policy”.');
+      expect(partial.stops).toMatchObject([{ status: 'cancelled', reason: 'seen enough', unwritten: ['Policy'] }]);
+      const api = await startService(env);
+      try {
+        const resumed = await api.call('POST', `/api/research/${researchId}/resume`, { body: {} });
+        expect(resumed.status, resumed.text).toBe(200);
+      } finally {
+        await api.close();
+      }
+      expect(((await env.client.waitForResult(researchId)) as { status: string }).status).toBe('completed');
+      const done = (await store.get(researchId))!;
+      const report = done.report_markdown;
+      expect(done.findings.length).toBeGreaterThan(partial.findings.length);
+      expect(report).not.toContain('Not written');
+      expect(report).not.toContain('**Unfinished:**');
+      // "Policy" is written from what was read, with citations.
+      const policy = /## Policy\n\n([\s\S]*?)\n## /.exec(report)?.[1] ?? '';
+      expect(policy).toMatch(/\[S\d+\]/);
+      const read = (st: typeof done) => st.sources.filter((x) => x.status === 'fetched' && !x.skipped_off_topic).length;
+      expect(report).toContain(
+        `> **Unfinished, then resumed:** the first run was cancelled (seen enough) after reading ${partial.stops![0].sources_read} sources into ${partial.findings.length} findings; it never reached “Policy”. ` +
+          `Resumed, the research read ${read(done) - partial.stops![0].sources_read} more sources, added ${done.findings.length - partial.findings.length} findings and wrote “Policy”.`,
+      );
+      expect(done.mind.agent_decisions.some((d) => d.agent === 'supervisor' && d.action === 'resumed')).toBe(true);
+    } finally {
+      harness.model.script.writerSkips = undefined;
+    }
   });
 });

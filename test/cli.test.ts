@@ -86,6 +86,35 @@ describe('deep-research CLI', () => {
     await env.client.reject('cli-wait');
   });
 
+  it('start without --yes asks the planner\'s clarifying questions; a plan sent to approval unasked names them', async () => {
+    harness.model.script.clarify = true;
+    try {
+      const started = await cli(['start', 'CLI clarify: geothermal', '--id', 'cli-ask']);
+      expect(started.code, started.stderr).toBe(0);
+      expect(started.stdout.trim()).toBe('research cli-ask started (planning)');
+      expect(started.stderr).toContain('answer with "deep-research answer cli-ask …"');
+      await waitFor('the questions', async () => (await env.client.state('cli-ask')).status === 'awaiting_clarification', 60_000, 300);
+      const status = (await cli(['status', 'cli-ask'])).stdout;
+      expect(status).toContain('clarifying questions (answer: deep-research answer cli-ask "…" "…", blank to skip one):\n  1. Which region should the research focus on?\n  2. Which time span matters?');
+      expect((await cli(['answer', 'cli-ask', 'Iceland', 'since 2010'])).code).toBe(0);
+      await waitFor('the plan', async () => (await env.client.state('cli-ask')).status === 'awaiting_approval', 60_000, 300);
+      expect((await env.client.state('cli-ask')).clarifications).toEqual([
+        { question: 'Which region should the research focus on?', answer: 'Iceland' },
+        { question: 'Which time span matters?', answer: 'since 2010' },
+      ]);
+      await env.client.reject('cli-ask');
+      // Unattended (no terminal, no --yes): nothing is asked, and the plan's assumptions say what went unasked.
+      const res = await cli(['research', 'CLI unasked: geothermal', '--id', 'cli-unasked', '--json']);
+      expect(JSON.parse(res.stdout)).toEqual({ researchId: 'cli-unasked', status: 'awaiting_approval' });
+      expect((await env.client.state('cli-unasked')).plan?.assumptions).toContain(
+        'Clarifying questions not answered (not asked: ask_clarifications is off): Which region should the research focus on? / Which time span matters?',
+      );
+      await env.client.reject('cli-unasked');
+    } finally {
+      harness.model.script.clarify = undefined;
+    }
+  });
+
   it('extract fetches and parses one URL: text, markdown with headings, JSON with metadata; refuses private addresses', async () => {
     const text = await cli(['extract', `${harness.web.url}/page/4`]);
     expect(text.code, text.stderr).toBe(0);

@@ -4,10 +4,8 @@
 // invents ids and repeats itself), run as `start --yes`, `cancel` + `resume` and `enhance --focus`
 // run them. Skipped when ../shared is absent (a fresh clone).
 //
-// Checks the product does not pass yet are `it.fails` (issue 29): each one turns red the day its
-// fix lands; flip it to `it` then. They are:
-//   - resume: the resumed report keeps "Not written: the research was cancelled…" in every section
-//   - enhance: the focus is never searched as given; no "What changed" leads the new version
+// Each check was an `it.fails` naming its defect until issue 29's fix for it landed; a check the
+// product does not pass yet goes in as `it.fails` again.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { TestEnvironment } from './harness';
 import { corpusAvailable } from './harness/real-pages';
@@ -96,9 +94,10 @@ describe.skipIf(!corpusAvailable())('reports on real pages, as a reader sees the
     expect(resumed.bodyChanged).toBe(true);
   });
 
-  it.fails('a resumed session leaves no "Not written" line behind', () => {
+  it('a resumed session leaves no "Not written" line behind, and says what the first run missed and the resumed one added', () => {
     expect(resumed.cancelled.notWritten, 'the cancelled report says what it did not write').toBeGreaterThan(0);
     expect(resumed.resumed.notWritten).toBe(0);
+    expect(resumed.final).toMatch(/\*\*Unfinished, then resumed:\*\* the first run was cancelled .* after reading \d+ sources? into \d+ findings?.*\. Resumed, the research read \d+ more sources?, added \d+ findings?/);
   });
 
   it('an enhanced version reads new sources and changes the report', () => {
@@ -107,9 +106,12 @@ describe.skipIf(!corpusAvailable())('reports on real pages, as a reader sees the
     expect(enhanced.bodyChanged).toBe(true);
   });
 
-  it.fails('an enhanced version searches its focus as given and says what changed since v1', () => {
+  it('an enhanced version searches its focus as given, says what changed since v1 and keeps the open questions it did not close', () => {
     expect(enhanced.searched, 'searched').toContain(ENHANCED.focus);
+    expect(enhanced.searched.length, 'the focus and the refiner\'s expansion of it').toBeGreaterThan(1);
     expect(enhanced.whatChanged).toBe(true);
+    expect(enhanced.after).toMatch(/^# [^\n]*\n\n## What changed since v1\n/);
+    expect(enhanced.openQuestions.after).toBeGreaterThanOrEqual(enhanced.openQuestions.before);
   });
 
   it("labels a German question's report in German", () => {

@@ -99,7 +99,7 @@ describe('the supervised research loop', () => {
 
   it('injects guidance sent mid-run into the next phase, once', async () => {
     const { harness, env } = await setup({ model: { gapIterations: 0, delayMs: 150 } });
-    const { researchId } = await env.client.start({ query: 'Guidance check: geothermal', settings: { ...fast, pause_for_guidance: true, guidance_wait_seconds: 60 } });
+    const { researchId } = await env.client.start({ query: 'Guidance check: geothermal', settings: { ...fast, max_sources: 20, pause_for_guidance: true, guidance_wait_seconds: 60 } });
     await waitFor('a pause', async () => (await env.client.state(researchId)).status === 'awaiting_guidance', 60_000);
     await env.client.guide(researchId, 'Focus on Iceland and Kenya');
     await waitFor('the next pause', async () => {
@@ -111,8 +111,8 @@ describe('the supervised research loop', () => {
     const appliedTo = s.mind?.guidance[0].applied_to;
     expect(appliedTo).toBeTruthy();
     // The user's words are taken, verbatim and once, by the next step that plans research (the
-    // critic or the refiner) or, when none follows, by the supervisor's last reflection; and they
-    // are in the decision log.
+    // critic or the refiner; with no open gap left, one more round runs for them); and they are in
+    // the decision log.
     const prompts = harness.model.requests.map((r) => JSON.stringify(r.body));
     expect(prompts.filter((p) => p.includes('Focus on Iceland and Kenya')).length).toBeGreaterThanOrEqual(1);
     expect(s.mind.agent_decisions.filter((d) => d.agent === 'user' && d.action === 'guidance_applied' && d.rationale === 'Focus on Iceland and Kenya')).toHaveLength(1);
@@ -142,6 +142,49 @@ describe('the supervised research loop', () => {
     expect(s.usage.fetch_calls).toBeLessThanOrEqual(12);
     const events = await env.client.events(researchId);
     expect(events.some((e) => /budget "fetches" is spent \(2 of 2\)/.test(String(e.data.message)))).toBe(true);
+  });
+
+  it('waits in awaiting_budget when the search budget runs out while the research would go on, and goes on after a top-up', async () => {
+    const { env } = await setup({ model: { gapIterations: 2 } });
+    const { researchId } = await env.client.start({ query: 'Search budget check: biogas', settings: { ...fast, max_iterations: 2, max_sources: 30, budget: { searches: 3 } } });
+    const paused = await waitFor('awaiting_budget', async () => {
+      const s = await env.client.state(researchId);
+      return (s.status === 'awaiting_budget' || s.status === 'completed') && s;
+    });
+    expect(paused.status).toBe('awaiting_budget');
+    expect(paused.usage.search_calls).toBe(3);
+    expect(paused.iteration).toBe(1);
+    expect(actions(paused)).toContain('supervisor:budget_wait');
+    await env.client.topUp(researchId, { searches: 5 });
+    await env.client.waitForResult(researchId);
+    const s = await env.client.state(researchId);
+    expect(s.status).toBe('completed');
+    expect(s.iteration).toBe(2);
+    expect(s.usage.search_calls).toBeGreaterThan(3);
+    expect(s.usage.search_calls).toBeLessThanOrEqual(8);
+  });
+
+  it('applies guidance sent after the decision to finish with one more round, and refuses it once research is over', async () => {
+    // Slow report patches: the guidance arrives while the last ones are written, after the decision to finish.
+    const { harness, env } = await setup({ model: { gapIterations: 0, delayFor: (name) => (name === 'report_patch' ? 1500 : 0) } });
+    const { researchId } = await env.client.start({ query: 'Late guidance check: wave power', settings: { ...fast, max_sources: 40, review_final_report: true } });
+    await waitFor('the decision to finish', async () => {
+      const s = await env.client.state(researchId);
+      return s.status === 'running' && actions(s).includes('supervisor:complete') && s;
+    });
+    const before = await env.client.state(researchId);
+    await env.client.guide(researchId, 'Also cover wave farms in Portugal');
+    await waitFor('the review', async () => (await env.client.state(researchId)).status === 'awaiting_review', 90_000);
+    const s = await env.client.state(researchId);
+    expect(actions(s)).toContain('supervisor:guidance_round');
+    expect(s.mind.agent_decisions.filter((d) => d.agent === 'user' && d.action === 'guidance_applied' && d.rationale === 'Also cover wave farms in Portugal')).toHaveLength(1);
+    expect(s.searched_queries.length).toBeGreaterThan(before.searched_queries.length);
+    const refinerPrompts = harness.model.requests.map((r) => JSON.stringify(r.body)).filter((b) => b.includes('gap_refinement'));
+    expect(refinerPrompts.some((p) => p.includes('Also cover wave farms in Portugal'))).toBe(true);
+    // Research is over: guidance is refused with what to do instead.
+    await expect(env.client.guide(researchId, 'And Scotland')).rejects.toThrow(/waits for your review: send review feedback/);
+    await env.client.review(researchId, { action: 'accept' });
+    expect(((await env.client.waitForResult(researchId)) as { status: string }).status).toBe('completed');
   });
 
   it('waits for a review of the finished report; feedback runs another pass, then accept completes', async () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
 import { textOf } from './harness/model-script';
 import { makePdf } from './harness/pdf';
+import { runCli } from './harness/cli';
 import { readSse, startService, type TestService } from './harness/service';
 
 const SMALL = { max_sources: 4, max_iterations: 1, max_search_results_per_query: 2 };
@@ -115,7 +116,37 @@ describe('retry, resume and enhance through the API', () => {
     expect(prompts).toContain('Our farm pays 2 EUR/kg.');
     expect(prompts).not.toContain('%PDF-');
     expect(v2.state.iteration).toBeGreaterThan(old.state.iteration);
-    expect(v2.state.searched_queries.length).toBeGreaterThan(old.state.searched_queries.length);
+    // The focus is searched as given first, then the refiner's expansion of it.
+    const searched = v2.state.searched_queries.slice(old.state.searched_queries.length);
+    expect(searched[0]).toBe('seaweed farming costs');
+    expect(searched.length).toBeGreaterThan(1);
+    // The report is written on from v1's, led by what changed since v1 …
+    const report = (await api.call('GET', `/api/research/${id}-v2/report`, { token })).text;
+    expect(report).toMatch(new RegExp(`^# Ops enhance: seaweed\\n\\n## What changed since v1\\n\\nSince ${id}: \\d+ new sources? read, \\d+ new findings?`));
+    expect(v2.state.what_changed).toMatchObject({ previous_id: id, gone_findings: 0 });
+    expect(v2.state.what_changed.new_findings).toBeGreaterThan(0);
+    // … the given files are sources it cites …
+    const given = (v2.state.sources as { id: string; provider?: string; title: string }[]).filter((x) => x.provider === 'input');
+    expect(given.map((x) => x.title)).toEqual(['notes', 'ledger.pdf']);
+    const body = report.slice(0, report.indexOf('\n## Sources'));
+    expect(given.some((x) => body.includes(`[${x.id}]`))).toBe(true);
+    expect(report).toMatch(/^- \[S\d+\] notes — <context:1>/m);
+    // … and v1's open questions stay open: the focus took them on in no query.
+    const leftOpen = (old.state.gaps as { description: string; addressed: boolean }[]).filter((g) => !g.addressed).map((g) => g.description);
+    expect(leftOpen.length).toBeGreaterThan(0);
+    for (const d of leftOpen) expect(v2.state.gaps).toContainEqual(expect.objectContaining({ description: d, addressed: false }));
+    // A plain enhance at the command line takes those open questions on: each one's own query searched as given.
+    const cli = await runCli(['enhance', `${id}-v2`], env.env);
+    expect(cli.stdout.trim(), cli.stderr).toBe(`research ${id}-v2: enhancing as ${id}-v3`);
+    // The command line's session is its user's, not the API token's: read it as that user would.
+    expect(((await env.client.waitForResult(`${id}-v3`)) as { status: string }).status).toBe('completed');
+    const v3 = await env.client.state(`${id}-v3`);
+    const ownQueries = (v2.state.gaps as { addressed: boolean; suggested_queries: string[] }[]).filter((g) => !g.addressed).map((g) => g.suggested_queries[0]);
+    expect(v3.searched_queries.slice(v2.state.searched_queries.length, v2.state.searched_queries.length + ownQueries.length)).toEqual(ownQueries.slice(0, 3));
+    const v3report = v3.report_markdown;
+    expect(v3report).toContain('## What changed since v2');
+    // Closed by what their queries found, they are no longer listed as open.
+    for (const d of leftOpen) expect(v3report).not.toContain(d);
     expect((await api.call('GET', `/api/research/${id}/report`, { token })).text).toBe(oldReport);
     const list = await api.call('GET', '/api/research?q=seaweed', { token });
     expect(list.body.sessions.map((s: { research_id: string }) => s.research_id)).toEqual([`${id}-v2`, id]);

@@ -4,10 +4,11 @@
 import { describe, expect, it } from 'vitest';
 import { diffRuns, whatChangedMarkdown, type RunDigest, type RunFinding } from '../src/delivery/diff';
 
-const run = (research_id: string, findings: RunFinding[]): RunDigest => ({
+// Each run reads its own text of every page (the pages changed), unless told which pages kept theirs.
+const run = (research_id: string, findings: RunFinding[], unchanged: string[] = []): RunDigest => ({
   research_id,
   created_at: '2026-11-20T08:00:00Z',
-  sources: [...new Set(findings.flatMap((f) => f.source_urls))].map((url) => ({ url, title: url, text_file_id: 'same' })),
+  sources: [...new Set(findings.flatMap((f) => f.source_urls))].map((url) => ({ url, title: url, text_file_id: unchanged.includes(url) ? `same text of ${url}` : `${research_id}'s text of ${url}` })),
   findings,
 });
 
@@ -69,5 +70,29 @@ describe('what changed between two scheduled runs', () => {
     );
     expect(diff.changed_findings).toEqual([{ before: 'Heat pump prices fell in Germany last year.', after: 'Heat pump prices fell 9 percent in Germany.' }]);
     expect(diff.gone_findings).toEqual(['Heat pump prices fell in Germany.']);
+  });
+
+  it('keeps what an unchanged page says: an earlier finding from it is not "no longer supported", a rewording of it is no change', () => {
+    const page = 'https://news.example/heat';
+    const diff = diffRuns(
+      run('a', [
+        { content: 'Heat pump sales in Germany rose 12 percent in 2024.', source_urls: [page] },
+        { content: 'Installers report waiting lists of several months.', source_urls: [page] },
+        { content: 'Gas boiler installations fell sharply.', source_urls: ['https://news.example/gas'] },
+      ], [page]),
+      run('b', [
+        { content: 'In 2024 German heat pump sales grew by 12 percent.', source_urls: [page] },
+        { content: 'Subsidies cover up to 70 percent of the cost.', source_urls: [page] },
+      ], [page]),
+    );
+    // Re-read in other words from the same text: neither changed nor gone.
+    expect(diff.changed_findings).toEqual([]);
+    expect(diff.gone_findings).toEqual(['Gas boiler installations fell sharply.']);
+    // What the page says that the previous run did not take from it is new to the report.
+    expect(diff.new_findings).toEqual(['Subsidies cover up to 70 percent of the cost.']);
+    expect(diff.summary).toMatchObject({ gone_findings: 1, changed_findings: 0, reread_findings: 2 });
+    const markdown = whatChangedMarkdown(diff, { research_id: 'a', created_at: '2026-11-20' });
+    expect(markdown).not.toContain('Heat pump sales in Germany rose 12 percent');
+    expect(markdown).toContain('(2 more were read again, in other words, from pages whose text did not change: not listed)');
   });
 });

@@ -15,6 +15,7 @@ import type {
   LiveSnapshot,
   SourceFidelity,
 } from '../domain/types';
+import type { ResumedRun } from '../report/resumed';
 import type { VerifyClaimsInput, VerifyClaimsOutput } from '../verify/types';
 import type { CompareRunsInput, CompareRunsOutput, DeliverEmailInput, DeliverWebhookInput, DeliveryOutcome } from './delivery-contracts';
 import type {
@@ -181,6 +182,12 @@ export interface CreateReportInput {
   /** Text to start from (a report carried in from an older state version); absent, an empty skeleton. */
   seed?: string;
 }
+/** A closed report opened again for research that goes on from it (a resumed run, an enhanced version). */
+export interface ReopenReportInput {
+  report_file_id: string;
+  /** Sections to empty again: those a stopped run never reached ("Not written"), or those stated as gaps. */
+  sections: string[];
+}
 export interface ReportVersion {
   report_file_id: string;
   report_chars: number;
@@ -259,6 +266,8 @@ export interface VerifyCitationsInput {
   language?: string;
   /** Sources read whose reader found they do not address the question: listed, never cited. */
   not_counted?: { id: string; title: string; url: string; reason: string }[];
+  /** Earlier runs that stopped early and what the runs after them added. */
+  resumed?: ResumedRun[];
 }
 export interface VerifyCitationsOutput extends ReportVersion {
   removed_citations: string[];
@@ -306,6 +315,7 @@ export interface ResearchActivities {
   fetchUrl(input: FetchUrlInput): Promise<FetchUrlOutput>;
   analyzeSources(input: AnalyzeSourcesInput): Promise<AnalyzeSourcesOutput>;
   createReport(input: CreateReportInput): Promise<ReportVersion>;
+  reopenReport(input: ReopenReportInput): Promise<ReportVersion>;
   writeReportPatch(input: WriteReportPatchInput): Promise<WriteReportPatchOutput>;
   applyReportPatch(input: ApplyReportPatchInput): Promise<ApplyReportPatchOutput>;
   verifyCitations(input: VerifyCitationsInput): Promise<VerifyCitationsOutput>;

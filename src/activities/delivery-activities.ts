@@ -57,12 +57,13 @@ export function createDeliveryActivities({ config, env, sessions, artifacts }: D
     },
 
     async compareWithPreviousRun(input: CompareRunsInput): Promise<CompareRunsOutput> {
-      const previous = await sessions().previousScheduledRun(input.schedule_id, input.research_id);
+      const version = input.previous_id ? { since: input.previous_id } : undefined;
+      const previous = input.previous_id ? await sessions().get(input.previous_id) : input.schedule_id ? await sessions().previousScheduledRun(input.schedule_id, input.research_id) : undefined;
       const report = await artifacts.getText(input.report_file_id);
-      if (!previous) return storeReport(artifacts, withWhatChanged(report, whatChangedMarkdown(undefined)));
+      if (!previous) return storeReport(artifacts, withWhatChanged(report, whatChangedMarkdown(undefined, undefined, version)));
       const current: RunDigest = { research_id: input.research_id, created_at: '', sources: input.sources, findings: input.findings };
       const diff = diffRuns(digestOf(previous), current);
-      return { ...(await storeReport(artifacts, withWhatChanged(report, whatChangedMarkdown(diff, previous)))), summary: diff.summary };
+      return { ...(await storeReport(artifacts, withWhatChanged(report, whatChangedMarkdown(diff, previous, version)))), summary: diff.summary };
     },
   };
 }

@@ -22,7 +22,10 @@ export interface CompareRunsInput {
   research_id: string;
   /** The report "What changed" goes to the top of. */
   report_file_id: string;
-  schedule_id: string;
+  /** A scheduled run: compared with the schedule's previous completed run. */
+  schedule_id?: string;
+  /** An enhanced version: compared with the version it goes on from. */
+  previous_id?: string;
   sources: RunSource[];
   findings: RunFinding[];
 }

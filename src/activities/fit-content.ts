@@ -81,7 +81,10 @@ export function createContentFitter(deps: Deps) {
         text = summary ? clipTo(summary, targetChars) : condense(item.text, a.level, targetChars, item.title ?? '');
       }
       let archive_hash: string | undefined;
+      let archive_expires_at: string | undefined;
       if (settings.archive.enabled && settings.archive.dir && ARCHIVED_LEVELS.includes(a.level)) {
+        const archivedAt = new Date();
+        archive_expires_at = new Date(archivedAt.getTime() + settings.archive.ttl_hours * 3_600_000).toISOString();
         archive_hash = await archiveContent(settings.archive.dir, {
           content: item.text,
           item_id: item.id,
@@ -89,7 +92,7 @@ export function createContentFitter(deps: Deps) {
           archive_reason: a.level === 'dropped' ? 'dropped' : 'compressed',
           original_tokens: tokens[i],
           metadata: { ...(item.title ? { title: item.title } : {}), ...item.metadata },
-        });
+        }, archivedAt);
       }
       texts[i] = text;
       fidelity[item.id] = {
@@ -98,7 +101,7 @@ export function createContentFitter(deps: Deps) {
         full_tokens: a.full_tokens,
         allocated_tokens: a.allocated_tokens,
         ...(summarized ? { summarized: true } : {}),
-        ...(archive_hash ? { archive_hash } : {}),
+        ...(archive_hash ? { archive_hash, archive_expires_at } : {}),
       };
     };
     // A few summaries at a time, in item order.

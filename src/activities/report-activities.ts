@@ -4,9 +4,10 @@
 import { dedupeFindings } from '../report/dedupe';
 import { detectLanguage } from './prompts/language';
 import { applyPatches, reportShape, verifyReportCitations } from '../report/markdown';
+import { reopenReport } from '../report/reopen';
 import { PLACEHOLDER } from '../report/sections';
 import type { ArtifactStore } from '../stores/artifacts';
-import type { ApplyReportPatchInput, ApplyReportPatchOutput, CreateReportInput, ReportVersion, VerifyCitationsInput, VerifyCitationsOutput } from './contracts';
+import type { ApplyReportPatchInput, ApplyReportPatchOutput, CreateReportInput, ReopenReportInput, ReportVersion, VerifyCitationsInput, VerifyCitationsOutput } from './contracts';
 
 /** Stores a version of the report and says how long it is and which sections have content. */
 export async function storeReport(artifacts: ArtifactStore, markdown: string): Promise<ReportVersion> {
@@ -28,6 +29,10 @@ export function createReportActivities(artifacts: ArtifactStore) {
   return {
     async createReport(input: CreateReportInput): Promise<ReportVersion> {
       return storeReport(artifacts, input.seed ?? reportSkeleton(input.query, input.outline));
+    },
+
+    async reopenReport(input: ReopenReportInput): Promise<ReportVersion> {
+      return storeReport(artifacts, reopenReport(await artifacts.getText(input.report_file_id), input.sections));
     },
 
     async applyReportPatch(input: ApplyReportPatchInput): Promise<ApplyReportPatchOutput> {
@@ -62,6 +67,7 @@ export function createReportActivities(artifacts: ArtifactStore) {
         searchOutage: input.search_outage,
         stopped: input.stopped,
         shortfalls: input.shortfalls,
+        resumed: input.resumed,
       });
       return {
         ...(await storeReport(artifacts, result.markdown)),

@@ -68,6 +68,8 @@ export function formatStatus(s: ResearchSnapshot, budgets?: StatusBudgets): stri
     ...byModel.map((line) => `  ${line}`),
     ...budgetLines(s, budgets),
     `report: ${s.report_markdown.length} characters`,
+    ...archiveLines(s, Date.now()),
+    ...clarificationLines(s),
     ...mindLines(s),
     ...deliveryLines(s),
     ...(s.errors.length ? [`errors: ${s.errors.length} (last: ${s.errors[s.errors.length - 1].message})`] : []),
@@ -134,4 +136,24 @@ function deliveryLines(s: ResearchSnapshot): string[] {
   lines.push(`delivery: ${sent} sent, ${log.length - sent} failed`);
   for (const r of log) lines.push(`  ${r.at} ${r.event} ${r.channel} ${r.target}: ${r.ok ? `sent (${r.response ?? 'ok'}, attempt ${r.attempts})` : `FAILED: ${r.error}`}`);
   return lines;
+}
+
+const utc = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+
+/** Seed 001's content archive: which full texts this session archived, and when they expire (then the worker deletes them). */
+export function archiveLines(s: ResearchSnapshot, now: number): string[] {
+  const a = s.content_archive;
+  if (!a) return [];
+  const ids = a.source_ids.length > 8 ? `${a.source_ids.slice(0, 8).join(', ')}, …` : a.source_ids.join(', ');
+  const what = `content archive: full text of ${a.source_ids.length} source${a.source_ids.length === 1 ? '' : 's'} (${ids})`;
+  if (Date.parse(a.last_expires_at) <= now) return [`${what}: expired ${utc(a.last_expires_at)} (deleted)`];
+  const until = a.expires_at === a.last_expires_at ? `kept until ${utc(a.expires_at)}` : `kept until ${utc(a.expires_at)} (the last until ${utc(a.last_expires_at)})`;
+  return [`${what}, ${until}${Date.parse(a.expires_at) <= now ? '; the first have expired' : ''}, then deleted`];
+}
+
+/** The planner's questions while the session waits for their answers, and how to answer. */
+function clarificationLines(s: ResearchSnapshot): string[] {
+  const questions = s.status === 'awaiting_clarification' ? (s.plan?.clarifying_questions ?? []) : [];
+  if (!questions.length) return [];
+  return [`clarifying questions (answer: deep-research answer ${s.research_id} "…" "…", blank to skip one):`, ...questions.map((q, i) => `  ${i + 1}. ${q}`)];
 }

@@ -169,9 +169,12 @@ export function buildProgram(): Command {
         const contexts = inputContexts(o, (file) => readFileSync(file, 'utf8'));
         const owner = await cliOwner(client);
         const settings = sessionSettings(o);
+        // Seed 002: the plan waits for a person anyway, so the planner's questions are asked too (answer them with `answer`).
+        if (!o.yes && settings.ask_clarifications === undefined) settings.ask_clarifications = true;
         const started = await client.start({ query: question, researchId: o.id, settings, autoApprove: o.yes, contexts });
         await recordOwner(client, owner, { researchId: started.researchId, query: question, status: started.status }, log);
         out(o.json, started, `research ${started.researchId} started (${started.status})`);
+        if (!o.yes && !o.json) log(`the planner may ask clarifying questions first: see them with "deep-research status ${started.researchId}", answer with "deep-research answer ${started.researchId} …"`);
         for (const note of panelDropNotes(settings)) log(note);
         await noteIfNoWorker(client, log);
       });

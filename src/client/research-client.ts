@@ -257,9 +257,10 @@ export class ResearchClient {
     const snapshot = await this.finishedSnapshot(id);
     if (!ENHANCEABLE.includes(snapshot.status)) throw new ResearchError(`research ${id} is ${snapshot.status}; only a completed session can be enhanced`);
     const settings = resolveSettings(snapshot.settings, opts.model ? { model: opts.model } : {});
+    const contexts = await storeInputContexts(this.artifacts(), id, opts.contexts ?? []);
     for (let version = 2; version < 100; version++) {
       const researchId = opts.researchId ?? `${id.replace(/-v\d+$/, '').slice(0, 56)}-v${version}`;
-      const state = enhancedState(snapshot, researchId, settings, opts, new Date().toISOString());
+      const state = enhancedState(snapshot, researchId, settings, opts, new Date().toISOString(), contexts);
       try {
         await this.startRun(state, 'REJECT_DUPLICATE');
         return { researchId, status: 'running', parentId: id };

@@ -2,7 +2,8 @@
 // enhanceResearch, plus resume): the new run is seeded with the stored state, the same way
 // continue-as-new carries it, so finished searches, fetches and findings are reused, not repeated.
 import { migrateState } from '../domain/migrations';
-import type { ResearchSettings, ResearchSnapshot, ResearchState, ResearchStatus } from '../domain/types';
+import type { InputContextRef, ResearchSettings, ResearchSnapshot, ResearchState, ResearchStatus } from '../domain/types';
+import { citedIds, parseReport } from '../report/markdown';
 
 export const RETRYABLE: readonly ResearchStatus[] = ['failed'];
 export const RESUMABLE: readonly ResearchStatus[] = ['cancelled', 'timed_out'];
@@ -13,9 +14,9 @@ export interface EnhanceOptions {
   iterations?: number;
   /** Another model for every role, "provider:model". */
   model?: string;
-  /** What the new version should add: becomes an open gap the refiner plans queries for. */
+  /** What the new version should add: searched as given first, then expanded by the refiner. */
   focus?: string;
-  /** Extra input: user text the report should take into account (kept as guidance). */
+  /** Text or parsed files to take into account: read as sources the report can cite (seed 004's inputContexts). */
   contexts?: { content: string; label?: string }[];
   /** The new version's id (default "<id>-v<n>"). */
   researchId?: string;
@@ -50,16 +51,24 @@ export function continuationState(snapshot: ResearchSnapshot, settings?: Researc
   };
 }
 
-/** The first state of an enhanced version: a new session that starts from the finished one. */
-export function enhancedState(snapshot: ResearchSnapshot, newId: string, settings: ResearchSettings, opts: EnhanceOptions, now: string): ResearchState {
+/**
+ * The first state of an enhanced version: a new session that starts from the finished one at
+ * refinement. Its first round searches what it was asked for as given — the focus, else the open
+ * questions the parent left (else its thinnest section) — beside the refiner's queries; the
+ * parent's open questions stay open unless the new research closes them; files and text given
+ * with it are read as sources it can cite.
+ */
+export function enhancedState(snapshot: ResearchSnapshot, newId: string, settings: ResearchSettings, opts: EnhanceOptions, now: string, contexts: InputContextRef[] = []): ResearchState {
   const rest = stateOf(snapshot);
   const iterations = Math.max(1, Math.min(opts.iterations ?? 1, 10));
-  const contexts = (opts.contexts ?? []).filter((c) => c.content.trim());
-  const focus = opts.focus?.trim() || (contexts.length ? contexts.map((c) => c.label ?? c.content.slice(0, 120)).join('; ') : 'deepen the weakest sections of the report');
-  const gap = { description: focus, suggested_queries: [], priority: 1, addressed: false, iteration: snapshot.iteration };
-  const notes = contexts.map((c) => ({ text: `${c.label ? `${c.label}: ` : ''}${c.content}`, received_at: now }));
-  // The supervisor picks up at refinement: it turns the open gap into the next iteration's queries.
-  const mind = { ...rest.mind, phase: 'REFINEMENT' as const, phase_visits: {}, guidance: [...rest.mind.guidance, ...notes] };
+  const focus = opts.focus?.trim();
+  const gaps = snapshot.gaps.map((g) => ({ ...g }));
+  const open = gaps.filter((g) => !g.addressed);
+  if (focus) gaps.push({ description: focus, suggested_queries: [focus], priority: 1, addressed: false, iteration: snapshot.iteration, for_enhancement: true });
+  else if (open.length) for (const g of open) g.for_enhancement = true;
+  else gaps.push({ ...thinnestSection(snapshot), priority: 1, addressed: false, iteration: snapshot.iteration, for_enhancement: true });
+  // The supervisor picks up at refinement: the round it plans searches what the version is for.
+  const mind = { ...rest.mind, phase: 'REFINEMENT' as const, phase_visits: {}, sections_filled: undefined, section_fill: undefined };
   return {
     ...rest,
     research_id: newId,
@@ -86,9 +95,24 @@ export function enhancedState(snapshot: ResearchSnapshot, newId: string, setting
     waiting: undefined,
     cancel_requested: undefined,
     verified: false,
-    gaps: [...snapshot.gaps, gap],
+    stops: undefined,
+    stated_gaps: undefined,
+    gaps,
     mind,
+    ...(contexts.length ? { input_contexts: [...(rest.input_contexts ?? []), ...contexts] } : {}),
+    enhancement: { parent_id: snapshot.research_id, ...(focus ? { focus } : {}), reopen_sections: snapshot.stated_gaps ?? [] },
     // Another model: the new run settles its provider chains again from the new settings.
     ...(opts.model ? { providers: undefined } : {}),
   };
+}
+
+/** A plain enhancement of a report that left no open question: its section with the fewest citations. */
+function thinnestSection(snapshot: ResearchSnapshot): { description: string; suggested_queries: string[] } {
+  const outline = snapshot.plan?.outline ?? [];
+  const stated = new Set(snapshot.stated_gaps ?? []);
+  const bodies = new Map(parseReport(snapshot.report_markdown ?? '').sections.map((x) => [x.title.toLowerCase(), x.body]));
+  const cited = (title: string) => (stated.has(title) ? 0 : citedIds(bodies.get(title.toLowerCase()) ?? '').length);
+  const thinnest = [...outline].sort((a, b) => cited(a) - cited(b))[0];
+  if (!thinnest) return { description: `More on ${snapshot.initial_query}`, suggested_queries: [snapshot.initial_query] };
+  return { description: `The report says least about “${thinnest}”`, suggested_queries: [`${snapshot.initial_query} ${thinnest}`] };
 }

@@ -1,8 +1,10 @@
-// A scheduled run against the schedule's previous run: which sources are new, changed (same page,
-// different text) or gone, and which findings are new, changed or gone. A finding is changed only
-// when it replaced one about the same thing (most of their content words shared, figures aside);
-// otherwise it is new and the old one gone, whatever sources they share. The result leads the
-// report as "What changed".
+// A scheduled run against the schedule's previous run (or an enhanced version against the version
+// it goes on from): which sources are new, changed (same page, different text) or gone, and which
+// findings are new, changed or gone. A finding is changed only when it replaced one about the same
+// thing (most of their content words shared, figures aside); otherwise it is new and the old one
+// gone, whatever sources they share. A page whose text did not change still says what it said: an
+// earlier finding from it is not "no longer supported", and one read from it again in other words
+// is not a change. The result leads the report as "What changed".
 import type { WhatChanged } from '../domain/delivery';
 import { normalizeUrl } from '../domain/text';
 import type { ResearchSnapshot } from '../domain/types';
@@ -56,9 +58,15 @@ export function diffRuns(previous: RunDigest, current: RunDigest): RunDiff {
   const removed = previous.findings.filter((f) => !newFindings.has(textKey(f.content)));
   const pairs = pairChanged(added, removed);
   const paired = new Set(pairs.flatMap((p) => [p.before, p.after]));
-  const changed_findings = pairs.map((p) => ({ before: p.before.content, after: p.after.content }));
+  // Pages present in both runs with the same text.
+  const unchanged = new Set(current.sources.filter((s) => sameText(before.get(urlKey(s.url)), s)).map((s) => urlKey(s.url)));
+  const fromUnchanged = (f: RunFinding) => f.source_urls.length > 0 && f.source_urls.every((u) => unchanged.has(urlKey(u)));
+  const reworded = pairs.filter((p) => fromUnchanged(p.before) && fromUnchanged(p.after));
+  const stillSupported = removed.filter((f) => !paired.has(f) && fromUnchanged(f));
+  const changed_findings = pairs.filter((p) => !reworded.includes(p)).map((p) => ({ before: p.before.content, after: p.after.content }));
   const new_findings = added.filter((f) => !paired.has(f)).map((f) => f.content);
-  const gone_findings = removed.filter((f) => !paired.has(f)).map((f) => f.content);
+  const gone_findings = removed.filter((f) => !paired.has(f) && !stillSupported.includes(f)).map((f) => f.content);
+  const reread = stillSupported.length + reworded.length;
   return {
     summary: {
       previous_id: previous.research_id,
@@ -68,6 +76,7 @@ export function diffRuns(previous: RunDigest, current: RunDigest): RunDiff {
       new_findings: new_findings.length,
       changed_findings: changed_findings.length,
       gone_findings: gone_findings.length,
+      ...(reread ? { reread_findings: reread } : {}),
     },
     new_sources,
     changed_sources,
@@ -77,6 +86,8 @@ export function diffRuns(previous: RunDigest, current: RunDigest): RunDiff {
     gone_findings,
   };
 }
+
+const sameText = (a: RunSource | undefined, b: RunSource): boolean => !!a?.text_file_id && a.text_file_id === b.text_file_id;
 
 /** Content words two findings must share (Dice, figures aside) to be about the same thing. */
 export const SAME_SUBJECT = 0.5;
@@ -131,20 +142,28 @@ const oneLine = (text: string, max = 300): string => {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 };
 
-/** The "What changed" section, in Markdown. */
-export function whatChangedMarkdown(diff: RunDiff | undefined, previous?: { research_id: string; created_at: string }): string {
-  const lines = ['## What changed', ''];
+/** "v2" for "<id>-v2"; an id without a version suffix is the first version. */
+export const versionLabel = (researchId: string): string => `v${/-v(\d+)$/.exec(researchId)?.[1] ?? '1'}`;
+
+/**
+ * The "What changed" section, in Markdown. For an enhanced version (`version.since`: the version it
+ * goes on from) it is short: what the new version read and found, the new findings first.
+ */
+export function whatChangedMarkdown(diff: RunDiff | undefined, previous?: { research_id: string; created_at: string }, version?: { since: string }): string {
+  const lines = [version ? `## What changed since ${versionLabel(version.since)}` : '## What changed', ''];
   if (!diff || !previous) {
-    lines.push('First run of this schedule: nothing earlier to compare with.');
+    lines.push(version ? `The version this one goes on from (${version.since}) is no longer stored: nothing to compare with.` : 'First run of this schedule: nothing earlier to compare with.');
     return lines.join('\n');
   }
   const s = diff.summary;
+  const reread = s.reread_findings ? ` (${s.reread_findings} more were read again, in other words, from pages whose text did not change: not listed)` : '';
+  if (version) return enhancementChanges(lines, diff, previous.research_id);
   lines.push(
     `Compared with the previous run (${previous.research_id}, ${previous.created_at}): ` +
       `${s.new_sources} new, ${s.changed_sources} changed and ${s.gone_sources} gone sources; ` +
-      `${s.new_findings} new, ${s.changed_findings} changed and ${s.gone_findings} gone findings.`,
+      `${s.new_findings} new, ${s.changed_findings} changed and ${s.gone_findings} gone findings${reread}.`,
   );
-  const total = Object.entries(s).filter(([k]) => k !== 'previous_id').reduce((n, [, v]) => n + (v as number), 0);
+  const total = s.new_sources + s.changed_sources + s.gone_sources + s.new_findings + s.changed_findings + s.gone_findings;
   if (total === 0) {
     lines.push('', 'Nothing changed since the previous run.');
     return lines.join('\n');
@@ -156,6 +175,23 @@ export function whatChangedMarkdown(diff: RunDiff | undefined, previous?: { rese
   if (diff.new_sources.length) lines.push('', '### New sources', '', ...list(diff.new_sources, source));
   if (diff.changed_sources.length) lines.push('', '### Sources whose text changed', '', ...list(diff.changed_sources, source));
   if (diff.gone_sources.length) lines.push('', '### Sources gone', '', ...list(diff.gone_sources, source));
+  return lines.join('\n');
+}
+
+/** An enhanced version's short account: sources read and findings added since the version it goes on from. */
+function enhancementChanges(lines: string[], diff: RunDiff, previousId: string): string {
+  const s = diff.summary;
+  if (s.new_sources + s.new_findings + s.changed_findings === 0) {
+    lines.push(`Nothing new since ${previousId}: the research found no source or finding to add.`);
+    return lines.join('\n');
+  }
+  lines.push(`Since ${previousId}: ${s.new_sources} new ${s.new_sources === 1 ? 'source' : 'sources'} read, ${s.new_findings} new ${s.new_findings === 1 ? 'finding' : 'findings'}${s.changed_findings ? `, ${s.changed_findings} changed` : ''}.`);
+  const short = 8;
+  const items = [...diff.new_findings.map((f) => oneLine(f, 200)), ...diff.changed_findings.map((f) => `${oneLine(f.after, 200)} (was: ${oneLine(f.before, 120)})`)];
+  if (items.length) lines.push('', ...items.slice(0, short).map((x) => `- ${x}`), ...(items.length > short ? [`- … and ${items.length - short} more`] : []));
+  // Text the user gave (context:<n>) has no address to link to.
+  const named = (x: RunSource) => (/^https?:/i.test(x.url) ? `[${oneLine(x.title, 80) || x.url}](${x.url})` : oneLine(x.title, 80) || x.url);
+  if (diff.new_sources.length) lines.push('', `New sources: ${diff.new_sources.slice(0, short).map(named).join('; ')}${diff.new_sources.length > short ? `; … and ${diff.new_sources.length - short} more` : ''}.`);
   return lines.join('\n');
 }
 

@@ -19,7 +19,7 @@ export interface DeliveryRecord {
   error?: string;
 }
 
-/** A scheduled run compared with the schedule's previous completed run. */
+/** A scheduled run compared with the schedule's previous completed run (an enhanced version: with its parent). */
 export interface WhatChanged {
   previous_id?: string;
   new_sources: number;
@@ -28,4 +28,6 @@ export interface WhatChanged {
   new_findings: number;
   changed_findings: number;
   gone_findings: number;
+  /** Earlier findings read again, in other words, from pages whose text did not change: neither changed nor gone. */
+  reread_findings?: number;
 }

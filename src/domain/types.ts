@@ -118,6 +118,10 @@ export interface Gap {
   priority: number;
   addressed: boolean;
   iteration: number;
+  /** What an enhanced version was asked to research (its focus, or the open questions it took on). */
+  for_enhancement?: boolean;
+  /** Queries searched for it as given: it counts as closed only once one of them brought a finding. */
+  searched_for?: string[];
 }
 
 export interface RoleUsage {
@@ -278,6 +282,41 @@ export interface ResearchState {
   input_contexts?: InputContextRef[];
   /** Panel research (absent for single-model sessions). */
   panel?: PanelState;
+  /** Full texts this session put in the content archive (seed 001), and when those records expire. */
+  content_archive?: ContentArchive;
+  /** Runs that stopped early (cancelled, timed out, failed), oldest first: a resumed run says what it added. */
+  stops?: StopRecord[];
+  /** Outline sections the final check stated as gaps (nothing found to write there). */
+  stated_gaps?: string[];
+  /** A new version of a completed session (seed 004's enhanceResearch). */
+  enhancement?: Enhancement;
+}
+
+/** What an enhanced version goes on from and was asked for. */
+export interface Enhancement {
+  /** The completed version it goes on from. */
+  parent_id: string;
+  /** What the user asked the new version to add, as given. */
+  focus?: string;
+  /** Sections the parent's report stated as gaps: reopened, so new material can be written there. */
+  reopen_sections: string[];
+  /** The parent's report was reopened. */
+  reopened?: boolean;
+  /** Its first round was planned: the focus (or each open question's own query) searched as given, then the refiner's. */
+  planned?: boolean;
+}
+
+/** Where a run stopped early, kept so the run that goes on from it can reopen the report and say what it added. */
+export interface StopRecord {
+  status: ResearchStatus;
+  reason?: string;
+  at: string;
+  sources_read: number;
+  findings: number;
+  /** Outline sections the report had not reached: the closed report says "Not written" there. */
+  unwritten: string[];
+  /** A later run went on from here (resume, retry) and reopened the report. */
+  resumed_at?: string;
 }
 
 export interface SourceFidelity {
@@ -289,6 +328,17 @@ export interface SourceFidelity {
   summarized?: boolean;
   /** "sha256:<hex>" of the full text in the content archive. */
   archive_hash?: string;
+  /** When that record expires (archived_at + content_archive_ttl_hours) and is deleted. */
+  archive_expires_at?: string;
+}
+
+/** The content archive as far as one session is concerned: which full texts, kept until when. */
+export interface ContentArchive {
+  source_ids: string[];
+  /** When the first of those records expires and is deleted (content_archive_ttl_hours after it was written). */
+  expires_at: string;
+  /** When the last one does. */
+  last_expires_at: string;
 }
 
 export interface ContentAllocation {

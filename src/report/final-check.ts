@@ -6,6 +6,7 @@ import { mergeRepeatedClaims, type MergedClaim } from './dedupe';
 import { labelsFor, type ReportLabels } from './labels';
 import { isGenerated, isOpenQuestionsTitle, parseReport, renderReport, type ParsedReport } from './markdown';
 import { openQuestions } from './open-questions';
+import { resumedNote, type ResumedRun } from './resumed';
 import { finishSections, isPlaceholderOnly } from './sections';
 
 export interface CitableSource {
@@ -53,6 +54,8 @@ export interface ReportExtras {
   stopped?: string;
   /** What the gathering and analysis fell short of that no further round could change. */
   shortfalls?: string[];
+  /** Earlier runs that stopped early, and what the research added after each. */
+  resumed?: ResumedRun[];
   /** false: repeats are left to the caller (panel answers side by side merge by paragraph). */
   mergeRepeats?: boolean;
 }
@@ -176,6 +179,7 @@ function notesList({ extra, labels, found, resolved, removedCitations, removed, 
     const outage = labels.searchOutage(escapeInline(extra.searchOutage.message));
     notes.push(`> ${outage}${missed.length ? `; ${labels.notSearched(missed.slice(0, 10).map((q) => labels.quote(escapeInline(q))).join(', '))}` : ''}.`);
   }
+  if (extra.resumed?.length) notes.push(...resumedNote(extra.resumed, escapeInline));
   if (extra.stopped) notes.push(`> ${labels.unfinished(stoppedPhrase(extra.stopped, labels))}`);
   if (extra.shortfalls?.length) notes.push(`- ${labels.shortfalls}\n${extra.shortfalls.map((f) => `  - ${escapeInline(f)}`).join('\n')}`);
   notes.push(citationSummary(found, resolved, removedCitations, labels));

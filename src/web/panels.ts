@@ -128,7 +128,17 @@ export function Budget({ state }: { state: Snapshot }) {
       <${BudgetRow} label="Seconds" used=${Math.max(0, wall)} limit=${limit('wall_seconds')} format=${(n: number) => num(n)} />
     </tbody>
   </table>
-  <p class="meta">${num(usage.model_calls ?? 0)} model calls</p>`;
+  <p class="meta">${num(usage.model_calls ?? 0)} model calls</p>
+  ${archiveNote(state)}`;
+}
+
+/** Seed 001's content archive: the full texts this session archived, and when they expire. */
+function archiveNote(state: Snapshot) {
+  const a = state.content_archive;
+  if (!a?.source_ids?.length) return '';
+  const expired = Date.parse(a.last_expires_at) <= Date.now();
+  const until = expired ? `expired ${when(a.last_expires_at)} (deleted)` : `kept until ${when(a.expires_at)}${a.last_expires_at !== a.expires_at ? ` (the last until ${when(a.last_expires_at)})` : ''}, then deleted`;
+  return html`<p class="meta archive">Content archive: full text of ${num(a.source_ids.length)} source(s) (${a.source_ids.join(', ')}), ${until}.</p>`;
 }
 
 const eventText = (e: StreamEvent): string => {

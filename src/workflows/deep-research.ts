@@ -7,6 +7,7 @@ import type { ResearchInput, ResearchResult } from '../domain/types';
 import { registerHandlers } from './inbox';
 import { BudgetSpent, spentMessage } from './phases/budget';
 import { readInputContexts } from './phases/contexts';
+import { beginEnhancement } from './phases/enhance';
 import { finish } from './phases/finish';
 import { runResearchLoop } from './phases/loop';
 import { answerAsPanel, settlePanel, startPanel } from './phases/panel';
@@ -14,6 +15,7 @@ import { persistBeside } from './phases/persist';
 import { askForTopic, planWithUser } from './phases/planning';
 import { chooseProviders } from './phases/providers';
 import { ensureReport } from './phases/report';
+import { reopenAfterStop } from './phases/resume';
 import { reviewReport } from './phases/review';
 import { nothingToWriteFrom } from './phases/sources';
 import { verifyReport } from './phases/verify';
@@ -142,6 +144,9 @@ async function researchAndVerify(s: ResearchSession): Promise<void> {
   if (st.verified) return;
   // The report's skeleton is written beside the first searches; its first patch waits for it.
   if (!st.panel) ensureReport(s).catch(() => undefined);
+  // A run that goes on from one that stopped early opens its closed report again first.
+  await reopenAfterStop(s);
+  await beginEnhancement(s);
   await readInputContexts(s);
   await runResearchLoop(s);
   if (nothingToWriteFrom(s)) {

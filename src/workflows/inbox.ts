@@ -241,6 +241,10 @@ function validateReview(s: ResearchSession, args: m.ReviewArgs): void {
 
 function validateGuidance(s: ResearchSession, args: m.GuidanceArgs): void {
   expectRunning(s);
+  // Research is over: its report is being checked, or waits for the person's review.
+  const status = s.state.status;
+  if (status === 'verifying') throw wrongState(`research ${s.id} has finished researching and is checking its report: guidance can no longer change it`);
+  if (status === 'awaiting_review') throw wrongState(`research ${s.id} has finished researching and waits for your review: send review feedback to have it research further`);
   if (typeof args?.text !== 'string' || !args.text.trim()) throw invalidArgument('guidance text is empty', 'text');
   if (args.text.length > MAX_GUIDANCE_CHARS) throw invalidArgument(`guidance is longer than ${MAX_GUIDANCE_CHARS} characters`, 'text');
   const pending = s.mind.guidance.filter((g) => !g.applied_to).length;

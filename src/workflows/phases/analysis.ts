@@ -73,6 +73,10 @@ function recordFidelity(s: ResearchSession, fidelity: Record<string, SourceFidel
     condensed: entries.filter(([, f]) => f.level !== 'full' && f.level !== 'dropped').map(([id]) => id),
     dropped: entries.filter(([, f]) => f.level === 'dropped').map(([id]) => ({ source_id: id, text_file_id: st.sources.find((x) => x.id === id)?.text_file_id ?? '' })),
   };
+  const archived = entries.filter(([, f]) => f.archive_expires_at).sort(([, a], [, b]) => String(a.archive_expires_at).localeCompare(String(b.archive_expires_at)));
+  if (archived.length) {
+    st.content_archive = { source_ids: archived.map(([id]) => id), expires_at: archived[0][1].archive_expires_at as string, last_expires_at: archived[archived.length - 1][1].archive_expires_at as string };
+  }
   const degraded = Object.entries(fidelity).filter(([, f]) => f.level !== 'full');
   if (degraded.length) s.info(`analysis budget ${budget} tokens: ${degraded.map(([id, f]) => `${id} ${f.level}`).join(', ')}`);
 }

@@ -7,9 +7,13 @@ import { analyzeBatch } from './analysis';
 
 export async function readInputContexts(s: ResearchSession): Promise<void> {
   const st = s.state;
-  if (!st.input_contexts?.length || st.sources.some((x) => x.provider === INPUT_CONTEXT_PROVIDER)) return;
-  const added: Source[] = st.input_contexts.map((c, i) => ({
-    id: `S${st.sources.length + i + 1}`,
+  // Each context is read once: an enhanced version reads the ones it was given, not its parent's again.
+  const read = new Set(st.sources.filter((x) => x.provider === INPUT_CONTEXT_PROVIDER).map((x) => x.text_file_id));
+  const unread = (st.input_contexts ?? []).map((c, i) => ({ c, i })).filter(({ c }) => !read.has(c.file_id));
+  if (!unread.length) return;
+  const first = st.sources.length;
+  const added: Source[] = unread.map(({ c, i }, n) => ({
+    id: `S${first + n + 1}`,
     url: `context:${i + 1}`,
     title: c.label ?? `Context ${i + 1} given with the question`,
     snippet: '',

@@ -52,17 +52,21 @@ async function attempt(
   }
 }
 
-/** Scheduled runs: "What changed" since the schedule's previous run goes to the top of the report. */
+/**
+ * "What changed" at the top of the report: a scheduled run against the schedule's previous run, an
+ * enhanced version against the version it goes on from.
+ */
 export async function addWhatChanged(s: ResearchSession): Promise<void> {
   const st = s.state;
   const scheduleId = s.settings.schedule_id;
-  if (!scheduleId || st.panel) return;
+  const parentId = st.enhancement?.parent_id;
+  if ((!scheduleId && !parentId) || st.panel) return;
   try {
     const reportId = await ensureReport(s);
     const { sources, findings } = digestOf(st);
     const out = await comparison.compareWithPreviousRun({
       research_id: st.research_id,
-      schedule_id: scheduleId,
+      ...(parentId ? { previous_id: parentId } : { schedule_id: scheduleId }),
       report_file_id: reportId,
       sources,
       findings,
@@ -71,8 +75,8 @@ export async function addWhatChanged(s: ResearchSession): Promise<void> {
     setReport(s, out);
     st.verified = verified;
     if (out.summary) st.what_changed = out.summary;
-    s.info(out.summary ? `compared with the previous run ${out.summary.previous_id}` : 'first run of its schedule: nothing to compare with');
+    s.info(out.summary ? `compared with ${parentId ? 'the version it goes on from' : 'the previous run'} ${out.summary.previous_id}` : 'first run of its schedule: nothing to compare with');
   } catch (err) {
-    s.warn(`could not compare with the schedule's previous run: ${errorMessage(err)}`);
+    s.warn(`could not compare with ${parentId ? `${parentId}` : "the schedule's previous run"}: ${errorMessage(err)}`);
   }
 }

@@ -6,10 +6,8 @@ import type { DeliveryEvent } from '../../domain/delivery';
 import type { ResearchSession } from '../session';
 import { addWhatChanged, deliver } from './deliver';
 import { persistSession } from './persist';
+import { recordStop, stoppedPhrase } from './resume';
 import { closeUnfinishedReport } from './verify';
-
-/** How a report that stopped early says why. */
-const STOPPED: Partial<Record<ResearchStatus, string>> = { cancelled: 'was cancelled', timed_out: 'ran out of time (timeout_seconds)', failed: 'failed' };
 
 export async function finish(s: ResearchSession, status: ResearchStatus, reason?: string): Promise<ResearchResult> {
   const st = s.state;
@@ -17,7 +15,8 @@ export async function finish(s: ResearchSession, status: ResearchStatus, reason?
   await CancellationScope.nonCancellable(async () => {
     await s.joinBeside().catch(() => undefined);
     if (status === 'completed') await addWhatChanged(s);
-    const stopped = STOPPED[status];
+    const stopped = stoppedPhrase(status);
+    if (stopped) recordStop(s, status);
     if (stopped) await closeUnfinishedReport(s, stopped).catch((err: unknown) => s.warn(`could not close the unfinished report: ${(err as Error).message}`));
   });
   st.waiting = undefined;

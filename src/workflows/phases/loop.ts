@@ -11,7 +11,7 @@ import type { ResearchSession } from '../session';
 import { analyzeBatch } from './analysis';
 import { fillEmptySections } from './fill';
 import { drainReport, gatherRound } from './gather';
-import { noRoomToSearch, refine, refinedQueries } from './mind';
+import { guidanceAfterFinish, noRoomToSearch, refine, refinedQueries } from './mind';
 import { afterPhase, pauseAfter, pauseIfDue, retryByRule } from './oversight';
 import { persistBeside } from './persist';
 import { patchReport } from './report';
@@ -23,6 +23,7 @@ export async function runResearchLoop(s: ResearchSession): Promise<void> {
   if (mind.phase === 'PLANNING') mind.phase = 'GATHERING';
   for (;;) {
     await pauseIfDue(s);
+    if (mind.phase === 'COMPLETED') mind.phase = guidanceAfterFinish(s) ?? 'COMPLETED';
     if (!visit(s, mind.phase)) mind.phase = 'COMPLETED';
     const phase: MindPhase = mind.phase;
     if (phase === 'COMPLETED' || phase === 'ABORTED' || phase === 'PLANNING') break;
@@ -31,6 +32,8 @@ export async function runResearchLoop(s: ResearchSession): Promise<void> {
     await continueAsNewIfDue(s, () => drainReport(s));
   }
   await drainReport(s);
+  // Guidance that came while the last patches were written: another round, or declined.
+  if (mind.phase === 'COMPLETED' && mind.guidance.some((g) => !g.applied_to)) await runResearchLoop(s);
 }
 
 const PHASES: Record<Exclude<MindPhase, 'COMPLETED' | 'ABORTED' | 'PLANNING'>, (s: ResearchSession) => Promise<MindPhase>> = {

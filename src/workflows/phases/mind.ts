@@ -6,10 +6,11 @@ import { isCancellation } from '@temporalio/workflow';
 import { decisionFromIteration } from '../../research/decisions';
 import { decideIteration, refinementGate } from '../../research/gates';
 import { normalizeQuery } from '../../domain/text';
-import type { MindPhase, ResearchPlan } from '../../domain/types';
+import type { Gap, MindPhase, ResearchPlan } from '../../domain/types';
 import { model } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
-import { exhaustedBudget, stopsResearch } from './budget';
+import { BudgetSpent, exhaustedBudget, stopsResearch } from './budget';
+import { enhancementRound, plannedFor } from './enhance';
 import { finishReadingForEmptySections, startReadingForEmptySections } from './fill';
 import { afterPhase, pauseAfter } from './oversight';
 import { callModel } from './providers';
@@ -36,17 +37,24 @@ interface Revision {
 export async function refine(s: ResearchSession): Promise<MindPhase> {
   const st = s.state;
   const open = st.gaps.filter((g) => !g.addressed);
+  const sourcesFull = st.sources.length >= s.settings.max_sources;
+  waitForSearchBudget(s, sourcesFull);
   // With search down, another iteration could only re-read what is already here.
   const budgetSpent = exhaustedBudget(s, 'search') !== undefined || st.search_outage !== undefined;
-  const sourcesFull = st.sources.length >= s.settings.max_sources;
   const decision = sourcesFull && open.length
     ? { action: 'complete' as const, rationale: `${open.length} gaps open, but the source budget (${s.settings.max_sources}) is used` }
     : decideIteration(st.gaps, st.iteration, s.settings.max_iterations, budgetSpent);
   s.decide(decisionFromIteration(decision, { iteration: st.iteration, maxIterations: s.settings.max_iterations, openGaps: open.length, budgetExhausted: budgetSpent }, ''));
   const criticAsked = criticCanChangeAnything(s);
-  const refinerAsked = decision.action !== 'complete';
+  // Guidance that came after the decision to finish is worth one more round of its own.
+  const guidanceRound = decision.action === 'complete' && guidanceCanRun(s);
+  const refinerAsked = decision.action !== 'complete' || guidanceRound;
+  // An enhanced version's first round: what it was asked for is searched as given, beside the refiner's queries for it.
+  const enhancing = refinerAsked ? enhancementRound(s) : undefined;
   // The supervisor's advice so far is for this critic and refiner; a reflection started now advises the next ones.
   const advice = criticAsked || refinerAsked ? takeAdvice(s) : [];
+  // Guidance no round can act on any more is declined here, not left to a reflection that changes nothing.
+  if (decision.action === 'complete' && !guidanceRound) guidanceAfterFinish(s);
   // No further iteration: the outline's empty sections are read for now, beside the critic.
   if (!refinerAsked) startReadingForEmptySections(s, { early: true });
   // The refinement gate and the iteration's reflection, beside the critic and the refiner; when
@@ -58,13 +66,14 @@ export async function refine(s: ResearchSession): Promise<MindPhase> {
   const guidance = s.takeGuidance('refinement');
   const answers = Promise.all([
     criticAsked ? critique(s, guidance, advice) : Promise.resolve(undefined),
-    refinerAsked ? refinedQueries(s, undefined, guidance, advice) : Promise.resolve(undefined),
+    refinerAsked ? refinedQueries(s, undefined, guidance, advice, enhancing) : Promise.resolve(undefined),
   ]);
   // A round may follow: its analyses will want their slots, so background work keeps out of the way.
   s.modelSlots.expect(s.settings.max_concurrency);
   const [revision, refined] = await answers;
-  if (refined) for (const gap of open) gap.addressed = true;
-  const queries = unique([...(revision?.queries ?? []), ...(refined?.queries ?? [])], s);
+  if (refined && enhancing) plannedFor(enhancing.gaps, refined.queries, st.enhancement?.focus !== undefined);
+  else if (refined) for (const gap of open) gap.addressed = true;
+  const queries = unique([...(enhancing?.verbatim ?? []), ...(revision?.queries ?? []), ...(refined?.queries ?? [])], s);
   if (queries.length === 0) {
     s.modelSlots.expect(0);
     if (refinerAsked) s.decide({ agent: 'refiner', action: 'complete', rationale: 'open gaps suggest no new queries', inputs: { open_gaps: open.length }, outputs: {} });
@@ -72,14 +81,58 @@ export async function refine(s: ResearchSession): Promise<MindPhase> {
   }
   await finishReadingForEmptySections(s);
   if (revision) s.mind.reflexion_revisions += 1;
-  if (refined?.queries.length) st.iteration += 1;
+  const nextIteration = !guidanceRound && (refined?.queries.length ?? 0) + (enhancing?.verbatim.length ?? 0) > 0;
+  if (nextIteration) st.iteration += 1;
   // What the critic and the refiner said travels with the queries into every branch of the round.
   const reviewer = (s.mind.research_feedback ?? []).filter((f) => f.startsWith('Reviewer: '));
   s.mind.research_feedback = [...reviewer, ...(revision?.feedback ?? []), ...(refined?.feedback ?? [])].slice(0, 8);
   st.pending_queries = queries;
   s.modelSlots.expect(Math.min(queries.length, s.settings.max_concurrency));
-  s.info(`${refined?.queries.length ? `iteration ${st.iteration} of ${s.settings.max_iterations}` : 'revision round'}: ${queries.length} queries${revision ? ' (critic)' : ''}${refined?.queries.length ? ` for ${open.length} gaps` : ''}`);
+  s.info(`${nextIteration ? `iteration ${st.iteration} of ${s.settings.max_iterations}` : 'revision round'}: ${queries.length} queries${revision ? ' (critic)' : ''}${refined?.queries.length ? ` for ${open.length} gaps` : ''}`);
   return 'GATHERING';
+}
+
+/**
+ * A search budget spent when the research would go on: the session waits for a top-up (or a
+ * cancel) instead of finishing short. Finishing is for research that has nothing left to look for.
+ */
+function waitForSearchBudget(s: ResearchSession, sourcesFull: boolean): void {
+  const st = s.state;
+  const spent = exhaustedBudget(s, 'search');
+  if (!spent || sourcesFull || st.search_outage) return;
+  const wouldGoOn = decideIteration(st.gaps, st.iteration, s.settings.max_iterations, false).action === 'iterate' || guidanceCanRun(s, { budget: false });
+  if (!wouldGoOn) return;
+  s.decide({ agent: 'supervisor', action: 'budget_wait', rationale: `the research would go on (iteration ${st.iteration} of ${s.settings.max_iterations}), but the "${spent}" budget is spent: waiting for a top-up`, inputs: { iteration: st.iteration }, outputs: { limit: spent } });
+  throw new BudgetSpent(spent);
+}
+
+/** Guidance is waiting and a round could still act on it. */
+export function guidanceCanRun(s: ResearchSession, opts: { budget?: boolean } = {}): boolean {
+  if (!s.mind.guidance.some((g) => !g.applied_to)) return false;
+  const st = s.state;
+  if (opts.budget === false) return !st.search_outage && st.sources.length < s.settings.max_sources;
+  return noRoomToSearch(s) === undefined;
+}
+
+/**
+ * Guidance that arrived once the research had decided to finish (while it was writing, or in a
+ * pause after synthesis): one more round applies it, or — when no round can run — it is declined
+ * in the decision log and said so, instead of being dropped unread.
+ */
+export function guidanceAfterFinish(s: ResearchSession): MindPhase | undefined {
+  const pending = s.mind.guidance.filter((g) => !g.applied_to);
+  if (!pending.length) return undefined;
+  if (guidanceCanRun(s)) {
+    s.decide({ agent: 'supervisor', action: 'guidance_round', rationale: 'guidance came after the decision to finish: one more round applies it', inputs: { guidance: pending.length }, outputs: {} });
+    return 'REFINEMENT';
+  }
+  const why = noRoomToSearch(s) ?? 'no round can run';
+  for (const g of pending) {
+    g.applied_to = `declined: ${why}`;
+    s.decide({ agent: 'user', action: 'guidance_declined', rationale: g.text, inputs: { received_at: g.received_at }, outputs: { why } });
+  }
+  s.warn(`guidance came after the research had finished and no further round can run (${why}): it was not applied`);
+  return undefined;
 }
 
 /** The critic's verdict matters only if a revision round could follow it. */
@@ -167,9 +220,15 @@ function unique(queries: string[], s: ResearchSession): string[] {
  * New queries from the refiner (with the gaps it named, for the next round's analysis); the gaps'
  * own suggestions when the refiner has none or fails.
  */
-export async function refinedQueries(s: ResearchSession, problem?: string, guidance = s.takeGuidance('refinement'), advice = takeAdvice(s)): Promise<Revision> {
+export async function refinedQueries(
+  s: ResearchSession,
+  problem?: string,
+  guidance = s.takeGuidance('refinement'),
+  advice = takeAdvice(s),
+  enhancing?: { gaps: Gap[]; verbatim: string[] },
+): Promise<Revision> {
   const st = s.state;
-  const open = st.gaps.filter((g) => !g.addressed);
+  const open = enhancing?.gaps ?? st.gaps.filter((g) => !g.addressed);
   const plan = st.plan as ResearchPlan;
   const limit = Math.max(2, plan.expanded_queries.length);
   const gaps = open.map((g) => ({ description: g.description, suggested_queries: g.suggested_queries, priority: g.priority }));
@@ -187,7 +246,8 @@ export async function refinedQueries(s: ResearchSession, problem?: string, guida
             research_brief: plan.research_brief,
             findings_summary: st.findings.slice(-30).map((f) => f.content),
             open_gaps: gaps,
-            searched_queries: st.searched_queries,
+            // What an enhancement searches as given counts as searched: the refiner expands on it.
+            searched_queries: [...st.searched_queries, ...(enhancing?.verbatim ?? [])],
             iteration: st.iteration,
             max_iterations: s.settings.max_iterations,
             // The user's words verbatim, and the supervisor's advice beside them, each under its own name.

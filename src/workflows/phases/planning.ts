@@ -114,6 +114,8 @@ async function agreeOnPlan(s: ResearchSession): Promise<PlanOutcome> {
       s.info('plan approved automatically (auto_approve)');
       return 'approved';
     }
+    // Questions the planner asked that nobody was asked: the plan goes to approval saying so.
+    if (plan.clarifying_questions.length && s.state.clarifications.length === 0 && s.state.clarification_rounds === 0) noteUnasked(plan, 'not asked: ask_clarifications is off');
     const answer = await awaitPerson(s, 'approval', { ...wait, status: 'awaiting_approval', phase: 'awaiting_approval', started: () => deliver(s, 'awaiting_approval') });
     if (answer === 'cancelled' || answer === 'expired') return answer;
     if (answer === 'settled') continue;

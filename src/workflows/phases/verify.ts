@@ -9,10 +9,14 @@ import { store, verifier } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
 import { callModel } from './providers';
 import { ensureReport, setReport } from './report';
+import { openQuestions } from './enhance';
+import { resumedRuns } from './resume';
 
 export async function verifyReport(s: ResearchSession): Promise<void> {
   s.setStatus('verifying', 'verifying');
   const extra = { shortfalls: shortfalls(s) };
+  // The sections the check is about to state as gaps: an enhanced version reopens them.
+  s.state.stated_gaps = s.state.report_shape?.empty_sections ?? [];
   // With claim or link checks, the citation check runs first in their step: one hop less at the end.
   if (s.settings.check_links || s.settings.check_claims) await checkClaimsAndLinks(s, await citationInput(s, extra));
   else await checkCitations(s, extra);
@@ -56,7 +60,8 @@ async function citationInput(s: ResearchSession, extra: CitationExtra): Promise<
     .map((src) => ({ id: src.id, title: src.title, url: src.url, ...(src.final_url ? { final_url: src.final_url } : {}), retrieved_at: src.retrieved_at, file_id: src.file_id, ...(src.tier ? { tier: src.tier } : {}) }));
   const skipped = st.sources.filter((src) => src.skipped_off_topic);
   const scored = st.sources.filter((src) => src.relevance !== undefined);
-  const open = st.gaps.filter((g) => !g.addressed);
+  const open = openQuestions(st);
+  const resumed = resumedRuns(s);
   const confidence: Record<string, number> = {};
   for (const f of st.findings) confidence[f.confidence] = (confidence[f.confidence] ?? 0) + 1;
   return {
@@ -77,6 +82,7 @@ async function citationInput(s: ResearchSession, extra: CitationExtra): Promise<
     ...(extra.stopped ? { stopped: extra.stopped } : {}),
     ...(st.plan?.context?.language ? { language: st.plan.context.language } : {}),
     ...(st.sources.some((x) => x.off_question) ? { not_counted: st.sources.filter((x) => x.off_question).map((x) => ({ id: x.id, title: x.title, url: x.url, reason: x.off_question as string })) } : {}),
+    ...(resumed.length ? { resumed } : {}),
   };
 }
 
