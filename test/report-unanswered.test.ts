@@ -41,6 +41,13 @@ describe('a question the sources do not answer', () => {
     expect(v.markdown).not.toContain('Not answered by the sources found');
   });
 
+  it('lists the question as open even when a gap line tried queries with all its words', () => {
+    const md = '# What is the average salary of a nurse in Norway?\n\n## Average nurse salary in Norway\n\n_Research in progress._\n';
+    const v = verifyReportCitations(md, fetched, 0, { ...extra, searchedQueries: ['average nurse salary Norway'] });
+    expect(v.markdown).toContain('Queries tried: “average nurse salary Norway”.');
+    expect(v.markdown).toContain('Open questions the research could not close:\n  - What is the average salary of a nurse in Norway?');
+  });
+
   it('is said in the asker’s language', () => {
     const v = verifyReportCitations(report, fetched, 0, { ...extra, language: 'de' });
     expect(v.markdown).toContain('> **Von den gefundenen Quellen nicht beantwortet:**');

@@ -128,7 +128,7 @@ const GENERATED_LEADS = [
   ...everyLanguage((l) => l.notAnswered(0, 0, '')),
 ].map((line) => /^\*\*[^*]+\*\*/.exec(line)?.[0] ?? line);
 
-function isGeneratedParagraph(markdown: string, at: number): boolean {
+export function isGeneratedParagraph(markdown: string, at: number): boolean {
   const start = Math.max(markdown.lastIndexOf('\n\n', at - 1) + 2, 0);
   const opening = markdown.slice(start, start + 60).replace(/^[>\s]+/, '');
   return GENERATED_LEADS.some((lead) => opening.startsWith(lead));

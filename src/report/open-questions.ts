@@ -2,7 +2,7 @@
 // often the analysis raised it, citing only sources the report lists, and never a sentence the
 // report already says.
 import { resolveCitations, type ResolvableSource } from './citations';
-import { repeats, signature } from './dedupe';
+import { isGeneratedParagraph, repeats, signature } from './dedupe';
 import { allSentences, plainText } from './sentences';
 
 const QUESTION = /(?:[?？]|^¿.*)\s*(?:\[S\d+(?:\s*,\s*S\d+)*\]\s*)*[.。]?$/su;
@@ -17,7 +17,10 @@ export function isQuestion(text: string): boolean {
  * has the source (other citations are dropped, whatever their shape).
  */
 export function openQuestions(gaps: string[], report: string, listed: ResolvableSource[]): string[] {
-  const said = allSentences(report).map((s) => signature(s.text));
+  // What the report says, not its own lines (a gap's queries tried share every word of the question).
+  const said = allSentences(report)
+    .filter((s) => !isGeneratedParagraph(report, s.start))
+    .map((s) => signature(s.text));
   const kept: { text: string; sig: ReturnType<typeof signature> }[] = [];
   for (const gap of gaps) {
     const text = resolveCitations(gap.replace(/\s+/g, ' ').trim(), listed).markdown.trim();
