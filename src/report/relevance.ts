@@ -5,7 +5,7 @@
 // page is full of — and by how much the page says it: how often for its length (saturating, as in
 // BM25), or at once, in its title or opening. A long news page that mentions "fast", "data",
 // "growing" and "players" once each is not about a question that asks how fast cloud gaming grows.
-import { terms } from './words';
+import { stem, terms } from './words';
 import { ZIPF_BANDS } from './word-prior-data';
 
 /** Characters of a page considered: enough for any article's substance, bounded for huge PDFs. */
@@ -52,7 +52,8 @@ export function zipfOf(term: string): number {
   if (!prior) {
     prior = new Map();
     for (const [band, words] of ZIPF_BANDS) {
-      for (const word of words.split(' ')) for (const t of terms(word)) if (!prior.has(t)) prior.set(t, band / 10);
+      // The table's words are lower-cased and accent-free already: most need only their stem.
+      for (const word of words.split(' ')) for (const t of /^[a-z]+$/.test(word) ? [stem(word)] : terms(word)) if (!prior.has(t)) prior.set(t, band / 10);
     }
   }
   return prior.get(term) ?? RARE_ZIPF;
