@@ -60,7 +60,7 @@ function summary(kind: QuestionKind, all: ReportFigures[]): void {
   const items = sum((x) => x.openQuestions.items.length);
   const wellFormed = sum((x) => x.openQuestions.wellFormed);
   console.log(`\n${kind}: ${all.length} session(s) — ${[...new Set(all.map((x) => x.question.id))].join(', ')}`);
-  console.log(`  repeated cited claims:        ${repeats} of ${claims} (${pct(repeats, claims)})  goal ≤ 3 %: ${claims && repeats / claims <= 0.03 ? 'PASS' : 'FAIL'}`);
+  console.log(`  repeated cited claims:        ${repeats} of ${claims} (${pct(repeats, claims)})  goal ≤ 3 %: ${repeats <= 0.03 * claims ? 'PASS' : 'FAIL'}`);
   console.log(`  cited sources off topic:      ${off} of ${cited} (${pct(off, cited)}); borderline ${borderline}; unjudged ${unjudged}  goal 0: ${off === 0 ? 'PASS' : 'FAIL'}`);
   if (kind === 'unanswerable') console.log(`  sources cited per report:     ${all.map((x) => x.cited.length).join(', ')}  goal 0: ${cited === 0 ? 'PASS' : 'FAIL'}`);
   console.log(`  invented citations left:      ${sum((x) => x.inventedLeft.length)}  goal 0: ${sum((x) => x.inventedLeft.length) === 0 ? 'PASS' : 'FAIL'}`);
@@ -86,7 +86,7 @@ export function runRealBench(runs: number, only?: string[]): void {
     for (const [kind, all] of byKind) summary(kind, all);
 
     const resumed = await cancelThenResume(env, world, 'Welche Rolle spielt die Offshore-Windenergie für die Energiewende in Deutschland?');
-    console.log(`\nresume (offshore-wind, cancelled after its first findings, then resumed):`);
+    console.log(`\nresume (offshore-wind, cancelled while its first analysis runs, then resumed):`);
     console.log(`  cancelled: ${resumed.cancelled.status}, ${resumed.cancelled.findings} findings, ${resumed.cancelled.notWritten} "Not written" line(s)`);
     console.log(`  resumed:   ${resumed.resumed.status}, ${resumed.resumed.findings} findings, ${resumed.resumed.notWritten} "Not written" line(s), Unfinished note ${resumed.resumed.unfinishedNote ? 'still there' : 'gone'}`);
     console.log(`  report body changed by the resumed run: ${resumed.bodyChanged ? 'yes' : 'NO (byte-identical)'}  goal: changed, no "Not written" left: ${resumed.bodyChanged && resumed.resumed.notWritten === 0 ? 'PASS' : 'FAIL'}`);

@@ -4,7 +4,8 @@
 // uncited, and the open questions' shape. Only the report as a user gets it and the session's
 // sources are read; what the grounded model really did comes from its log.
 import type { ResearchSnapshot } from '../src/domain/types';
-import { allSentences, UNSUPPORTED_MARK } from '../src/report/sentences';
+import { everyLanguage, labelsFor, type ReportLabels } from '../src/report/labels';
+import { allSentences, unsupportedMark } from '../src/report/sentences';
 import type { WriterLog } from '../test/harness/grounded-writer';
 import type { RealWorld } from '../test/harness/real-world';
 import { verdictFor, type RealQuestion, type Verdict } from '../test/harness/real-questions';
@@ -35,10 +36,17 @@ export interface ReportFigures {
 const CITATION_GROUP = /\[(S\d+(?:\s*[,;]\s*S\d+)*)\]/g;
 const norm = (t: string) => t.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 
-/** The report's body (its own sections), its Sources list and its Notes. */
+/** The labels the report was written with (its Sources heading tells the language). */
+export function labelsOf(report: string): ReportLabels {
+  const language = ['de', 'es', 'fr', 'zh', 'ja'].find((l) => new RegExp(`^## ${labelsFor(l).sources}\\s*$`, 'm').test(report) && new RegExp(`^## ${labelsFor(l).notes}\\s*$`, 'm').test(report));
+  return labelsFor(language);
+}
+
+/** The report's body (its own sections), its Sources list and its Notes, whatever language labels them. */
 export function reportParts(report: string): { body: string; sources: string; notes: string } {
-  const [body, rest = ''] = report.split(/^## Sources\s*$/m);
-  const [sources, notes = ''] = rest.split(/^## Notes\s*$/m);
+  const labels = labelsOf(report);
+  const [body, rest = ''] = report.split(new RegExp(`^## ${labels.sources}\\s*$`, 'm'));
+  const [sources, notes = ''] = rest.split(new RegExp(`^## ${labels.notes}\\s*$`, 'm'));
   return { body, sources, notes };
 }
 
@@ -58,14 +66,21 @@ export function logSince(log: WriterLog, mark: LogMark, question: string): Write
 export type LogMark = Record<keyof WriterLog, number>;
 export const markLog = (log: WriterLog): LogMark => ({ misattributions: log.misattributions.length, invented: log.invented.length, repeats: log.repeats.length });
 
-/** Items of the open-questions list (in Notes, or a section of its own). */
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const anyOf = (pick: (l: ReportLabels) => string) => everyLanguage(pick).map(escapeRegExp).join('|');
+
+/** Items of the open-questions list (in Notes, or a section of its own), in any language. */
 export function openQuestionsIn(report: string): string[] {
-  const list = /Open questions[^\n]*:\n((?:[ \t]+- .*\n?)+)/i.exec(report)?.[1] ?? /^## (?:Open questions|Offene Fragen)\s*\n+((?:- .*\n?)+)/im.exec(report)?.[1] ?? '';
+  const inNotes = new RegExp(`(?:${anyOf((l) => l.openQuestionsIntro)})\\n((?:[ \\t]+- .*\\n?)+)`, 'i');
+  const ownSection = new RegExp(`^## (?:${anyOf((l) => l.openQuestions)})\\s*\\n+((?:- .*\\n?)+)`, 'im');
+  const list = inNotes.exec(report)?.[1] ?? ownSection.exec(report)?.[1] ?? '';
   return list.split('\n').map((l) => l.replace(/^\s*- /, '').trim()).filter(Boolean);
 }
 
 export function measureReport(question: RealQuestion, state: ResearchSnapshot, report: string, world: RealWorld, log: WriterLog): ReportFigures {
   const { body, sources: sourceList, notes } = reportParts(report);
+  const labels = labelsOf(report);
+  const mark = unsupportedMark(labels).trim();
   const fetched = new Map(state.sources.filter((x) => x.status === 'fetched').map((x) => [x.id, x]));
   const verdictOf = (id: string): Verdict => {
     const page = world.pageAt(state.sources.find((x) => x.id === id)?.url ?? '');
@@ -91,8 +106,13 @@ export function measureReport(question: RealQuestion, state: ResearchSnapshot, r
     ...log.invented.filter((m) => m.citation === '(Source 12)' && fetched.has('S12') && !m.ids.includes('S12')).map((m) => ({ sentence: m.sentence, cited: 'S12' })),
   ];
   // The mark follows the sentence, or sits inside its span when the sentence runs on past it ("St. [S3] ⚠️ …").
-  const marked = (s: (typeof sentences)[number]) => body.slice(s.start, s.end + UNSUPPORTED_MARK.length).includes(UNSUPPORTED_MARK.trim());
-  const removedInNotes = [...notes.matchAll(/- Citation removed \[([^\]]+)\][^“]*“(.*)”/g)].map((m) => ({ ids: m[1].split(/,\s*/), text: m[2].replace(/\\(.)/g, '$1') }));
+  const marked = (s: (typeof sentences)[number]) => body.slice(s.start, s.end + mark.length + 1).includes(mark);
+  // "- Citation removed [S3] (…): “claim”", in the report's language, its quotation marks included.
+  const [dropLead, dropQuoted] = labels.citationDropped('\u0000', '\u0001').split('\u0000');
+  const [, quoteOpen, quoteClose] = /^(.*)\u0001(.*)$/.exec(labels.quote('\u0001')) as RegExpExecArray;
+  const removedLine = new RegExp(`- ${escapeRegExp(dropLead)} \\[([^\\]]+)\\][^\\n]*?${escapeRegExp(quoteOpen)}(.*)${escapeRegExp(quoteClose)}`, 'g');
+  void dropQuoted;
+  const removedInNotes = [...notes.matchAll(removedLine)].map((m) => ({ ids: m[1].split(/,\s*/), text: m[2].replace(/\\(.)/g, '$1') }));
   const matches = (text: string, m: { sentence: string }) => norm(text).includes(norm(m.sentence).split(' ').slice(0, 12).join(' '));
   let inReport = 0;
   let flagged = 0;

@@ -1,5 +1,6 @@
 // Sessions in the real-page world, run as a user runs them (start --yes, cancel, resume,
 // enhance): shared by bench:report --world real and test/real-pages-report.test.ts.
+import { everyLanguage } from '../src/report/labels';
 import type { ResearchSnapshot } from '../src/domain/types';
 import type { TestEnvironment } from '../test/harness';
 import type { RealWorld } from '../test/harness/real-world';
@@ -37,7 +38,7 @@ export async function researchAndMeasure(env: TestEnvironment, world: RealWorld,
 
 /** The report's own sections, without the generated ones (Sources, Notes) or a "What changed" digest. */
 export const bodyOf = (report: string) => reportParts(report).body.replace(/^## What changed[\s\S]*?(?=^## )/m, '').trim();
-export const notWrittenLines = (report: string) => (report.match(/\*\*Not written:\*\*/g) ?? []).length;
+export const notWrittenLines = (report: string) => everyLanguage((l) => l.notWritten('', '').split(/\*\*/)[1]).reduce((n, lead) => n + report.split(`**${lead}**`).length - 1, 0);
 
 export interface ResumeFigures {
   cancelled: { status: string; findings: number; notWritten: number };
@@ -55,13 +56,16 @@ export interface ResumeFigures {
 export async function cancelThenResume(env: TestEnvironment, world: RealWorld, question: string, settings?: Record<string, unknown>): Promise<ResumeFigures> {
   const script = world.model.script;
   let analyses = 0;
-  script.delayFor = (name) => (name === 'source_analysis' && analyses++ > 0 ? 3_000 : 0);
+  // Every analysis takes 3 s, and the session is cancelled while the first is under way: on-topic
+  // pages are few once off-topic ones are skipped unread, so a first analysis that answered at
+  // once could leave the resumed run nothing new to read.
+  script.delayFor = (name) => (name === 'source_analysis' && ++analyses > 0 ? 3_000 : 0);
   try {
     const { researchId: id } = await env.client.start({ query: question, autoApprove: true, ...(settings ? { settings } : {}) });
     const deadline = Date.now() + 60_000;
     for (;;) {
       const s = await env.client.state(id);
-      if (s.findings.length >= 1 || ['completed', 'failed'].includes(s.status) || Date.now() > deadline) break;
+      if (analyses >= 1 || s.findings.length >= 1 || ['completed', 'failed'].includes(s.status) || Date.now() > deadline) break;
       await new Promise((r) => setTimeout(r, 50));
     }
     await env.client.cancel(id, 'stopped to look at the first findings').catch(() => undefined);
@@ -75,7 +79,7 @@ export async function cancelThenResume(env: TestEnvironment, world: RealWorld, q
         status: done.state.status,
         findings: done.state.findings.length,
         notWritten: notWrittenLines(done.report),
-        unfinishedNote: /\*\*Unfinished:\*\*/.test(done.report),
+        unfinishedNote: everyLanguage((l) => l.unfinished('').split('**')[1]).some((lead) => done.report.includes(`**${lead}**`)),
       },
       bodyChanged: bodyOf(stopped.report) !== bodyOf(done.report),
       partial: stopped.report,

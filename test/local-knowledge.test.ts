@@ -1,7 +1,7 @@
 // Seed 003's knowledge lookup beside planning: with a folder of the user's own documents, the plan
 // is drafted knowing what they already have — while nothing touches the web (no search, no page)
 // until the plan is approved.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -77,6 +77,17 @@ describe('which of the user notes the planner sees', () => {
   it('hands the planner the notes that match the question, and only those', async () => {
     expect(await lookup('How much microplastics pollution is in Baltic sea water?')).toEqual(['Microplastics in the Baltic']);
     expect(await lookup('coral reef health')).toEqual(['Reef health notes']);
+  });
+
+  it('leaves out a note that shares a few common words with the question, and keeps the one about it', async () => {
+    writeFileSync(path.join(notes, 'tax.md'), '# Tax checklist 2024\n\n- Income from streaming and freelance services\n- Receipts for the gaming PC (work equipment) and what it cost\n- Home office days\n- File before 31 July');
+    writeFileSync(path.join(notes, 'cloud-gaming.md'), '# Cloud game streaming\n\nGame streaming services such as GeForce Now and Xbox Cloud Gaming keep growing: subscriptions rose again, and a month costs about ten euros.');
+    try {
+      expect(await lookup('How fast are game streaming services growing, and what do they cost?')).toEqual(['Cloud game streaming']);
+    } finally {
+      rmSync(path.join(notes, 'tax.md'));
+      rmSync(path.join(notes, 'cloud-gaming.md'));
+    }
   });
 
   it('leaves out a note that shares a single word in passing with a longer question', async () => {

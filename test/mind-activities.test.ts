@@ -250,6 +250,49 @@ describe('analyzer: finer confidence and categories', () => {
   });
 });
 
+describe('analyzer: a source that does not address the question', () => {
+  const input = {
+    query: `${TOPIC}?`,
+    research_brief: 'Establish adoption figures.',
+    outline: ['Adoption'],
+    iteration: 1,
+    max_iterations: 2,
+    sources: [
+      { id: 'S1', title: 'IEA report', url: 'https://iea.example/heat', text_file_id: 'text-1' },
+      { id: 'S2', title: 'Black Friday deals', url: 'https://deals.example/bf', text_file_id: 'text-2' },
+    ],
+    known_findings: [],
+    max_source_chars: 10_000,
+  };
+  const texts = { 'text-1': 'Heat pump sales in Europe grew 40 percent in 2022.', 'text-2': 'Black Friday: heat guns and air fryers at 40 percent off.' };
+
+  it('is said so, with why, and no finding keeps it as evidence', async () => {
+    const answer = {
+      findings: [
+        { content: 'Sales grew 40 percent in 2022.', confidence: 'high', source_ids: ['S1', 'S2'] },
+        { content: 'Air fryers are 40 percent off.', confidence: 'medium', source_ids: ['S2'] },
+      ],
+      gaps: [],
+      not_addressing: [
+        { source_id: 'S2', reason: 'A list of shopping deals, not about heat pump adoption.' },
+        { source_id: 'S9', reason: 'Not given.' },
+      ],
+    };
+    const { fake, model } = await setup({ answers: [{ object: answer }] }, texts);
+    const out = await asActivity(() => model.analyzeSources(input));
+    expect(out.findings).toEqual([{ content: 'Sales grew 40 percent in 2022.', confidence: 'high', source_ids: ['S1'] }]);
+    expect(out.not_addressing).toEqual({ S2: 'A list of shopping deals, not about heat pump adoption.' });
+    expect(requestOf(fake).prompt).toContain('Black Friday');
+  });
+
+  it('an answer without the field reads as before', async () => {
+    const { model } = await setup({ answers: [{ object: { findings: [{ content: 'Sales grew 40 percent in 2022.', confidence: 'high', source_ids: ['S1'] }], gaps: [] } }] }, texts);
+    const out = await asActivity(() => model.analyzeSources(input));
+    expect(out.not_addressing).toBeUndefined();
+    expect(out.findings).toHaveLength(1);
+  });
+});
+
 describe('planner: a second clarification round', () => {
   const answered = [
     { question: 'Which region should the research focus on?', answer: 'Germany' },

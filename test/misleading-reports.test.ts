@@ -32,7 +32,7 @@ describe('reports that cannot mislead', () => {
 
   it('removes invented citations of every shape, merges repeats, skips off-topic pages and leaves no placeholder', async () => {
     const { harness, env } = await setup({ model: { gapIterations: 0, carelessWriter: true, repeatFindings: true, misattributeClaim: true } });
-    const { researchId } = await env.client.start({ query: 'Relevance check: solar power', settings });
+    const { researchId } = await env.client.start({ query: 'Solar power: costs and policy', settings });
     await env.client.waitForResult(researchId);
     const s = await env.client.state(researchId);
     expect(s.status).toBe('completed');

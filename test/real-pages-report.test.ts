@@ -4,15 +4,8 @@
 // invents ids and repeats itself), run as `start --yes`, `cancel` + `resume` and `enhance --focus`
 // run them. Skipped when ../shared is absent (a fresh clone).
 //
-// Checks the product does not pass yet are `it.fails` (issue 29): each one turns red the day its
-// fix lands; flip it to `it` then. They are:
-//   - repeats: a claim stands twice (a sentence left with a leading space after an invented id
-//     was removed; the same sentence in two sections with other punctuation)
-//   - off-topic: pages judged off topic (real-judgements.json) are cited as evidence
-//   - unanswerable: the penguin question's report cites pages about anything else, and does not
-//     say that nothing answered it
-//   - open questions: listed several times over, as statements, not questions
-//   - language: a German question's report is labelled in English (Sources, Notes, Not written)
+// Each check was an `it.fails` naming its defect until issue 29's fix for it landed; a check the
+// product does not pass yet goes in as `it.fails` again.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { TestEnvironment } from './harness';
 import { corpusAvailable } from './harness/real-pages';
@@ -71,11 +64,11 @@ describe.skipIf(!corpusAvailable())('reports on real pages, as a reader sees the
     }
   });
 
-  it.fails('states no claim twice', () => {
+  it('states no claim twice', () => {
     for (const f of [answered, partial, unanswerable]) expect(f.repeats, `${f.question.id}: repeated claims:${list(f.repeats)}`).toEqual([]);
   });
 
-  it.fails('cites no page that is off topic for the question', () => {
+  it('cites no page that is off topic for the question', () => {
     for (const f of [answered, partial]) {
       // A page nobody judged yet fails too: judge it in test/harness/real-judgements.json.
       const off = f.cited.filter((c) => c.verdict === 'off' || c.verdict === 'unjudged');
@@ -83,12 +76,12 @@ describe.skipIf(!corpusAvailable())('reports on real pages, as a reader sees the
     }
   });
 
-  it.fails('cites no source for a question nothing in the corpus answers, and says that nothing answered it', () => {
+  it('cites no source for a question nothing in the corpus answers, and says that nothing answered it', () => {
     expect(unanswerable.cited.map((c) => `[${c.id}] ${c.title}`)).toEqual([]);
     expect(unanswerable.run.report).toMatch(/\*\*(Gap|Lücke)/);
   });
 
-  it.fails('lists open questions once each, as questions, citing only sources the report lists', () => {
+  it('lists open questions once each, as questions, citing only sources the report lists', () => {
     const oq = unanswerable.openQuestions;
     expect(oq.items.length, 'the penguin report lists open questions').toBeGreaterThan(0);
     expect({ duplicates: oq.duplicates, notQuestions: oq.notQuestions, unlistedCitations: oq.unlistedCitations }, list(oq.items)).toEqual({ duplicates: 0, notQuestions: 0, unlistedCitations: 0 });
@@ -121,7 +114,7 @@ describe.skipIf(!corpusAvailable())('reports on real pages, as a reader sees the
     expect(enhanced.openQuestions.after).toBeGreaterThanOrEqual(enhanced.openQuestions.before);
   });
 
-  it.fails("labels a German question's report in German", () => {
+  it("labels a German question's report in German", () => {
     const report = answered.run.report;
     expect(report.match(/^## (Sources|Notes)$|\*\*(Not written|Gap|Citation check)\*\*|Open questions/gm) ?? []).toEqual([]);
   });

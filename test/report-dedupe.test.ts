@@ -2,7 +2,8 @@
 // and findings that repeat each other or the report never reach the writer.
 import { describe, expect, it } from 'vitest';
 import { dedupeFindings, dedupePatch, repeats, signature } from '../src/report/dedupe';
-import { applyPatches } from '../src/report/markdown';
+import { applyPatches, verifyReportCitations } from '../src/report/markdown';
+import { annotateReport } from '../src/verify/annotate';
 import { citedSentences } from '../src/report/sentences';
 
 const outline = ['Causes', 'Policy'];
@@ -107,5 +108,97 @@ describe('repeated claims', () => {
       expect(out.merged).toHaveLength(0);
       expect(times(out.markdown, 'Stubble burning')).toBe(2);
     });
+  });
+});
+
+describe('the final check merges repeats last', () => {
+  const sources = [1, 2].map((n) => ({ id: `S${n}`, title: `Source ${n}`, url: `https://games.example/${n}` }));
+  const outline = ['Background', 'Expert opinion'];
+  const start = '# Cloud gaming\n\n## Background\n\n_Research in progress._\n\n## Expert opinion\n\n_Research in progress._\n';
+  const stadia = "Google's long-gestating foray into gaming has finally arrived with Stadia";
+  const patched = (patches: { section: string; markdown: string }[]) => applyPatches(start, outline, patches, 8000, sources).markdown;
+  const bodyOf = (md: string) => md.split('## Sources')[0];
+  const times = (md: string, text: string) => md.split(text).length - 1;
+
+  it('a repeat that differed only by an invented id at its start is merged once the id is removed, leaving no stray paragraph', () => {
+    const md = patched([{ section: 'Background', markdown: `${stadia} [S1]. Latency stays the main complaint [S2].\n\n[src-999] ${stadia} [S1].` }]);
+    // While patching, the invented id made the two sentences differ.
+    expect(times(md, stadia)).toBe(2);
+    const v = verifyReportCitations(md, sources, 0, { mergedClaims: 4 });
+    const body = bodyOf(v.markdown);
+    expect(times(body, stadia)).toBe(1);
+    expect(body).not.toMatch(/^[ \t]+\S/m);
+    expect(body).toContain(`## Background\n\n${stadia} [S1]. Latency stays the main complaint [S2].\n\n## Expert opinion`);
+    expect(v.merged).toHaveLength(1);
+    // The Notes count every merge: the 4 made while patching and the one made here.
+    expect(v.markdown).toContain('- 5 repeated claim(s) were merged into one (their citations combined).');
+  });
+
+  it('merges across sections whatever the shape of the removed citation, and an emptied list item or paragraph goes', () => {
+    const md = patched([
+      { section: 'Background', markdown: `${stadia} [S1]. Latency stays the main complaint [S2].` },
+      { section: 'Expert opinion', markdown: `- Analysts expect slow growth [S2].\n- ${stadia} (Source 77).\n- [S99] Latency stays the main complaint!\n\nLATENCY   stays the main complaint [https://never.example/x](https://never.example/x)` },
+    ]);
+    const v = verifyReportCitations(md, sources, 0);
+    const body = bodyOf(v.markdown);
+    expect(times(body, stadia)).toBe(1);
+    expect(times(body.toLowerCase(), 'latency stays')).toBe(1);
+    expect(body.trimEnd()).toMatch(/## Expert opinion\n\n- Analysts expect slow growth \[S2\]\.$/);
+    // The exclamation-marked repeat was merged while patching; the other two only here.
+    expect(v.merged.map((m) => m.sentence)).toEqual([`${stadia}.`, 'LATENCY stays the main complaint']);
+    expect(v.markdown).toContain('- 2 repeated claim(s) were merged into one');
+    // A link whose text is its own address is one citation, removed once.
+    expect(v.removed_citations.filter((r) => r.citation.includes('never.example'))).toHaveLength(1);
+  });
+
+  it('keeps the citations of a removed repeat on the sentence it repeats, and keeps the rest of its paragraph', () => {
+    const md = patched([
+      { section: 'Background', markdown: `${stadia} [S1].` },
+      { section: 'Expert opinion', markdown: `[src-5] ${stadia} [S2]. Analysts expect slow growth [S2].` },
+    ]);
+    const body = bodyOf(verifyReportCitations(md, sources, 0).markdown);
+    expect(body).toContain(`${stadia} [S1, S2].`);
+    expect(body).toContain('## Expert opinion\n\nAnalysts expect slow growth [S2].');
+  });
+
+  it('a section whose every claim was said before says so instead of standing empty or claiming a gap', () => {
+    const md = patched([
+      { section: 'Background', markdown: `${stadia} [S1].` },
+      { section: 'Expert opinion', markdown: `${stadia} [S2].` },
+    ]);
+    // Merged while patching already; now a repeat that only the final check can see.
+    const late = md.replace('## Expert opinion\n\n_Research in progress._', `## Expert opinion\n\n[src-8] ${stadia} [S2].`);
+    const body = bodyOf(verifyReportCitations(late, sources, 0).markdown);
+    expect(body).toMatch(/## Expert opinion\n\n\*\*Covered above:\*\*/);
+    expect(body).not.toMatch(/## Expert opinion\n\n\*\*Gap/);
+  });
+
+  it('runs again after the claim check, so nothing the check removed leaves a repeat', () => {
+    const md = `# Q\n\n## Background\n\n${stadia} [S1].\n\n## Expert opinion\n\n${stadia} [S2] [S1].\n`;
+    const out = annotateReport(md, { claims: [], links: [], sources: [], linksChecked: false });
+    expect(times(out, stadia)).toBe(1);
+    expect(out).toContain('1 repeated sentence(s) merged into the one they repeat after the check');
+  });
+});
+
+describe('the report’s own lines are not claims', () => {
+  it('two gap sections that tried the same queries both keep their queries, however often the merge runs', () => {
+    const md = '# Q\n\n## Costs\n\n_Research in progress._\n\n## Policy\n\n_Research in progress._\n';
+    const v = verifyReportCitations(md, [], 0, { searchedQueries: ['solar costs and policy'] });
+    const checked = annotateReport(v.markdown, { claims: [], links: [], sources: [], linksChecked: false });
+    expect(checked.match(/Queries tried: “solar costs and policy”\./g)).toHaveLength(2);
+  });
+});
+
+describe('a citation that opens a paragraph', () => {
+  it('belongs to the paragraph it opens, not to the sentence before it, and moves after its claim', () => {
+    const sources = [1, 2].map((n) => ({ id: `S${n}`, title: `T${n}`, url: `https://t.example/${n}` }));
+    const a = 'Sie hat die Pläne für eine zweite Fabrik in China aber nicht dementiert.';
+    const b = 'Der Erfolg des Model 3 in Europa sorgt bei den etablierten Autobauern für Unbehagen.';
+    const md = `# Q\n\n## China\n\n- ${a} [S1]\n\n[S2, S98] ${b}\n`;
+    expect(citedSentences(md).map((s) => s.source_ids)).toEqual([['S1'], ['S2', 'S98']]);
+    const body = verifyReportCitations(md, sources, 0).markdown.split('## Sources')[0];
+    expect(body).toContain(`- ${a} [S1]\n\n${b.replace(/\.$/, '')} [S2].`);
+    expect(citedSentences(body).map((s) => s.source_ids)).toEqual([['S1'], ['S2']]);
   });
 });

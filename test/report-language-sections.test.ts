@@ -2,7 +2,11 @@
 // placeholder ("TBD", "No information yet") is finished as a stated gap, like an empty one.
 import { describe, expect, it } from 'vitest';
 import { detectLanguage, reconcileLanguage } from '../src/activities/prompts/language';
+import { labelsFor } from '../src/report/labels';
+import { verifyReportCitations } from '../src/report/markdown';
 import { finishSections } from '../src/report/sections';
+import { citedSentences } from '../src/report/sentences';
+import { annotateReport } from '../src/verify/annotate';
 
 describe('the question’s language', () => {
   it.each([
@@ -39,5 +43,72 @@ describe('a finished section has no placeholder', () => {
     for (const body of ['The odd-even data (TBD in 2024) showed PM2.5 at 90 [S1].', 'Pending court cases slowed the policy [S2].']) {
       expect(finishSections([{ title: 'Policy', body }], { searchedQueries: queries })[0].body).toBe(body);
     }
+  });
+});
+
+describe('the report’s own words follow the asker’s language', () => {
+  const fetched = [{ id: 'S1', title: 'Wärmepumpen', url: 'https://wp.example/1' }];
+  const report = (title: string) =>
+    `# ${title}\n\n## Kosten\n\nEine Wärmepumpe kostet 12.000 Euro [S1]. Erdwärme kostet mehr [S7].\n\n## Förderung\n\n_Research in progress._\n`;
+  const extra = (language: string) => ({
+    language,
+    searchedQueries: ['wärmepumpe förderung 2024'],
+    mergedClaims: 2,
+    skippedSources: [{ id: 'S4', title: 'Fußball', url: 'https://sport.example/4', score: 0.05 }],
+    minRelevance: 0.2,
+    confidence: { high: 1 },
+    openGapList: ['Wie hoch ist die Förderung 2025?'],
+  });
+  const english = [/^## Sources$/m, /^## Notes$/m, /\*\*Gap:\*\*/, /Citations: /, /repeated claim/, /were not read/, /Confidence of the findings/, /Open questions the research/];
+
+  it.each([
+    ['de', 'Quellen', 'Anmerkungen', '**Lücke:** Die Recherche hat nach Material zu „Förderung“ gesucht', 'Belege: 2 im Text gefunden; 1 einer abgerufenen Quelle zugeordnet; 1 entfernt.'],
+    ['es', 'Fuentes', 'Notas', '**Laguna:** la investigación buscó material sobre «Förderung»', 'Citas: 2 encontradas en el texto; 1 remiten a fuentes consultadas; 1 eliminadas.'],
+    ['fr', 'Sources', 'Remarques', '**Lacune :** la recherche a cherché des éléments sur « Förderung »', 'Citations : 2 trouvées dans le texte ; 1 renvoient à des sources consultées ; 1 supprimées.'],
+    ['zh', '来源', '说明', '**缺口：** 研究查找了关于“Förderung”的资料', '引用：正文中共 2 处；1 处对应已获取的来源；已删除 1 处。'],
+    ['ja', '出典', '注記', '**空白：** 調査は「Förderung」に関する資料を探しましたが', '引用：本文中に 2 件、うち 1 件が取得済みの出典に対応、1 件を削除。'],
+  ])('%s: sections, gap lines and notes in that language, none in English', (language, sources, notes, gap, citations) => {
+    const md = verifyReportCitations(report('Wärmepumpen'), fetched, 0, extra(language)).markdown;
+    expect(md).toContain(`\n## ${sources}\n`);
+    expect(md).toContain(`\n## ${notes}\n`);
+    expect(md).toContain(gap);
+    expect(md).toContain(citations);
+    // French writes "Sources" as English does.
+    for (const pattern of english.filter((p) => language !== 'fr' || !p.test('## Sources'))) expect(md).not.toMatch(pattern);
+    // Checked again (a resumed session), the generated sections are replaced, not doubled.
+    const again = verifyReportCitations(md, fetched, 0, extra(language)).markdown;
+    expect(again.split(`\n## ${notes}\n`)).toHaveLength(2);
+    expect(again.split(`\n## ${sources}\n`)).toHaveLength(2);
+    // The generated sections are never read as claims of the report.
+    expect(citedSentences(again).map((s) => s.text)).toEqual(['Eine Wärmepumpe kostet 12.000 Euro.']);
+  });
+
+  it('the citation check and its mark follow the language too, and run again without doubling', () => {
+    const md = verifyReportCitations(report('Wärmepumpen'), fetched, 0, { language: 'de' }).markdown;
+    const claims = [{ sentence: 'Eine Wärmepumpe kostet 12.000 Euro.', source_ids: ['S1'], verdict: 'unsupported' as const, best_passage_excerpt: '', method: 'lexical' as const }];
+    const summary = { claims, links: [], sources: [], linksChecked: false, language: 'de' };
+    const once = annotateReport(md, summary);
+    expect(once).toContain('kostet 12.000 Euro [S1]. ⚠️ *(von der zitierten Quelle nicht gestützt)*');
+    expect(once).toContain('**Prüfung der Belege**\n\n- Aussagen: 0 von 1 zitierten Sätzen von ihren Quellen gestützt; 1 nicht gestützt.');
+    expect(once).toContain('- Nicht gestützt [S1]: „Eine Wärmepumpe kostet 12.000 Euro.“');
+    const twice = annotateReport(once, summary);
+    expect(twice).toBe(once);
+    expect(citedSentences(twice)[0].text).toBe('Eine Wärmepumpe kostet 12.000 Euro.');
+  });
+
+  it('a session stopped early says so in its language', () => {
+    const md = verifyReportCitations(report('Wärmepumpen'), fetched, 0, { language: 'fr', stopped: 'was cancelled' }).markdown;
+    expect(md).toContain('**Non rédigé :** la recherche a été annulée avant d’atteindre « Förderung ».');
+    expect(md).toContain('**Inachevé :** la recherche a été annulée ;');
+  });
+
+  it('any other language gets English, and so does a session with none', () => {
+    for (const language of ['pt', 'ko', undefined]) {
+      const md = verifyReportCitations(report('Wärmepumpen'), fetched, 0, { language }).markdown;
+      expect(md).toMatch(/^## Sources$/m);
+      expect(md).toContain('**Gap:** the research looked for material on “Förderung”');
+    }
+    expect(labelsFor('de-AT').sources).toBe('Quellen');
+    expect(labelsFor('zh-Hans').notes).toBe('说明');
   });
 });

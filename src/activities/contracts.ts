@@ -164,6 +164,8 @@ export interface AnalyzedGap {
 }
 export interface AnalyzeSourcesOutput {
   findings: AnalyzedFinding[];
+  /** Sources the analyst read and found do not address the question, with why: never cited. */
+  not_addressing?: Record<string, string>;
   gaps: AnalyzedGap[];
   /** The analyzer's rating of each source's evidence; absent in results recorded before it. */
   source_quality?: Record<string, 'low' | 'medium' | 'high'>;
@@ -260,6 +262,10 @@ export interface VerifyCitationsInput {
   stopped?: string;
   /** What the gathering and analysis fell short of that no further round could change. */
   shortfalls?: string[];
+  /** The asker's language (the plan's research context): the report's own words follow it. */
+  language?: string;
+  /** Sources read whose reader found they do not address the question: listed, never cited. */
+  not_counted?: { id: string; title: string; url: string; reason: string }[];
   /** Earlier runs that stopped early and what the runs after them added. */
   resumed?: ResumedRun[];
 }
@@ -270,6 +276,8 @@ export interface VerifyCitationsOutput extends ReportVersion {
   citations_found?: number;
   /** Each removed citation with the claim it was attached to and why. */
   removed_details?: { citation: string; claim: string; reason: string }[];
+  /** Repeated claims merged by the final check, after every removal (counted in the Notes). */
+  merged?: { sentence: string; merged_into: string }[];
 }
 
 export interface ScoreRelevanceInput {

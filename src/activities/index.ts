@@ -12,7 +12,7 @@ import { createEmbedder, type Embedder } from '../providers/model/embeddings';
 import { modelConnection, modelProviders, resolveProviderPlan, searchAvailability } from '../providers/registry';
 import { createSearchProvider, searchApiKeyFromEnv, SEARCH_PROVIDERS, type SearchProviderName } from '../providers/search/catalog';
 import type { ModelProvider } from '../providers/model/types';
-import { LocalDocumentSearch, queryContentWords } from '../providers/search/local';
+import { LocalDocumentSearch, NOTE_MIN_RELEVANCE, queryContentWords } from '../providers/search/local';
 import { SearxngSearch } from '../providers/search/searxng';
 import type { SearchProvider, SearchResult } from '../providers/search/types';
 import { fetcherFromConfig } from '../fetching/fetcher';
@@ -147,14 +147,13 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
 }
 
 /**
- * The planner sees only the user's notes that match the question: a third of its content words,
- * and at least two of them (all, for a question of one or two), or a match by meaning. Notes that
- * only share "the" and "of" with it, or one word in passing, stay out.
+ * The planner sees only the user's notes that are about the question (scored as pages are before
+ * reading) or match it by meaning. Notes that only share "the" and "of" with it, or a few common
+ * words in passing, stay out.
  */
 export function matchesQuestion(query: string): (hit: SearchResult) => boolean {
-  const words = queryContentWords(query).size;
-  const floor = words ? Math.max(1 / 3, Math.min(2, words) / words) : 0;
-  return (hit) => (hit.query_match ?? 1) >= floor - 1e-9;
+  const floor = queryContentWords(query).size ? NOTE_MIN_RELEVANCE : 0;
+  return (hit) => (hit.query_match ?? 1) >= floor;
 }
 
 const ARCHIVE_SWEEP_MS = 3_600_000;

@@ -109,8 +109,15 @@ export function createModelActivities(deps: ModelDeps) {
       const budget = fitted.budget_tokens;
       const known = new Set(input.sources.map((x) => x.id));
       const rated = (object.source_quality ?? []).filter((r) => known.has(r.source_id));
+      // A source the analyst found off the question is never evidence: no finding keeps it.
+      const offQuestion = new Map((object.not_addressing ?? []).filter((r) => known.has(r.source_id)).map((r) => [r.source_id, r.reason.trim().slice(0, 300) || 'does not address the question']));
+      const findings = object.findings
+        .map(toAnalyzedFinding)
+        .map((f) => ({ ...f, source_ids: f.source_ids.filter((id) => !offQuestion.has(id)) }))
+        .filter((f, i) => f.source_ids.length > 0 || object.findings[i].source_ids.length === 0);
       return {
-        findings: object.findings.map(toAnalyzedFinding),
+        findings,
+        ...(offQuestion.size ? { not_addressing: Object.fromEntries(offQuestion) } : {}),
         gaps: object.gaps,
         usage,
         fidelity,

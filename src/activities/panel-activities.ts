@@ -17,6 +17,7 @@ import type {
 import { verifyReportCitations } from '../report/markdown';
 import { mergeRepeatedParagraphs, sideBySide } from '../report/repeated-paragraphs';
 import { createModelCall, type ModelDeps } from './model-call';
+import { reportLanguage } from './report-activities';
 import { inputCheckSchema, inputImprovementSchema, panelAnswerSchema, panelSynthesisSchema } from './schemas';
 
 const MAX_CONTEXT_CHARS = 20_000;
@@ -111,5 +112,6 @@ export function createPanelActivities(deps: ModelDeps) {
  * source or removed and listed under Notes with its claim; the Sources list names what is cited.
  */
 function checkedCitations(markdown: string, sources: SourceRef[]): string {
-  return verifyReportCitations(markdown, sources, 0).markdown;
+  // Panel reports merge their own repeats by paragraph (side by side, each answer keeps its own section).
+  return verifyReportCitations(markdown, sources, 0, { language: reportLanguage(undefined, markdown), mergeRepeats: false }).markdown;
 }

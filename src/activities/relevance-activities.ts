@@ -17,8 +17,8 @@ export function createRelevanceActivities(artifacts: ArtifactStore, embedder?: (
   return {
     scoreRelevance: (input: ScoreRelevanceInput): Promise<ScoreRelevanceOutput> => withHeartbeat(() => scoreOf(input)),
     /** One page's score from its text in hand (a fetch that just parsed it), without reading it back. */
-    scorePageText: async (text: string, question: string, subQuestion: string): Promise<number> =>
-      (await scoreTexts({ question, sources: [{ id: 'page', text_file_id: '', sub_question: subQuestion }] }, new Map([['page', text]]))).scores.page,
+    scorePageText: async (text: string, question: string, subQuestion: string, title = ''): Promise<number> =>
+      (await scoreTexts({ question, sources: [{ id: 'page', text_file_id: '', sub_question: subQuestion }] }, new Map([['page', text]]), { page: title })).scores.page,
   };
 
   async function scoreOf(input: ScoreRelevanceInput): Promise<ScoreRelevanceOutput> {
@@ -27,9 +27,9 @@ export function createRelevanceActivities(artifacts: ArtifactStore, embedder?: (
     return scoreTexts(input, texts);
   }
 
-  async function scoreTexts(input: ScoreRelevanceInput, texts: Map<string, string>): Promise<ScoreRelevanceOutput> {
+  async function scoreTexts(input: ScoreRelevanceInput, texts: Map<string, string>, titles: Record<string, string> = {}): Promise<ScoreRelevanceOutput> {
     const scores: Record<string, number> = {};
-    for (const source of input.sources) scores[source.id] = relevanceScore(texts.get(source.id) ?? '', questionsOf(input, source.sub_question));
+    for (const source of input.sources) scores[source.id] = relevanceScore(texts.get(source.id) ?? '', questionsOf(input, source.sub_question), titles[source.id]);
     const meaning = await meaningScores(embedder?.(), input, texts);
     for (const [id, score] of meaning) scores[id] = Math.max(scores[id] ?? 0, score);
     return { scores, ...(meaning.size ? { by_meaning: Object.fromEntries(meaning) } : {}) };

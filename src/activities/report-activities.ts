@@ -2,6 +2,7 @@
 // proposed, verified. Each step reads the version it is given and stores a new one (content-
 // addressed, so a retried step stores the same version under the same id). No model here.
 import { dedupeFindings } from '../report/dedupe';
+import { detectLanguage } from './prompts/language';
 import { applyPatches, reportShape, verifyReportCitations } from '../report/markdown';
 import { reopenReport } from '../report/reopen';
 import { PLACEHOLDER } from '../report/sections';
@@ -12,6 +13,11 @@ import type { ApplyReportPatchInput, ApplyReportPatchOutput, CreateReportInput, 
 export async function storeReport(artifacts: ArtifactStore, markdown: string): Promise<ReportVersion> {
   const stored = await artifacts.put(markdown, { name: 'report.md', kind: 'text', content_type: 'text/markdown; charset=utf-8' });
   return { report_file_id: stored.file_id, report_chars: markdown.length, shape: reportShape(markdown) };
+}
+
+/** The session's language, or, for a session whose plan never named one, its question's (the report's title). */
+export function reportLanguage(language: string | undefined, report: string): string {
+  return language ?? detectLanguage(/^# (.+)$/m.exec(report)?.[1] ?? '');
 }
 
 export function reportSkeleton(query: string, outline: string[]): string {
@@ -46,6 +52,8 @@ export function createReportActivities(artifacts: ArtifactStore) {
     async verifyCitations(input: VerifyCitationsInput): Promise<VerifyCitationsOutput> {
       const report = await artifacts.getText(input.report_file_id);
       const result = verifyReportCitations(report, input.fetched, input.failed_sources, {
+        language: reportLanguage(input.language, report),
+        ...(input.not_counted?.length ? { notCounted: input.not_counted } : {}),
         contentFidelity: input.content_fidelity,
         openGaps: input.open_gaps,
         openGapList: input.open_gap_list,
@@ -67,6 +75,7 @@ export function createReportActivities(artifacts: ArtifactStore) {
         cited_sources: result.cited,
         citations_found: result.citations_found,
         removed_details: result.removed_citations,
+        ...(result.merged.length ? { merged: result.merged.slice(0, 50) } : {}),
       };
     },
   };

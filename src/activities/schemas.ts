@@ -51,6 +51,12 @@ export const analysisSchema = z.object({
       }),
     )
     .max(10),
+  // Added later: the sources the analyst found do not address the question (never cited). Answers without it stay valid.
+  not_addressing: z
+    .array(z.object({ source_id: z.string(), reason: z.string() }))
+    .max(50)
+    .nullable()
+    .catch(null),
   // Nullable rather than optional: strict structured outputs require every key; older answers lack it.
   source_quality: z
     .array(z.object({ source_id: z.string(), quality: z.enum(['low', 'medium', 'high']) }))

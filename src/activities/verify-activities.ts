@@ -14,7 +14,7 @@ import type { ModelUsage, VerifyCitationsInput, VerifyCitationsOutput, VerifyRep
 import { toFailure } from './errors';
 import { withHeartbeat } from './heartbeat';
 import { createModelCall, type ModelDeps } from './model-call';
-import { storeReport } from './report-activities';
+import { reportLanguage, storeReport } from './report-activities';
 
 export type { ClaimCheck, LinkCheck, SourceToVerify, VerifyClaimsInput, VerifyClaimsOutput } from '../verify/types';
 
@@ -74,6 +74,7 @@ export function createVerifyActivities(deps: VerifyDeps) {
             dois: doiChecks,
             sources: cited,
             linksChecked: input.check_links,
+            language: reportLanguage(input.citations?.language, report),
             uncheckedClaims: sentences.length - checked.length,
           });
           return {

@@ -86,6 +86,8 @@ export interface Source {
   relevance?: number;
   /** Not sent to the analyzer: relevance below settings.min_relevance. */
   skipped_off_topic?: boolean;
+  /** Read, and the analyst found it does not address the question (why): listed, never cited. */
+  off_question?: string;
 }
 
 export type ArtifactKind = 'html' | 'pdf' | 'docx' | 'text';

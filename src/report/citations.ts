@@ -124,7 +124,8 @@ class Resolver {
       const id = this.byUrl.get(urlKey(url));
       // A link standing after the sentence's full stop is only a citation: its label ("source", "see") is not text.
       const afterSentence = /[.!?]["'”’)]*\s*$/.test(whole.slice(Math.max(0, offset - 4), offset));
-      const text = afterSentence ? '' : label.trim();
+      // A link whose text is its own address has no text of its own.
+      const text = afterSentence || /^<?https?:\/\//i.test(label.trim()) ? '' : label.trim();
       if (id) return `${text}${text ? ' ' : ''}${this.keep(keep, [id])}`;
       if (this.keepUnknown) return m;
       return `${text}${text ? ' ' : ''}${drop(`[${label}](${url})`, `links to ${url}, which was never fetched`)}`;
@@ -151,9 +152,10 @@ class Resolver {
 
     // A citation the model put in parentheses needs none: "(https://…)" → "[S1]", or nothing.
     body = body.replace(/\(\s*((?:\u0000[CR]\d+\u0000\s*)+)\)/g, (_m, inner: string) => ` ${inner.trim()}`);
-    // Adjacent kept citations ([S3][S5]) become one group; each id once.
-    body = body.replace(new RegExp(String.raw`(?:${PLACEHOLDER_PREFIX}\d+\u0000\s*)+`, 'g'), (run) => {
-      const trailing = /\s*$/.exec(run)?.[0] ?? '';
+    // Adjacent kept citations ([S3][S5]) become one group; each id once. Never across a line: a
+    // citation that opens the next paragraph belongs to it, not to the one before.
+    body = body.replace(new RegExp(String.raw`(?:${PLACEHOLDER_PREFIX}\d+\u0000[ \t]*)+`, 'g'), (run) => {
+      const trailing = /[ \t]*$/.exec(run)?.[0] ?? '';
       const ids = [...run.matchAll(/\u0000C(\d+)\u0000/g)].flatMap((m) => resolvedIds[Number(m[1])]);
       return `[${[...new Set(ids)].sort(byNumber).join(', ')}]${trailing}`;
     });
@@ -166,6 +168,8 @@ class Resolver {
       return body.replace(/\u0000R(\d+)\u0000/g, (_m, i: string) => removals[Number(i)].citation);
     }
     return body
+      // An id that opened a line goes with the space after it: the line starts with its words.
+      .replace(/^([ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+)?)(?:\u0000R\d+\u0000[ \t]*)+/gm, '$1')
       .replace(/\u0000R\d+\u0000/g, '')
       .replace(/[ \t]+([.,;:!?])/g, '$1')
       .replace(/[ \t]{2,}/g, ' ')
@@ -210,6 +214,7 @@ function claimAround(text: string, at: number): string {
   const plain = text
     .slice(start, end)
     .replace(/\u0000[CR]\d+\u0000/g, '')
+    .replace(/\[S\d+(?:,\s*S\d+)*\]/g, '')
     .replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '')
     .replace(/[*_`]+/g, '')
     .replace(/\s+/g, ' ')

@@ -1,6 +1,7 @@
 // One claim, once: a sentence that repeats one already in the report (same words after
 // normalisation, or nearly so, and the same numbers) is dropped and its citations are added to
 // the sentence it repeats. Findings are compared the same way before they reach the writer.
+import { everyLanguage } from './labels';
 import { allSentences, type SentenceSpan } from './sentences';
 import { numbersIn, terms } from './words';
 
@@ -79,6 +80,75 @@ export function dedupePatch(report: string, patch: string): { report: string; pa
     ...removals.map((span) => ({ start: span.start, end: span.end, text: '' })),
   ];
   return { report: applyEdits(report, reportEdits), patch: tidy(applyEdits(patch, patchEdits)), merged };
+}
+
+/**
+ * The last word on repeats, run on the finished text after every removal and rewrite: a sentence
+ * that repeats an earlier one anywhere in the report (outside the generated sections) goes, its
+ * citations joining the earlier one; a paragraph or list item left with nothing new goes too.
+ * Table rows are compared but never cut.
+ */
+export function mergeRepeatedClaims(markdown: string): { markdown: string; merged: MergedClaim[] } {
+  const known: Known[] = [];
+  const merged: MergedClaim[] = [];
+  const removals: Edit[] = [];
+  for (const span of allSentences(markdown)) {
+    // The report's own lines (a gap, a section not written) say alike things on purpose.
+    if (isGeneratedParagraph(markdown, span.start)) continue;
+    const sig = signature(span.text);
+    const match = known.find((k) => repeats(sig, k.sig));
+    if (!match || inTableRow(markdown, span.start)) {
+      known.push({ span, sig, inReport: true, added: new Set() });
+      continue;
+    }
+    merged.push({ sentence: span.text, merged_into: match.span.text });
+    span.source_ids.filter((id) => !match.span.source_ids.includes(id)).forEach((id) => match.added.add(id));
+    removals.push({ start: afterLineMarker(markdown, span.start), end: span.end, text: GONE });
+  }
+  if (!merged.length) return { markdown, merged };
+  const edits = [...known.filter((k) => k.added.size).map((k) => citeEdit(markdown, k)), ...removals];
+  return { markdown: dropEmptied(applyEdits(markdown, edits)), merged };
+}
+
+const GONE = '\u0000G';
+
+/** A sentence's start, past the list marker or quote mark its line opens with. */
+function afterLineMarker(markdown: string, start: number): number {
+  const lineStart = markdown.lastIndexOf('\n', start - 1) + 1;
+  if (lineStart !== start) return start;
+  const marker = /^[ \t]*(?:>[ \t]?)*(?:(?:[-*+]|\d+[.)])[ \t]+)?/.exec(markdown.slice(start))?.[0] ?? '';
+  return start + marker.length;
+}
+
+/** The bold lead of every line the report writes itself, in every language ("**Gap:**", "**Lücke:**", …). */
+const GENERATED_LEADS = [
+  ...everyLanguage((l) => l.gap('')),
+  ...everyLanguage((l) => l.notWritten('', '')),
+  ...everyLanguage((l) => l.coveredAbove('')),
+  ...everyLanguage((l) => l.notAnswered(0, 0, '')),
+].map((line) => /^\*\*[^*]+\*\*/.exec(line)?.[0] ?? line);
+
+export function isGeneratedParagraph(markdown: string, at: number): boolean {
+  const start = Math.max(markdown.lastIndexOf('\n\n', at - 1) + 2, 0);
+  const opening = markdown.slice(start, start + 60).replace(/^[>\s]+/, '');
+  return GENERATED_LEADS.some((lead) => opening.startsWith(lead));
+}
+
+function inTableRow(markdown: string, at: number): boolean {
+  const lineStart = markdown.lastIndexOf('\n', at - 1) + 1;
+  return /^\s*\|/.test(markdown.slice(lineStart, lineStart + 200));
+}
+
+/** Removes the dropped sentences' marks, and every line they left with no word of its own. */
+function dropEmptied(text: string): string {
+  const lines = text.split('\n').flatMap((line) => {
+    if (!line.includes(GONE)) return [line];
+    const [, prefix, rest] = /^([ \t]*(?:>[ \t]?)*(?:(?:[-*+]|\d+[.)])[ \t]+)?)([\s\S]*)$/.exec(line) as RegExpExecArray;
+    const kept = rest.split(GONE).map((part) => part.trim()).filter(Boolean).join(' ');
+    // A paragraph's line keeps no indent the removal left; a list item or quote keeps its mark.
+    return /[\p{L}\p{N}]/u.test(kept) ? [`${prefix.trim() ? prefix : ''}${kept}`] : [];
+  });
+  return lines.join('\n').replace(/\n{3,}/g, '\n\n');
 }
 
 export interface DedupableFinding {

@@ -1,20 +1,21 @@
 // The living report: a markdown document whose `##` sections follow the agreed outline. Patches
 // append to sections; the result is always well-formed markdown within the size budget.
 
-import { resolveCitations, type RemovedCitation, type ResolvableSource } from './citations';
+import { resolveCitations, type ResolvableSource } from './citations';
 import { dedupePatch, type MergedClaim } from './dedupe';
-import { resumedNote, type ResumedRun } from './resumed';
-import { finishSections, isPlaceholderOnly, PLACEHOLDER } from './sections';
+import { everyLanguage } from './labels';
+import { isPlaceholderOnly, PLACEHOLDER } from './sections';
 import type { ReportShape } from '../domain/types';
 
-const GENERATED_SECTIONS = ['Sources', 'Notes'];
+const GENERATED_SECTIONS = [...everyLanguage((l) => l.sources), ...everyLanguage((l) => l.notes)];
+const OPEN_QUESTIONS = everyLanguage((l) => l.openQuestions);
 
 interface Section {
   title: string;
   body: string;
 }
 
-interface ParsedReport {
+export interface ParsedReport {
   head: string;
   sections: Section[];
 }
@@ -129,192 +130,14 @@ export function sameTitle(a: string, b: string): boolean {
   return norm(a) === norm(b);
 }
 
+/** Sources and Notes, in whatever language the check wrote them. */
 export function isGenerated(title: string): boolean {
   return GENERATED_SECTIONS.some((g) => sameTitle(g, title));
 }
 
-export interface CitableSource {
-  id: string;
-  title: string;
-  url: string;
-  retrieved_at?: string;
-  file_id?: string;
-  /** Credibility tier from source vetting. */
-  tier?: string;
+/** An outline section meant for open questions ("Open questions", "Offene Fragen", …). */
+export function isOpenQuestionsTitle(title: string): boolean {
+  return OPEN_QUESTIONS.some((g) => sameTitle(g, title)) || /^(?:open|unanswered|remaining) questions?$/i.test(title.trim());
 }
 
-export interface VerifiedReport {
-  markdown: string;
-  removed: string[];
-  cited: string[];
-  /** Every citation found in the text, whatever its shape. */
-  citations_found: number;
-  /** Citations removed (unknown ids, links to pages never fetched), each with its claim. */
-  removed_citations: RemovedCitation[];
-}
-
-export interface ReportExtras {
-  contentFidelity?: number;
-  openGaps?: number;
-  openGapList?: string[];
-  confidence?: Record<string, number>;
-  contradictions?: string[];
-  /** Relevance score of each source to its sub-question. */
-  relevance?: Record<string, number>;
-  skippedSources?: { id: string; title: string; url: string; score: number }[];
-  minRelevance?: number;
-  mergedClaims?: number;
-  /** The queries searched, for sections that found nothing. */
-  searchedQueries?: string[];
-  /** Every search provider was down: said first, plainly. */
-  searchOutage?: { message: string; queries_not_searched: string[] };
-  /** Why the research stopped before it was done (cancelled, timed out): said in every unwritten section. */
-  stopped?: string;
-  /** What the gathering and analysis fell short of that no further round could change. */
-  shortfalls?: string[];
-  /** Earlier runs that stopped early, and what the research added after each. */
-  resumed?: ResumedRun[];
-}
-
-const CITATION_GROUP = /\[((?:S\d+)(?:\s*[,;]\s*S\d+)*)\]/g;
-
-/**
- * Keeps only citations of fetched sources, then rebuilds the generated Sources and Notes sections
- * (replacing any earlier ones, so a retried verification never duplicates them).
- */
-export function verifyReportCitations(
-  markdown: string,
-  fetched: CitableSource[],
-  failedSources: number,
-  extra: ReportExtras = {},
-): VerifiedReport {
-  const known = new Map(fetched.map((s) => [s.id, s]));
-  const report = parseReport(markdown);
-  report.sections = report.sections.filter((s) => !isGenerated(s.title));
-  let found = 0;
-  let resolvedCount = 0;
-  const removedCitations: RemovedCitation[] = [];
-  const resolve = (text: string) => {
-    const r = resolveCitations(text, fetched);
-    found += r.found;
-    resolvedCount += r.resolved;
-    removedCitations.push(...r.removed);
-    return r.markdown;
-  };
-  report.head = resolve(report.head);
-  for (const s of report.sections) s.body = resolve(s.body);
-  report.sections = finishSections(report.sections, extra);
-  const removed = new Set<string>(removedCitations.flatMap((r) => r.ids ?? []));
-  const cited = new Set<string>();
-  const fix = (text: string) =>
-    text
-      .replace(CITATION_GROUP, (_m, group: string) => {
-        const ids = group.split(/\s*[,;]\s*/);
-        const kept = ids.filter((id) => known.has(id));
-        ids.filter((id) => !known.has(id)).forEach((id) => removed.add(id));
-        kept.forEach((id) => cited.add(id));
-        return kept.length ? `[${kept.join(', ')}]` : '';
-      })
-      .replace(/[ \t]+([.,;:])/g, '$1');
-  report.head = fix(report.head);
-  for (const s of report.sections) s.body = fix(s.body);
-  const citedSources = [...cited].map((id) => known.get(id) as CitableSource).sort((a, b) => idNumber(a.id) - idNumber(b.id));
-  report.sections.push({
-    title: 'Sources',
-    body: citedSources.length
-      ? citedSources
-          .map((s) => {
-            const details = [s.tier, s.retrieved_at && `fetched ${s.retrieved_at}`, s.file_id && `snapshot ${s.file_id}`].filter(Boolean);
-            const relevance = extra.relevance?.[s.id];
-            if (relevance !== undefined) details.push(`relevance ${relevance.toFixed(2)}`);
-            return `- [${s.id}] ${escapeInline(s.title || s.url)} — <${s.url}>${details.length ? ` (${details.join(', ')})` : ''}`;
-          })
-          .join('\n')
-      : '_No source is cited._',
-  });
-  const notes: string[] = [];
-  if (extra.searchOutage) {
-    const missed = extra.searchOutage.queries_not_searched;
-    notes.push(
-      `> **Search was unavailable** (${escapeInline(extra.searchOutage.message)}): this report is written from the sources gathered before the outage${
-        missed.length ? `; not searched: ${missed.slice(0, 10).map((q) => `“${escapeInline(q)}”`).join(', ')}` : ''
-      }.`,
-    );
-  }
-  if (extra.resumed?.length) notes.push(...resumedNote(extra.resumed, escapeInline));
-  if (extra.stopped) notes.push(`> **Unfinished:** the research ${escapeInline(extra.stopped)}; sections it never reached say so.`);
-  if (extra.shortfalls?.length) {
-    notes.push(`- Where the research fell short of its own quality bar (another round could not change it):\n${extra.shortfalls.map((f) => `  - ${escapeInline(f)}`).join('\n')}`);
-  }
-  notes.push(citationSummary(found, resolvedCount, removedCitations));
-  if (extra.skippedSources?.length) {
-    notes.push(
-      `- ${extra.skippedSources.length} source(s) were not read: off-topic for their sub-question (relevance below ${extra.minRelevance ?? 'the threshold'}):\n${extra.skippedSources
-        .slice(0, 20)
-        .map((x) => `  - ${x.id} ${escapeInline(x.title || x.url)} — <${x.url}> (relevance ${x.score.toFixed(2)})`)
-        .join('\n')}`,
-    );
-  }
-  if (extra.mergedClaims) notes.push(`- ${extra.mergedClaims} repeated claim(s) were merged into one (their citations combined).`);
-  if (removed.size) {
-    notes.push(`> **Warning:** removed citations of sources that were never fetched: ${[...removed].sort((a, b) => idNumber(a) - idNumber(b)).join(', ')}.`);
-  }
-  if (failedSources) notes.push(`- ${failedSources} source(s) could not be fetched or parsed and were left out.`);
-  if (extra.contentFidelity !== undefined && extra.contentFidelity < 1) {
-    notes.push(`- Content fidelity ${Math.round(extra.contentFidelity * 100)}% (${fidelityBand(extra.contentFidelity)}): some sources were condensed to fit the model's context.`);
-  }
-  if (extra.confidence) {
-    const counts = Object.entries(extra.confidence).filter(([, n]) => n > 0).map(([level, n]) => `${n} ${level}`);
-    if (counts.length) notes.push(`- Confidence of the findings: ${counts.join(', ')}.`);
-  }
-  if (extra.contradictions?.length) {
-    notes.push(`- Sources disagree:\n${extra.contradictions.slice(0, 10).map((c) => `  - ${escapeInline(c)}`).join('\n')}`);
-  }
-  if (extra.openGapList?.length) {
-    notes.push(`- Open questions the research could not close:\n${extra.openGapList.slice(0, 10).map((g) => `  - ${escapeInline(g)}`).join('\n')}`);
-  } else if (extra.openGaps) {
-    notes.push(`- ${extra.openGaps} open question(s) remain; see the findings' gaps in the session state.`);
-  }
-  if (notes.length) report.sections.push({ title: 'Notes', body: notes.join('\n') });
-  return {
-    markdown: renderReport(report),
-    removed: [...removed],
-    cited: citedSources.map((s) => s.id),
-    citations_found: found,
-    removed_citations: removedCitations,
-  };
-}
-
-function citationSummary(found: number, resolved: number, removed: RemovedCitation[]): string {
-  // A removed group like [S9, S12] is one entry but two citations: found = resolved + removed.
-  const removedCount = removed.reduce((n, r) => n + (r.ids?.length ?? 1), 0);
-  const head = `- Citations: ${found} found in the text; ${resolved} resolved to fetched sources${removedCount ? `; ${removedCount} removed` : ''}.`;
-  const list = removed
-    .slice(0, 30)
-    .map((r) => `  - Removed ${escapeInline(r.citation)} (${escapeInline(r.reason)})${r.claim ? `: “${escapeInline(r.claim)}”` : ''}`);
-  if (removed.length > 30) list.push(`  - …and ${removed.length - 30} more.`);
-  return [head, ...list].join('\n');
-}
-
-/** Every citation id in a report, in order of first appearance. */
-export function citedIds(markdown: string): string[] {
-  const ids = new Set<string>();
-  for (const m of markdown.matchAll(CITATION_GROUP)) m[1].split(/\s*[,;]\s*/).forEach((id) => ids.add(id));
-  return [...ids];
-}
-
-function idNumber(id: string): number {
-  return Number(id.replace(/\D/g, '')) || 0;
-}
-
-function escapeInline(text: string): string {
-  return text.replace(/[\r\n]+/g, ' ').replace(/([\\`*_[\]])/g, '\\$1');
-}
-
-/** Seed 001's reading of a fidelity score. */
-export function fidelityBand(score: number): string {
-  if (score >= 0.9) return 'full: all content at original fidelity';
-  if (score >= 0.6) return 'condensed: some content summarized';
-  if (score >= 0.3) return 'compressed: significant summarization applied';
-  return 'minimal: heavy compression';
-}
+export { citedIds, fidelityBand, verifyReportCitations, type CitableSource, type ReportExtras, type VerifiedReport } from './final-check';

@@ -1,13 +1,37 @@
-// Relevance before reading: how much of its question a page's parsed text speaks to, from 0 to 1 —
-// the share of the question's content words (stemmed; Chinese, Japanese and Korean as character
-// pairs) that occur in the page, against the sub-question and the whole question, whichever is
-// higher. Unweighted on purpose: IDF taken from one page or one small batch discounts exactly the
-// words a page on the topic repeats everywhere (a solar article scored below a heat-pump one).
-import { terms } from './words';
+// Relevance before reading: how far a page is ABOUT its question, from 0 to 1. Each content word of
+// the question (stemmed; Chinese, Japanese and Korean as character pairs) counts by how rare it is
+// in ordinary text — a prior from word frequencies of seven languages (word-prior-data.ts), not
+// from the page or its batch, whose own repetitions would discount exactly the words an on-topic
+// page is full of — and by how much the page says it: how often for its length (saturating, as in
+// BM25), or at once, in its title or opening. A long news page that mentions "fast", "data",
+// "growing" and "players" once each is not about a question that asks how fast cloud gaming grows.
+import { stem, terms } from './words';
+import { ZIPF_BANDS } from './word-prior-data';
 
 /** Characters of a page considered: enough for any article's substance, bounded for huge PDFs. */
 const MAX_SCORED_CHARS = 200_000;
+/** The opening a page states its topic in (after its title). */
+const OPENING_CHARS = 500;
 const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
+/** Words per document the prior's document frequencies assume. */
+const DOCUMENT_WORDS = 1_000;
+/** Zipf frequency assumed for a word the prior lacks (rarer than any it lists), and for a number. */
+const RARE_ZIPF = 3.2;
+const NUMBER_ZIPF = 4.5;
+/** "2" in "type 2 diabetes" says little on its own: a one- or two-digit number is as common as "the year". */
+const SMALL_NUMBER_ZIPF = 6;
+/** BM25's saturation: a word's share of its weight grows with its count, a length-normalised count of K giving half. */
+const K = 1.2;
+/** Content words of an ordinary article, for the length normalisation. */
+const TYPICAL_PAGE_TERMS = 400;
+/** What a word in the title or opening earns, at least. */
+/** How hard a missing word counts against a page (the share of the question's weight present, to this power). */
+const COVERAGE_EXPONENT = 1.5;
+/** What a word found only inside longer words earns, of what it would earn on its own. */
+const COMPOUND_CREDIT = 0.5;
+/** Shorter words are not looked for inside compounds ("art" in "start"). */
+const MIN_COMPOUND_PART = 5;
+const HEADLINE_CREDIT = 0.8;
 
 /** Content words, with runs of CJK characters as overlapping character pairs. */
 export function relevanceTerms(text: string): string[] {
@@ -20,15 +44,84 @@ export function relevanceTerms(text: string): string[] {
   return out;
 }
 
-/** 1 when no question has a word to look for: nothing is skipped on a guess. */
-export function relevanceScore(text: string, questions: string[]): number {
-  const page = new Set(relevanceTerms(text.slice(0, MAX_SCORED_CHARS)));
+let prior: Map<string, number> | undefined;
+
+/** Zipf frequency of a content word (log10 of its occurrences per billion words, any of the seven languages). */
+export function zipfOf(term: string): number {
+  if (/^\d/.test(term)) return term.length <= 2 ? SMALL_NUMBER_ZIPF : NUMBER_ZIPF;
+  if (!prior) {
+    prior = new Map();
+    for (const [band, words] of ZIPF_BANDS) {
+      // The table's words are lower-cased and accent-free already: most need only their stem.
+      for (const word of words.split(' ')) for (const t of /^[a-z]+$/.test(word) ? [stem(word)] : terms(word)) if (!prior.has(t)) prior.set(t, band / 10);
+    }
+  }
+  return prior.get(term) ?? RARE_ZIPF;
+}
+
+/** How much a word says about a page that has it, as BM25's IDF with document frequencies from the prior. */
+export function termWeight(term: string): number {
+  const perWord = 10 ** (zipfOf(term) - 9);
+  const inDocuments = 1 - Math.exp(-perWord * DOCUMENT_WORDS);
+  return Math.log(1 + (1 - inDocuments) / (inDocuments + 1e-6));
+}
+
+interface PageProfile {
+  counts: Map<string, number>;
+  headline: Set<string>;
+  /** Length normalisation: 1 for an ordinary article, more for a long page. */
+  norm: number;
+}
+
+function profile(text: string, title: string): PageProfile {
+  const body = text.slice(0, MAX_SCORED_CHARS);
+  const all = relevanceTerms(body);
+  const counts = new Map<string, number>();
+  for (const t of all) counts.set(t, (counts.get(t) ?? 0) + 1);
+  const headline = new Set(relevanceTerms(`${title}\n${body.slice(0, OPENING_CHARS)}`));
+  return { counts, headline, norm: 0.25 + (0.75 * all.length) / TYPICAL_PAGE_TERMS };
+}
+
+/** How often a word occurs as the start or end of longer words ("batterien" in "altbatterien"): German compounds. */
+function inCompounds(page: PageProfile, term: string): number {
+  if (term.length < MIN_COMPOUND_PART || /^\d/.test(term)) return 0;
+  let n = 0;
+  for (const [word, count] of page.counts) if (word.length > term.length && (word.startsWith(term) || word.endsWith(term))) n += count;
+  return n;
+}
+
+/** 0..1: the question's words, weighted by rarity, by how much the page says each. */
+function aboutness(page: PageProfile, question: string[]): number {
+  let total = 0;
+  let said = 0;
+  let present = 0;
+  for (const t of question) {
+    const weight = termWeight(t);
+    const exact = page.counts.get(t);
+    // A word found only inside compounds ("batterien" in "Solarbatterien") is half evidence.
+    const credit = exact ? 1 : COMPOUND_CREDIT;
+    const tf = exact ?? inCompounds(page, t);
+    const often = (credit * tf) / (tf + K * page.norm);
+    total += weight;
+    said += weight * Math.max(often, page.headline.has(t) ? HEADLINE_CREDIT : 0);
+    if (page.headline.has(t)) present += weight;
+    else if (tf) present += weight * credit;
+  }
+  // A page that lacks some of the question's weightier words is about something else, however much it says of the rest.
+  return total ? (said / total) * (present / total) ** COVERAGE_EXPONENT : 0;
+}
+
+/**
+ * The page's relevance to the best-matched of `questions` (its sub-question, the whole question).
+ * 1 when no question has a word to look for: nothing is skipped on a guess.
+ */
+export function relevanceScore(text: string, questions: string[], title = ''): number {
+  const page = profile(text, title);
   let best: number | undefined;
   for (const question of questions) {
     const wanted = [...new Set(relevanceTerms(question))];
     if (!wanted.length) continue;
-    const share = wanted.filter((t) => page.has(t)).length / wanted.length;
-    best = Math.max(best ?? 0, share);
+    best = Math.max(best ?? 0, aboutness(page, wanted));
   }
   return best === undefined ? 1 : Math.round(best * 1000) / 1000;
 }

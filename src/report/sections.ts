@@ -1,5 +1,6 @@
 // A finished report has no placeholder: a section the research found nothing for says what was
 // looked for and not found, with the queries that were tried.
+import { labelsFor, type ReportLabels } from './labels';
 import { terms } from './words';
 
 export const PLACEHOLDER = '_Research in progress._';
@@ -15,12 +16,13 @@ const MAX_QUERIES_LISTED = 6;
  * Outline sections left empty become stated gaps (or, when the research stopped early, say that
  * it stopped before them); generated sections are passed through.
  */
-export function finishSections(sections: Section[], extra: { searchedQueries?: string[]; stopped?: string }): Section[] {
+export function finishSections(sections: Section[], extra: { searchedQueries?: string[]; stopped?: string; labels?: ReportLabels }): Section[] {
+  const labels = extra.labels ?? labelsFor('en');
   return sections.map((section) => {
     const body = section.body.split(PLACEHOLDER).join('').trim();
     if (hasContent(body)) return { ...section, body };
-    if (extra.stopped) return { ...section, body: `**Not written:** the research ${extra.stopped} before it reached “${section.title}”.` };
-    return { ...section, body: gapStatement(section.title, extra.searchedQueries ?? []) };
+    if (extra.stopped) return { ...section, body: labels.notWritten(labels.stopped[extra.stopped] ?? extra.stopped, section.title) };
+    return { ...section, body: gapStatement(section.title, extra.searchedQueries ?? [], labels) };
   });
 }
 
@@ -52,10 +54,10 @@ function hasContent(body: string): boolean {
   return !FILLER.test(plain);
 }
 
-function gapStatement(title: string, queries: string[]): string {
+function gapStatement(title: string, queries: string[], labels: ReportLabels): string {
   const wanted = new Set(terms(title));
   const related = queries.filter((q) => terms(q).some((t) => wanted.has(t)));
   const listed = (related.length ? related : queries).slice(0, MAX_QUERIES_LISTED);
-  const tried = listed.length ? ` Queries tried: ${listed.map((q) => `“${q.replace(/[\r\n]+/g, ' ')}”`).join('; ')}.` : '';
-  return `**Gap:** the research looked for material on “${title}” and found nothing it could cite.${tried}`;
+  const tried = listed.length ? ` ${labels.queriesTried(listed.map((q) => labels.quote(q.replace(/[\r\n]+/g, ' '))).join('; '))}` : '';
+  return `${labels.gap(title)}${tried}`;
 }

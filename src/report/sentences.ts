@@ -1,5 +1,6 @@
 // The report's cited sentences: where each one is, what it says without its markup, and which
 // sources it cites. Headings, code fences and the generated Sources and Notes sections are skipped.
+import { anyLanguage, labelsFor, type ReportLabels } from './labels';
 
 export interface CitedSentence {
   /** The sentence as plain text: no citation markers, links, emphasis or list markers. */
@@ -9,12 +10,16 @@ export interface CitedSentence {
   end: number;
 }
 
-export const UNSUPPORTED_MARK = ' ⚠️ *(not supported by the cited source)*';
-const UNSUPPORTED_MARK_TEXT = /\s*⚠️\s*\*?\(not supported by the cited sources?\)\*?/g;
+/** The mark after a sentence its cited sources do not support, in the report's language. */
+export const unsupportedMark = (labels: ReportLabels): string => ` ⚠️ *${labels.unsupportedMark}*`;
+export const UNSUPPORTED_MARK = unsupportedMark(labelsFor('en'));
+/** Any language's mark: a warning sign and an emphasised parenthesis. */
+const UNSUPPORTED_MARK_TEXT = /\s*⚠️\s*\*?[(（][^)）\n]{1,80}[)）]\*?/g;
 
-const SKIPPED_SECTIONS = /^(sources|notes|citation check)$/i;
+const SKIPPED_SECTIONS = new RegExp(`^(${anyLanguage((l) => l.sources)}|${anyLanguage((l) => l.notes)}|${anyLanguage((l) => l.citationCheck)})$`, 'i');
 const CITATION = /\[(S\d+(?:\s*[,;]\s*S\d+)*)\]/g;
-const TRAILING_CITATIONS = /^(?:\s*\[S\d+(?:\s*[,;]\s*S\d+)*\])+[.,;:!?]?/;
+/** Citations after a full stop, on the same line: one that opens the next line is that line's. */
+const TRAILING_CITATIONS = /^(?:[ \t]*\[S\d+(?:\s*[,;]\s*S\d+)*\])+[.,;:!?]?/;
 const SENTENCE_END = /[.!?]+["'”’)]*(?=\s|$)/g;
 /** A citation group closing a line (before the next line of the same paragraph). */
 const CITED_LINE_END = /\[S\d+(?:\s*[,;]\s*S\d+)*\][ \t]*(?=\n)/g;

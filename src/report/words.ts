@@ -40,7 +40,7 @@ export function numbersIn(text: string): string[] {
   return [...new Set((text.match(/\d+(?:[.,]\d+)*/g) ?? []).map((n) => n.replace(/,(?=\d{3}\b)/g, '')))];
 }
 
-function stem(word: string): string {
+export function stem(word: string): string {
   if (/^\d/.test(word) || word.length <= 3) return word;
   let w = word;
   if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;

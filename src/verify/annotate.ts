@@ -1,10 +1,13 @@
 // Puts the citation check into the report: a mark after each unsupported sentence, and a
 // "Citation check" list at the end of Notes. Only adds text; running it again changes nothing.
-import { parseReport, renderReport } from '../report/markdown';
-import { allSentences, citedSentences, UNSUPPORTED_MARK } from '../report/sentences';
+import { mergeRepeatedClaims } from '../report/dedupe';
+import { everyLanguage, labelsFor, type ReportLabels } from '../report/labels';
+import { parseReport, renderReport, sameTitle } from '../report/markdown';
+import { allSentences, citedSentences, unsupportedMark } from '../report/sentences';
 import type { ClaimCheck, DoiCheck, LinkCheck } from './types';
 
-const CHECK_HEADING = '**Citation check**';
+const CHECK_HEADINGS = everyLanguage((l) => `**${l.citationCheck}**`);
+const NOTES_TITLES = everyLanguage((l) => l.notes);
 const QUOTED_CHARS = 160;
 
 export interface CitationCheckSummary {
@@ -16,10 +19,17 @@ export interface CitationCheckSummary {
   sources: { id: string; url: string }[];
   linksChecked: boolean;
   uncheckedClaims?: number;
+  /** Repeated sentences merged after the check's own removals. */
+  mergedAfterCheck?: number;
+  /** The asker's language: the check's own words follow it. */
+  language?: string;
 }
 
 export function annotateReport(markdown: string, summary: CitationCheckSummary): string {
-  return withCheckList(markUnsupported(dropMisattributed(markdown, summary.claims), summary.claims), summary);
+  // Citations the check removed may leave two sentences alike: the merge of repeats runs after it.
+  const labels = labelsFor(summary.language);
+  const { markdown: merged, merged: repeats } = mergeRepeatedClaims(markUnsupported(dropMisattributed(markdown, summary.claims), summary.claims, labels));
+  return withCheckList(merged, { ...summary, mergedAfterCheck: repeats.length }, labels);
 }
 
 const CITATION_GROUP = /\[(S\d+(?:\s*[,;]\s*S\d+)*)\]/g;
@@ -44,63 +54,62 @@ export function dropMisattributed(markdown: string, claims: ClaimCheck[]): strin
 const claimKey = (text: string, ids: string[]) => `${text}\u0000${ids.join(',')}`;
 
 /** Appends the mark after every sentence judged unsupported (once, however often it is run). */
-export function markUnsupported(markdown: string, claims: ClaimCheck[]): string {
+export function markUnsupported(markdown: string, claims: ClaimCheck[], labels: ReportLabels = labelsFor('en')): string {
   const unsupported = new Set(claims.filter((c) => c.verdict === 'unsupported').map((c) => claimKey(c.sentence, c.source_ids)));
   if (!unsupported.size) return markdown;
+  const mark = unsupportedMark(labels);
   let out = markdown;
   const targets = citedSentences(markdown).filter((s) => unsupported.has(claimKey(s.text.slice(0, 400), s.source_ids)));
   for (const { end } of targets.reverse()) {
-    if (out.startsWith(UNSUPPORTED_MARK, end)) continue;
-    out = `${out.slice(0, end)}${UNSUPPORTED_MARK}${out.slice(end)}`;
+    if (/^\s*⚠️/.test(out.slice(end, end + 4))) continue;
+    out = `${out.slice(0, end)}${mark}${out.slice(end)}`;
   }
   return out;
 }
 
-function withCheckList(markdown: string, summary: CitationCheckSummary): string {
+function withCheckList(markdown: string, summary: CitationCheckSummary, labels: ReportLabels): string {
   const report = parseReport(markdown);
-  let notes = report.sections.find((s) => /^notes$/i.test(s.title.trim()));
-  if (!notes) {
-    notes = { title: 'Notes', body: '' };
-    report.sections.push(notes);
-  }
-  const previous = notes.body.indexOf(CHECK_HEADING);
-  const body = (previous >= 0 ? notes.body.slice(0, previous) : notes.body).trim();
-  const list = checkList(summary).join('\n');
-  notes.body = `${body ? `${body}\n\n` : ''}${CHECK_HEADING}\n\n${list}`;
+  const notes = report.sections.find((s) => NOTES_TITLES.some((t) => sameTitle(t, s.title))) ?? { title: labels.notes, body: '' };
+  if (!report.sections.includes(notes)) report.sections.push(notes);
+  const previous = Math.min(...CHECK_HEADINGS.map((h) => notes.body.indexOf(h)).filter((i) => i >= 0), notes.body.length);
+  const body = notes.body.slice(0, previous).trim();
+  const list = checkList(summary, labels).join('\n');
+  notes.body = `${body ? `${body}\n\n` : ''}**${labels.citationCheck}**\n\n${list}`;
   return renderReport(report);
 }
 
-function checkList(summary: CitationCheckSummary): string[] {
+function checkList(summary: CitationCheckSummary, labels: ReportLabels): string[] {
   const lines: string[] = [];
   const idsOf = (url: string) => summary.sources.filter((s) => s.url === url).map((s) => s.id);
   const cite = (ids: string[]) => (ids.length ? ` [${ids.join(', ')}]` : '');
   if (summary.linksChecked) {
     const dead = summary.links.filter((l) => !l.ok);
-    lines.push(`- Links: ${summary.links.length - dead.length} of ${summary.links.length} cited link(s) answered.`);
+    lines.push(`- ${labels.links(summary.links.length - dead.length, summary.links.length)}`);
     for (const link of dead) {
-      const why = link.refused ? `not checked: ${link.error ?? 'refused'}` : link.status !== undefined ? `HTTP ${link.status}` : (link.error ?? 'no answer');
-      lines.push(`- Dead link${cite(idsOf(link.url))}: <${link.url}> (${inline(why)})`);
+      const why = link.refused ? labels.notChecked(link.error ?? 'refused') : link.status !== undefined ? `HTTP ${link.status}` : (link.error ?? labels.noAnswer);
+      lines.push(`- ${labels.deadLink(cite(idsOf(link.url)), link.url, inline(why))}`);
     }
     const dois = summary.dois ?? [];
     const unresolved = dois.filter((d) => !d.ok);
-    if (dois.length) lines.push(`- DOIs: ${dois.length - unresolved.length} of ${dois.length} cited DOI(s) resolved.`);
+    if (dois.length) lines.push(`- ${labels.dois(dois.length - unresolved.length, dois.length)}`);
     for (const d of unresolved) {
-      const why = d.status !== undefined ? `HTTP ${d.status}` : (d.error ?? 'no answer');
-      lines.push(`- DOI does not resolve${cite(d.source_ids)}: ${inline(d.doi)} (${inline(why)})`);
+      const why = d.status !== undefined ? `HTTP ${d.status}` : (d.error ?? labels.noAnswer);
+      lines.push(`- ${labels.doiUnresolved(cite(d.source_ids), inline(d.doi), inline(why))}`);
     }
   }
   const count = (verdict: ClaimCheck['verdict']) => summary.claims.filter((c) => c.verdict === verdict).length;
-  const parts = [`${count('supported')} of ${summary.claims.length} cited sentence(s) supported by their sources`];
-  if (count('unsupported')) parts.push(`${count('unsupported')} not supported`);
-  if (count('unverifiable')) parts.push(`${count('unverifiable')} could not be checked`);
-  lines.push(`- Claims: ${parts.join('; ')}.`);
+  const parts = [labels.claims(count('supported'), summary.claims.length)];
+  if (count('unsupported')) parts.push(labels.claimsUnsupported(count('unsupported')));
+  if (count('unverifiable')) parts.push(labels.claimsUnverifiable(count('unverifiable')));
+  lines.push(`- ${parts.join('; ')}.`);
   for (const claim of summary.claims.filter((c) => c.verdict === 'unsupported')) {
-    lines.push(`- Not supported${cite(claim.source_ids)}: “${inline(quote(claim.sentence))}”`);
+    lines.push(`- ${labels.notSupported(cite(claim.source_ids), inline(quote(claim.sentence)))}`);
   }
   for (const claim of summary.claims.filter((c) => c.unsupported_ids?.length)) {
-    lines.push(`- Citation removed${cite(claim.unsupported_ids as string[])} (the source does not say it; another cited source does): “${inline(quote(claim.sentence))}”`);
+    lines.push(`- ${labels.citationDropped(cite(claim.unsupported_ids as string[]), inline(quote(claim.sentence)))}`);
   }
-  if (summary.uncheckedClaims) lines.push(`- ${summary.uncheckedClaims} further cited sentence(s) were not checked.`);
+  if (summary.mergedAfterCheck) lines.push(`- ${labels.mergedAfterCheck(summary.mergedAfterCheck)}`);
+  if (summary.uncheckedClaims) lines.push(`- ${labels.unchecked(summary.uncheckedClaims)}`);
   return lines;
 }
 

@@ -68,7 +68,7 @@ export function Sources({ id, state }: { id: string; state: Snapshot }) {
       <div class="meta">
         <span class=${`badge tier-${s.tier ?? 'unknown'}`}>${s.tier ?? 'unrated'}</span>
         <span>credibility ${s.credibility === undefined ? '—' : num(s.credibility, 2)}</span>
-        <span>relevance ${s.relevance === undefined ? '—' : num(s.relevance, 2)}${s.skipped_off_topic ? ' (skipped: off topic)' : ''}</span>
+        <span>relevance ${s.relevance === undefined ? '—' : num(s.relevance, 2)}${s.skipped_off_topic ? ' (skipped: off topic)' : ''}${s.off_question ? ' (read: does not address the question, not cited)' : ''}</span>
         <span>${s.status}${s.retrieved_at ? ` ${when(s.retrieved_at)}` : ''}</span>
       </div>
       ${s.status === 'fetched' && s.text_file_id && html`<${SourcePreview} id=${id} sourceId=${s.id} />`}

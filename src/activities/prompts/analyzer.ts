@@ -4,8 +4,9 @@ Read the sources and extract findings that answer the research question.
 - Cover every source that bears on the question: at least one finding from each of them.
 - Confidence: "confirmed" when independent credible sources agree, "high", "medium" or "low" for one source's claim by how credible and specific it is, "speculation" for forecasts, opinions and claims no source backs with evidence.
 - Category: a short lowercase topic label for the finding (e.g. "costs", "policy"); null when none fits.
+- Not addressing: a source that is about something else (it only shares some words with the question) goes in not_addressing, with a one-sentence reason; take no finding from it. Empty when every source bears on the question.
 - Source quality: rate each source low, medium or high by its evidence (primary data, methods, named authors and dates rate higher; marketing, anonymous or thin pages lower).
-- Gaps: what the question still needs that these sources do not answer, each with 1 to 3 suggested web search queries and a priority (1 = most important). No gaps when the question is answered.
+- Gaps: what the question still needs that these sources do not answer, each description written as a question (ending with "?", in the language of the research question, never a sentence copied from a source, no source ids), with 1 to 3 suggested web search queries and a priority (1 = most important). No gaps when the question is answered.
 Answer with JSON only.`;
 
 export interface AnalyzerSourceText {

@@ -8,7 +8,7 @@ import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promi
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseDocument } from '../../parsing';
-import { relevanceTerms } from '../../report/relevance';
+import { relevanceScore, relevanceTerms } from '../../report/relevance';
 import { cosine, reciprocalRankFusion, type Embedder } from '../model/embeddings';
 import type { SearchProvider, SearchRequest, SearchResult } from './types';
 
@@ -38,6 +38,12 @@ interface Manifest {
   vectors?: Record<string, number[]>;
 }
 
+/**
+ * How much a note must be about the question for the planner to see it (scored as pages are before
+ * reading). Higher than min_relevance's default for pages: a short note is all opening, so every
+ * word it shares with the question counts as a headline word.
+ */
+export const NOTE_MIN_RELEVANCE = 0.3;
 /** Below this cosine similarity a document is not a match by meaning. */
 const MIN_SIMILARITY = 0.3;
 /** ...and at least this share of the best document's similarity. */
@@ -59,7 +65,7 @@ export class LocalDocumentSearch implements SearchProvider {
     const { index, vectors } = await this.refresh();
     const hits = index.search(query, { prefix: true, fuzzy: 0.1, combineWith: 'OR', boost: { title: 2 } });
     const lexical = hits.map((hit) => String(hit.id));
-    const match = new Map(hits.map((hit) => [String(hit.id), contentShare(query, hit.queryTerms)]));
+    const match = new Map(hits.map((hit) => [String(hit.id), noteRelevance(index.getStoredFields(String(hit.id)) ?? {}, query)]));
     let ranked = lexical.map((id, i) => ({ id, score: 1 / (i + 1) }));
     const q = this.embedder ? await this.embedder.embed([query]).then(([v]) => v, () => undefined) : undefined;
     if (q) {
@@ -162,11 +168,13 @@ export function queryContentWords(query: string): Set<string> {
   return new Set(tokenize(query.toLowerCase()).filter((t) => relevanceTerms(t).length > 0));
 }
 
-/** The share of the query's content words among the query terms a document matched. */
-function contentShare(query: string, matched: string[]): number {
-  const content = queryContentWords(query);
-  if (!content.size) return 1;
-  return [...new Set(matched.map((t) => t.toLowerCase()))].filter((t) => content.has(t)).length / content.size;
+/**
+ * How far a document is about the query, as pages are scored before reading (its title and opening,
+ * the query's words weighted by rarity): a tax checklist that mentions "streaming" and "services"
+ * is not about game streaming services.
+ */
+function noteRelevance(stored: Record<string, unknown>, query: string): number {
+  return relevanceScore(String(stored.embed_text ?? stored.snippet ?? ''), [query], String(stored.title ?? ''));
 }
 
 async function listFiles(folder: string): Promise<string[]> {

@@ -50,6 +50,8 @@ export async function analyzeBatch(s: ResearchSession, batch: Source[], knownFin
   st.findings.push(...findings);
   for (const source of readable) {
     source.analyzed = true;
+    const offQuestion = out.not_addressing?.[source.id];
+    if (offQuestion) source.off_question = offQuestion;
     const quality = out.source_quality?.[source.id];
     if (quality) source.quality = quality;
   }

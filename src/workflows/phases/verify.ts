@@ -80,6 +80,8 @@ async function citationInput(s: ResearchSession, extra: CitationExtra): Promise<
     contradictions: s.mind.contradictions.map((c) => `${c.description} (${c.finding_ids.join(', ')})`),
     ...(extra.shortfalls?.length ? { shortfalls: extra.shortfalls } : {}),
     ...(extra.stopped ? { stopped: extra.stopped } : {}),
+    ...(st.plan?.context?.language ? { language: st.plan.context.language } : {}),
+    ...(st.sources.some((x) => x.off_question) ? { not_counted: st.sources.filter((x) => x.off_question).map((x) => ({ id: x.id, title: x.title, url: x.url, reason: x.off_question as string })) } : {}),
     ...(resumed.length ? { resumed } : {}),
   };
 }
@@ -90,6 +92,7 @@ function recordCitations(s: ResearchSession, out: VerifyCitationsOutput): void {
   st.citation_warnings = out.removed_citations;
   if (out.removed_details) st.citation_removals = out.removed_details;
   if (out.citations_found !== undefined) st.citations_found = out.citations_found;
+  if (out.merged?.length) (st.merged_claims ??= []).push(...out.merged);
   const removals = out.removed_details ?? [];
   for (const r of removals.slice(0, 20)) s.warn(`removed citation ${r.citation} (${r.reason})${r.claim ? `: "${r.claim}"` : ''}`);
   if (removals.length > 20) s.warn(`removed ${removals.length - 20} more citations (listed in the report's notes and in citation_removals)`);

@@ -1,0 +1,286 @@
+// The final citation check: every citation resolved to a fetched source or removed, repeats merged
+// once nothing else will change the text, and the generated Sources and Notes sections rebuilt
+// (replacing any earlier ones, so a retried check never duplicates them) in the asker's language.
+import { resolveCitations, type RemovedCitation } from './citations';
+import { mergeRepeatedClaims, type MergedClaim } from './dedupe';
+import { labelsFor, type ReportLabels } from './labels';
+import { isGenerated, isOpenQuestionsTitle, parseReport, renderReport, type ParsedReport } from './markdown';
+import { openQuestions } from './open-questions';
+import { resumedNote, type ResumedRun } from './resumed';
+import { finishSections, isPlaceholderOnly } from './sections';
+
+export interface CitableSource {
+  id: string;
+  title: string;
+  url: string;
+  retrieved_at?: string;
+  file_id?: string;
+  /** Credibility tier from source vetting. */
+  tier?: string;
+}
+
+export interface VerifiedReport {
+  markdown: string;
+  removed: string[];
+  cited: string[];
+  /** Every citation found in the text, whatever its shape. */
+  citations_found: number;
+  /** Citations removed (unknown ids, links to pages never fetched), each with its claim. */
+  removed_citations: RemovedCitation[];
+  /** Repeated claims the final check merged (after every removal). */
+  merged: MergedClaim[];
+}
+
+export interface ReportExtras {
+  /** The asker's language (BCP 47): the report's own words follow it. */
+  language?: string;
+  contentFidelity?: number;
+  openGaps?: number;
+  openGapList?: string[];
+  confidence?: Record<string, number>;
+  contradictions?: string[];
+  /** Relevance score of each source to its sub-question. */
+  relevance?: Record<string, number>;
+  skippedSources?: { id: string; title: string; url: string; score: number }[];
+  /** Sources read whose reader found they do not address the question: never cited. */
+  notCounted?: { id: string; title: string; url: string; reason: string }[];
+  minRelevance?: number;
+  mergedClaims?: number;
+  /** The queries searched, for sections that found nothing. */
+  searchedQueries?: string[];
+  /** Every search provider was down: said first, plainly. */
+  searchOutage?: { message: string; queries_not_searched: string[] };
+  /** Why the research stopped before it was done (cancelled, timed out): said in every unwritten section. */
+  stopped?: string;
+  /** What the gathering and analysis fell short of that no further round could change. */
+  shortfalls?: string[];
+  /** Earlier runs that stopped early, and what the research added after each. */
+  resumed?: ResumedRun[];
+  /** false: repeats are left to the caller (panel answers side by side merge by paragraph). */
+  mergeRepeats?: boolean;
+}
+
+const CITATION_GROUP = /\[((?:S\d+)(?:\s*[,;]\s*S\d+)*)\]/g;
+const MAX_QUERIES_NAMED = 6;
+
+export function verifyReportCitations(markdown: string, fetched: CitableSource[], failedSources: number, extra: ReportExtras = {}): VerifiedReport {
+  const labels = labelsFor(extra.language);
+  const notCounted = new Set((extra.notCounted ?? []).map((x) => x.id));
+  // A source its reader found off the question is never evidence, whoever cites it.
+  const citable = fetched.filter((s) => !notCounted.has(s.id));
+  const known = new Map(citable.map((s) => [s.id, s]));
+  const report = parseReport(markdown);
+  report.sections = report.sections.filter((s) => !isGenerated(s.title));
+  let found = 0;
+  let resolvedCount = 0;
+  const removedCitations: RemovedCitation[] = [];
+  const resolve = (text: string) => {
+    const r = resolveCitations(text, citable);
+    found += r.found;
+    resolvedCount += r.resolved;
+    removedCitations.push(...r.removed);
+    return r.markdown;
+  };
+  report.head = resolve(report.head);
+  for (const s of report.sections) s.body = resolve(s.body);
+  // A citation of a source read and found off the question was fetched: it goes for that reason.
+  for (const r of removedCitations) if (r.ids?.length && r.ids.every((id) => notCounted.has(id))) r.reason = `${r.ids.join(', ')} does not address the question`;
+  const removed = new Set<string>(removedCitations.flatMap((r) => r.ids ?? []).filter((id) => !notCounted.has(id)));
+  const cited = new Set<string>();
+  const fix = (text: string) =>
+    text
+      .replace(CITATION_GROUP, (_m, group: string) => {
+        const ids = group.split(/\s*[,;]\s*/);
+        const kept = ids.filter((id) => known.has(id));
+        ids.filter((id) => !known.has(id) && !notCounted.has(id)).forEach((id) => removed.add(id));
+        kept.forEach((id) => cited.add(id));
+        return kept.length ? `[${kept.join(', ')}]` : '';
+      })
+      .replace(/[ \t]+([.,;:])/g, '$1');
+  report.head = fix(report.head);
+  for (const s of report.sections) s.body = citationsAfterClaims(fix(s.body));
+  // Repeats are merged last, once every removal is done: a sentence that differed from another
+  // only by a citation now gone is the same sentence.
+  const repeated = extra.mergeRepeats === false ? [] : mergeAcrossSections(report, labels);
+  report.sections = finishSections(report.sections, { ...extra, labels });
+  const citedSources = [...cited].map((id) => known.get(id) as CitableSource).sort((a, b) => idNumber(a.id) - idNumber(b.id));
+  // Nothing cited, though pages were found: the question itself is the first open question.
+  const unanswered = !citedSources.length && !extra.stopped && !extra.searchOutage && Boolean(extra.notCounted?.length || extra.skippedSources?.length);
+  const asked = /^#\s+(.+)$/m.exec(report.head)?.[1]?.trim();
+  const questions = openQuestions([...(unanswered && asked ? [asked] : []), ...(extra.openGapList ?? [])], renderReport(report), citedSources);
+  const questionSection = report.sections.find((s) => isOpenQuestionsTitle(s.title));
+  if (questionSection && questions.length) {
+    // The outline has a section for them: listed there, once, and not again in the Notes.
+    const body = isPlaceholderOnly(questionSection.body) || /^\*\*/.test(questionSection.body) ? '' : questionSection.body;
+    questionSection.body = [body, questions.map((q) => `- ${inlineKeepingCitations(q)}`).join('\n')].filter(Boolean).join('\n\n');
+  }
+  if (unanswered) {
+    const queries = (extra.searchedQueries ?? []).slice(0, MAX_QUERIES_NAMED).map((q) => labels.quote(escapeInline(q))).join(', ');
+    const read = extra.notCounted?.length ?? 0;
+    report.head = `${report.head}\n\n> ${labels.notAnswered(read + (extra.skippedSources?.length ?? 0), read, queries || '—')}`;
+  }
+  report.sections.push({ title: labels.sources, body: sourcesList(citedSources, extra, labels) });
+  const notes = notesList({ extra, labels, found, resolved: resolvedCount, removedCitations, removed, failedSources, merged: (extra.mergedClaims ?? 0) + repeated.length, questions: questionSection ? [] : questions });
+  if (notes.length) report.sections.push({ title: labels.notes, body: notes.join('\n') });
+  return {
+    markdown: renderReport(report),
+    removed: [...removed],
+    cited: citedSources.map((s) => s.id),
+    citations_found: found,
+    removed_citations: removedCitations,
+    merged: repeated,
+  };
+}
+
+/**
+ * Merges repeated claims across every outline section; a section whose every claim was said
+ * before says so instead of standing empty.
+ */
+function mergeAcrossSections(report: ParsedReport, labels: ReportLabels): MergedClaim[] {
+  const before = report.sections.map((s) => !isPlaceholderOnly(s.body));
+  const out = mergeRepeatedClaims(renderReport({ head: '', sections: report.sections }));
+  if (!out.merged.length) return [];
+  const merged = parseReport(out.markdown).sections;
+  report.sections.forEach((s, i) => {
+    const body = merged[i]?.body ?? '';
+    s.body = before[i] && isPlaceholderOnly(body) ? labels.coveredAbove(s.title) : body;
+  });
+  return out.merged;
+}
+
+function sourcesList(sources: CitableSource[], extra: ReportExtras, labels: ReportLabels): string {
+  if (!sources.length) return labels.noSourceCited;
+  return sources
+    .map((s) => {
+      const details = [s.tier, s.retrieved_at && labels.fetched(s.retrieved_at), s.file_id && labels.snapshot(s.file_id)].filter(Boolean);
+      const relevance = extra.relevance?.[s.id];
+      if (relevance !== undefined) details.push(labels.relevance(relevance.toFixed(2)));
+      return `- [${s.id}] ${escapeInline(s.title || s.url)} — <${s.url}>${details.length ? ` (${details.join(', ')})` : ''}`;
+    })
+    .join('\n');
+}
+
+interface NotesInput {
+  extra: ReportExtras;
+  labels: ReportLabels;
+  found: number;
+  resolved: number;
+  removedCitations: RemovedCitation[];
+  removed: Set<string>;
+  failedSources: number;
+  merged: number;
+  questions: string[];
+}
+
+function notesList({ extra, labels, found, resolved, removedCitations, removed, failedSources, merged, questions }: NotesInput): string[] {
+  const notes: string[] = [];
+  if (extra.searchOutage) {
+    const missed = extra.searchOutage.queries_not_searched;
+    const outage = labels.searchOutage(escapeInline(extra.searchOutage.message));
+    notes.push(`> ${outage}${missed.length ? `; ${labels.notSearched(missed.slice(0, 10).map((q) => labels.quote(escapeInline(q))).join(', '))}` : ''}.`);
+  }
+  if (extra.resumed?.length) notes.push(...resumedNote(extra.resumed, escapeInline));
+  if (extra.stopped) notes.push(`> ${labels.unfinished(stoppedPhrase(extra.stopped, labels))}`);
+  if (extra.shortfalls?.length) notes.push(`- ${labels.shortfalls}\n${extra.shortfalls.map((f) => `  - ${escapeInline(f)}`).join('\n')}`);
+  notes.push(citationSummary(found, resolved, removedCitations, labels));
+  if (extra.notCounted?.length) {
+    notes.push(
+      `- ${labels.notCounted(extra.notCounted.length)}\n${extra.notCounted
+        .slice(0, 20)
+        .map((x) => `  - ${x.id} ${escapeInline(x.title || x.url)} — <${x.url}>: ${escapeInline(x.reason)}`)
+        .join('\n')}`,
+    );
+  }
+  if (extra.skippedSources?.length) {
+    notes.push(
+      `- ${labels.skipped(extra.skippedSources.length, String(extra.minRelevance ?? '—'))}\n${extra.skippedSources
+        .slice(0, 20)
+        .map((x) => `  - ${x.id} ${escapeInline(x.title || x.url)} — <${x.url}> (${labels.relevance(x.score.toFixed(2))})`)
+        .join('\n')}`,
+    );
+  }
+  if (merged) notes.push(`- ${labels.merged(merged)}`);
+  if (removed.size) notes.push(`> ${labels.removedIds([...removed].sort((a, b) => idNumber(a) - idNumber(b)).join(', '))}`);
+  if (failedSources) notes.push(`- ${labels.failed(failedSources)}`);
+  if (extra.contentFidelity !== undefined && extra.contentFidelity < 1) {
+    notes.push(`- ${labels.fidelity(Math.round(extra.contentFidelity * 100), fidelityBand(extra.contentFidelity, labels))}`);
+  }
+  if (extra.confidence) {
+    const counts = Object.entries(extra.confidence).filter(([, n]) => n > 0).map(([level, n]) => `${n} ${labels.levels[level] ?? level}`);
+    if (counts.length) notes.push(`- ${labels.confidence(counts.join(', '))}`);
+  }
+  if (extra.contradictions?.length) {
+    notes.push(`- ${labels.disagree}\n${extra.contradictions.slice(0, 10).map((c) => `  - ${escapeInline(c)}`).join('\n')}`);
+  }
+  if (questions.length) {
+    notes.push(`- ${labels.openQuestionsIntro}\n${questions.slice(0, 10).map((q) => `  - ${inlineKeepingCitations(q)}`).join('\n')}`);
+  } else if (extra.openGaps) {
+    notes.push(`- ${labels.openGapsRemain(extra.openGaps)}`);
+  }
+  return notes;
+}
+
+function citationSummary(found: number, resolved: number, removed: RemovedCitation[], labels: ReportLabels): string {
+  // A removed group like [S9, S12] is one entry but two citations: found = resolved + removed.
+  const removedCount = removed.reduce((n, r) => n + (r.ids?.length ?? 1), 0);
+  const head = `- ${labels.citations(found, resolved, removedCount)}`;
+  const list = removed
+    .slice(0, 30)
+    .map((r) => `  - ${labels.removed(escapeInline(r.citation), escapeInline(reasonIn(r.reason, labels)))}${r.claim ? `: ${labels.quote(escapeInline(r.claim))}` : ''}`);
+  if (removed.length > 30) list.push(`  - ${labels.andMore(removed.length - 30)}`);
+  return [head, ...list].join('\n');
+}
+
+/** The resolver's English reason, in the report's language. */
+function reasonIn(reason: string, labels: ReportLabels): string {
+  let m: RegExpExecArray | null;
+  if ((m = /^no fetched source (.+)$/.exec(reason))) return labels.reasons.noSource(m[1]);
+  if ((m = /^links to (\S+), which was never fetched$/.exec(reason))) return labels.reasons.neverFetched(m[1]);
+  if ((m = /^footnote (\S+) names no fetched source$/.exec(reason))) return labels.reasons.footnote(m[1]);
+  if ((m = /^image from (\S+), which was never fetched$/.exec(reason))) return labels.reasons.image(m[1]);
+  if ((m = /^(.+) does not address the question$/.exec(reason))) return labels.reasons.offQuestion(m[1]);
+  return reason;
+}
+
+export function stoppedPhrase(stopped: string, labels: ReportLabels): string {
+  return escapeInline(labels.stopped[stopped] ?? stopped);
+}
+
+/** A citation that opens a one-sentence line goes after its claim ("[S2] Text." → "Text [S2]."). */
+function citationsAfterClaims(body: string): string {
+  return body.replace(/^([ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+)?)(\[S\d+(?:, S\d+)*\])[ \t]+([^\n]*[^\s.!?])([.!?]*)[ \t]*$/gm, (line, lead: string, group: string, claim: string, stop: string) =>
+    /[.!?:;]\s|\[S\d/.test(claim) ? line : `${lead}${claim} ${group}${stop}`,
+  );
+}
+
+/** Every citation id in a report, in order of first appearance. */
+export function citedIds(markdown: string): string[] {
+  const ids = new Set<string>();
+  for (const m of markdown.matchAll(CITATION_GROUP)) m[1].split(/\s*[,;]\s*/).forEach((id) => ids.add(id));
+  return [...ids];
+}
+
+function idNumber(id: string): number {
+  return Number(id.replace(/\D/g, '')) || 0;
+}
+
+export function escapeInline(text: string): string {
+  return text.replace(/[\r\n]+/g, ' ').replace(/([\\`*_[\]])/g, '\\$1');
+}
+
+/** Inline text escaped, its [S<n>] citations left as citations. */
+function inlineKeepingCitations(text: string): string {
+  return text
+    .split(/(\[S\d+(?:\s*,\s*S\d+)*\])/)
+    .map((part, i) => (i % 2 ? part : escapeInline(part)))
+    .join('');
+}
+
+/** Seed 001's reading of a fidelity score. */
+export function fidelityBand(score: number, labels: ReportLabels = labelsFor('en')): string {
+  const [full, condensed, compressed, minimal] = labels.bands;
+  if (score >= 0.9) return full;
+  if (score >= 0.6) return condensed;
+  if (score >= 0.3) return compressed;
+  return minimal;
+}

@@ -1,0 +1,138 @@
+// The words the product writes into a report itself — section titles, the gap and "not written"
+// lines, the Notes and the citation check — in the asker's language (the plan's research context).
+// English is the fallback; the other languages are in labels-translations.ts.
+import { TRANSLATIONS } from './labels-translations';
+
+export interface ReportLabels {
+  sources: string;
+  notes: string;
+  citationCheck: string;
+  openQuestions: string;
+  noSourceCited: string;
+  quote: (text: string) => string;
+  fetched: (date: string) => string;
+  snapshot: (id: string) => string;
+  relevance: (score: string) => string;
+  gap: (title: string) => string;
+  queriesTried: (queries: string) => string;
+  notWritten: (stopped: string, title: string) => string;
+  coveredAbove: (title: string) => string;
+  /** How the research stopped, keyed by the workflow's English phrase. */
+  stopped: Record<string, string>;
+  searchOutage: (message: string) => string;
+  notSearched: (queries: string) => string;
+  unfinished: (stopped: string) => string;
+  shortfalls: string;
+  citations: (found: number, resolved: number, removed: number) => string;
+  removed: (citation: string, reason: string) => string;
+  andMore: (n: number) => string;
+  /** Why a citation was removed; the resolver's reasons, by kind. */
+  reasons: { noSource: (ids: string) => string; neverFetched: (url: string) => string; footnote: (label: string) => string; image: (url: string) => string; offQuestion: (ids: string) => string };
+  skipped: (n: number, threshold: string) => string;
+  notCounted: (n: number) => string;
+  notAnswered: (found: number, read: number, queries: string) => string;
+  merged: (n: number) => string;
+  removedIds: (ids: string) => string;
+  failed: (n: number) => string;
+  fidelity: (percent: number, band: string) => string;
+  bands: [full: string, condensed: string, compressed: string, minimal: string];
+  confidence: (counts: string) => string;
+  levels: Record<string, string>;
+  disagree: string;
+  openQuestionsIntro: string;
+  openGapsRemain: (n: number) => string;
+  // The citation check.
+  links: (ok: number, all: number) => string;
+  deadLink: (cite: string, url: string, why: string) => string;
+  notChecked: (why: string) => string;
+  noAnswer: string;
+  dois: (ok: number, all: number) => string;
+  doiUnresolved: (cite: string, doi: string, why: string) => string;
+  claims: (supported: number, all: number) => string;
+  claimsUnsupported: (n: number) => string;
+  claimsUnverifiable: (n: number) => string;
+  notSupported: (cite: string, quote: string) => string;
+  citationDropped: (cite: string, quote: string) => string;
+  mergedAfterCheck: (n: number) => string;
+  unchecked: (n: number) => string;
+  unsupportedMark: string;
+}
+
+const EN: ReportLabels = {
+  sources: 'Sources',
+  notes: 'Notes',
+  citationCheck: 'Citation check',
+  openQuestions: 'Open questions',
+  noSourceCited: '_No source is cited._',
+  quote: (t) => `“${t}”`,
+  fetched: (d) => `fetched ${d}`,
+  snapshot: (id) => `snapshot ${id}`,
+  relevance: (x) => `relevance ${x}`,
+  gap: (t) => `**Gap:** the research looked for material on “${t}” and found nothing it could cite.`,
+  queriesTried: (q) => `Queries tried: ${q}.`,
+  notWritten: (stopped, t) => `**Not written:** the research ${stopped} before it reached “${t}”.`,
+  coveredAbove: (t) => `**Covered above:** what the research found on “${t}” is already said in the sections before.`,
+  stopped: { 'was cancelled': 'was cancelled', 'ran out of time (timeout_seconds)': 'ran out of time (timeout_seconds)', failed: 'failed' },
+  searchOutage: (m) => `**Search was unavailable** (${m}): this report is written from the sources gathered before the outage`,
+  notSearched: (q) => `not searched: ${q}`,
+  unfinished: (stopped) => `**Unfinished:** the research ${stopped}; sections it never reached say so.`,
+  shortfalls: 'Where the research fell short of its own quality bar (another round could not change it):',
+  citations: (f, r, n) => `Citations: ${f} found in the text; ${r} resolved to fetched sources${n ? `; ${n} removed` : ''}.`,
+  removed: (c, why) => `Removed ${c} (${why})`,
+  andMore: (n) => `…and ${n} more.`,
+  reasons: {
+    noSource: (ids) => `no fetched source ${ids}`,
+    neverFetched: (url) => `links to ${url}, which was never fetched`,
+    footnote: (label) => `footnote ${label} names no fetched source`,
+    image: (url) => `image from ${url}, which was never fetched`,
+    offQuestion: (ids) => `${ids} does not address the question`,
+  },
+  skipped: (n, t) => `${n} source(s) were not read: off-topic for their sub-question (relevance below ${t}):`,
+  notCounted: (n) => `${n} source(s) were read but do not address the question, so nothing is cited from them:`,
+  notAnswered: (found, read, q) =>
+    `**Not answered by the sources found:** the research searched ${q}, found ${found} page(s) and read ${read} of them; none addresses the question, so this report cites none. What was found and read, and why it did not count, is listed under Notes.`,
+  merged: (n) => `${n} repeated claim(s) were merged into one (their citations combined).`,
+  removedIds: (ids) => `**Warning:** removed citations of sources that were never fetched: ${ids}.`,
+  failed: (n) => `${n} source(s) could not be fetched or parsed and were left out.`,
+  fidelity: (p, band) => `Content fidelity ${p}% (${band}): some sources were condensed to fit the model's context.`,
+  bands: ['full: all content at original fidelity', 'condensed: some content summarized', 'compressed: significant summarization applied', 'minimal: heavy compression'],
+  confidence: (c) => `Confidence of the findings: ${c}.`,
+  levels: { low: 'low', medium: 'medium', high: 'high', confirmed: 'confirmed', speculation: 'speculation' },
+  disagree: 'Sources disagree:',
+  openQuestionsIntro: 'Open questions the research could not close:',
+  openGapsRemain: (n) => `${n} open question(s) remain; see the findings' gaps in the session state.`,
+  links: (ok, all) => `Links: ${ok} of ${all} cited link(s) answered.`,
+  deadLink: (cite, url, why) => `Dead link${cite}: <${url}> (${why})`,
+  notChecked: (why) => `not checked: ${why}`,
+  noAnswer: 'no answer',
+  dois: (ok, all) => `DOIs: ${ok} of ${all} cited DOI(s) resolved.`,
+  doiUnresolved: (cite, doi, why) => `DOI does not resolve${cite}: ${doi} (${why})`,
+  claims: (s, all) => `Claims: ${s} of ${all} cited sentence(s) supported by their sources`,
+  claimsUnsupported: (n) => `${n} not supported`,
+  claimsUnverifiable: (n) => `${n} could not be checked`,
+  notSupported: (cite, q) => `Not supported${cite}: “${q}”`,
+  citationDropped: (cite, q) => `Citation removed${cite} (the source does not say it; another cited source does): “${q}”`,
+  mergedAfterCheck: (n) => `${n} repeated sentence(s) merged into the one they repeat after the check.`,
+  unchecked: (n) => `${n} further cited sentence(s) were not checked.`,
+  unsupportedMark: '(not supported by the cited source)',
+};
+
+const ALL: Record<string, ReportLabels> = { en: EN, ...TRANSLATIONS };
+
+/** The labels for a BCP 47 language tag ("de", "de-AT", "zh-Hans"); English for any other. */
+export function labelsFor(language: string | undefined): ReportLabels {
+  const base = (language ?? '').trim().toLowerCase().split(/[-_]/)[0];
+  return ALL[base] ?? EN;
+}
+
+/** Every language's words for one label: a generated part is recognised whatever language wrote it. */
+export function everyLanguage(pick: (l: ReportLabels) => string): string[] {
+  return [...new Set(Object.values(ALL).map(pick))];
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A pattern matching any language's form of one label. */
+export function anyLanguage(pick: (l: ReportLabels) => string): string {
+  return everyLanguage(pick).map(escapeRegExp).join('|');
+}

@@ -1,0 +1,33 @@
+// Open questions as a reader expects them: questions (not findings restated), each once however
+// often the analysis raised it, citing only sources the report lists, and never a sentence the
+// report already says.
+import { resolveCitations, type ResolvableSource } from './citations';
+import { isGeneratedParagraph, repeats, signature } from './dedupe';
+import { allSentences, plainText } from './sentences';
+
+const QUESTION = /(?:[?？]|^¿.*)\s*(?:\[S\d+(?:\s*,\s*S\d+)*\]\s*)*[.。]?$/su;
+
+export function isQuestion(text: string): boolean {
+  return QUESTION.test(text.trim());
+}
+
+/**
+ * The gaps worth listing as open questions, in order: phrased as questions, distinct (merged as
+ * claims are), not a repeat of a sentence of the report, their citations kept only where `listed`
+ * has the source (other citations are dropped, whatever their shape).
+ */
+export function openQuestions(gaps: string[], report: string, listed: ResolvableSource[]): string[] {
+  // What the report says, not its own lines (a gap's queries tried share every word of the question).
+  const said = allSentences(report)
+    .filter((s) => !isGeneratedParagraph(report, s.start))
+    .map((s) => signature(s.text));
+  const kept: { text: string; sig: ReturnType<typeof signature> }[] = [];
+  for (const gap of gaps) {
+    const text = resolveCitations(gap.replace(/\s+/g, ' ').trim(), listed).markdown.trim();
+    if (!isQuestion(text)) continue;
+    const sig = signature(plainText(text));
+    if (said.some((s) => repeats(sig, s)) || kept.some((k) => repeats(sig, k.sig) || repeats(k.sig, sig))) continue;
+    kept.push({ text, sig });
+  }
+  return kept.map((k) => k.text);
+}

@@ -1,0 +1,112 @@
+// Relevance before reading, on real pages nobody here wrote (../shared/data/extraction-trafilatura,
+// skipped when absent): pages a search finds for a question because they share some of its words —
+// a Parallels ad for "cloud gaming market growth", gas prices for "utility scale battery cost per kWh",
+// an iOS review for "metformin side effects" — fall below min_relevance's default; the pages a
+// person reading them would call on topic stay above it. Judged by each page's title and text.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseHtml } from '../src/parsing/html';
+import { relevanceScore } from '../src/report/relevance';
+
+const DATA = path.resolve(__dirname, '../../shared/data/extraction-trafilatura');
+const MIN_RELEVANCE = 0.2;
+
+interface Case {
+  question: string;
+  /** [page file, the search query that found it] */
+  on: [string, string][];
+  off: [string, string][];
+}
+
+const CASES: Case[] = [
+  {
+    question: 'How fast is the cloud gaming market growing, and which players are scaling?',
+    on: [],
+    off: [
+      ['wired.com.burn.html', 'cloud gaming market growth'],
+      ['parallels.com.desktop.html', 'cloud gaming market growth'],
+      ['tomshardware.com.rtx.html', 'cloud gaming market growth'],
+      ['vancouversun.com.microsoft.html', 'cloud gaming players scaling'],
+      ['haitiantimes.com-family.html', 'game streaming services subscribers'],
+      ['faz.net.streaming.html', 'game streaming services subscribers'],
+    ],
+  },
+  {
+    question: 'How much grid-scale battery storage was installed in 2023 and what did it cost?',
+    on: [],
+    off: [
+      ['fluessiggas.de.dimethylether.html', 'utility scale battery cost per kWh'],
+      ['energieverbraucher.de.energie.html', 'utility scale battery cost per kWh'],
+      ['github.com.yapapi.html', 'grid battery storage installed 2023'],
+      ['salon.com.emissions.html', 'grid battery storage installed 2023'],
+    ],
+  },
+  {
+    question: 'What are the side effects of metformin for people with type 2 diabetes?',
+    on: [],
+    off: [
+      ['theverge.com.ios13.html', 'metformin side effects'],
+      ['link.springer.com.1007.html', 'metformin type 2 diabetes adverse effects'],
+    ],
+  },
+  {
+    question: 'Wie wird Lithium aus alten Batterien zurückgewonnen?',
+    on: [
+      ['heise.de.lithium.html', 'Lithium Recycling Batterien Verfahren'],
+      ['recyclingmagazin.de.lithium.html', 'Lithium Rückgewinnung Altbatterien'],
+    ],
+    off: [
+      ['t3n.de-Laufzeit.html', 'Lithium Recycling Batterien Verfahren'],
+      ['daheim-solar.de.batteriespeicher.html', 'Lithium Recycling Batterien Verfahren'],
+      ['battery-news.de.ultium-cells.html', 'Batterierecycling Anlage Deutschland'],
+      ['idw-online.de-Hybridbatterie.html', 'lithium battery recycling process'],
+    ],
+  },
+  {
+    question: 'Plant Tesla eine zweite Fabrik in China, und wie viele Autos hat Tesla 2023 in Deutschland ausgeliefert?',
+    on: [['autonews.ch-Tesla.html', 'Tesla zweite Fabrik China']],
+    off: [['eurosport.de-corona.html', 'Tesla zweite Fabrik China']],
+  },
+  {
+    question: 'How did the coronavirus outbreak spread and what restrictions followed?',
+    on: [
+      ['corkbeo.ie.level.html', 'covid restrictions lockdown'],
+      ['standard.co.uk.caribbean.html', 'covid restrictions lockdown'],
+    ],
+    off: [['threatpost.com.android.html', 'coronavirus outbreak spread']],
+  },
+  {
+    question: 'Welche Heizung ist klimafreundlich und zukunftstauglich?',
+    on: [
+      ['dvgw.de.heizug.html', 'Heizung klimafreundlich Wärmepumpe'],
+      ['heizung.de.waermepumpen.html', 'Heizung klimafreundlich Wärmepumpe'],
+    ],
+    off: [['sueddeutsche.de.flixtrain.html', 'Heizen Zukunft erneuerbare Energien']],
+  },
+  {
+    question: 'How do you care for hydrangeas?',
+    on: [['realsimple.com.hydrangea.html', 'hydrangea care watering']],
+    off: [['plantcaretoday.com.bougainvillea.html', 'hydrangea care watering']],
+  },
+];
+
+function page(file: string): { title: string; body: string } {
+  const where = ['eval', 'cache'].map((dir) => path.join(DATA, dir, file)).find((f) => existsSync(f)) as string;
+  const html = readFileSync(where, 'utf8');
+  const parsed = parseHtml(html, `https://example.org/${file}`);
+  return { title: parsed.title, body: parsed.markdown?.trim() ? parsed.markdown : parsed.text };
+}
+
+describe.skipIf(!existsSync(DATA))('relevance before reading, on real pages', () => {
+  it.each(CASES.map((c) => [c.question, c] as const))('%s', (_q, c) => {
+    const score = ([file, query]: [string, string]) => {
+      const p = page(file);
+      return { file, score: relevanceScore(p.body, [query, c.question], p.title) };
+    };
+    const on = c.on.map(score);
+    const off = c.off.map(score);
+    expect(on.filter((x) => x.score < MIN_RELEVANCE), 'on-topic pages skipped').toEqual([]);
+    expect(off.filter((x) => x.score >= MIN_RELEVANCE), 'off-topic pages read').toEqual([]);
+  });
+});
