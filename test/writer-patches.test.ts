@@ -64,3 +64,44 @@ describe('a writer that answers with more patches than asked for', () => {
     expect(out.patches.length).toBeGreaterThanOrEqual(12);
   });
 });
+
+describe('a patch that does not fit the character budget', () => {
+  const skeleton = reportSkeleton('Why are heat waves longer?', outline);
+  const bodyOf = (md: string) => md.split('\n').filter((line) => line.trim() && !line.startsWith('#'));
+
+  it.each([3, 5, 10])('leaves no stub when the first patch leaves %i characters', (left) => {
+    // Distinct sentences (repeats would be merged), the last one padded to leave exactly `left` characters.
+    const said = Array.from({ length: 10 }, (_, i) => `In ${1990 + i} heat waves in region ${i + 1} lasted ${i + 3} days.`).join(' ');
+    const first = `- ${said} Its ${'long'.padEnd(800 - left - said.length - 18, 'g')} tail [S1].`;
+    expect(first).toHaveLength(800 - left);
+    const r = applyPatches(skeleton, outline, [
+      { section: 'Causes', markdown: first },
+      { section: 'Effects', markdown: '- Zum Beispiel dauern Hitzewellen in Spanien heute neun Tage länger [S2].' },
+    ], 800);
+    expect(r.added_chars).toBeLessThanOrEqual(800);
+    // Every line written has words of its own: no "-…", no "- Zum…".
+    for (const line of bodyOf(r.markdown)) expect(line.replace(/^[-*]\s*/, '').replace(/…$/, '').trim().split(/\s+/).length).toBeGreaterThan(2);
+    expect(r.markdown).not.toMatch(/^-\s*\S{0,4}…$/m);
+    expect(r.markdown).not.toContain('Zum…');
+    expect(r.sections_patched).toEqual(['Causes']);
+  });
+
+  it('cuts a patch that does not fit after its last whole sentence, never inside one', () => {
+    const r = applyPatches(skeleton, outline, [
+      { section: 'Causes', markdown: 'Heat domes park over the continent for weeks [S1]. Dry soils heat faster than wet ones [S2]. Jet stream waves grow slower and larger as the Arctic warms [S3].' },
+    ], 110);
+    expect(r.markdown).toContain('Heat domes park over the continent for weeks [S1]. Dry soils heat faster than wet ones [S2].\n');
+    expect(r.markdown).not.toContain('Jet stream');
+    expect(r.markdown).not.toContain('…');
+  });
+
+  it('skips a patch of which not one sentence fits, and writes a later one that does', () => {
+    const r = applyPatches(skeleton, outline, [
+      { section: 'Causes', markdown: `Heat ${'and drought '.repeat(40)}feed each other [S1].` },
+      { section: 'Effects', markdown: 'Crops fail [S2].' },
+    ], 200);
+    expect(r.markdown).not.toContain('Heat and');
+    expect(r.markdown).toContain('## Effects\n\nCrops fail [S2].');
+    expect(r.sections_patched).toEqual(['Effects']);
+  });
+});
