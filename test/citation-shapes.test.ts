@@ -129,7 +129,7 @@ describe('citations the first pass got wrong', () => {
 describe('citations while patching', () => {
   it('normalises known shapes and leaves unknown ones for the final check', () => {
     const r = resolveCitations('A rose [3]. B fell [src-9]. C held [see](https://air.example/one). D [x](https://never.example/).', fetched, { keepUnknown: true });
-    expect(r.markdown).toBe('A rose [S3]. B fell [src-9]. C held see [S1]. D [x](https://never.example/).');
+    expect(r.markdown).toBe('A rose [S3]. B fell [src-9]. C held [S1]. D [x](https://never.example/).');
     expect(r.removed).toEqual([]);
   });
 });
@@ -157,5 +157,26 @@ describe('a sentence citing a right and a wrong source', () => {
     const out = annotateReport(md, { claims, links: [], sources: [], linksChecked: false });
     expect(out).toContain('on peak November days [S1].');
     expect(out).toContain('- Citation removed [S2] (the source does not say it; another cited source does)');
+  });
+});
+
+describe('a link whose label is only a citation', () => {
+  it.each([
+    ['Wine breathes in the glass ([Quelle](http://host.example/never)). [S1]', 'Wine breathes in the glass. [S1]'],
+    ['Wine breathes in the glass ([source](http://host.example/never)).', 'Wine breathes in the glass.'],
+    ['Wine breathes in the glass ([3](http://host.example/never)).', 'Wine breathes in the glass.'],
+    ['Wine breathes in the glass ([see here](http://host.example/never)).', 'Wine breathes in the glass.'],
+    ['Wine breathes in the glass [Quelle 4](http://host.example/never).', 'Wine breathes in the glass.'],
+    ['Wine breathes in the glass ([Quelle](https://air.example/one)).', 'Wine breathes in the glass [S1].'],
+    ['Wine breathes in the glass ([the 2023 cellar study](http://host.example/never)).', 'Wine breathes in the glass (the 2023 cellar study).'],
+    ['Wine breathes in the [cellar study](http://host.example/never), then rests.', 'Wine breathes in the cellar study, then rests.'],
+  ])('%s → %s', (input, expected) => {
+    const body = verifyReportCitations(`## Wine\n\n${input}\n`, fetched, 0).markdown.split('## Sources')[0];
+    expect(body.trim()).toBe(`## Wine\n\n${expected}`);
+  });
+
+  it('quotes the sentence the removed link stood in, without the label', () => {
+    const r = resolveCitations('Wine breathes in the glass ([Quelle](http://host.example/never)).', fetched);
+    expect(r.removed.map((x) => x.claim)).toEqual(['Wine breathes in the glass.']);
   });
 });

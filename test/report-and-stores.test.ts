@@ -29,9 +29,12 @@ describe('the living report', () => {
     const r = applyPatches(skeleton, outline, [
       { section: 'costs', markdown: '## Sneaky heading\nCosts fell [S1].\n```js\nunclosed' },
       { section: 'Unknown section', markdown: 'Goes to the last section [S2].' },
-      { section: 'Overview', markdown: 'x'.repeat(5000) },
+      { section: 'Overview', markdown: Array.from({ length: 200 }, (_, i) => `Fact ${i} held in ${1800 + i}.`).join(' ') },
     ], 300);
     expect(r.added_chars).toBeLessThanOrEqual(300);
+    // The patch that did not fit is cut after its last whole sentence.
+    expect(r.markdown).toMatch(/Fact \d+ held in \d+\.\n/);
+    expect(r.markdown).not.toContain('…');
     expect(r.markdown).toContain('## Overview');
     expect(r.markdown).toContain('**Sneaky heading**');
     expect(r.markdown.match(/^## /gm)).toHaveLength(2);

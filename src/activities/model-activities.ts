@@ -21,7 +21,7 @@ import type {
 import { confidenceWeight, withSummaryUsage } from './budgeted';
 import { createContentFitter } from './fit-content';
 import { createModelCall, type ModelDeps } from './model-call';
-import { analysisSchema, planSchema, reportPatchSchema } from './schemas';
+import { analysisSchema, planSchema, reportPatchSchema, WRITER_PATCHES_ASKED } from './schemas';
 
 export type { ModelDeps } from './model-call';
 
@@ -159,9 +159,16 @@ export function createModelActivities(deps: ModelDeps) {
         },
         reportPatchSchema,
       );
-      // Bounded before it enters history: applying cuts each patch to max_update_chars anyway.
+      // Bounded before it enters history (applying cuts them to max_update_chars anyway): each
+      // patch, and all of them together to what the patches asked for could hold, however many came.
       const cap = Math.max(2_000, input.max_update_chars * 4);
-      const patches = call.object.patches.map((p) => ({ section: p.section.slice(0, 300), markdown: p.markdown.slice(0, cap) }));
+      let room = cap * WRITER_PATCHES_ASKED;
+      const patches: WriteReportPatchOutput['patches'] = [];
+      for (const p of call.object.patches) {
+        const markdown = p.markdown.slice(0, cap);
+        if ((room -= markdown.length) < 0) break;
+        patches.push({ section: p.section.slice(0, 300), markdown });
+      }
       return { patches, usage: withSummaryUsage(call.usage, fitted) };
     },
   };

@@ -65,8 +65,13 @@ export const analysisSchema = z.object({
     .catch(null),
 });
 
+/** Patches the writer is asked for at most. */
+export const WRITER_PATCHES_ASKED = 20;
+
 export const reportPatchSchema = z.object({
-  patches: z.array(z.object({ section: z.string().min(1), markdown: z.string() })).max(20),
+  // A longer answer still parses: what a patch may add is bounded by characters (in the activity
+  // before it enters history, and when applied), so a 21st patch never costs the research.
+  patches: z.array(z.object({ section: z.string().min(1), markdown: z.string() })).meta({ maxItems: WRITER_PATCHES_ASKED }),
 });
 
 export const critiqueSchema = z.object({

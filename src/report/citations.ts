@@ -43,6 +43,9 @@ const MARKDOWN_LINK = new RegExp(String.raw`(!?)\[([^\]\n]*)\]\((<?)(${LINK_URL}
 const REFERENCE_DEF = /^\s{0,3}\[([^\]\n^]+)\]:\s*<?(https?:\/\/[^\s>]+)>?(?:\s+"[^"]*")?\s*$/gm;
 /** `[text][ref]` and `[ref][]`: the label is text unless it is itself a citation group. */
 const REFERENCE_LINK = /(!?)\[([^\]\n]+)\]\[([^\]\n]*)\]/g;
+/** A link label that only points at a source, in the languages the report is written in: "source", "see here", "Quelle 2", "3", "来源". */
+const CITATION_LABEL =
+  /^(?:(?:sources?|src|refs?|references?|link|here|see|via|cf|more|read more|quellen?|siehe|hier|mehr|fuentes?|aquí|aqui|ver|enlace|ici|voir|lien|référence|来源|出处|链接|参考|出典|参照|リンク|ソース)\.?:?\s*)*(?:#?\s*S?\d{1,4})?$/iu;
 const AUTOLINK = /<(https?:\/\/[^\s>]+)>/g;
 const BARE_URL = /(?<![<\w/]|\]\()https?:\/\/[^\s<>()[\]]*[^\s<>()[\].,;:!?"'”’]/g;
 const PLACEHOLDER_PREFIX = '\u0000C';
@@ -124,8 +127,8 @@ class Resolver {
       const id = this.byUrl.get(urlKey(url));
       // A link standing after the sentence's full stop is only a citation: its label ("source", "see") is not text.
       const afterSentence = /[.!?]["'”’)]*\s*$/.test(whole.slice(Math.max(0, offset - 4), offset));
-      // A link whose text is its own address has no text of its own.
-      const text = afterSentence || /^<?https?:\/\//i.test(label.trim()) ? '' : label.trim();
+      // A link whose text is its own address, or only says it is a source ("Quelle", "see here", "3"), has no text of its own.
+      const text = afterSentence || /^<?https?:\/\//i.test(label.trim()) || CITATION_LABEL.test(label.trim()) ? '' : label.trim();
       if (id) return `${text}${text ? ' ' : ''}${this.keep(keep, [id])}`;
       if (this.keepUnknown) return m;
       return `${text}${text ? ' ' : ''}${drop(`[${label}](${url})`, `links to ${url}, which was never fetched`)}`;
@@ -170,6 +173,8 @@ class Resolver {
     return body
       // An id that opened a line goes with the space after it: the line starts with its words.
       .replace(/^([ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+)?)(?:\u0000R\d+\u0000[ \t]*)+/gm, '$1')
+      // One that closed a parenthesis or a sentence goes with the space before it: "(the study)", not "(the study )".
+      .replace(/[ \t]*(?:\u0000R\d+\u0000[ \t]*)+(?=[)\]]|$)/gm, '')
       .replace(/\u0000R\d+\u0000/g, '')
       .replace(/[ \t]+([.,;:!?])/g, '$1')
       .replace(/[ \t]{2,}/g, ' ')

@@ -5,6 +5,7 @@ import { resolveCitations, type ResolvableSource } from './citations';
 import { dedupePatch, type MergedClaim } from './dedupe';
 import { everyLanguage } from './labels';
 import { isPlaceholderOnly, PLACEHOLDER } from './sections';
+import { allSentences, plainText } from './sentences';
 import type { ReportShape } from '../domain/types';
 
 const GENERATED_SECTIONS = [...everyLanguage((l) => l.sources), ...everyLanguage((l) => l.notes)];
@@ -92,8 +93,9 @@ export function applyPatches(markdown: string, outline: string[], patches: Patch
     if (deduped.merged.length) report = parseReport(deduped.report);
     let text = deduped.patch;
     if (!text) continue;
-    if (text.length > budget) text = truncateAtBoundary(text, budget);
-    if (!text) break;
+    // A patch that does not fit keeps its whole sentences that do; one of which none fits is skipped.
+    if (text.length > budget) text = wholeSentencesWithin(text, budget);
+    if (!text) continue;
     const target =
       report.sections.find((s) => sameTitle(s.title, patch.section) && !isGenerated(s.title)) ??
       report.sections.filter((s) => !isGenerated(s.title)).slice(-1)[0];
@@ -116,13 +118,14 @@ export function sanitizeMarkdown(text: string): string {
   return out;
 }
 
-function truncateAtBoundary(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const cut = text.slice(0, Math.max(0, max - 1));
-  const sentence = Math.max(cut.lastIndexOf('. '), cut.lastIndexOf('.\n'));
-  const end = sentence > max * 0.5 ? sentence + 1 : cut.lastIndexOf(' ') > 0 ? cut.lastIndexOf(' ') : cut.length;
-  const result = cut.slice(0, end).trimEnd();
-  return sanitizeMarkdown(sentence > max * 0.5 ? result : `${result}…`);
+/** The text up to the end of its last whole sentence (or list item) within `max` characters; '' when none fits. */
+function wholeSentencesWithin(text: string, max: number): string {
+  const ends = allSentences(text).map((s) => s.end).reverse();
+  for (const end of ends) {
+    const cut = sanitizeMarkdown(text.slice(0, end));
+    if (cut.length <= max && /[\p{L}\p{N}]/u.test(plainText(cut))) return cut;
+  }
+  return '';
 }
 
 export function sameTitle(a: string, b: string): boolean {
