@@ -10,7 +10,9 @@ import { loadConfig, PROJECT_ROOT } from '../src/config/load';
 import { livePollers, parseWorkerRecord, providerFingerprint } from '../src/runtime/workers';
 import { isAlive } from '../src/temporal/dev-server';
 import { takeWorkerOwnership, workerOwner } from '../src/runtime/worker-owner';
-import { waitFor } from './harness';
+import { startHarness, testConfig, waitFor } from './harness';
+import { startChildWorker } from './harness/child-worker';
+import { deploymentBuilds } from '../src/temporal/deployments';
 import { BASE_MB, MIN_CACHED, SESSION_MB, workerHeapMb, workerProcessEnv, workflowCacheSize } from '../src/worker/cache-size';
 
 describe('worker liveness', () => {
@@ -163,6 +165,38 @@ describe('worker liveness', () => {
       await client.connection.close();
     }
   });
+
+  it('worker status counts worker processes: one process serving six task queues is one live worker, and none once it is killed', async () => {
+    const harness = await startHarness();
+    const { config, env } = testConfig(harness, inject('temporalAddress'));
+    const worker = await startChildWorker(env);
+    const cli = (args: string[]) => spawnSync(process.execPath, ['--require', 'tsx/cjs', path.join(PROJECT_ROOT, 'src', 'cli', 'main.ts'), ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    try {
+      const client = await connect(config, { startServer: false, log: () => undefined });
+      try {
+        const builds = () => deploymentBuilds(client.connection.workflowService, config.temporal.namespace, config.temporal.task_queue);
+        // Its heartbeats (one per task queue it serves) come in: still one process.
+        await waitFor('the worker heartbeats', async () => {
+          const page = await client.connection.workflowService.listWorkers({ namespace: config.temporal.namespace, pageSize: 200 });
+          return (page.workersInfo ?? []).filter((w) => w.workerHeartbeat?.workerIdentity === `${worker.process.pid}@${hostname()}`).length >= 2;
+        }, 60_000, 1_000);
+        expect((await builds()).find((b) => b.current)?.live_workers).toBe(1);
+        const status = JSON.parse(cli(['worker', 'status', '--json']).stdout) as { live_pollers: number; counted: string; builds: { current: boolean; live_workers: number }[] };
+        expect(status).toMatchObject({ live_pollers: 1, counted: 'processes' });
+        expect(status.builds.find((b) => b.current)?.live_workers).toBe(1);
+        expect(cli(['worker', 'status']).stdout).toMatch(/\(current\): 1 live worker process, /);
+        // Killed: it no longer counts, without waiting for its heartbeats to age.
+        await worker.kill('SIGKILL');
+        expect((await builds()).find((b) => b.current)?.live_workers).toBe(0);
+      } finally {
+        await client.close();
+        await client.connection.close();
+      }
+    } finally {
+      await worker.kill('SIGKILL');
+      await harness.close();
+    }
+  }, 120_000);
 
   it('reads old and new pid files', () => {
     expect(parseWorkerRecord('123\n')).toEqual({ pid: 123 });
