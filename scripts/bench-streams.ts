@@ -98,6 +98,8 @@ async function main(): Promise<void> {
   const tokens = new SqliteServiceStore(path.join(config.data_dir, 'service.db'));
   const pid = server.pid() as number;
   const accounts: { token: string; id: string; last: number }[] = [];
+  const gets: { at: number; ms: number }[] = [];
+  let prober: ReturnType<typeof spawn> | undefined;
   try {
     for (let i = 0; i < users; i++) {
       const token = await tokens.createToken(`bench-${i}`);
@@ -116,6 +118,21 @@ async function main(): Promise<void> {
         await sleep(250);
       }
     }
+    // GET /api/research/:id one after another, as users' pages do while the streams open: from a
+    // process of its own, so reading a thousand streams here never delays the measurement.
+    const probe = `const [base, ...users] = process.argv.slice(1);
+      (async () => { for (let i = 0; ; i++) { const [id, token] = users[i % users.length].split(' ');
+        const t = performance.now();
+        try { await (await fetch(base + '/api/research/' + id, { headers: { authorization: 'Bearer ' + token } })).arrayBuffer(); } catch {}
+        console.log(Date.now() + ' ' + (performance.now() - t).toFixed(1)); await new Promise((r) => setTimeout(r, 50)); } })();`;
+    const probing = spawn(process.execPath, ['-e', probe, base, ...accounts.map((a) => `${a.id} ${a.token}`)], { stdio: ['ignore', 'pipe', 'ignore'] });
+    prober = probing;
+    probing.stdout.on('data', (d: Buffer) => {
+      for (const line of d.toString().split('\n')) {
+        const [at, ms] = line.trim().split(' ').map(Number);
+        if (at && Number.isFinite(ms)) gets.push({ at, ms });
+      }
+    });
     console.log(`${users} users, each with a session awaiting approval (${accounts.reduce((n, a) => n + a.last, 0)} events in all); bursts opened within ${burstSeconds} s, then ${afterSeconds} s with the streams open`);
     console.log('| streams | GET p50 / p95 during | GET p50 / p95 after | Temporal CPU during / after | serve CPU during / after | got their backlog (each event once) | backlog p50 / p95 |');
     console.log('| --- | --- | --- | --- | --- | --- | --- |');
@@ -123,20 +140,7 @@ async function main(): Promise<void> {
     for (const size of bursts) {
       // A cold server: the previous burst's watchers have gone (they stay 30 s after their last stream).
       await sleep(35_000);
-      let probing = true;
-      const during: number[] = [];
-      const after: number[] = [];
-      let phase = during;
-      // GET /api/research/:id one after another, as users' pages do while the streams open.
-      const prober = (async () => {
-        for (let i = 0; probing; i++) {
-          const a = accounts[i % accounts.length];
-          const t = performance.now();
-          await stateOf(a);
-          phase.push(performance.now() - t);
-          await sleep(50);
-        }
-      })();
+      const burstStart = Date.now();
       const t0 = performance.now();
       const cpu0 = cpuSeconds(pid);
       const serveCpu0 = cpuSeconds(serve.pid as number);
@@ -153,14 +157,14 @@ async function main(): Promise<void> {
       const duringSeconds = (performance.now() - t0) / 1000;
       const cpuDuring = ((cpuSeconds(pid) - cpu0) / duringSeconds) * 100;
       const serveDuring = ((cpuSeconds(serve.pid as number) - serveCpu0) / duringSeconds) * 100;
-      phase = after;
+      const burstEnd = Date.now();
       const cpu1 = cpuSeconds(pid);
       const serveCpu1 = cpuSeconds(serve.pid as number);
       await sleep(afterSeconds * 1000);
       const cpuAfter = ((cpuSeconds(pid) - cpu1) / afterSeconds) * 100;
       const serveAfter = ((cpuSeconds(serve.pid as number) - serveCpu1) / afterSeconds) * 100;
-      probing = false;
-      await prober;
+      const during = gets.filter((g) => g.at >= burstStart && g.at < burstEnd).map((g) => g.ms);
+      const after = gets.filter((g) => g.at >= burstEnd && g.at < Date.now()).map((g) => g.ms);
       const complete = streams.filter(({ s, a }) => s.ids.length === a.last && s.ids.every((id, k) => id === k + 1)).length;
       const refused = streams.filter(({ s }) => s.status !== 200).map(({ s }) => s.status);
       const backlog = streams.map(({ s }) => s.backlogAt).filter((x): x is number => x !== undefined);
@@ -171,6 +175,7 @@ async function main(): Promise<void> {
       for (const { s } of streams) s.controller.abort();
     }
   } finally {
+    prober?.kill('SIGTERM');
     const exited = new Promise((r) => serve.once('exit', r));
     serve.kill('SIGTERM');
     await exited;

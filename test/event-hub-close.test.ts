@@ -17,7 +17,10 @@ function slowSource() {
     storedEvents: async () => [],
     streamEvents: async () => [],
     streamCount: async () => 0,
-    watchHistory: (_id, signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve())),
+    watchHistory: (_id, signal, _changed, caughtUp) => {
+      caughtUp?.();
+      return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
+    },
     isFinal: (status) => status === 'completed',
   };
   return { source, release: () => waiting.splice(0).forEach((r) => r()), calls: () => calls };

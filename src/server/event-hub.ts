@@ -26,8 +26,11 @@ export interface HubSource {
   /** Stored AgentStream chunks after `after`, in seq order. */
   streamEvents(id: string, after: number): Promise<ResearchEvent[]>;
   streamCount(id: string): Promise<number>;
-  /** Calls `changed` whenever the session's workflow history grows, until `signal` aborts. */
-  watchHistory(id: string, signal: AbortSignal, changed: () => void): Promise<void>;
+  /**
+   * Calls `changed` whenever the session's workflow history grows, until `signal` aborts; calls
+   * `caughtUp` once the watch is in place (growth from then on is reported).
+   */
+  watchHistory(id: string, signal: AbortSignal, changed: () => void, caughtUp?: () => void): Promise<void>;
   isFinal(status: string): boolean;
 }
 
@@ -70,7 +73,7 @@ function guarded(source: HubSource, inFlight: Set<Promise<unknown>>, isClosed: (
       ),
     streamEvents: (id, after) => track(() => source.streamEvents(id, after)),
     streamCount: (id) => track(() => source.streamCount(id)),
-    watchHistory: (id, signal, changed) => track(() => source.watchHistory(id, signal, changed)),
+    watchHistory: (id, signal, changed, caughtUp) => track(() => source.watchHistory(id, signal, changed, caughtUp)),
     isFinal: (status) => source.isFinal(status),
   };
 }

@@ -110,9 +110,16 @@ export function serviceHubSource(service: ResearchService): HubSource {
     streamEvents: (id, after) => service.sessions().streamEvents(id, after, 1_000),
     streamCount: (id) => service.sessions().streamCount(id),
     isFinal: (status) => isTerminal(status) || status === 'draft',
-    async watchHistory(id, signal, changed) {
+    async watchHistory(id, signal, changed, caughtUp) {
       const temporal = service.client.client;
       let nextPageToken: Uint8Array | undefined;
+      // The first answer is the history as it stands, not growth: it says the poll is in place.
+      let first = true;
+      const report = () => {
+        if (first) caughtUp?.();
+        else changed();
+        first = false;
+      };
       while (!signal.aborted) {
         try {
           // Waits on the server until the history has new events (or its long-poll time is up).
@@ -125,13 +132,16 @@ export function serviceHubSource(service: ResearchService): HubSource {
               ...(nextPageToken ? { nextPageToken } : {}),
             }),
           );
-          if (res.history?.events?.length) changed();
+          if (res.history?.events?.length || first) report();
           nextPageToken = res.nextPageToken?.length ? res.nextPageToken : undefined;
           // The run closed (or continued as new): the watcher's next fetch tells which; the next run is followed from its start.
           if (!nextPageToken) await pause(2_000, signal);
         } catch (err) {
           if (signal.aborted) return;
           if (/DEADLINE_EXCEEDED/.test((err as Error).message)) continue;
+          // Not knowing is as good as growth: the watcher asks.
+          caughtUp?.();
+          first = false;
           changed();
           await pause(2_000, signal);
         }

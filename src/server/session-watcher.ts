@@ -95,7 +95,12 @@ export class SessionWatcher {
     // A new watcher waits its turn at the engine's door; its streams already have their store backlog.
     await this.enter();
     if (this.abort.signal.aborted) return;
-    void this.source.watchHistory(this.id, this.abort.signal, () => this.poke()).catch(() => undefined);
+    // The first fetch once the watch on the history is in place: growth after it is reported, and
+    // the history as it stood needs no second fetch (at most a few seconds' wait if it never says).
+    let inPlace: () => void = () => undefined;
+    const watching = new Promise<void>((resolve) => (inPlace = resolve));
+    void this.source.watchHistory(this.id, this.abort.signal, () => this.poke(), inPlace).catch(() => undefined).finally(inPlace);
+    await Promise.race([watching, sleep(3_000)]);
     while (!this.abort.signal.aborted) {
       try {
         if (this.behind.size) await this.catchUpBehind();
