@@ -1,22 +1,25 @@
-// Idle event streams against the engine: BENCH_SESSIONS sessions wait for approval, then
-// BENCH_STREAMS Server-Sent Event streams are opened on them (spread evenly). Prints the Temporal
-// dev server's CPU (from /proc of its process) and the latency of GET /api/research/:id, without
-// and with the streams open.
-//   npm run bench:streams                             (10 sessions, 500 streams)
-//   BENCH_SESSIONS=5 BENCH_STREAMS=200 BENCH_SECONDS=5 BENCH_SETTLE_SECONDS=5 npm run bench:streams
-import { Connection } from '@temporalio/client';
+// Reconnect storms against the engine: `deep-research serve` runs as its own process (as the README
+// says, with a worker of its own beside it) and 50 users each own a session waiting for approval;
+// then, for each burst size, that many Server-Sent Event streams are opened over the 50 users within
+// 5 s (as a proxy restart reconnecting everyone would), on a cold server (no session watched yet).
+// Prints, during the burst and after it (streams open): GET /api/research/:id latency (p50/p95), the
+// CPU of the Temporal dev server and of serve (from /proc of their processes), how many streams got
+// their whole backlog (each event once, in order), and how long that took from each stream's request.
+//   npm run bench:streams                                        (bursts of 100, 500 and 1,000)
+//   BENCH_BURSTS=100,200 BENCH_USERS=10 BENCH_AFTER_SECONDS=5 npm run bench:streams
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { ResearchClient } from '../src/client/research-client';
-import { buildApp } from '../src/server/app';
-import { ResearchService } from '../src/server/research-service';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../src/config/load';
+import { SqliteServiceStore } from '../src/stores/service';
 import { startChildWorker } from '../test/harness/child-worker';
 import { startHarness, testConfig } from '../test/harness';
 import { startTestServer } from '../test/harness/temporal';
 
-const sessions = Number(process.env.BENCH_SESSIONS ?? 10);
-const streams = Number(process.env.BENCH_STREAMS ?? 500);
-const seconds = Number(process.env.BENCH_SECONDS ?? 10);
-const settleSeconds = Number(process.env.BENCH_SETTLE_SECONDS ?? 15);
+const bursts = (process.env.BENCH_BURSTS ?? '100,500,1000').split(',').map(Number);
+const users = Number(process.env.BENCH_USERS ?? 50);
+const burstSeconds = Number(process.env.BENCH_BURST_SECONDS ?? 5);
+const afterSeconds = Number(process.env.BENCH_AFTER_SECONDS ?? 10);
 const CLOCK_TICKS = 100;
 
 /** CPU seconds the process used so far (user + system). */
@@ -25,79 +28,158 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
-async function cpuPercent(pid: number, ms: number): Promise<number> {
-  const before = cpuSeconds(pid);
-  const t0 = Date.now();
-  await new Promise((r) => setTimeout(r, ms));
-  return ((cpuSeconds(pid) - before) / ((Date.now() - t0) / 1000)) * 100;
+function percentile(ms: number[], q: number): number {
+  const sorted = [...ms].sort((a, b) => a - b);
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : NaN;
 }
 
-function figures(ms: number[]): string {
-  const sorted = [...ms].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-  return `median ${at(0.5).toFixed(1)} ms, p95 ${at(0.95).toFixed(1)} ms, max ${sorted[sorted.length - 1].toFixed(1)} ms`;
+const figures = (ms: number[]) => `p50 ${percentile(ms, 0.5).toFixed(0)} ms, p95 ${percentile(ms, 0.95).toFixed(0)} ms (${ms.length} GETs)`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Stream {
+  controller: AbortController;
+  ids: number[];
+  opened?: number;
+  backlogAt?: number;
+  status?: number;
+}
+
+/** Opens one stream and records the event ids it receives. */
+function openStream(url: string, token: string, last: number): Stream {
+  const s: Stream = { controller: new AbortController(), ids: [] };
+  const t0 = performance.now();
+  void (async () => {
+    try {
+      const res = await fetch(url, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' }, signal: s.controller.signal });
+      s.status = res.status;
+      s.opened = performance.now() - t0;
+      if (res.status !== 200 || !res.body) return void (await res.text());
+      const decoder = new TextDecoder();
+      let buffer = '';
+      const reader = res.body.getReader();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        let cut: number;
+        while ((cut = buffer.indexOf('\n\n')) >= 0) {
+          const id = /^id: (\d+)$/m.exec(buffer.slice(0, cut));
+          buffer = buffer.slice(cut + 2);
+          if (!id) continue;
+          s.ids.push(Number(id[1]));
+          if (Number(id[1]) >= last && s.backlogAt === undefined) s.backlogAt = performance.now() - t0;
+        }
+      }
+    } catch {
+      // aborted at the end of the burst
+    }
+  })();
+  return s;
 }
 
 async function main(): Promise<void> {
   const server = await startTestServer();
   const harness = await startHarness({ model: { delayMs: 0 } });
   const { config, env } = testConfig(harness, server.address);
+  if (!bursts.every((n) => n > 0)) throw new Error('BENCH_BURSTS: burst sizes, e.g. 100,500,1000');
   const worker = await startChildWorker(env);
-  const connection = await Connection.connect({ address: server.address });
-  const client = new ResearchClient(connection, config, true);
-  const service = new ResearchService(client, { allowLocalDocuments: false });
-  const app = await buildApp({ service, host: '127.0.0.1', rateLimitPerMinute: 1_000_000, env: { ...env, EVENT_STREAMS_PER_USER: String(streams + 10) } });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const address = app.server.address();
-  const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-  const token = await service.store.createToken('bench');
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const open: AbortController[] = [];
+  // `deep-research serve` as a user runs it (a worker already polls, so it starts none), on a free port.
+  const serve = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin', 'deep-research.js'), 'serve', '--port', '0'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let serveLog = '';
+  const port = await new Promise<string>((resolve, reject) => {
+    serve.stderr.on('data', (d: Buffer) => {
+      serveLog += d.toString();
+      const match = /API on http:\/\/127\.0\.0\.1:(\d+)/.exec(serveLog);
+      if (match) resolve(match[1]);
+    });
+    serve.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${serveLog}`)));
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const tokens = new SqliteServiceStore(path.join(config.data_dir, 'service.db'));
+  const pid = server.pid() as number;
+  const accounts: { token: string; id: string; last: number }[] = [];
+  const gets: { at: number; ms: number }[] = [];
+  let prober: ReturnType<typeof spawn> | undefined;
   try {
-    const ids: string[] = [];
-    for (let i = 0; i < sessions; i++) {
-      const res = await fetch(`${base}/api/research`, { method: 'POST', headers, body: JSON.stringify({ query: `Streams bench ${i}: heat pumps in cold climates`, settings: { ask_clarifications: false } }) });
-      ids.push(((await res.json()) as { research_id: string }).research_id);
+    for (let i = 0; i < users; i++) {
+      const token = await tokens.createToken(`bench-${i}`);
+      const res = await fetch(`${base}/api/research`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ query: `Streams bench ${i}: heat pumps in cold climates`, settings: { ask_clarifications: false } }) });
+      accounts.push({ token, id: ((await res.json()) as { research_id: string }).research_id, last: 0 });
     }
-    const statusOf = async (id: string) => ((await (await fetch(`${base}/api/research/${id}`, { headers })).json()) as { research: { status: string } }).research.status;
-    for (const id of ids) while ((await statusOf(id)) !== 'awaiting_approval') await new Promise((r) => setTimeout(r, 250));
-    const pid = server.pid() as number;
-    const latencies = async () => {
-      const ms: number[] = [];
-      for (let i = 0; i < 100; i++) {
-        const t0 = performance.now();
-        await statusOf(ids[i % ids.length]);
-        ms.push(performance.now() - t0);
+    const stateOf = async (a: (typeof accounts)[number]) =>
+      ((await (await fetch(`${base}/api/research/${a.id}`, { headers: { authorization: `Bearer ${a.token}` } })).json()) as { research: { status: string }; state: { last_event_seq: number } });
+    for (const a of accounts) {
+      for (;;) {
+        const s = await stateOf(a);
+        if (s.research.status === 'awaiting_approval') {
+          a.last = s.state.last_event_seq;
+          break;
+        }
+        await sleep(250);
       }
-      return ms;
-    };
-    await new Promise((r) => setTimeout(r, 2_000));
-    const idleCpu = await cpuPercent(pid, seconds * 1000);
-    const idleGets = await latencies();
-
-    for (let i = 0; i < streams; i++) {
-      const controller = new AbortController();
-      const res = await fetch(`${base}/api/research/${ids[i % ids.length]}/events`, { headers: { authorization: headers.authorization, accept: 'text/event-stream' }, signal: controller.signal });
-      if (res.status !== 200) throw new Error(`stream ${i} answered ${res.status}`);
-      // Read and drop what arrives, as a browser would.
-      void res.body?.pipeTo(new WritableStream()).catch(() => undefined);
-      open.push(controller);
     }
-    // Each new stream catches up once (two engine queries); measured once they have settled.
-    await new Promise((r) => setTimeout(r, settleSeconds * 1000));
-    const streamCpu = await cpuPercent(pid, seconds * 1000);
-    const streamGets = await latencies();
+    // GET /api/research/:id one after another, as users' pages do while the streams open: from a
+    // process of its own, so reading a thousand streams here never delays the measurement.
+    const probe = `const [base, ...users] = process.argv.slice(1);
+      (async () => { for (let i = 0; ; i++) { const [id, token] = users[i % users.length].split(' ');
+        const t = performance.now();
+        try { await (await fetch(base + '/api/research/' + id, { headers: { authorization: 'Bearer ' + token } })).arrayBuffer(); } catch {}
+        console.log(Date.now() + ' ' + (performance.now() - t).toFixed(1)); await new Promise((r) => setTimeout(r, 50)); } })();`;
+    const probing = spawn(process.execPath, ['-e', probe, base, ...accounts.map((a) => `${a.id} ${a.token}`)], { stdio: ['ignore', 'pipe', 'ignore'] });
+    prober = probing;
+    probing.stdout.on('data', (d: Buffer) => {
+      for (const line of d.toString().split('\n')) {
+        const [at, ms] = line.trim().split(' ').map(Number);
+        if (at && Number.isFinite(ms)) gets.push({ at, ms });
+      }
+    });
+    console.log(`${users} users, each with a session awaiting approval (${accounts.reduce((n, a) => n + a.last, 0)} events in all); bursts opened within ${burstSeconds} s, then ${afterSeconds} s with the streams open`);
+    console.log('| streams | GET p50 / p95 during | GET p50 / p95 after | Temporal CPU during / after | serve CPU during / after | got their backlog (each event once) | backlog p50 / p95 |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- |');
 
-    console.log(`${sessions} sessions awaiting approval; ${streams} idle event streams; CPU over ${seconds} s`);
-    console.log(`Temporal server CPU: without streams ${idleCpu.toFixed(1)} %, with ${streams} streams ${streamCpu.toFixed(1)} %`);
-    console.log(`GET /api/research/:id without streams: ${figures(idleGets)}`);
-    console.log(`GET /api/research/:id with ${streams} streams: ${figures(streamGets)}`);
+    for (const size of bursts) {
+      // A cold server: the previous burst's watchers have gone (they stay 30 s after their last stream).
+      await sleep(35_000);
+      const burstStart = Date.now();
+      const t0 = performance.now();
+      const cpu0 = cpuSeconds(pid);
+      const serveCpu0 = cpuSeconds(serve.pid as number);
+      const streams: { s: Stream; a: (typeof accounts)[number] }[] = [];
+      for (let i = 0; i < size; i++) {
+        const at = (i / size) * burstSeconds * 1000;
+        const wait = at - (performance.now() - t0);
+        if (wait > 0) await sleep(wait);
+        const a = accounts[i % accounts.length];
+        streams.push({ s: openStream(`${base}/api/research/${a.id}/events`, a.token, a.last), a });
+      }
+      // "During": from the first stream until every stream has its backlog (or 30 s).
+      while (streams.some(({ s }) => s.backlogAt === undefined && (s.status === undefined || s.status === 200)) && performance.now() - t0 < burstSeconds * 1000 + 30_000) await sleep(100);
+      const duringSeconds = (performance.now() - t0) / 1000;
+      const cpuDuring = ((cpuSeconds(pid) - cpu0) / duringSeconds) * 100;
+      const serveDuring = ((cpuSeconds(serve.pid as number) - serveCpu0) / duringSeconds) * 100;
+      const burstEnd = Date.now();
+      const cpu1 = cpuSeconds(pid);
+      const serveCpu1 = cpuSeconds(serve.pid as number);
+      await sleep(afterSeconds * 1000);
+      const cpuAfter = ((cpuSeconds(pid) - cpu1) / afterSeconds) * 100;
+      const serveAfter = ((cpuSeconds(serve.pid as number) - serveCpu1) / afterSeconds) * 100;
+      const during = gets.filter((g) => g.at >= burstStart && g.at < burstEnd).map((g) => g.ms);
+      const after = gets.filter((g) => g.at >= burstEnd && g.at < Date.now()).map((g) => g.ms);
+      const complete = streams.filter(({ s, a }) => s.ids.length === a.last && s.ids.every((id, k) => id === k + 1)).length;
+      const refused = streams.filter(({ s }) => s.status !== 200).map(({ s }) => s.status);
+      const backlog = streams.map(({ s }) => s.backlogAt).filter((x): x is number => x !== undefined);
+      console.log(
+        `| ${size} | ${percentile(during, 0.5).toFixed(0)} / ${percentile(during, 0.95).toFixed(0)} ms | ${percentile(after, 0.5).toFixed(0)} / ${percentile(after, 0.95).toFixed(0)} ms | ${cpuDuring.toFixed(0)} % / ${cpuAfter.toFixed(0)} % | ${serveDuring.toFixed(0)} % / ${serveAfter.toFixed(0)} % | ${complete} of ${size}${refused.length ? ` (${refused.length} refused: ${[...new Set(refused)].join(', ')})` : ''} | ${percentile(backlog, 0.5).toFixed(0)} / ${percentile(backlog, 0.95).toFixed(0)} ms |`,
+      );
+      console.error(`  ${size}: during ${duringSeconds.toFixed(1)} s: ${figures(during)}; after: ${figures(after)}`);
+      for (const { s } of streams) s.controller.abort();
+    }
   } finally {
-    for (const c of open) c.abort();
-    await app.close();
-    await service.close();
-    await client.close();
-    await connection.close();
+    prober?.kill('SIGTERM');
+    const exited = new Promise((r) => serve.once('exit', r));
+    serve.kill('SIGTERM');
+    await exited;
+    await tokens.close();
     await worker.kill('SIGTERM');
     await harness.close();
     await server.stop();

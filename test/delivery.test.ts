@@ -4,6 +4,7 @@ import { formatStatus } from '../src/cli/format';
 import { sign, verifySignature, SIGNATURE_HEADER, DELIVERY_ID_HEADER } from '../src/delivery/webhook';
 import { startEnvironment, startHarness, waitFor, workflowBundle, type Harness, type TestEnvironment } from './harness';
 import { startSmtp, startWebhookReceiver, type FakeSmtp, type FakeWebhook } from './harness/delivery';
+import { storeWaits } from '../src/client/store-waits';
 
 const SECRET = 'test-signing-secret';
 const SMALL = { max_sources: 6, max_search_results_per_query: 3, batch_size: 3, max_iterations: 1 };
@@ -138,4 +139,42 @@ describe('delivery of the report by e-mail and signed webhook', () => {
     await expect(env.client.start({ query: 'q', settings: { delivery: { webhooks: [{ url: 'ftp://example.test/x' }] } } })).rejects.toThrow(/only http\(s\) webhooks/);
     await expect(env.client.start({ query: 'q', settings: { delivery: { on: ['completed'] } } })).rejects.toThrow(/delivery needs email.to or at least one webhook/);
   });
+});
+
+describe('a delivery whose worker lacks its secret', () => {
+  let harness: Harness;
+  let env: TestEnvironment;
+  let hook: FakeWebhook;
+
+  beforeAll(async () => {
+    harness = await startHarness();
+    hook = await startWebhookReceiver(0);
+    // The worker starts without WEBHOOK_SECRET, as one another process started would.
+    env = await startEnvironment(harness, inject('temporalAddress'), { extraEnv: { FETCH_ALLOW_HOSTS: `${harness.web.host},${hook.host}` } });
+  });
+  afterAll(async () => {
+    await env?.close();
+    await Promise.all([harness?.close(), hook?.close()]);
+  });
+
+  it('waits, retried with backoff, says so in status, and is delivered once a worker with the secret runs', async () => {
+    const { researchId } = await env.client.start({ query: 'How fast is solar power growing?', autoApprove: true, settings: { ...SMALL, delivery: { webhooks: [{ url: hook.url }] } } });
+    const waits = await waitFor('status to say the delivery waits for its secret', async () => {
+      const notes = await storeWaits(env.temporal, researchId);
+      return notes.find((n) => n.store === 'delivery' && n.attempt >= 2) ? notes : undefined;
+    }, 120_000, 500);
+    expect(waits[0].line).toMatch(/^delivery waits \(attempt \d+\): webhook delivery needs WEBHOOK_SECRET .*, which the worker \(pid \d+ on .+\) does not have: restart the worker with it set$/);
+    expect(hook.calls).toHaveLength(0);
+    // The worker is restarted with the secret: the next attempt delivers, signed with it.
+    await env.stopWorker();
+    env.env.WEBHOOK_SECRET = SECRET;
+    await env.startWorker();
+    await env.client.waitForResult(researchId);
+    const log = (await env.client.state(researchId)).delivery_log ?? [];
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({ channel: 'webhook', ok: true });
+    expect(log[0].attempts).toBeGreaterThanOrEqual(2);
+    expect(hook.calls).toHaveLength(1);
+    expect(verifySignature(SECRET, hook.calls[0].headers[SIGNATURE_HEADER] as string, hook.calls[0].body)).toBe(true);
+  }, 180_000);
 });

@@ -86,10 +86,27 @@ describe('deploy/k8s', () => {
       .filter((f) => f.endsWith('.ts'))
       .map((f) => readFileSync(path.join(PROJECT_ROOT, 'src', f), 'utf8'))
       .join('\n');
-    const secret = byKind('Secret', 'deep-research-example');
+    const secret = byKind('Secret', 'deep-research');
     for (const key of [...Object.keys(byKind('ConfigMap', 'deep-research').data), ...Object.keys(secret.stringData)]) {
       expect(new RegExp(`env\\.${key}\\b|env\\[['"]${key}['"]\\]|['"]${key}['"]`).test(code), `${key} is not read by src/`).toBe(true);
     }
     for (const key of ['DATABASE_URL', 'DEEP_RESEARCH_PAYLOAD_KEYS', 'DEEP_RESEARCH_OPERATOR_TOKEN']) expect(secret.stringData).toHaveProperty(key);
+  });
+
+  it('applies as written: every ConfigMap and Secret a pod reads is one of the manifests, and the image is the tag the README builds', () => {
+    const pods = docs.filter((d) => d.kind === 'Deployment').flatMap((d) => d.spec.template.spec.containers as Container[]);
+    expect(pods.length).toBe(2);
+    const version = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+    const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+    for (const c of pods) {
+      for (const from of c.envFrom) {
+        const [kind, name] = from.configMapRef ? ['ConfigMap', from.configMapRef.name] : ['Secret', from.secretRef?.name];
+        expect(byKind(kind, name as string), `${kind} ${name}`).toBeDefined();
+      }
+      expect(c.image).toBe(`deep-research:${version}`);
+    }
+    // The README's steps build that image and apply these files.
+    expect(readme).toContain(`docker build -f deploy/Dockerfile -t deep-research:${version} .`);
+    expect(readme).toContain('kubectl apply -f deploy/k8s/configmap.yaml -f deploy/k8s/worker.yaml -f deploy/k8s/serve.yaml');
   });
 });

@@ -14,9 +14,13 @@ function slowSource() {
       calls++;
       return new Promise<EventBatch>((resolve) => waiting.push(() => resolve({ events: [] as ResearchEvent[], status: 'running' })));
     },
+    storedEvents: async () => [],
     streamEvents: async () => [],
     streamCount: async () => 0,
-    watchHistory: (_id, signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve())),
+    watchHistory: (_id, signal, _changed, caughtUp) => {
+      caughtUp?.();
+      return new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
+    },
     isFinal: (status) => status === 'completed',
   };
   return { source, release: () => waiting.splice(0).forEach((r) => r()), calls: () => calls };
@@ -27,7 +31,7 @@ const sink = () => ({ text: '', ended: false, write(t: string) { this.text += t;
 describe('closing the event hub', () => {
   it('resolves only after the calls in flight have settled, and starts no call after', async () => {
     const { source, release, calls } = slowSource();
-    const hub = new EventHub(source, { maxStreamsPerUser: 5, heartbeatMs: 60_000, minFetchGapMs: 10, maxBufferedBytes: 1_000_000 });
+    const hub = new EventHub(source, { heartbeatMs: 60_000, minFetchGapMs: 10 });
     const stream = sink();
     const streaming = hub.stream('alice', 'r1', 0, false, stream);
     await new Promise((r) => setTimeout(r, 20));
@@ -50,7 +54,7 @@ describe('closing the event hub', () => {
 
   it('gives up waiting after its drain time when a call never settles', async () => {
     const { source } = slowSource();
-    const hub = new EventHub(source, { maxStreamsPerUser: 5, heartbeatMs: 60_000, minFetchGapMs: 10, maxBufferedBytes: 1_000_000 });
+    const hub = new EventHub(source, { heartbeatMs: 60_000, minFetchGapMs: 10 });
     void hub.stream('alice', 'r1', 0, false, sink());
     await new Promise((r) => setTimeout(r, 20));
     const started = Date.now();

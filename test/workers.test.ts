@@ -9,6 +9,10 @@ import { connect, ensureWorker, readWorkerRecord } from '../src/runtime/local';
 import { loadConfig, PROJECT_ROOT } from '../src/config/load';
 import { livePollers, parseWorkerRecord, providerFingerprint } from '../src/runtime/workers';
 import { isAlive } from '../src/temporal/dev-server';
+import { takeWorkerOwnership, workerOwner } from '../src/runtime/worker-owner';
+import { startHarness, testConfig, waitFor } from './harness';
+import { startChildWorker } from './harness/child-worker';
+import { deploymentBuilds } from '../src/temporal/deployments';
 import { BASE_MB, MIN_CACHED, SESSION_MB, workerHeapMb, workerProcessEnv, workflowCacheSize } from '../src/worker/cache-size';
 
 describe('worker liveness', () => {
@@ -107,6 +111,92 @@ describe('worker liveness', () => {
     expect(own.NODE_OPTIONS).toBe('--max-old-space-size=3000 --max-semi-space-size=2');
     expect(own.MALLOC_ARENA_MAX).toBe('4');
   });
+
+  it('a serve that owns the data directory\'s worker keeps it: the CLI with other keys uses it, never restarts it, and says what it lacks', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'dr-owner-'));
+    const queue = `owner-${process.pid}-${Date.now()}`;
+    const config = loadConfig({ DEEP_RESEARCH_DATA_DIR: dataDir, DEEP_RESEARCH_TASK_QUEUE: queue, TEMPORAL_ADDRESS: inject('temporalAddress'), PATH: process.env.PATH });
+    const client = await connect(config, { startServer: false, log: () => undefined });
+    const command = [process.execPath, '-e', 'setInterval(() => {}, 1000)'];
+    const lines: string[] = [];
+    const log = (l: string) => lines.push(l);
+    const pids: number[] = [];
+    // `serve`: another process that takes the data directory's lock and holds it while it runs.
+    const takeLock = `require(${JSON.stringify(path.join(PROJECT_ROOT, 'src', 'runtime', 'worker-owner.ts'))}).takeWorkerOwnership(${JSON.stringify(dataDir)}, ${JSON.stringify(queue)}, 'serve'); setInterval(() => {}, 1000)`;
+    // The worker as serve started it; then serve holds the lock.
+    const servesEnv = { PATH: process.env.PATH, OPENAI_API_KEY: 'serve-key' };
+    const first = (await ensureWorker(client, log, { env: servesEnv, command })) as number;
+    pids.push(first);
+    const serve = spawn(process.execPath, ['--require', 'tsx/cjs', '-e', takeLock], { stdio: 'ignore' });
+    try {
+      await waitFor('serve to hold the lock', async () => workerOwner(dataDir, queue)?.pid === serve.pid);
+      // The CLI, with its own keys and a webhook secret: it uses serve's worker as it is.
+      const cliEnv = { PATH: process.env.PATH, OPENAI_API_KEY: 'cli-key', WEBHOOK_SECRET: 's1' };
+      expect(await ensureWorker(client, log, { env: cliEnv, command })).toBe(first);
+      expect(await ensureWorker(client, log, { env: cliEnv, command })).toBe(first);
+      expect(isAlive(first)).toBe(true);
+      expect(readWorkerRecord(config)).toMatchObject({ pid: first, fingerprint: providerFingerprint(servesEnv), secrets: [] });
+      const told = lines.filter((l) => l.includes('belongs to serve'));
+      expect(told).toHaveLength(1);
+      expect(told[0]).toMatch(new RegExp(`^the background worker \\(pid ${first}\\) belongs to serve \\(pid ${serve.pid}\\), which started it with another environment; it is used as it is .*; it lacks WEBHOOK_SECRET, which this environment has`));
+      expect(lines.some((l) => /restarting it/.test(l))).toBe(false);
+      // With the worker gone, the CLI leaves starting one to its owner.
+      process.kill(first, 'SIGTERM');
+      await waitFor('the worker to end', async () => !isAlive(first));
+      expect(await ensureWorker(client, log, { env: cliEnv, command })).toBeUndefined();
+      expect(lines.at(-1)).toBe(`no background worker runs; serve (pid ${serve.pid}) owns it and starts one within 10 s`);
+      // Once serve has gone, the CLI starts one, and a new serve takes over the lock it left.
+      const exited = new Promise((r) => serve.once('exit', r));
+      serve.kill('SIGTERM');
+      await exited;
+      const cliWorker = (await ensureWorker(client, log, { env: cliEnv, command })) as number;
+      pids.push(cliWorker);
+      expect(isAlive(cliWorker)).toBe(true);
+      expect(readWorkerRecord(config)?.secrets).toEqual(['WEBHOOK_SECRET']);
+      const lock = takeWorkerOwnership(dataDir, queue, 'serve');
+      expect(lock.held()).toBe(true);
+      expect(workerOwner(dataDir, queue)?.pid).toBe(process.pid);
+      lock.release();
+      expect(workerOwner(dataDir, queue)).toBeUndefined();
+    } finally {
+      if (serve.exitCode === null) serve.kill('SIGKILL');
+      for (const pid of pids) if (isAlive(pid)) process.kill(pid, 'SIGTERM');
+      await client.close();
+      await client.connection.close();
+    }
+  });
+
+  it('worker status counts worker processes: one process serving six task queues is one live worker, and none once it is killed', async () => {
+    const harness = await startHarness();
+    const { config, env } = testConfig(harness, inject('temporalAddress'));
+    const worker = await startChildWorker(env);
+    const cli = (args: string[]) => spawnSync(process.execPath, ['--require', 'tsx/cjs', path.join(PROJECT_ROOT, 'src', 'cli', 'main.ts'), ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
+    try {
+      const client = await connect(config, { startServer: false, log: () => undefined });
+      try {
+        const builds = () => deploymentBuilds(client.connection.workflowService, config.temporal.namespace, config.temporal.task_queue);
+        // Its heartbeats (one per task queue it serves) come in: still one process.
+        await waitFor('the worker heartbeats', async () => {
+          const page = await client.connection.workflowService.listWorkers({ namespace: config.temporal.namespace, pageSize: 200 });
+          return (page.workersInfo ?? []).filter((w) => w.workerHeartbeat?.workerIdentity === `${worker.process.pid}@${hostname()}`).length >= 2;
+        }, 60_000, 1_000);
+        expect((await builds()).find((b) => b.current)?.live_workers).toBe(1);
+        const status = JSON.parse(cli(['worker', 'status', '--json']).stdout) as { live_pollers: number; counted: string; builds: { current: boolean; live_workers: number }[] };
+        expect(status).toMatchObject({ live_pollers: 1, counted: 'processes' });
+        expect(status.builds.find((b) => b.current)?.live_workers).toBe(1);
+        expect(cli(['worker', 'status']).stdout).toMatch(/\(current\): 1 live worker process, /);
+        // Killed: it no longer counts, without waiting for its heartbeats to age.
+        await worker.kill('SIGKILL');
+        expect((await builds()).find((b) => b.current)?.live_workers).toBe(0);
+      } finally {
+        await client.close();
+        await client.connection.close();
+      }
+    } finally {
+      await worker.kill('SIGKILL');
+      await harness.close();
+    }
+  }, 120_000);
 
   it('reads old and new pid files', () => {
     expect(parseWorkerRecord('123\n')).toEqual({ pid: 123 });

@@ -1,6 +1,8 @@
 // Delivery of a finished (or waiting) session by e-mail and signed webhook, and the comparison of
 // a scheduled run with the schedule's previous one. Each runs once per attempt; Temporal retries.
 import { Context } from '@temporalio/activity';
+import { hostname } from 'node:os';
+import { DELIVERY_NEEDS_SECRET } from '../domain/names';
 import { ApplicationFailure } from '@temporalio/common';
 import type { AppConfig } from '../config/schema';
 import { deliveryContent } from '../delivery/content';
@@ -23,6 +25,14 @@ export interface DeliveryDeps {
 
 const attempt = (): number => Context.current().info.attempt;
 
+/**
+ * A secret this worker's environment lacks: retried with backoff (any worker of the queue may take
+ * the next attempt, and one restarted with the variable delivers), shown by `status` meanwhile,
+ * and in the delivery log if the attempts run out.
+ */
+const needsSecret = (what: string) =>
+  ApplicationFailure.retryable(`${what}, which the worker (pid ${process.pid} on ${hostname()}) does not have: restart the worker with it set`, DELIVERY_NEEDS_SECRET);
+
 export function createDeliveryActivities({ config, env, sessions, artifacts }: DeliveryDeps) {
   const snapshot = async (id: string): Promise<ResearchSnapshot> => {
     const s = await sessions().get(id);
@@ -31,6 +41,8 @@ export function createDeliveryActivities({ config, env, sessions, artifacts }: D
   };
   return {
     async deliverEmail(input: DeliverEmailInput): Promise<DeliveryOutcome> {
+      // Read now, from this worker's environment: a worker restarted with the variable delivers.
+      if (!env.SMTP_HOST?.trim()) throw needsSecret('e-mail delivery needs SMTP_HOST (and SMTP_PORT, SMTP_FROM; SMTP_USER and SMTP_PASS if the server wants a login)');
       const smtp = smtpFromEnv(env);
       const s = await snapshot(input.research_id);
       const content = deliveryContent(s, input.event);
@@ -41,7 +53,7 @@ export function createDeliveryActivities({ config, env, sessions, artifacts }: D
 
     async deliverWebhook(input: DeliverWebhookInput): Promise<DeliveryOutcome> {
       const secret = env.WEBHOOK_SECRET;
-      if (!secret) throw ApplicationFailure.nonRetryable('webhook delivery needs WEBHOOK_SECRET (the key the body is signed with)', 'ConfigurationError');
+      if (!secret) throw needsSecret('webhook delivery needs WEBHOOK_SECRET (the key the body is signed with)');
       const s = await snapshot(input.research_id);
       const status = await postWebhook({
         url: input.url,

@@ -40,6 +40,8 @@ export async function workerCommand(action: 'status' | 'stop' | 'adopt', config:
   const status = {
     background_worker: pid ? { pid, started_at: record?.started_at, environment_changed: stale } : null,
     live_pollers: pollers ?? null,
+    /** live_pollers and each build's live_workers count worker processes (one runs a worker per task queue). */
+    counted: 'processes',
     task_queue: config.temporal.task_queue,
     builds: builds ?? null,
     sessions_waiting: sessions?.waiting ?? null,
@@ -51,7 +53,7 @@ export async function workerCommand(action: 'status' | 'stop' | 'adopt', config:
   }
   const lines = [
     pid ? `background worker: pid ${pid}${record?.started_at ? `, since ${record.started_at}` : ''}${stale ? ' (provider environment changed since; the next start restarts it)' : ''}` : 'background worker: not running',
-    pollers === undefined ? 'pollers: Temporal is unreachable' : `live workers polling "${config.temporal.task_queue}": ${pollers}`,
+    pollers === undefined ? 'pollers: Temporal is unreachable' : `live worker processes polling "${config.temporal.task_queue}": ${pollers}`,
     ...(builds?.length ? ['builds:', ...builds.map(buildLine)] : builds ? ['builds: none has polled yet'] : []),
     ...(sessions ? [`sessions waiting for a person: ${sessions.waiting} (they go on on the current build)${sessions.unversioned ? `; ${sessions.unversioned} not yet on a build` : ''}`] : []),
   ];
@@ -59,7 +61,7 @@ export async function workerCommand(action: 'status' | 'stop' | 'adopt', config:
 }
 
 const buildLine = (b: BuildSummary): string =>
-  `  ${b.buildId}${b.current ? ' (current)' : ''}: ${b.live_workers} live worker${b.live_workers === 1 ? '' : 's'}, ${b.sessions ?? 0} research run${b.sessions === 1 ? '' : 's'} pinned${b.status && !b.current ? `, ${b.status}` : ''}`;
+  `  ${b.buildId}${b.current ? ' (current)' : ''}: ${b.live_workers} live worker process${b.live_workers === 1 ? '' : 'es'}, ${b.sessions ?? 0} research run${b.sessions === 1 ? '' : 's'} pinned${b.status && !b.current ? `, ${b.status}` : ''}`;
 
 /** Moves research pinned to builds with no live worker onto the current build (a worker does this by itself every minute). */
 async function adoptCommand(config: AppConfig, json: boolean | undefined, buildId: string | undefined): Promise<void> {

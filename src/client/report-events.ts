@@ -4,7 +4,7 @@
 import type { ArtifactStore } from '../stores/artifacts';
 import type { ResearchEvent } from '../domain/types';
 
-export async function withReportText(events: ResearchEvent[], artifacts: ArtifactStore): Promise<ResearchEvent[]> {
+export async function withReportText(events: ResearchEvent[], artifacts: Pick<ArtifactStore, 'getText'>): Promise<ResearchEvent[]> {
   return Promise.all(
     events.map(async (e) => {
       if (e.type !== 'ToolCallResult' || e.data.tool !== 'update_report') return e;

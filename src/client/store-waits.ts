@@ -1,16 +1,17 @@
 // What a session waits for while its store is away: the workflow's pending activities (Temporal's
 // describe) that failed as StoreUnavailable and are being retried, or that wait inside their attempt
-// (their heartbeat details say so). `status` in the CLI and the API show one line for each.
+// (their heartbeat details say so); and deliveries waiting for a secret their worker lacks.
+// `status` in the CLI and the API show one line for each.
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { decodeArrayFromPayloads, decodeOptionalFailureToOptionalError } from '@temporalio/common/lib/internal-non-workflow';
-import { STORE_FAILURE_TYPES, STORE_LABELS } from '../domain/names';
+import { DELIVERY_NEEDS_SECRET, STORE_FAILURE_TYPES, STORE_LABELS } from '../domain/names';
 import { storeWaitOf } from '../domain/types';
 import { workflowIdFor } from '../workflows/messages';
 
 export interface StoreWaitNote {
   activity: string;
-  /** sessions, artifacts or fetch cache */
+  /** sessions, artifacts or fetch cache; delivery for a delivery waiting for its secret */
   store: string;
   /** The activity's attempt (retried by Temporal), or the tries inside one attempt. */
   attempt: number;
@@ -32,6 +33,12 @@ export async function storeWaits(client: Client, researchId: string): Promise<St
   for (const pending of described.raw.pendingActivities ?? []) {
     const activity = pending.activityType?.name ?? 'activity';
     const failure = await decodeOptionalFailureToOptionalError(converter, pending.lastFailure).catch(() => undefined);
+    // A delivery whose worker lacks its secret waits, retried with backoff, until a worker that has it runs.
+    if (failure instanceof ApplicationFailure && failure.type === DELIVERY_NEEDS_SECRET) {
+      const attempt = pending.attempt ?? 1;
+      notes.push({ activity, store: 'delivery', attempt, error: failure.message, line: `delivery waits (attempt ${attempt}): ${failure.message}` });
+      continue;
+    }
     if (failure instanceof ApplicationFailure && failure.type === STORE_FAILURE_TYPES.unavailable) {
       const detail = (failure.details?.[0] ?? {}) as { store?: string; error?: string };
       notes.push(note(activity, detail.store ?? 'sessions', pending.attempt ?? 1, detail.error ?? failure.message));

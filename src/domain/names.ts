@@ -90,6 +90,9 @@ export type CredibilityTier = (typeof CREDIBILITY_TIERS)[number];
  */
 export const STORE_FAILURE_TYPES = { unavailable: 'StoreUnavailable', error: 'StoreError' } as const;
 
+/** A delivery whose worker lacks the secret it needs (WEBHOOK_SECRET, SMTP_HOST): retried, shown in status. */
+export const DELIVERY_NEEDS_SECRET = 'DeliveryNeedsSecret';
+
 /** API user names (token owners, session owners). */
 export const USER_NAME = /^[A-Za-z0-9_.@-]{1,64}$/;
 export const USER_NAME_RULE = 'a user name may use letters, digits, "_", ".", "@" and "-" (at most 64)';

@@ -9,7 +9,12 @@ import { ensureTemporalBinary } from '../temporal/binary';
 import { connectClient, ensureSearchAttributes } from '../temporal/connection';
 import { isAlive, portOpen, startDevServer } from '../temporal/dev-server';
 import { workerProcessEnv } from '../worker/cache-size';
-import { codeFingerprint, livePollers, parseWorkerRecord, providerFingerprint, type WorkerRecord } from './workers';
+import { codeFingerprint, deliverySecretsIn, livePollers, missingSecretsNote, parseWorkerRecord, providerFingerprint, type WorkerRecord } from './workers';
+import { workerOwner } from './worker-owner';
+import { hostname } from 'node:os';
+
+/** How often the owner of the background worker checks that it runs. */
+export const WORKER_OWNER_CHECK_SECONDS = 10;
 
 export function usesEmbeddedServer(env: NodeJS.ProcessEnv = process.env): boolean {
   return !env.TEMPORAL_ADDRESS;
@@ -86,28 +91,46 @@ export interface WorkerLaunch {
   command?: string[];
 }
 
+/** What was last said about another process's worker, so a watchdog says it once, not every tick. */
+let lastOwnerNote = '';
+
 export async function ensureWorker(client: ResearchClient, log: (line: string) => void, launch: WorkerLaunch = {}): Promise<number | undefined> {
   const config = client.config;
   const env = launch.env ?? process.env;
   const existing = runningWorkerPid(config);
   const fingerprint = providerFingerprint(env);
   const code = codeFingerprint();
+  // A live serve that holds the data directory's lock owns the worker: only it starts or restarts it.
+  const owner = workerOwner(config.data_dir, config.temporal.task_queue);
+  const ownedElsewhere = !!owner && !(owner.pid === process.pid && owner.host === hostname());
+  const note = (line: string) => {
+    if (line !== lastOwnerNote) log(line);
+    lastOwnerNote = line;
+  };
   if (existing) {
     const record = readWorkerRecord(config);
     const envChanged = !!record?.fingerprint && record.fingerprint !== fingerprint;
     const codeChanged = !!record?.code && record.code !== code;
     if (!envChanged && !codeChanged) return existing;
+    if (ownedElsewhere) {
+      note(`the background worker (pid ${existing}) belongs to ${owner.command} (pid ${owner.pid}), which started it with ${codeChanged ? 'other code' : 'another environment'}; it is used as it is (stop ${owner.command} to hand the worker over)${missingSecretsNote(record, env)}`);
+      return existing;
+    }
     // A new build: the new worker becomes current, and research pinned to the old build moves to it.
     log(codeChanged ? 'the code changed since the background worker started: restarting it' : 'the provider environment changed since the background worker started: restarting it');
     await stopBackgroundWorker(config, () => undefined);
   } else if ((await activePollers(client).catch(() => 0)) > 0) return undefined;
+  else if (ownedElsewhere) {
+    note(`no background worker runs; ${owner.command} (pid ${owner.pid}) owns it and starts one within ${WORKER_OWNER_CHECK_SECONDS} s`);
+    return undefined;
+  }
   mkdirSync(config.data_dir, { recursive: true });
   const logFd = openSync(path.join(config.data_dir, 'worker.log'), 'a');
   const [command, ...args] = launch.command ?? [process.execPath, ...process.execArgv, process.argv[1], 'worker', '--background'];
   const child = spawn(command, args, { detached: true, stdio: ['ignore', logFd, logFd], env: workerProcessEnv(env, config.temporal) });
   closeSync(logFd);
   child.unref();
-  writeWorkerRecord(config, { pid: child.pid as number, fingerprint, code, started_at: new Date().toISOString() });
+  writeWorkerRecord(config, { pid: child.pid as number, fingerprint, code, started_at: new Date().toISOString(), secrets: deliverySecretsIn(env) });
   log(`started a background worker (pid ${child.pid}, log ${path.join(config.data_dir, 'worker.log')})`);
   return child.pid as number;
 }
@@ -119,7 +142,7 @@ function writeWorkerRecord(config: AppConfig, record: WorkerRecord, kind: 'backg
 
 /** A worker records itself with the environment it runs with: a foreground one in its own file, never stopped by us. */
 export function recordWorkerPid(config: AppConfig, kind: 'background' | 'foreground'): void {
-  writeWorkerRecord(config, { pid: process.pid, fingerprint: providerFingerprint(process.env), code: codeFingerprint(), started_at: new Date().toISOString() }, kind);
+  writeWorkerRecord(config, { pid: process.pid, fingerprint: providerFingerprint(process.env), code: codeFingerprint(), started_at: new Date().toISOString(), secrets: deliverySecretsIn(process.env) }, kind);
 }
 
 /** One line when a session has waited for a worker longer than a few seconds. */

@@ -43,6 +43,8 @@ export function codeFingerprint(root = path.resolve(__dirname, '..')): string {
 
 export interface WorkerRecord {
   pid: number;
+  /** The delivery secrets the worker's environment has (names only, never values). */
+  secrets?: string[];
   fingerprint?: string;
   /** The code the worker started from (absent in records of older CLIs). */
   code?: string;
@@ -78,4 +80,16 @@ export function livePollers(pollers: Poller[], now = Date.now(), host = hostname
     if (match && match[2] === host) return isAlive(Number(match[1]));
     return true;
   });
+}
+
+/** The variables a delivery needs a value of: the webhook signing key and the SMTP server. */
+export const DELIVERY_SECRETS = ['WEBHOOK_SECRET', 'SMTP_HOST', 'SMTP_USER', 'SMTP_PASS'] as const;
+
+export const deliverySecretsIn = (env: NodeJS.ProcessEnv): string[] => DELIVERY_SECRETS.filter((name) => !!env[name]?.trim());
+
+/** "; it lacks WEBHOOK_SECRET, which this environment has: …" when this environment has delivery secrets the worker lacks. */
+export function missingSecretsNote(record: WorkerRecord | undefined, env: NodeJS.ProcessEnv): string {
+  if (!record?.secrets) return '';
+  const lacking = deliverySecretsIn(env).filter((name) => !record.secrets?.includes(name));
+  return lacking.length ? `; it lacks ${lacking.join(', ')}, which this environment has: deliveries that need ${lacking.length === 1 ? 'it' : 'them'} wait (retried with backoff) and say so in status until a worker that has ${lacking.length === 1 ? 'it' : 'them'} runs` : '';
 }

@@ -54,7 +54,7 @@ export const sessionPage = z.object({ sessions: z.array(sessionView), next_curso
 const storeWait = z
   .object({
     activity: z.string(),
-    store: z.string().describe('sessions, artifacts or fetch cache'),
+    store: z.string().describe('sessions, artifacts or fetch cache; delivery: a delivery waiting for a secret its worker lacks'),
     attempt: z.number().int(),
     error: z.string(),
     line: z.string().describe('e.g. "waiting for the session store (attempt 3: connect ECONNREFUSED 10.0.0.5:5432)"'),
@@ -65,7 +65,7 @@ export const sessionState = z
   .object({
     research: sessionView,
     state: (researchStateSchema as unknown as z.ZodType<ResearchSnapshot>).nullable().describe('null for a draft'),
-    waiting_for_store: z.array(storeWait).optional().describe('store steps waiting for a store that is away, with their attempts'),
+    waiting_for_store: z.array(storeWait).optional().describe('store steps waiting for a store that is away, and deliveries waiting for a secret their worker lacks, with their attempts'),
   })
   .meta({ id: 'SessionState' });
 

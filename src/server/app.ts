@@ -20,10 +20,19 @@ import { codecOriginsFromEnv, isCodecPreflight, registerCodecRoutes } from './ro
 import type { ResearchService } from './research-service';
 import { registerOutputRoutes } from './routes-output';
 import { registerEventRoutes } from './routes-events';
+import type { EventHub } from './event-hub';
+import { sharedRateLimitStore } from './shared-rate-limit';
 import { registerScheduleRoutes } from './routes-schedules';
 import { registerSessionRoutes } from './routes-sessions';
 import { registerSteeringRoutes } from './routes-steering';
 import { registerWebRoutes } from './routes-web';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The event streams' hub (its counts are the streams' figures). */
+    eventHub: EventHub;
+  }
+}
 
 export interface AppOptions {
   service: ResearchService;
@@ -87,7 +96,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   if (opts.corsOrigins?.length) await app.register(cors, { origin: opts.corsOrigins });
   // Counted in the first onRequest hook, before authentication: token guessing is limited per address.
-  await app.register(rateLimit, { global: false, max: opts.rateLimitPerMinute ?? 600, timeWindow: '1 minute', keyGenerator: (req) => rateLimitKey(req, service.store) });
+  // Counted in the store's database, so every replica on it enforces one limit.
+  const rateStore = sharedRateLimitStore(service.limits, (err) => app.log.warn({ err: (err as Error).message }, 'rate limit counted on this server alone: the shared count is unavailable'));
+  await app.register(rateLimit, { global: false, max: opts.rateLimitPerMinute ?? 600, timeWindow: '1 minute', keyGenerator: (req) => rateLimitKey(req, service.store), store: rateStore });
   app.addHook('onRequest', app.rateLimit());
   await app.register(swagger, {
     openapi: {
@@ -172,7 +183,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerSessionRoutes(app, service);
   registerSteeringRoutes(app, service);
   registerOutputRoutes(app, service);
-  registerEventRoutes(app, service, opts.env ?? process.env);
+  app.decorate('eventHub', registerEventRoutes(app, service, opts.env ?? process.env));
   registerScheduleRoutes(app, service);
   registerMcpRoutes(app, service);
   registerWebRoutes(app, service, opts.env ?? process.env);

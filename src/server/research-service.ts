@@ -4,7 +4,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { ResearchClient } from '../client/research-client';
 import { ResearchError, validateQuery } from '../client/errors';
 import { ConfigError } from '../config/load';
-import { openArtifactStore, openFetchCache, openServiceStore } from '../stores/open';
+import { openArtifactStore, openFetchCache, openServiceStore, openSharedLimits } from '../stores/open';
+import type { SharedLimits } from '../stores/limits';
 import { artifactIdsIn, type SessionStore } from '../stores/sessions';
 import type { ArtifactStore } from '../stores/artifacts';
 import type { EnhanceOptions } from '../client/session-ops';
@@ -38,6 +39,8 @@ export class ResearchService {
   readonly store: ServiceStore;
   /** Temporal, the session store and the artifact store answer (GET /api/ready). */
   readonly readiness: Readiness;
+  /** Rate-limit counts and stream leases every replica on this store shares. */
+  readonly limits: SharedLimits;
   private readonly visibility: Visibility;
   private artifactStore: ArtifactStore | undefined;
   /** Background work for later; cleared on close so none of it calls the engine after its connection closed. */
@@ -52,6 +55,7 @@ export class ResearchService {
   ) {
     this.store = rememberingServiceStore(openServiceStore(client.config, client.env));
     this.visibility = new Visibility(this.store, () => this.sessions(), operatorsFromEnv(client.env));
+    this.limits = openSharedLimits(client.config, client.env);
     const limit = () => Date.now() + DEFAULT_READINESS.timeoutMs;
     this.readiness = new Readiness({
       temporal: () => client.connection.withDeadline(limit(), () => client.connection.workflowService.getSystemInfo({})),
@@ -333,6 +337,7 @@ export class ResearchService {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     await this.store.close();
+    await this.limits.close();
     await this.artifactStore?.close?.();
   }
 
@@ -374,6 +379,16 @@ export class ResearchService {
     } catch {
       return undefined;
     }
+  }
+
+  /** The session's status and newest event seq in one engine query (noted for listing); no report text. */
+  async liveStatus(id: string): Promise<{ status: ResearchStatus; last_event_seq: number }> {
+    const state = await this.client.state(id, { statusOnly: true }).catch((err: unknown) => {
+      throw this.plain(id, err);
+    });
+    const s = await this.store.get(id).catch(() => undefined);
+    if (s && s.status !== 'draft') await this.noteStatus(s, state.status).catch(() => undefined);
+    return { status: state.status, last_event_seq: state.last_event_seq };
   }
 
   private async noteStatus(s: OwnedSession, status: ResearchStatus): Promise<OwnedSession> {

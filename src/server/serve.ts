@@ -2,7 +2,8 @@
 // the CLI uses, with a worker started unless one already serves the task queue.
 import type { FastifyInstance } from 'fastify';
 import { checkModelConfigured } from '../activities';
-import { connect, ensureWorker } from '../runtime/local';
+import { connect, ensureWorker, WORKER_OWNER_CHECK_SECONDS } from '../runtime/local';
+import { takeWorkerOwnership, workerOwner } from '../runtime/worker-owner';
 import { loadConfig } from '../config/load';
 import { createLogger } from '../telemetry/logging';
 import { stopTracing, startTracing } from '../telemetry/tracing';
@@ -22,7 +23,6 @@ export interface ServeOptions {
   log: (line: string) => void;
 }
 
-const WORKER_CHECK_MS = 30_000;
 
 export async function serve(opts: ServeOptions): Promise<{ app: FastifyInstance; close(): Promise<void> }> {
   const config = loadConfig();
@@ -40,9 +40,13 @@ export async function serve(opts: ServeOptions): Promise<{ app: FastifyInstance;
   const client = await connect(config, { startServer: true, log: opts.log });
   const service = new ResearchService(client, policyFromEnv(), opts.log);
   const startWorker = opts.startWorker !== false;
+  // The first serve on a data directory owns its background worker; others (and the CLI) use it.
+  const ownership = startWorker ? takeWorkerOwnership(config.data_dir, config.temporal.task_queue, 'serve') : undefined;
+  if (ownership && !ownership.held()) opts.log(`another serve owns this data directory's background worker (${workerOwner(config.data_dir, config.temporal.task_queue)?.pid ?? '?'}); this one uses it`);
   try {
     if (startWorker) await ensureWorker(client, opts.log);
   } catch (err) {
+    ownership?.release();
     await service.close();
     await client.connection.close();
     throw err;
@@ -60,8 +64,10 @@ export async function serve(opts: ServeOptions): Promise<{ app: FastifyInstance;
   // A worker that dies later is replaced: sessions never wait for one that is not coming.
   const watchdog = startWorker
     ? setInterval(() => {
+        // An owner that died leaves the lock to the next serve that checks.
+        ownership?.retake();
         ensureWorker(client, opts.log).catch((err: unknown) => opts.log(`worker check failed: ${(err as Error).message}`));
-      }, WORKER_CHECK_MS)
+      }, WORKER_OWNER_CHECK_SECONDS * 1000)
     : undefined;
   watchdog?.unref();
   opts.log(`deep-research web app and API on http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}/ (API docs at /api/docs, OpenAPI at /api/openapi.json)`);
@@ -69,6 +75,7 @@ export async function serve(opts: ServeOptions): Promise<{ app: FastifyInstance;
     app,
     close: async () => {
       clearInterval(watchdog);
+      ownership?.release();
       await app.close();
       await service.close();
       await client.close();

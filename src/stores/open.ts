@@ -6,6 +6,8 @@ import path from 'node:path';
 import { ConfigError } from '../config/load';
 import type { AppConfig } from '../config/schema';
 import { SqliteServiceStore, type ServiceStore } from './service';
+import { SqliteSharedLimits, type SharedLimits } from './limits';
+import { PgSharedLimits } from './postgres/limits';
 import { FileArtifactStore, type ArtifactStore } from './artifacts';
 import { SqliteFetchCache, type FetchCache } from './fetch-cache';
 import { PgArtifactStore } from './postgres/artifacts';
@@ -62,6 +64,12 @@ export function openFetchCache(config: Pick<AppConfig, 'data_dir'>, env: NodeJS.
 export function openServiceStore(config: Pick<AppConfig, 'data_dir'>, env: NodeJS.ProcessEnv = process.env): ServiceStore {
   const url = databaseUrl(env);
   return url ? new PgServiceStore(openDatabase(url)) : new SqliteServiceStore(path.join(config.data_dir, 'service.db'));
+}
+
+/** The limits every serve replica on this store shares (rate-limit windows, event stream leases). */
+export function openSharedLimits(config: Pick<AppConfig, 'data_dir'>, env: NodeJS.ProcessEnv = process.env): SharedLimits {
+  const url = databaseUrl(env);
+  return url ? new PgSharedLimits(openDatabase(url)) : new SqliteSharedLimits(path.join(config.data_dir, 'service.db'));
 }
 
 /**

@@ -3,6 +3,8 @@
 // promote itself), the client (to move research off builds that are gone) and the CLI's status.
 import type { Connection } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
+import { hostname } from 'node:os';
+import { isAlive } from './dev-server';
 
 type WorkflowService = NativeConnection['workflowService'] | Connection['workflowService'];
 
@@ -45,7 +47,7 @@ export async function promoteBuild(service: WorkflowService, namespace: string, 
 export interface BuildSummary {
   buildId: string;
   current: boolean;
-  /** Workers of this build that sent a heartbeat lately. */
+  /** Worker processes of this build that heartbeat or poll (one process runs a worker per task queue; it counts once). */
   live_workers: number;
   /** Research sessions whose working run is pinned to this build. */
   sessions?: number;
@@ -53,12 +55,17 @@ export interface BuildSummary {
 }
 
 /**
- * Builds with a running worker. Temporal's worker heartbeats say which workers run and which shut
- * down; a worker too new to have sent its first heartbeat shows as a poller of the task queue.
+ * Live worker processes per build. A worker process runs one Temporal worker per task queue it
+ * serves (the workflow queue, each search provider's, …), and each sends its own heartbeat, so
+ * heartbeats are counted by the process that sent them (its identity, pid@host), never one by one.
+ * A process too new to have sent its first heartbeat shows as a poller of the workflow queue; one
+ * on this machine whose process is gone, or that said it shut down, does not count.
  */
 export async function liveBuilds(service: WorkflowService, namespace: string, deploymentName: string, now = Date.now()): Promise<Map<string, number>> {
-  const live = new Map<string, number>();
+  const processes = new Map<string, Set<string>>();
+  const running = new Set<string>();
   const stopped = new Set<string>();
+  const count = (buildId: string, who: string) => processes.set(buildId, (processes.get(buildId) ?? new Set()).add(who));
   let nextPageToken: Uint8Array | undefined;
   do {
     const page = await service.listWorkers({ namespace, pageSize: 200, ...(nextPageToken ? { nextPageToken } : {}) });
@@ -66,20 +73,36 @@ export async function liveBuilds(service: WorkflowService, namespace: string, de
       const hb = info.workerHeartbeat;
       const version = hb?.deploymentVersion;
       if (!hb || !version?.buildId || version.deploymentName !== deploymentName) continue;
+      const who = processOf(hb.workerIdentity, hb.hostInfo);
       const beat = Number(hb.heartbeatTime?.seconds ?? 0) * 1000;
-      if (hb.status !== WORKER_RUNNING) stopped.add(version.buildId);
-      else if (now - beat <= GONE_AFTER_MS) live.set(version.buildId, (live.get(version.buildId) ?? 0) + 1);
+      if (hb.status !== WORKER_RUNNING) stopped.add(who);
+      else if (now - beat <= GONE_AFTER_MS && stillRuns(who)) {
+        running.add(who);
+        count(version.buildId, who);
+      }
     }
     nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
   } while (nextPageToken);
   const queue = await service.describeTaskQueue({ namespace, taskQueue: { name: deploymentName, kind: 1 /* NORMAL */ }, taskQueueType: 1 /* WORKFLOW */ });
   for (const poller of queue.pollers ?? []) {
     const buildId = poller.deploymentOptions?.buildId;
+    const who = poller.identity ?? '';
     const seen = Number(poller.lastAccessTime?.seconds ?? 0) * 1000;
-    if (!buildId || live.has(buildId) || stopped.has(buildId) || now - seen > POLL_SEEN_MS) continue;
-    live.set(buildId, 1);
+    if (!buildId || !who || now - seen > POLL_SEEN_MS || (stopped.has(who) && !running.has(who)) || !stillRuns(who)) continue;
+    count(buildId, who);
   }
-  return live;
+  return new Map([...processes].map(([buildId, who]) => [buildId, who.size]));
+}
+
+/** The process a heartbeat came from: its identity (pid@host by default), else its host and pid. */
+function processOf(identity: string | null | undefined, host: { hostName?: string | null; processId?: string | null } | null | undefined): string {
+  return identity || `${host?.processId ?? '?'}@${host?.hostName ?? '?'}`;
+}
+
+/** A process on this machine counts while it runs; one elsewhere, while it heartbeats or polls. */
+function stillRuns(who: string): boolean {
+  const match = /^(\d+)@(.+)$/.exec(who);
+  return !match || match[2] !== hostname() || isAlive(Number(match[1]));
 }
 
 /** Every build the deployment knows, the current one marked, with its live workers. */

@@ -71,4 +71,14 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX artifact_refs_by_file ON artifact_refs (file_id);
     `,
   },
+  {
+    version: 4,
+    name: 'limits shared by serve replicas: rate-limit windows and event stream leases',
+    sql: `
+      CREATE TABLE rate_windows (key TEXT PRIMARY KEY, window_start BIGINT NOT NULL, count INTEGER NOT NULL);
+      CREATE TABLE stream_leases (stream_id TEXT PRIMARY KEY, "user" TEXT NOT NULL, replica TEXT NOT NULL, expires_at BIGINT NOT NULL);
+      CREATE INDEX stream_leases_by_user ON stream_leases ("user", expires_at);
+      CREATE INDEX stream_leases_by_replica ON stream_leases (replica);
+    `,
+  },
 ];
