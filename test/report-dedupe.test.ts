@@ -1,7 +1,7 @@
 // One claim, once: repeated and near-repeated sentences merge into the first (citations united),
 // and findings that repeat each other or the report never reach the writer.
 import { describe, expect, it } from 'vitest';
-import { dedupeFindings, dedupePatch, repeats, signature } from '../src/report/dedupe';
+import { dedupeFindings, dedupePatch, mergeRepeatedClaims, repeats, signature } from '../src/report/dedupe';
 import { applyPatches, verifyReportCitations } from '../src/report/markdown';
 import { annotateReport } from '../src/verify/annotate';
 import { citedSentences } from '../src/report/sentences';
@@ -200,5 +200,15 @@ describe('a citation that opens a paragraph', () => {
     const body = verifyReportCitations(md, sources, 0).markdown.split('## Sources')[0];
     expect(body).toContain(`- ${a} [S1]\n\n${b.replace(/\.$/, '')} [S2].`);
     expect(citedSentences(body).map((s) => s.source_ids)).toEqual([['S1'], ['S2']]);
+  });
+});
+
+describe('what the final merge leaves alone', () => {
+  it('two uncited lines alike stay (a panel credit line); an uncited repeat of a cited claim goes', () => {
+    const md = '# Q\n\n## A\n\nHydro emits little CO2 [S1].\n\n*— model-a, model-b*\n\n## B\n\nHydro emits little CO2.\n\n*— model-a, model-b*\n';
+    const out = mergeRepeatedClaims(md);
+    expect(out.markdown.match(/\*— model-a, model-b\*/g)).toHaveLength(2);
+    expect(out.markdown.match(/Hydro emits little CO2/g)).toHaveLength(1);
+    expect(out.merged).toHaveLength(1);
   });
 });

@@ -97,7 +97,10 @@ export function mergeRepeatedClaims(markdown: string): { markdown: string; merge
     if (isGeneratedParagraph(markdown, span.start)) continue;
     const sig = signature(span.text);
     const match = known.find((k) => repeats(sig, k.sig));
-    if (!match || inTableRow(markdown, span.start)) {
+    // A repeated claim is one a citation stands behind; two uncited lines alike (a panel's credit
+    // lines, "the same as … above") are the writer's own and stay.
+    const claim = span.source_ids.length > 0 || (match?.span.source_ids.length ?? 0) > 0;
+    if (!match || !claim || inTableRow(markdown, span.start)) {
       known.push({ span, sig, inReport: true, added: new Set() });
       continue;
     }
