@@ -180,3 +180,44 @@ describe('a link whose label is only a citation', () => {
     expect(r.removed.map((x) => x.claim)).toEqual(['Wine breathes in the glass.']);
   });
 });
+
+describe('a citation group that opens a paragraph', () => {
+  const sources = [...fetched, { id: 'S4', title: 'Air four', url: 'https://air.example/four' }];
+
+  it('stays with the sentence it opens, after the invented ids in it are removed', () => {
+    const md = '## Causes\n\n- Heat waves last longer than they did. [S1]\n\n[S1, S4, S98] The cause is climate change: it made heat waves five times likelier.\n';
+    const v = verifyReportCitations(md, sources, 0);
+    const body = v.markdown.split('## Sources')[0];
+    expect(body).toContain('- Heat waves last longer than they did. [S1]\n\n[S1, S4] The cause is climate change');
+    expect(citedSentences(body).map((s) => [s.text, s.source_ids])).toEqual([
+      ['Heat waves last longer than they did.', ['S1']],
+      ['The cause is climate change: it made heat waves five times likelier.', ['S1', 'S4']],
+    ]);
+    expect(v.markdown).toContain('Removed \\[S98\\] (no fetched source S98): “The cause is climate change: it made heat waves five times likelier.”');
+  });
+
+  it('belongs to the sentence after it when it opens a line, to the one before when it follows a full stop', () => {
+    expect(citedSentences('Heat waves last longer.\n[S1, S4] The cause is climate change.').map((s) => [s.text, s.source_ids])).toEqual([
+      ['The cause is climate change.', ['S1', 'S4']],
+    ]);
+    expect(citedSentences('Heat waves last longer. [S1] The cause is climate change [S4].').map((s) => [s.text, s.source_ids])).toEqual([
+      ['Heat waves last longer.', ['S1']],
+      ['The cause is climate change.', ['S4']],
+    ]);
+    expect(citedSentences('Heat waves last longer.\n[S1]\nThe cause is climate change [S4].').map((s) => s.source_ids)).toEqual([['S1'], ['S4']]);
+  });
+});
+
+describe('the claim a removed citation is listed with', () => {
+  it.each([
+    ['Heat waves last longer. [S1] [S97]', 'Heat waves last longer.'],
+    ['Heat waves last longer. [S97]\n\nThe cause is climate change [S1].', 'Heat waves last longer.'],
+    ['Heat waves last longer. [src-999] The cause is climate change [S1].', 'Heat waves last longer.'],
+    ['[S97] The cause is climate change.', 'The cause is climate change.'],
+    ['Heat waves last longer.\n\n[S1, S97] The cause is climate change.', 'The cause is climate change.'],
+    ['Heat waves last longer. The cause is climate change (Source 12), say most.', 'The cause is climate change, say most.'],
+  ])('%s → “%s”', (input, claim) => {
+    const r = resolveCitations(input, fetched);
+    expect(r.removed.map((x) => x.claim)).toEqual([claim]);
+  });
+});

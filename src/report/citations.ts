@@ -2,6 +2,7 @@
 // [^3] footnotes, markdown links, <autolinks> and bare URLs — resolved to a fetched source and
 // rewritten as [S<n>], or removed and reported with the claim they were attached to.
 import { normalizeUrl } from '../domain/text';
+import { sentenceAt } from './sentences';
 
 export interface ResolvableSource {
   id: string;
@@ -155,8 +156,8 @@ class Resolver {
 
     // A citation the model put in parentheses needs none: "(https://…)" → "[S1]", or nothing.
     body = body.replace(/\(\s*((?:\u0000[CR]\d+\u0000\s*)+)\)/g, (_m, inner: string) => ` ${inner.trim()}`);
-    // Adjacent kept citations ([S3][S5]) become one group; each id once. Never across a line: a
-    // citation that opens the next paragraph belongs to it, not to the one before.
+    // Adjacent kept citations ([S3][S5]) become one group; each id once. Only on one line: a group
+    // opening the next paragraph is that paragraph's.
     body = body.replace(new RegExp(String.raw`(?:${PLACEHOLDER_PREFIX}\d+\u0000[ \t]*)+`, 'g'), (run) => {
       const trailing = /[ \t]*$/.exec(run)?.[0] ?? '';
       const ids = [...run.matchAll(/\u0000C(\d+)\u0000/g)].flatMap((m) => resolvedIds[Number(m[1])]);
@@ -208,22 +209,10 @@ function byNumber(a: string, b: string): number {
   return Number(a.slice(1)) - Number(b.slice(1));
 }
 
-/** The sentence around a position, without markup or citation placeholders. */
+/** The sentence a position is in, as the claim check reads sentences, without markup or citation placeholders. */
 function claimAround(text: string, at: number): string {
   if (at < 0) return '';
-  const before = text.slice(0, at);
-  const start = Math.max(before.lastIndexOf('\n'), ...[...before.matchAll(/[.!?]\s+(?=\S)/g)].map((m) => (m.index ?? 0) + m[0].length - 1)) + 1;
-  const after = text.slice(at);
-  const endMatch = /\n|[.!?](?=\s|$)/.exec(after);
-  const end = endMatch ? at + (endMatch.index ?? 0) + 1 : text.length;
-  const plain = text
-    .slice(start, end)
-    .replace(/\u0000[CR]\d+\u0000/g, '')
-    .replace(/\[S\d+(?:,\s*S\d+)*\]/g, '')
-    .replace(/^\s*(?:[-*+]|\d+[.)])\s+/, '')
-    .replace(/[*_`]+/g, '')
-    .replace(/\s+/g, ' ')
-    .replace(/\s+([.,;:!?])/g, '$1')
-    .trim();
+  // Placeholders read as the citations they stand for (same length): one after a full stop is its sentence's.
+  const plain = sentenceAt(text.replace(/\u0000[CR](\d+)\u0000/g, '[S$1]'), at);
   return plain.length > 200 ? `${plain.slice(0, 199)}…` : plain;
 }

@@ -18,8 +18,8 @@ const UNSUPPORTED_MARK_TEXT = /\s*⚠️\s*\*?[(（][^)）\n]{1,80}[)）]\*?/g;
 
 const SKIPPED_SECTIONS = new RegExp(`^(${anyLanguage((l) => l.sources)}|${anyLanguage((l) => l.notes)}|${anyLanguage((l) => l.citationCheck)})$`, 'i');
 const CITATION = /\[(S\d+(?:\s*[,;]\s*S\d+)*)\]/g;
-/** Citations after a full stop, on the same line: one that opens the next line is that line's. */
-const TRAILING_CITATIONS = /^(?:[ \t]*\[S\d+(?:\s*[,;]\s*S\d+)*\])+[.,;:!?]?/;
+/** Citations after a full stop, on its line (or alone on the next): a group opening a line with words after it is the next sentence's. */
+const TRAILING_CITATIONS = /^(?:[ \t]*\[S\d+(?:\s*[,;]\s*S\d+)*\])+[.,;:!?]?|^[ \t]*\n(?:[ \t]*\[S\d+(?:\s*[,;]\s*S\d+)*\])+[.,;:!?]?(?=[ \t]*(?:\n|$))/;
 const SENTENCE_END = /[.!?]+["'”’)]*(?=\s|$)/g;
 /** A citation group closing a line (before the next line of the same paragraph). */
 const CITED_LINE_END = /\[S\d+(?:\s*[,;]\s*S\d+)*\][ \t]*(?=\n)/g;
@@ -49,6 +49,13 @@ export function allSentences(markdown: string): SentenceSpan[] {
     }
   }
   return out;
+}
+
+/** The plain text of the sentence a position falls in (citations after a full stop belong to the sentence before). */
+export function sentenceAt(markdown: string, at: number): string {
+  const sentences = allSentences(markdown);
+  const within = sentences.find((s) => at >= s.start && at < s.end) ?? sentences.filter((s) => s.start <= at).pop();
+  return within?.text ?? '';
 }
 
 function idsIn(text: string): string[] {
