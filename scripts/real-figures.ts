@@ -4,7 +4,8 @@
 // uncited, and the open questions' shape. Only the report as a user gets it and the session's
 // sources are read; what the grounded model really did comes from its log.
 import type { ResearchSnapshot } from '../src/domain/types';
-import { allSentences, UNSUPPORTED_MARK } from '../src/report/sentences';
+import { anyLanguage, everyLanguage } from '../src/report/labels';
+import { allSentences, unsupportedMark } from '../src/report/sentences';
 import type { WriterLog } from '../test/harness/grounded-writer';
 import type { RealWorld } from '../test/harness/real-world';
 import { verdictFor, type RealQuestion, type Verdict } from '../test/harness/real-questions';
@@ -35,10 +36,17 @@ export interface ReportFigures {
 const CITATION_GROUP = /\[(S\d+(?:\s*[,;]\s*S\d+)*)\]/g;
 const norm = (t: string) => t.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
 
+/** The check's mark after an unsupported sentence and its note on a dropped citation, in every language. */
+const MARKS = everyLanguage((l) => unsupportedMark(l));
+const CITATIONS_DROPPED = everyLanguage((l) => l.citationDropped('\u0001', '\u0002')).map(
+  (line) => new RegExp(`- ${line.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace('\u0001', String.raw` \[([^\]]+)\]`).replace('\u0002', '(.*)')}`, 'g'),
+);
+
 /** The report's body (its own sections), its Sources list and its Notes. */
 export function reportParts(report: string): { body: string; sources: string; notes: string } {
-  const [body, rest = ''] = report.split(/^## Sources\s*$/m);
-  const [sources, notes = ''] = rest.split(/^## Notes\s*$/m);
+  // In the report's language: a German report's removal notes ("Entfernt: [src-999]") are not its body.
+  const [body, rest = ''] = report.split(new RegExp(`^## (?:${anyLanguage((l) => l.sources)})\\s*$`, 'm'));
+  const [sources, notes = ''] = rest.split(new RegExp(`^## (?:${anyLanguage((l) => l.notes)})\\s*$`, 'm'));
   return { body, sources, notes };
 }
 
@@ -91,8 +99,8 @@ export function measureReport(question: RealQuestion, state: ResearchSnapshot, r
     ...log.invented.filter((m) => m.citation === '(Source 12)' && fetched.has('S12') && !m.ids.includes('S12')).map((m) => ({ sentence: m.sentence, cited: 'S12' })),
   ];
   // The mark follows the sentence, or sits inside its span when the sentence runs on past it ("St. [S3] ⚠️ …").
-  const marked = (s: (typeof sentences)[number]) => body.slice(s.start, s.end + UNSUPPORTED_MARK.length).includes(UNSUPPORTED_MARK.trim());
-  const removedInNotes = [...notes.matchAll(/- Citation removed \[([^\]]+)\][^“]*“(.*)”/g)].map((m) => ({ ids: m[1].split(/,\s*/), text: m[2].replace(/\\(.)/g, '$1') }));
+  const marked = (s: (typeof sentences)[number]) => MARKS.some((mark) => body.slice(s.start, s.end + mark.length).includes(mark.trim()));
+  const removedInNotes = CITATIONS_DROPPED.flatMap((pattern) => [...notes.matchAll(pattern)]).map((m) => ({ ids: m[1].split(/,\s*/), text: m[2].replace(/\\(.)/g, '$1') }));
   const matches = (text: string, m: { sentence: string }) => norm(text).includes(norm(m.sentence).split(' ').slice(0, 12).join(' '));
   let inReport = 0;
   let flagged = 0;
