@@ -1,14 +1,13 @@
 // The workflow bundle a worker runs, kept per version of the code: bundling costs seconds (and
 // ~200 MB a process never gives back), so a worker bundles once, in a process of its own, and every
 // later start of the same code reads the file (<data dir>/workflow-bundles/<key>.js). The key is a
-// fingerprint of the code (each file's path, size and change time), the SDK's version and whether the
-// bundle carries the tracing interceptors; the same code bundles to the same bytes, so the build id
-// (the bundle's hash) is the same either way.
+// hash of the code's contents (a rebuild that changes nothing keeps it), the SDK's version and whether
+// the bundle carries the tracing interceptors; the same code bundles to the same bytes, so the build
+// id (the bundle's hash) is the same either way.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { codeFingerprint } from '../runtime/workers';
 
 /** The workflow entry point: compiled .js when built, the .ts source in development and tests. */
 export const WORKFLOWS_PATH = ['index.js', 'index.ts']
@@ -20,8 +19,22 @@ const KEPT = 4;
 
 export function bundleCacheFile(dataDir: string, tracing: boolean): string {
   const sdk = (require('@temporalio/workflow/package.json') as { version: string }).version;
-  const key = createHash('sha256').update(`${codeFingerprint()}\n${sdk}\n${tracing ? 'tracing' : 'plain'}\n${WORKFLOWS_PATH}`).digest('hex').slice(0, 20);
+  const key = createHash('sha256').update(`${codeContents(path.resolve(__dirname, '..'))}\n${sdk}\n${tracing ? 'tracing' : 'plain'}\n${WORKFLOWS_PATH}`).digest('hex').slice(0, 20);
   return path.join(dataDir, 'workflow-bundles', `${key}${tracing ? '.tracing' : ''}.js`);
+}
+
+/** A hash of every source file under `root` (path and contents): ~1 MB read once per worker start. */
+function codeContents(root: string): string {
+  const hash = createHash('sha256');
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(file);
+      else if (/\.(ts|js)$/.test(entry.name)) hash.update(`${path.relative(root, file)}\0`).update(readFileSync(file));
+    }
+  };
+  walk(root);
+  return hash.digest('hex');
 }
 
 /** The bundle of this code: from the cache, or bundled now in a child process and kept. */
