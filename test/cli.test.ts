@@ -126,7 +126,7 @@ describe('deep-research CLI', () => {
       await env.client.reject('cli-ask');
       // Unattended (no terminal, no --yes): nothing is asked, and the plan's assumptions say what went unasked.
       const res = await cli(['research', 'CLI unasked: geothermal', '--id', 'cli-unasked', '--json']);
-      expect(JSON.parse(res.stdout)).toEqual({ researchId: 'cli-unasked', status: 'awaiting_approval' });
+      expect(JSON.parse(res.stdout)).toEqual({ research_id: 'cli-unasked', status: 'awaiting_approval', researchId: 'cli-unasked' });
       expect((await env.client.state('cli-unasked')).plan?.assumptions).toContain(
         'Clarifying questions not answered (not asked: ask_clarifications is off): Which region should the research focus on? / Which time span matters?',
       );
@@ -215,7 +215,7 @@ describe('deep-research CLI', () => {
     try {
       const res = await cli(['research', 'CLI own worker: tidal power', '--yes', '--id', 'cli-own', '--json', '--set', 'max_sources=4', '--set', 'max_iterations=1'], own);
       expect(res.code, res.stderr).toBe(0);
-      expect(JSON.parse(res.stdout)).toMatchObject({ researchId: 'cli-own', status: 'completed', report_file: path.join(own.DEEP_RESEARCH_DATA_DIR, 'reports', 'cli-own.md') });
+      expect(JSON.parse(res.stdout)).toMatchObject({ research_id: 'cli-own', status: 'completed', report_file: path.join(own.DEEP_RESEARCH_DATA_DIR, 'reports', 'cli-own.md') });
       const pid = /started a background worker \(pid (\d+),/.exec(res.stderr)?.[1];
       expect(pid, res.stderr).toBeDefined();
       expect(res.stderr).toContain(`starting the background worker (pid ${pid})…`);
