@@ -246,11 +246,34 @@ export function stoppedPhrase(stopped: string, labels: ReportLabels): string {
   return escapeInline(labels.stopped[stopped] ?? stopped);
 }
 
-/** A citation that opens a one-sentence line goes after its claim ("[S2] Text." → "Text [S2]."). */
+/**
+ * A citation group that opens a line goes to the end of the sentence it opens, as citations stand
+ * everywhere else: "[S2] The cause is heat: it doubled. More text." → "The cause is heat: it
+ * doubled [S2]. More text." A group the sentence already ends with takes its ids.
+ */
 function citationsAfterClaims(body: string): string {
-  return body.replace(/^([ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+)?)(\[S\d+(?:, S\d+)*\])[ \t]+([^\n]*[^\s.!?])([.!?]*)[ \t]*$/gm, (line, lead: string, group: string, claim: string, stop: string) =>
-    /[.!?:;]\s|\[S\d/.test(claim) ? line : `${lead}${claim} ${group}${stop}`,
-  );
+  return body.replace(/^([ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+)?)\[(S\d+(?:, S\d+)*)\][ \t]+([^\n]*\S)[ \t]*$/gm, (line, lead: string, group: string, rest: string) => {
+    if (/^\[S\d/.test(rest)) return line;
+    const end = firstSentenceEnd(rest);
+    let claim = rest.slice(0, end).trimEnd();
+    const own = /\[(S\d+(?:, S\d+)*)\]$/.exec(claim);
+    const ids = [...new Set([...(own ? own[1].split(', ') : []), ...group.split(', ')])];
+    if (own) claim = claim.slice(0, own.index).trimEnd();
+    return `${lead}${claim} [${ids.join(', ')}]${rest.slice(end)}`;
+  });
+}
+
+const SENTENCE_STOP = /[.!?]+["'”’)]*(?=\s|$)/g;
+const NOT_A_STOP = /\b(?:e\.g|i\.e|etc|vs|cf|al|fig|dr|mr|mrs|ms|no|approx|inc|ltd|jr|sr|st|z\.b|bzw|ca|usw)\.$/i;
+
+/** Where the first sentence of a line ends: its closing punctuation (or the line's end without one). */
+function firstSentenceEnd(text: string): number {
+  for (const m of text.matchAll(SENTENCE_STOP)) {
+    const at = m.index ?? 0;
+    if (NOT_A_STOP.test(text.slice(Math.max(0, at - 6), at + 1))) continue;
+    return at;
+  }
+  return text.length;
 }
 
 /** Every citation id in a report, in order of first appearance. */
