@@ -46,8 +46,10 @@ export interface ReportLabels {
   deadLink: (cite: string, url: string, why: string) => string;
   notChecked: (why: string) => string;
   noAnswer: string;
-  dois: (ok: number, all: number) => string;
+  dois: (ok: number, all: number, unchecked: number) => string;
   doiUnresolved: (cite: string, doi: string, why: string) => string;
+  /** The resolver gave no verdict (unreachable, timed out, an error of its own): not the same as a DOI that does not resolve. */
+  doiUnchecked: (cite: string, doi: string, why: string) => string;
   claims: (supported: number, all: number) => string;
   claimsUnsupported: (n: number) => string;
   claimsUnverifiable: (n: number) => string;
@@ -105,8 +107,9 @@ const EN: ReportLabels = {
   deadLink: (cite, url, why) => `Dead link${cite}: <${url}> (${why})`,
   notChecked: (why) => `not checked: ${why}`,
   noAnswer: 'no answer',
-  dois: (ok, all) => `DOIs: ${ok} of ${all} cited DOI(s) resolved.`,
+  dois: (ok, all, unchecked) => `DOIs: ${ok} of ${all} cited DOI(s) resolved${unchecked ? `; ${unchecked} could not be checked` : ''}.`,
   doiUnresolved: (cite, doi, why) => `DOI does not resolve${cite}: ${doi} (${why})`,
+  doiUnchecked: (cite, doi, why) => `DOI not checked${cite}: ${doi} (the resolver gave no answer: ${why})`,
   claims: (s, all) => `Claims: ${s} of ${all} cited sentence(s) supported by their sources`,
   claimsUnsupported: (n) => `${n} not supported`,
   claimsUnverifiable: (n) => `${n} could not be checked`,
