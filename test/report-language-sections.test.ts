@@ -5,6 +5,8 @@ import { detectLanguage, reconcileLanguage } from '../src/activities/prompts/lan
 import { labelsFor } from '../src/report/labels';
 import { verifyReportCitations } from '../src/report/markdown';
 import { finishSections } from '../src/report/sections';
+import { analysisGate, gatheringGate } from '../src/research/gates';
+import type { Finding, Source } from '../src/domain/types';
 import { citedSentences } from '../src/report/sentences';
 import { annotateReport } from '../src/verify/annotate';
 
@@ -110,5 +112,35 @@ describe('the report’s own words follow the asker’s language', () => {
     }
     expect(labelsFor('de-AT').sources).toBe('Quellen');
     expect(labelsFor('zh-Hans').notes).toBe('说明');
+  });
+});
+
+describe('where the research fell short, in a reader\'s words', () => {
+  const source = (id: string, skipped = false) => ({ id, url: `https://example.org/${id}`, title: id, query: 'q', iteration: 1, status: 'fetched', ...(skipped ? { skipped_off_topic: true } : {}) }) as unknown as Source;
+  const finding = (id: string, sourceId: string) => ({ id, content: `Finding ${id}`, source_ids: [sourceId], confidence: 'medium' }) as unknown as Finding;
+  // The gates' own sentences, as the workflow hands them to the final check.
+  const shortfalls = (sources: Source[], findings: Finding[]) => [
+    ...gatheringGate(sources, 4, 1, () => undefined).failures.map((f) => `sources: ${f}`),
+    ...analysisGate(findings, sources).failures.map((f) => `findings: ${f}`),
+  ];
+  const notes = (sources: Source[], findings: Finding[], language?: string) =>
+    verifyReportCitations('# Q\n\n## A\n\nText.\n', [], 0, { shortfalls: shortfalls(sources, findings), language }).markdown.split(/## (?:Notes|Anmerkungen)/)[1];
+
+  it('counts the sources read, not the pages skipped unread, and names no internal rule', () => {
+    const sources = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8', 'S9'].map((id, i) => source(id, i > 3));
+    const en = notes(sources, [finding('F1', 'S1')]);
+    expect(en).toContain('  - Only 1 of the 4 source(s) read gave a finding (25 %; the bar is 30 %).');
+    expect(en).toContain('  - Only 1 of the 4 searches led to a page that could be fetched (the bar is half of them).');
+    expect(en).toContain('  - Only 1 finding(s) (the bar is 2).');
+    expect(en).toContain('  - No finding was rated high confidence or confirmed.');
+    expect(en).not.toMatch(/fetched sources cited by a finding|need at least|sub-quer|findings: |sources: /);
+    const de = notes(sources, [finding('F1', 'S1')], 'de');
+    expect(de).toContain('  - Nur 1 der 4 gelesenen Quelle(n) lieferten ein Ergebnis (25 %; der Anspruch ist 30 %).');
+  });
+
+  it('says so when every page found was off topic and none was read', () => {
+    const en = notes(['S1', 'S2', 'S3'].map((id) => source(id, true)), []);
+    expect(en).toContain('  - None of the 3 page(s) found was read: each was off topic for the question (listed below).');
+    expect(en).not.toMatch(/0 of the 3|0%/);
   });
 });

@@ -5,7 +5,7 @@ import { resolveCitations, type RemovedCitation } from './citations';
 import { mergeRepeatedClaims, type MergedClaim } from './dedupe';
 import { labelsFor, type ReportLabels } from './labels';
 import { isGenerated, isOpenQuestionsTitle, parseReport, renderReport, type ParsedReport } from './markdown';
-import { openQuestions } from './open-questions';
+import { openQuestions, stillMissing } from './open-questions';
 import { resumedNote, type ResumedRun } from './resumed';
 import { finishSections, isPlaceholderOnly } from './sections';
 
@@ -120,7 +120,8 @@ export function verifyReportCitations(markdown: string, fetched: CitableSource[]
     report.head = `${report.head}\n\n> ${labels.notAnswered(read + (extra.skippedSources?.length ?? 0), read, queries || '—')}`;
   }
   report.sections.push({ title: labels.sources, body: sourcesList(citedSources, extra, labels) });
-  const notes = notesList({ extra, labels, found, resolved: resolvedCount, removedCitations, removed, failedSources, merged: (extra.mergedClaims ?? 0) + repeated.length, questions: questionSection ? [] : questions });
+  const missing = stillMissing(extra.openGapList ?? [], renderReport(report));
+  const notes = notesList({ extra, labels, found, resolved: resolvedCount, removedCitations, removed, failedSources, merged: (extra.mergedClaims ?? 0) + repeated.length, questions: questionSection ? [] : questions, missing });
   if (notes.length) report.sections.push({ title: labels.notes, body: notes.join('\n') });
   return {
     markdown: renderReport(report),
@@ -170,9 +171,11 @@ interface NotesInput {
   failedSources: number;
   merged: number;
   questions: string[];
+  /** The gaps stated as statements, uncited. */
+  missing: string[];
 }
 
-function notesList({ extra, labels, found, resolved, removedCitations, removed, failedSources, merged, questions }: NotesInput): string[] {
+function notesList({ extra, labels, found, resolved, removedCitations, removed, failedSources, merged, questions, missing }: NotesInput): string[] {
   const notes: string[] = [];
   if (extra.searchOutage) {
     const missed = extra.searchOutage.queries_not_searched;
@@ -181,7 +184,7 @@ function notesList({ extra, labels, found, resolved, removedCitations, removed, 
   }
   if (extra.resumed?.length) notes.push(...resumedNote(extra.resumed, escapeInline));
   if (extra.stopped) notes.push(`> ${labels.unfinished(stoppedPhrase(extra.stopped, labels))}`);
-  if (extra.shortfalls?.length) notes.push(`- ${labels.shortfalls}\n${extra.shortfalls.map((f) => `  - ${escapeInline(f)}`).join('\n')}`);
+  if (extra.shortfalls?.length) notes.push(`- ${labels.shortfalls}\n${extra.shortfalls.map((f) => `  - ${escapeInline(shortfallIn(f, labels))}`).join('\n')}`);
   notes.push(citationSummary(found, resolved, removedCitations, labels));
   if (extra.notCounted?.length) {
     notes.push(
@@ -214,9 +217,8 @@ function notesList({ extra, labels, found, resolved, removedCitations, removed, 
   }
   if (questions.length) {
     notes.push(`- ${labels.openQuestionsIntro}\n${questions.slice(0, 10).map((q) => `  - ${inlineKeepingCitations(q)}`).join('\n')}`);
-  } else if (extra.openGaps) {
-    notes.push(`- ${labels.openGapsRemain(extra.openGaps)}`);
   }
+  if (missing.length) notes.push(`- ${labels.stillMissing}\n${missing.slice(0, 10).map((m) => `  - ${escapeInline(m)}`).join('\n')}`);
   return notes;
 }
 
@@ -240,6 +242,22 @@ function reasonIn(reason: string, labels: ReportLabels): string {
   if ((m = /^image from (\S+), which was never fetched$/.exec(reason))) return labels.reasons.image(m[1]);
   if ((m = /^(.+) does not address the question$/.exec(reason))) return labels.reasons.offQuestion(m[1]);
   return reason;
+}
+
+/** A quality gate's English sentence ("findings: only 1 of the 3 sources read gave a finding (…)"), as a reader reads it, in the report's language. */
+function shortfallIn(text: string, labels: ReportLabels): string {
+  const said = labels.shortfall;
+  let m: RegExpExecArray | null;
+  if ((m = /^sources: only (\d+) fetched sources? \(need at least (\d+)\)$/.exec(text))) return said.fetched(Number(m[1]), Number(m[2]));
+  if (/^sources: no high-quality source\b/.test(text)) return said.noHighQuality;
+  if ((m = /^sources: only (\d+) of (\d+) sub-quer(?:y|ies) completed\b/.exec(text))) return said.searches(Number(m[1]), Number(m[2]));
+  if ((m = /^findings: only (\d+) findings? \(need at least (\d+)\)$/.exec(text))) return said.findings(Number(m[1]), Number(m[2]));
+  if (/^findings: no finding with high or confirmed confidence$/.test(text)) return said.noStrong;
+  if ((m = /^findings: none of the (\d+) fetched sources? was read\b/.exec(text))) return said.noneRead(Number(m[1]));
+  if ((m = /^findings: only (\d+) of the (\d+) sources? read gave a finding \((\d+)%, need at least (\d+)%\)$/.exec(text))) {
+    return said.share(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]));
+  }
+  return text;
 }
 
 export function stoppedPhrase(stopped: string, labels: ReportLabels): string {

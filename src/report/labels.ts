@@ -23,6 +23,16 @@ export interface ReportLabels {
   notSearched: (queries: string) => string;
   unfinished: (stopped: string) => string;
   shortfalls: string;
+  /** The quality gates' shortfalls in a reader's words (final-check matches the gates' own sentences). */
+  shortfall: {
+    fetched: (n: number, min: number) => string;
+    noHighQuality: string;
+    searches: (done: number, all: number) => string;
+    findings: (n: number, min: number) => string;
+    noStrong: string;
+    noneRead: (n: number) => string;
+    share: (cited: number, read: number, percent: number, min: number) => string;
+  };
   citations: (found: number, resolved: number, removed: number) => string;
   removed: (citation: string, reason: string) => string;
   andMore: (n: number) => string;
@@ -40,7 +50,8 @@ export interface ReportLabels {
   levels: Record<string, string>;
   disagree: string;
   openQuestionsIntro: string;
-  openGapsRemain: (n: number) => string;
+  /** The analysis's gaps that are statements, not questions: what the research looked for and did not find. */
+  stillMissing: string;
   // The citation check.
   links: (ok: number, all: number) => string;
   deadLink: (cite: string, url: string, why: string) => string;
@@ -79,6 +90,15 @@ const EN: ReportLabels = {
   notSearched: (q) => `not searched: ${q}`,
   unfinished: (stopped) => `**Unfinished:** the research ${stopped}; sections it never reached say so.`,
   shortfalls: 'Where the research fell short of its own quality bar (another round could not change it):',
+  shortfall: {
+    fetched: (n, min) => `Only ${n} source(s) could be fetched and read (the bar is ${min}).`,
+    noHighQuality: 'No source of high credibility: none from an official, academic or established publisher, and none the analysis rated high.',
+    searches: (done, all) => `Only ${done} of the ${all} searches led to a page that could be fetched (the bar is half of them).`,
+    findings: (n, min) => `Only ${n} finding(s) (the bar is ${min}).`,
+    noStrong: 'No finding was rated high confidence or confirmed.',
+    noneRead: (n) => `None of the ${n} page(s) found was read: each was off topic for the question (listed below).`,
+    share: (cited, read, p, min) => `Only ${cited} of the ${read} source(s) read gave a finding (${p} %; the bar is ${min} %).`,
+  },
   citations: (f, r, n) => `Citations: ${f} found in the text; ${r} resolved to fetched sources${n ? `; ${n} removed` : ''}.`,
   removed: (c, why) => `Removed ${c} (${why})`,
   andMore: (n) => `…and ${n} more.`,
@@ -102,7 +122,7 @@ const EN: ReportLabels = {
   levels: { low: 'low', medium: 'medium', high: 'high', confirmed: 'confirmed', speculation: 'speculation' },
   disagree: 'Sources disagree:',
   openQuestionsIntro: 'Open questions the research could not close:',
-  openGapsRemain: (n) => `${n} open question(s) remain; see the findings' gaps in the session state.`,
+  stillMissing: 'Still missing (the research looked for it and found nothing to cite):',
   links: (ok, all) => `Links: ${ok} of ${all} cited link(s) answered.`,
   deadLink: (cite, url, why) => `Dead link${cite}: <${url}> (${why})`,
   notChecked: (why) => `not checked: ${why}`,
