@@ -144,3 +144,21 @@ describe('where the research fell short, in a reader\'s words', () => {
     expect(en).not.toMatch(/0 of the 3|0%/);
   });
 });
+
+describe('the resumed run’s note, in the asker’s language', () => {
+  const resumed = [{ stopped: 'was cancelled', reason: 'erst einmal ansehen', sources_before: 3, findings_before: 6, unwritten_before: ['Ausbau', 'Netz'], sources_added: 1, findings_added: 4, written_since: ['Ausbau'] }];
+  const notes = (language?: string) => verifyReportCitations('# Q\n\n## Ausbau\n\nText.\n', [], 0, { resumed, language }).markdown.split(/## (?:Notes|Anmerkungen|Notas)\n/)[1];
+
+  it('says what the first run missed and what the resumed one added, in German, Spanish or English', () => {
+    expect(notes('de')).toContain(
+      '> **Unvollständig, dann fortgesetzt:** Der erste Lauf wurde abgebrochen (erst einmal ansehen), nachdem er 3 Quellen gelesen und 6 Ergebnisse gewonnen hatte; „Ausbau“, „Netz“ erreichte er nie. ' +
+        'Fortgesetzt hat die Recherche 1 weitere Quelle gelesen, 4 Ergebnisse hinzugefügt und „Ausbau“ geschrieben; zu „Netz“ fand sich nichts, der Bericht nennt es als Lücke.',
+    );
+    expect(notes('es')).toContain('> **Sin terminar, luego reanudada:** la primera ejecución se canceló (erst einmal ansehen) tras leer 3 fuentes y obtener 6 hallazgos');
+    expect(notes()).toContain(
+      '> **Unfinished, then resumed:** the first run was cancelled (erst einmal ansehen) after reading 3 sources into 6 findings; it never reached “Ausbau”, “Netz”. ' +
+        'Resumed, the research read 1 more source, added 4 findings and wrote “Ausbau”; nothing was found for “Netz”, which the report states as a gap.',
+    );
+    expect(notes('de')).not.toMatch(/Unfinished|Resumed/);
+  });
+});

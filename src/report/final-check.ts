@@ -182,7 +182,7 @@ function notesList({ extra, labels, found, resolved, removedCitations, removed, 
     const outage = labels.searchOutage(escapeInline(extra.searchOutage.message));
     notes.push(`> ${outage}${missed.length ? `; ${labels.notSearched(missed.slice(0, 10).map((q) => labels.quote(escapeInline(q))).join(', '))}` : ''}.`);
   }
-  if (extra.resumed?.length) notes.push(...resumedNote(extra.resumed, escapeInline));
+  if (extra.resumed?.length) notes.push(...resumedNote(extra.resumed, escapeInline, labels));
   if (extra.stopped) notes.push(`> ${labels.unfinished(stoppedPhrase(extra.stopped, labels))}`);
   if (extra.shortfalls?.length) notes.push(`- ${labels.shortfalls}\n${extra.shortfalls.map((f) => `  - ${escapeInline(shortfallIn(f, labels))}`).join('\n')}`);
   notes.push(citationSummary(found, resolved, removedCitations, labels));

@@ -3,6 +3,49 @@
 // English is the fallback; the other languages are in labels-translations.ts.
 import { TRANSLATIONS } from './labels-translations';
 
+/** A run that stopped early and what the research added after it, its text escaped and its titles quoted. */
+export interface ResumedText {
+  /** The run's number, when more than one stopped early. */
+  run?: number;
+  /** How it stopped, in the report's language ("was cancelled"). */
+  stopped: string;
+  /** The user's reason, or ''. */
+  reason: string;
+  sourcesBefore: number;
+  findingsBefore: number;
+  /** The sections it never reached, quoted, or ''. */
+  unreached: string;
+  sourcesAdded: number;
+  findingsAdded: number;
+  /** Of those, the ones written since, or ''. */
+  written: string;
+  /** The ones still not written (stated as gaps), or ''. */
+  left: string;
+  leftCount: number;
+}
+
+/** An enhanced version's or a scheduled run's comparison with the one before, for "What changed". */
+export interface WhatChangedLabels {
+  /** The section's title: a scheduled run's, and the start of an enhanced version's. */
+  title: string;
+  since: (version: string) => string;
+  noPrevious: (id: string) => string;
+  firstRun: string;
+  compared: (id: string, at: string, c: { newSources: number; changedSources: number; goneSources: number; newFindings: number; changedFindings: number; goneFindings: number; reread: number }) => string;
+  nothingChanged: string;
+  newFindings: string;
+  changedFindings: string;
+  goneFindings: string;
+  newSources: string;
+  changedSources: string;
+  goneSources: string;
+  was: (before: string) => string;
+  andMore: (n: number) => string;
+  nothingNew: (id: string) => string;
+  enhanced: (id: string, sources: number, findings: number, changed: number) => string;
+  newSourcesRead: (list: string) => string;
+}
+
 export interface ReportLabels {
   sources: string;
   notes: string;
@@ -22,6 +65,8 @@ export interface ReportLabels {
   searchOutage: (message: string) => string;
   notSearched: (queries: string) => string;
   unfinished: (stopped: string) => string;
+  resumedRun: (r: ResumedText) => string;
+  whatChanged: WhatChangedLabels;
   shortfalls: string;
   /** The quality gates' shortfalls in a reader's words (final-check matches the gates' own sentences). */
   shortfall: {
@@ -89,6 +134,37 @@ const EN: ReportLabels = {
   searchOutage: (m) => `**Search was unavailable** (${m}): this report is written from the sources gathered before the outage`,
   notSearched: (q) => `not searched: ${q}`,
   unfinished: (stopped) => `**Unfinished:** the research ${stopped}; sections it never reached say so.`,
+  resumedRun: (r) => {
+    const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+    const added = [`read ${count(r.sourcesAdded, 'more source', 'more sources')}`, `added ${count(r.findingsAdded, 'finding')}`, ...(r.written ? [`wrote ${r.written}`] : [])];
+    return (
+      `**Unfinished, then resumed:** ${r.run ? `run ${r.run}` : 'the first run'} ${r.stopped}${r.reason ? ` (${r.reason})` : ''} after reading ${count(r.sourcesBefore, 'source')} into ${count(r.findingsBefore, 'finding')}` +
+      `${r.unreached ? `; it never reached ${r.unreached}` : ''}. Resumed, the research ${added.length === 3 ? `${added[0]}, ${added[1]} and ${added[2]}` : added.join(' and ')}` +
+      `${r.left ? `; nothing was found for ${r.left}, which the report states as ${r.leftCount === 1 ? 'a gap' : 'gaps'}` : ''}.`
+    );
+  },
+  whatChanged: {
+    title: 'What changed',
+    since: (v) => `What changed since ${v}`,
+    noPrevious: (id) => `The version this one goes on from (${id}) is no longer stored: nothing to compare with.`,
+    firstRun: 'First run of this schedule: nothing earlier to compare with.',
+    compared: (id, at, c) =>
+      `Compared with the previous run (${id}, ${at}): ${c.newSources} new, ${c.changedSources} changed and ${c.goneSources} gone sources; ` +
+      `${c.newFindings} new, ${c.changedFindings} changed and ${c.goneFindings} gone findings${c.reread ? ` (${c.reread} more were read again, in other words, from pages whose text did not change: not listed)` : ''}.`,
+    nothingChanged: 'Nothing changed since the previous run.',
+    newFindings: 'New findings',
+    changedFindings: 'Changed findings',
+    goneFindings: 'Findings no longer supported',
+    newSources: 'New sources',
+    changedSources: 'Sources whose text changed',
+    goneSources: 'Sources gone',
+    was: (before) => `(was: ${before})`,
+    andMore: (n) => `… and ${n} more`,
+    nothingNew: (id) => `Nothing new since ${id}: the research found no source or finding to add.`,
+    enhanced: (id, sources, findings, changed) =>
+      `Since ${id}: ${sources} new ${sources === 1 ? 'source' : 'sources'} read, ${findings} new ${findings === 1 ? 'finding' : 'findings'}${changed ? `, ${changed} changed` : ''}.`,
+    newSourcesRead: (list) => `New sources: ${list}.`,
+  },
   shortfalls: 'Where the research fell short of its own quality bar (another round could not change it):',
   shortfall: {
     fetched: (n, min) => `Only ${n} source(s) could be fetched and read (the bar is ${min}).`,
