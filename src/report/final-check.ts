@@ -184,7 +184,7 @@ function notesList({ extra, labels, found, resolved, removedCitations, removed, 
   }
   if (extra.resumed?.length) notes.push(...resumedNote(extra.resumed, escapeInline, labels));
   if (extra.stopped) notes.push(`> ${labels.unfinished(stoppedPhrase(extra.stopped, labels))}`);
-  if (extra.shortfalls?.length) notes.push(`- ${labels.shortfalls}\n${extra.shortfalls.map((f) => `  - ${escapeInline(shortfallIn(f, labels))}`).join('\n')}`);
+  if (extra.shortfalls?.length) notes.push(`- ${labels.shortfalls}\n${shortfallLines(extra.shortfalls, labels).map((f) => `  - ${escapeInline(f)}`).join('\n')}`);
   notes.push(citationSummary(found, resolved, removedCitations, labels));
   if (extra.notCounted?.length) {
     notes.push(
@@ -242,6 +242,13 @@ function reasonIn(reason: string, labels: ReportLabels): string {
   if ((m = /^image from (\S+), which was never fetched$/.exec(reason))) return labels.reasons.image(m[1]);
   if ((m = /^(.+) does not address the question$/.exec(reason))) return labels.reasons.offQuestion(m[1]);
   return reason;
+}
+
+/** The shortfalls in a reader's words; with nothing read, the findings' count and confidence go without saying. */
+function shortfallLines(shortfalls: string[], labels: ReportLabels): string[] {
+  const noneRead = shortfalls.some((f) => /^findings: none of the \d+ fetched sources? was read\b/.test(f));
+  const follows = (f: string) => noneRead && /^findings: (?:only \d+ findings? \(|no finding with high)/.test(f);
+  return shortfalls.filter((f) => !follows(f)).map((f) => shortfallIn(f, labels));
 }
 
 /** A quality gate's English sentence ("findings: only 1 of the 3 sources read gave a finding (…)"), as a reader reads it, in the report's language. */
