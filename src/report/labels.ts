@@ -1,6 +1,7 @@
 // The words the product writes into a report itself — section titles, the gap and "not written"
 // lines, the Notes and the citation check — in the asker's language (the plan's research context).
 // English is the fallback; the other languages are in labels-translations.ts.
+import { RUN_LABELS } from './labels-runs';
 import { TRANSLATIONS } from './labels-translations';
 
 /** A run that stopped early and what the research added after it, its text escaped and its titles quoted. */
@@ -134,37 +135,7 @@ const EN: ReportLabels = {
   searchOutage: (m) => `**Search was unavailable** (${m}): this report is written from the sources gathered before the outage`,
   notSearched: (q) => `not searched: ${q}`,
   unfinished: (stopped) => `**Unfinished:** the research ${stopped}; sections it never reached say so.`,
-  resumedRun: (r) => {
-    const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-    const added = [`read ${count(r.sourcesAdded, 'more source', 'more sources')}`, `added ${count(r.findingsAdded, 'finding')}`, ...(r.written ? [`wrote ${r.written}`] : [])];
-    return (
-      `**Unfinished, then resumed:** ${r.run ? `run ${r.run}` : 'the first run'} ${r.stopped}${r.reason ? ` (${r.reason})` : ''} after reading ${count(r.sourcesBefore, 'source')} into ${count(r.findingsBefore, 'finding')}` +
-      `${r.unreached ? `; it never reached ${r.unreached}` : ''}. Resumed, the research ${added.length === 3 ? `${added[0]}, ${added[1]} and ${added[2]}` : added.join(' and ')}` +
-      `${r.left ? `; nothing was found for ${r.left}, which the report states as ${r.leftCount === 1 ? 'a gap' : 'gaps'}` : ''}.`
-    );
-  },
-  whatChanged: {
-    title: 'What changed',
-    since: (v) => `What changed since ${v}`,
-    noPrevious: (id) => `The version this one goes on from (${id}) is no longer stored: nothing to compare with.`,
-    firstRun: 'First run of this schedule: nothing earlier to compare with.',
-    compared: (id, at, c) =>
-      `Compared with the previous run (${id}, ${at}): ${c.newSources} new, ${c.changedSources} changed and ${c.goneSources} gone sources; ` +
-      `${c.newFindings} new, ${c.changedFindings} changed and ${c.goneFindings} gone findings${c.reread ? ` (${c.reread} more were read again, in other words, from pages whose text did not change: not listed)` : ''}.`,
-    nothingChanged: 'Nothing changed since the previous run.',
-    newFindings: 'New findings',
-    changedFindings: 'Changed findings',
-    goneFindings: 'Findings no longer supported',
-    newSources: 'New sources',
-    changedSources: 'Sources whose text changed',
-    goneSources: 'Sources gone',
-    was: (before) => `(was: ${before})`,
-    andMore: (n) => `… and ${n} more`,
-    nothingNew: (id) => `Nothing new since ${id}: the research found no source or finding to add.`,
-    enhanced: (id, sources, findings, changed) =>
-      `Since ${id}: ${sources} new ${sources === 1 ? 'source' : 'sources'} read, ${findings} new ${findings === 1 ? 'finding' : 'findings'}${changed ? `, ${changed} changed` : ''}.`,
-    newSourcesRead: (list) => `New sources: ${list}.`,
-  },
+  ...RUN_LABELS.en,
   shortfalls: 'Where the research fell short of its own quality bar (another round could not change it):',
   shortfall: {
     fetched: (n, min) => `Only ${n} source(s) could be fetched and read (the bar is ${min}).`,
