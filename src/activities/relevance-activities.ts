@@ -1,4 +1,5 @@
-// Scores fetched pages against their sub-questions before any model reads them. The text stays
+// Scores fetched pages against their sub-questions (the one that found each page, and every other
+// sub-question of the plan when the workflow hands them over) before any model reads them. The text stays
 // in the artifact store; only the scores go back to the workflow. With an embedding model
 // configured, a page also scores by meaning (its best passage against the question), so a page
 // that answers in other words ("automobile" for "car") is not skipped as off-topic.
@@ -7,9 +8,10 @@ import { relevanceScore } from '../report/relevance';
 import type { ArtifactStore } from '../stores/artifacts';
 import { splitPassages } from '../verify/passages';
 import type { ParseContentInput, ScoreRelevanceInput, ScoreRelevanceOutput } from './contracts';
-
-export type PageQuestions = NonNullable<ParseContentInput['relevance']>;
 import { withHeartbeat } from './heartbeat';
+
+/** What a page just parsed is scored against: the question, the sub-question that found it, the plan's others. */
+export type PageQuestions = NonNullable<ParseContentInput['relevance']>;
 
 /** Passages of a page embedded for its meaning score: its opening ones, where its topic is stated. */
 const PASSAGES_PER_PAGE = 6;

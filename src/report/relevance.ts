@@ -5,6 +5,7 @@
 // page is full of — and by how much the page says it: how often for its length (saturating, as in
 // BM25), or at once, in its title or opening. A long news page that mentions "fast", "data",
 // "growing" and "players" once each is not about a question that asks how fast cloud gaming grows.
+// Two words of the question a page writes as one ("heat waves", "heatwaves") count as said.
 import { stem, terms } from './words';
 import { ZIPF_BANDS } from './word-prior-data';
 
