@@ -178,10 +178,18 @@ export function buildProgram(): Command {
       const config = loadConfig();
       if (action === 'status' || action === 'stop' || action === 'adopt') return (require('./worker-commands') as typeof import('./worker-commands')).workerCommand(action, config, o.json);
       if (action) throw new Error(`unknown worker action "${action}" (status, stop, adopt)`);
+      const memory = require('../worker/process-memory') as typeof import('../worker/process-memory');
+      if (memory.missingMemorySettings(process.env, process.execArgv).length) {
+        process.exitCode = await memory.rerunWithMemorySettings(config.temporal, log);
+        return;
+      }
+      memory.stopWithParent();
       const { ensureServer, recordWorkerPid, usesEmbeddedServer } = runtime();
-      if (usesEmbeddedServer()) await ensureServer(config, log);
       recordWorkerPid(config, o.background ? 'background' : 'foreground');
-      await (require('../worker/main') as typeof import('../worker/main')).runWorker({ metricsPort: o.metricsPort, healthPort: o.healthPort });
+      // A background worker's starter starts the server (beside it, on a cold start): it waits for it.
+      const { waitForPort } = require('../temporal/dev-server') as typeof import('../temporal/dev-server');
+      const serverReady = o.background ? () => waitForPort(config.temporal.address, 120_000) : usesEmbeddedServer() ? () => ensureServer(config, log) : undefined;
+      await (require('../worker/main') as typeof import('../worker/main')).runWorker({ metricsPort: o.metricsPort, healthPort: o.healthPort, serverReady });
     });
 
   const server = program.command('server').description('the local Temporal dev server');

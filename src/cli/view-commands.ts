@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { storeWaits } from '../client/store-waits';
 import { storedCopy } from '../client/payload-keys';
-import type { ResearchClient } from '../client/research-client';
+import { endedSession } from './ended-session';
 import { TERMINAL_STATUSES, type ResearchSnapshot } from '../domain/types';
 import { budgetSettingsOf } from '../budget/settings';
 import { phaseBudgets } from '../budget/phases';
@@ -55,15 +55,4 @@ export async function report(id: string, o: { out?: string }): Promise<void> {
       log(`wrote ${md.length} characters to ${o.out}`);
     } else process.stdout.write(md);
   });
-}
-
-/**
- * A session that has ended, as it stored itself at the end: a query would have a worker replay its
- * whole history (a fifth of a second for a short session, and no answer without a worker).
- */
-async function endedSession(c: ResearchClient, id: string): Promise<ResearchSnapshot | undefined> {
-  const described = await c.handle(id).describe().catch(() => undefined);
-  if (!described || described.status.name === 'RUNNING') return undefined;
-  const stored = await c.sessions().get(id).catch(() => undefined);
-  return stored && TERMINAL_STATUSES.includes(stored.status) ? stored : undefined;
 }
