@@ -42,7 +42,7 @@ describe('deep-research CLI', () => {
 
   it('start --json, status --json, approve, report: a whole session from the command line', async () => {
     // A worker is already polling this task queue (the harness's), so the CLI must not need its own.
-    const started = await cli(['start', 'CLI research: solar power', '--json', '--set', 'max_sources=4', '--set', 'max_iterations=1']);
+    const started = await cli(['start', 'How have solar power costs changed?', '--json', '--set', 'max_sources=4', '--set', 'max_iterations=1']);
     expect(started.code, started.stderr).toBe(0);
     const answer = JSON.parse(started.stdout) as { research_id: string; researchId: string; workflow_id: string; status: string };
     const { research_id: researchId, status } = answer;
@@ -67,7 +67,7 @@ describe('deep-research CLI', () => {
     for (const phase of ['planning', 'analysis', 'synthesis', 'refinement']) expect(statusText).toMatch(new RegExp(`^  ${phase} +[\\d,]+ tokens \\(\\d+ % of the usable context; \\w+ openai:scripted-model`, 'm'));
     expect(statusText).toMatch(/^ {2}analysis .*; last analysis call [\d,]+, content fidelity [\d.]+\)$/m);
     const report = await cli(['report', researchId]);
-    expect(report.stdout).toMatch(/^# CLI research: solar power/);
+    expect(report.stdout).toMatch(/^# How have solar power costs changed\?/);
     expect(report.stdout).toContain('## Sources');
     const list = JSON.parse((await cli(['list', '--json'])).stdout) as { sessions: { research_id: string }[] };
     expect(list.sessions.map((s) => s.research_id)).toContain(researchId);
