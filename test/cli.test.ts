@@ -42,7 +42,8 @@ describe('deep-research CLI', () => {
 
   it('start --json, status --json, approve, report: a whole session from the command line', async () => {
     // A worker is already polling this task queue (the harness's), so the CLI must not need its own.
-    const started = await cli(['start', 'CLI research: solar power', '--json', '--set', 'max_sources=4', '--set', 'max_iterations=1']);
+    // The fake web's pages mix topics: read them all, as the harness's own sessions do (testConfig).
+    const started = await cli(['start', 'CLI research: solar power', '--json', '--set', 'max_sources=4', '--set', 'max_iterations=1', '--set', 'min_relevance=0']);
     expect(started.code, started.stderr).toBe(0);
     const answer = JSON.parse(started.stdout) as { research_id: string; researchId: string; workflow_id: string; status: string };
     const { research_id: researchId, status } = answer;
@@ -126,7 +127,7 @@ describe('deep-research CLI', () => {
       await env.client.reject('cli-ask');
       // Unattended (no terminal, no --yes): nothing is asked, and the plan's assumptions say what went unasked.
       const res = await cli(['research', 'CLI unasked: geothermal', '--id', 'cli-unasked', '--json']);
-      expect(JSON.parse(res.stdout)).toEqual({ researchId: 'cli-unasked', status: 'awaiting_approval' });
+      expect(JSON.parse(res.stdout)).toEqual({ research_id: 'cli-unasked', researchId: 'cli-unasked', status: 'awaiting_approval' });
       expect((await env.client.state('cli-unasked')).plan?.assumptions).toContain(
         'Clarifying questions not answered (not asked: ask_clarifications is off): Which region should the research focus on? / Which time span matters?',
       );
