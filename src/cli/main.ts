@@ -7,6 +7,7 @@ import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import type { ResearchClient } from '../client/research-client';
 import type { AppConfig } from '../config/schema';
+import { loadConfig } from './config';
 import { registerSteeringCommands } from './steering';
 import { addPanelOptions, panelSettings, registerPanelCommands, type PanelFlags } from './panel-commands';
 import { registerServiceCommands } from './service-commands';
@@ -26,7 +27,6 @@ function out(json: boolean | undefined, value: unknown, text: string): void {
   process.stdout.write(json ? `${JSON.stringify(withSnakeCaseIds(value))}\n` : `${text}\n`);
 }
 
-const loadConfig = (): AppConfig => (require('../config/load') as typeof import('../config/load')).loadConfig();
 const runtime = () => require('../runtime/local') as typeof import('../runtime/local');
 
 function withClient<T>(opts: { startRuntime?: boolean }, fn: (client: ResearchClient, config: AppConfig) => Promise<T>): Promise<T> {
@@ -110,7 +110,7 @@ export function buildProgram(): Command {
     .command('status')
     .argument('<researchId>')
     .option('--json')
-    .action((id: string, o: Common) => views().status(id, o));
+    .action((id: string, o: Common) => (require('./status-command') as typeof import('./status-command')).status(id, o));
   program
     .command('watch')
     .argument('<researchId>')

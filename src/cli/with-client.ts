@@ -1,7 +1,7 @@
 // What every command that talks to Temporal shares: the config, a connection (starting the local
 // server and a background worker for commands that start research), and one line of output.
 import { ResearchClient } from '../client/research-client';
-import { loadConfig } from '../config/load';
+import { loadConfig } from './config';
 import type { AppConfig } from '../config/schema';
 import { flushTracing, startTracing } from '../telemetry/tracing';
 import { portOpen } from '../temporal/dev-server';
