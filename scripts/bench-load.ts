@@ -1,6 +1,7 @@
 // Many sessions on one worker: BENCH_WAITING sessions wait for approval while BENCH_RUNNING run to
-// the end at once (model calls 0.5 s). The worker runs in its own process, compiled (dist/, built
-// here), as users run it, so its resident memory is measured alone.
+// the end at once (model calls 0.5 s). The worker is started as the README's scale-out section says,
+// `deep-research worker` (compiled: dist/, built here), with nothing of the bench's own but the
+// memory probe it preloads, so its memory is what users get, measured alone.
 //   npm run bench:load                              (1,000 waiting + 100 running)
 //   BENCH_WAITING=10000 BENCH_RUNNING=100 npm run bench:load
 // BENCH_CACHE sets the worker's max_cached_workflows (default: what the worker derives from its
@@ -8,8 +9,8 @@
 // be on their way to the wait at once (100), BENCH_QUERY_SAMPLE how many waiting sessions are asked
 // the state query at the end (all), BENCH_START_MINUTES stops starting waiting sessions after that
 // long (a busy machine; the figures then say how many reached their wait), BENCH_WORKER=src runs
-// the worker from source through tsx, BENCH_NODE_OPTIONS replaces the worker's Node options (as
-// deployed: --max-semi-space-size=2 --max-old-space-size=256), BENCH_SNAPSHOTS=1 has the worker's main thread write a heap
+// the worker from source through tsx, BENCH_NODE_OPTIONS gives the worker Node options of a user's
+// own (they win over the worker's settings), BENCH_SNAPSHOTS=1 has the worker's main thread write a heap
 // snapshot when idle and once the waiting sessions wait (their paths are printed).
 // Prints completions, state-query answers, peak and final worker RSS with the heap of each thread,
 // what one cached session costs, wall times, the largest history and the load average.
@@ -25,7 +26,6 @@ import { stateQuery, workflowIdFor } from '../src/workflows/messages';
 import { startChildWorker } from '../test/harness/child-worker';
 import { startHarness, testConfig } from '../test/harness';
 import { startTestServer } from '../test/harness/temporal';
-import { writeWorkflowBundle } from './bundle-workflows';
 import { freePort, heapOf, metric, mb, readSamples, threadsAt, describeThreads, type MemorySample } from './load-figures';
 
 const waiting = Number(process.env.BENCH_WAITING ?? 1000);
@@ -55,28 +55,28 @@ async function main(): Promise<void> {
   const server = await startTestServer();
   const harness = await startHarness({ model: { delayMs: modelMs, queries: 3, gapIterations: 1 }, web: { pages: 40 } });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'dr-bench-load-'));
-  // The worker starts from a pre-built workflow bundle, as a deployed worker should (BENCH_BUNDLE=0: bundle at start).
-  const bundle = process.env.BENCH_BUNDLE === '0' ? undefined : await writeWorkflowBundle(path.join(dir, 'workflows.js'), { tracing: 'none' });
   const probe = path.join(dir, 'memory.jsonl');
   const metricsPort = await freePort();
   const { config, env } = testConfig(harness, server.address, {
     ...(process.env.BENCH_CACHE ? { DEEP_RESEARCH_MAX_CACHED_WORKFLOWS: process.env.BENCH_CACHE } : {}),
     ...(process.env.BENCH_MEMORY_MB ? { DEEP_RESEARCH_WORKER_MEMORY_MB: process.env.BENCH_MEMORY_MB } : {}),
-    ...(bundle ? { DEEP_RESEARCH_WORKFLOW_BUNDLE: bundle } : {}),
     MEMORY_PROBE_FILE: probe,
     DEEP_RESEARCH_METRICS_PORT: String(metricsPort),
-    // As deploy/Dockerfile runs it: two malloc arenas, a 2 MB young generation, heaps capped.
-    MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
-    NODE_OPTIONS: `${process.env.BENCH_NODE_OPTIONS ?? '--max-semi-space-size=2 --max-old-space-size=256'} --require ${path.join(__dirname, 'memory-probe.cjs')}`,
+    // No memory settings of the bench's own: the worker sets them from its budget, as for users.
+    NODE_OPTIONS: `${process.env.BENCH_NODE_OPTIONS ? `${process.env.BENCH_NODE_OPTIONS} ` : ''}--require ${path.join(__dirname, 'memory-probe.cjs')}`,
   });
-  const worker = await startChildWorker(env, 120_000, { compiled });
+  // The first start of this code bundles its workflow code in a process of its own (kept in the data
+  // directory), so the worker's memory holds none of it.
+  const worker = await startChildWorker(env, 180_000, { compiled, cli: true });
+  const samplesOf = () => readSamples(probe, worker.pid());
   const cacheSize = Number(/"max_cached_workflows":(\d+)/.exec(worker.output())?.[1] ?? NaN);
+  const heapLimit = Number(/"heap_limit_mb":(\d+)/.exec(worker.output())?.[1] ?? NaN);
   let gcRound = 0;
   /** Has every thread of the worker collect its garbage; returns the samples written after it. */
   const collected = async (): Promise<MemorySample[]> => {
     writeFileSync(`${probe}.gc`, String(++gcRound));
     await sleep(2000);
-    return readSamples(probe).filter((s) => s.gc === gcRound);
+    return samplesOf().filter((s) => s.gc === gcRound);
   };
   let snapshots = 0;
   /** BENCH_SNAPSHOTS=1: the main thread writes a heap snapshot (idle, then with every waiting session waiting). */
@@ -148,14 +148,14 @@ async function main(): Promise<void> {
     const queryWall = Date.now() - q0;
     let largest = 0;
     for (const id of runIds.slice(0, 10)) largest = Math.max(largest, (await client.handle(id).fetchHistory()).events?.length ?? 0);
-    const samples = readSamples(probe).filter((s) => !s.gc);
+    const samples = samplesOf().filter((s) => !s.gc);
     const mains = samples.filter((s) => s.main);
     const peakOf = (from: number, to: number) => mains.filter((s) => s.t >= from && s.t <= to).reduce((p, s) => (s.rss > p.rss ? s : p), mains[0]);
     const peak = peakOf(0, Infinity);
     const peakStart = peakOf(t0, phase1End);
     const peakRun = peakOf(t1, phase2End);
     const idleRss = idle.find((s) => s.main)?.rss ?? 0;
-    console.log(`model ${modelMs} ms; worker ${compiled ? 'compiled (dist/)' : 'from source (tsx)'}, ${bundle ? 'pre-built workflow bundle' : 'bundled at start'}, max_cached_workflows ${cacheSize}`);
+    console.log(`model ${modelMs} ms; worker started as \"deep-research worker\" ${compiled ? 'compiled (dist/)' : 'from source (tsx)'}, heap limit ${heapLimit} MB, max_cached_workflows ${cacheSize}`);
     console.log(`completions: ${completed} of ${running}`);
     console.log(`state-query answers: ${answers} of ${asked.length} waiting sessions asked, ${stillWaiting} of them still waiting`);
     console.log(`worker RSS: idle ${mb(idleRss)} MB, peak ${mb(peak.rss)} MB (starting the waiting sessions ${mb(peakStart.rss)} MB, running ${mb(peakRun.rss)} MB), at the end ${mb(mains.at(-1)?.rss ?? 0)} MB`);

@@ -9,6 +9,7 @@
 //   misattributed  of the citations the grounded writer put on the wrong source (its log) that
 //                  are in the final report, how many the report flags; false flags: flags on
 //                  sentences cited to the source they came from
+//   on-topic skipped fetched pages a person judges on topic that the relevance gate skipped unread
 //   on-topic cited read, on-topic sources cited in the body
 //   open questions distinct, phrased as questions, citing only sources the report lists
 // Goals (issue 29): repeats ≤ 3 %, 0 off-topic cited, 0 sources cited on unanswerable questions,
@@ -28,12 +29,13 @@ function printSession(f: ReportFigures, run: number): void {
   const unjudged = f.cited.filter((c) => c.verdict === 'unjudged');
   const oq = f.openQuestions;
   console.log(
-    `[${f.question.kind} ${f.question.id} ${run}] ${f.status}: ${f.sources} sources, ${f.read} read (${f.readOnTopic} on topic, ${f.readOnTopicCited} of them cited); ` +
+    `[${f.question.kind} ${f.question.id} ${run}] ${f.status}: ${f.sources} sources, ${f.read} read (${f.readOnTopic} on topic, ${f.readOnTopicCited} of them cited), ${f.onTopicSkipped.length} on topic skipped unread; ` +
       `${f.cited.length} cited, ${off.length} off topic${unjudged.length ? `, ${unjudged.length} unjudged` : ''}; ${f.claims} cited claims, ${f.repeats.length} repeated; ` +
       `${f.inventedLeft.length} invented citations left; misattributions ${f.misattributions.flagged}/${f.misattributions.inReport} flagged (${f.misattributions.made} made), ` +
       `${f.falseFlags.flagged} false flags of ${f.falseFlags.of}; open questions ${oq.items.length} (${oq.duplicates} repeated, ${oq.notQuestions} not questions, ${oq.unlistedCitations} citing unlisted sources)`,
   );
   if (process.env.BENCH_EXAMPLES) {
+    for (const c of f.onTopicSkipped) console.log(`    on topic, skipped unread: [${c.id}] ${clip(c.title, 100)}`);
     for (const c of off.slice(0, 3)) console.log(`    off topic: [${c.id}] ${clip(c.title, 100)}`);
     for (const c of unjudged) console.log(`    unjudged: [${c.id}] ${clip(c.title, 100)}`);
     for (const r of f.repeats.slice(0, 3)) console.log(`    repeated: ${clip(r)}`);
@@ -57,6 +59,7 @@ function summary(kind: QuestionKind, all: ReportFigures[]): void {
   const correct = sum((x) => x.falseFlags.of);
   const readOn = sum((x) => x.readOnTopic);
   const readOnCited = sum((x) => x.readOnTopicCited);
+  const skippedOn = sum((x) => x.onTopicSkipped.length);
   const items = sum((x) => x.openQuestions.items.length);
   const wellFormed = sum((x) => x.openQuestions.wellFormed);
   console.log(`\n${kind}: ${all.length} session(s) — ${[...new Set(all.map((x) => x.question.id))].join(', ')}`);
@@ -66,6 +69,7 @@ function summary(kind: QuestionKind, all: ReportFigures[]): void {
   console.log(`  invented citations left:      ${sum((x) => x.inventedLeft.length)}  goal 0: ${sum((x) => x.inventedLeft.length) === 0 ? 'PASS' : 'FAIL'}`);
   console.log(`  misattributions flagged:      ${flagged} of ${inReport} in the reports (recall ${inReport ? (flagged / inReport).toFixed(2) : 'n/a'}; ${sum((x) => x.misattributions.made)} made)  goal 1.0: ${flagged === inReport ? 'PASS' : 'FAIL'}`);
   console.log(`  false flags:                  ${falseFlags} of ${correct} rightly cited claims (${pct(falseFlags, correct)})  goal ≤ 5 %: ${!correct || falseFlags / correct <= 0.05 ? 'PASS' : 'FAIL'}`);
+  if (kind !== 'unanswerable') console.log(`  on-topic pages skipped unread: ${skippedOn} of ${skippedOn + readOn} fetched on topic  goal 0: ${skippedOn === 0 ? 'PASS' : 'FAIL'}`);
   if (kind !== 'unanswerable') console.log(`  read on-topic sources cited:  ${readOnCited} of ${readOn} (${pct(readOnCited, readOn)})  goal ≥ 60 %: ${readOn && readOnCited / readOn >= 0.6 ? 'PASS' : 'FAIL'}`);
   console.log(`  open questions well-formed:   ${wellFormed} of ${items} (${pct(wellFormed, items)}; repeated ${sum((x) => x.openQuestions.duplicates)}, not questions ${sum((x) => x.openQuestions.notQuestions)}, citing unlisted sources ${sum((x) => x.openQuestions.unlistedCitations)})`);
 }

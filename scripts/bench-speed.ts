@@ -1,28 +1,47 @@
 // How close one session runs to the speed of its providers, in the two harness worlds of
-// scripts/bench-worlds.ts (easy: every gate passes; hard: a niche question whose gates cannot pass),
-// where every model call takes 1 s, a search 0.3 s and a page fetch 0.2 s.
-//   npm run bench:speed [-- --profile easy|hard] [-- --runs 3]
+// scripts/bench-worlds.ts (easy: every gate passes; hard: a niche question whose gates cannot pass)
+// and, with ../shared/data/extraction-trafilatura present, the real-page world (real: the 990 saved
+// pages served at their own hosts, BM25 search over them, the grounded model answering from what its
+// prompt holds; test/harness/real-world.ts), so parsing real HTML is on the path. Every model call
+// takes 1 s, a search 0.3 s and a request to a web host 0.2 s.
+//   npm run bench:speed [-- --profile easy|hard|real] [-- --runs 3]
 //   (BENCH_MODEL_MS, BENCH_SEARCH_MS, BENCH_FETCH_MS change the latencies; BENCH_TIMELINE=1 prints
 //   every call, BENCH_ACTIVITIES=1 every activity and workflow task from the history,
 //   BENCH_DECISIONS=1 the decision log)
-// Per run: wall time, the dependency bound (the longest chain of calls that each need the one
+// Each session runs through the CLI as the README tells users, `deep-research research "<question>"
+// --yes` (the built CLI: dist/ is built first), against this bench's Temporal server, whose worker
+// runs in this process. The generated worlds' sessions get the small settings of bench-worlds.ts;
+// the real world's question runs with the product's defaults, as a user's would. Per run: the user's wall (the command, start to exit) split into the time to
+// the first call to the world, the run (first call to last) and the time from the last call to exit;
+// then for the run: the dependency bound (the longest chain of calls that each need the one
 // before, at the world's latencies, for the work the question requires: no schedule can beat it),
 // the share of wall time with no call in flight, the most model calls in flight at once, model
 // calls by kind, and serial model rounds (the longest chain of model calls that ran one after
 // another, from the fake model's request log). Then Temporal's share: queue and run time per
 // activity type, workflow-task latency. Last, each profile's goals, PASS or FAIL over all its runs.
+import { execFileSync, spawn } from 'node:child_process';
+import path from 'node:path';
+import type { AppConfig } from '../src/config/schema';
+import { PROJECT_ROOT } from '../src/config/load';
 import { workflowIdFor } from '../src/workflows/messages';
-import type { RecordedRequest } from '../test/harness/recorder';
-import { runStandalone } from '../test/harness/standalone';
-import type { Harness, TestEnvironment } from '../test/harness';
-import { arg, chosenWorlds, playWorld, SESSION_SETTINGS, type World } from './bench-worlds';
+import type { FakeModel } from '../test/harness/model';
+import type { Recorder, RecordedRequest } from '../test/harness/recorder';
+import { startEnvironment, startHarness, type TestEnvironment } from '../test/harness';
+import { corpusAvailable } from '../test/harness/real-pages';
+import { REAL_PLANS, REAL_QUESTIONS } from '../test/harness/real-questions';
+import { startRealEnvironment, startRealWorld } from '../test/harness/real-world';
+import { startTestServer } from '../test/harness/temporal';
+import { arg, playWorld, SESSION_SETTINGS, WORLDS, type World } from './bench-worlds';
 import { activityTimeline, busyTime, dependencyBound, orchestration, peakInFlight, requestKind, requiredWork, retryQueriesOf, serialRounds, type Call } from './bench-speed-figures';
 
 const latencies = { modelMs: Number(process.env.BENCH_MODEL_MS ?? 1000), searchMs: Number(process.env.BENCH_SEARCH_MS ?? 300), fetchMs: Number(process.env.BENCH_FETCH_MS ?? 200) };
 const runs = Math.max(1, Number(arg('runs') ?? 1));
 
 interface Figures {
+  /** The run: its first call to the world to its last. */
   wall: number;
+  /** The command a user runs, start to exit. */
+  userWall: number;
   bound: number;
   idleShare: number;
   peak: number;
@@ -34,13 +53,23 @@ interface Goal {
   met: (f: Figures) => boolean;
 }
 
-interface Profile extends World {
+interface Profile {
+  name: World['name'] | 'real';
+  question: string;
   goals: Goal[];
+  /** The generated worlds' model script; the real world's model is grounded in the pages. */
+  script?: World['script'];
+}
+
+/** Where a profile's calls are recorded and its model answers. */
+interface WorldCalls {
+  recorder: Recorder;
+  model: FakeModel;
 }
 
 const idleGoal: Goal = { name: 'idle ≤ 10 %', met: (f) => f.idleShare <= 0.1 };
 const peakGoal: Goal = { name: 'peak model calls in flight ≥ 3', met: (f) => f.peak >= 3 };
-const GOALS: Record<World['name'], Goal[]> = {
+const GOALS: Record<Profile['name'], Goal[]> = {
   easy: [{ name: 'wall ≤ 1.2 × bound', met: (f) => f.wall <= 1.2 * f.bound }, idleGoal, peakGoal],
   hard: [
     { name: 'serial model rounds ≤ 9', met: (f) => f.serial <= 9 },
@@ -48,7 +77,11 @@ const GOALS: Record<World['name'], Goal[]> = {
     idleGoal,
     peakGoal,
   ],
+  real: [idleGoal, peakGoal],
 };
+
+/** The real world's question: answered by several of its pages, in English (as the peer comparison asks it). */
+const REAL_QUESTION = REAL_QUESTIONS.find((q) => q.id === 'climate-disasters')!.question;
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
@@ -60,19 +93,39 @@ function searchQueueTimes(events: { type: string; data: Record<string, unknown> 
     .filter((ms): ms is number => typeof ms === 'number');
 }
 
-async function runOnce(env: TestEnvironment, harness: Harness, profile: Profile, run: number): Promise<Figures> {
-  playWorld(harness.model.script, profile);
+/**
+ * `deep-research research "<question>" --yes` as a user runs it (bin/deep-research.js: the built CLI),
+ * against this bench's server, task queue and world; resolves when the command exits.
+ */
+function researchThroughCli(env: TestEnvironment, profile: Profile, id: string): Promise<{ code: number | null; stderr: string }> {
+  const settings = profile.script ? ['--settings', JSON.stringify({ ...SESSION_SETTINGS, min_relevance: env.config.research.settings.min_relevance })] : [];
+  const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin', 'deep-research.js'), 'research', profile.question, '--yes', '--id', id, ...settings], {
+    env: { ...process.env, ...env.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stderr })));
+}
+
+async function runOnce(env: TestEnvironment, harness: WorldCalls, profile: Profile, run: number): Promise<Figures> {
+  if (profile.script) playWorld(harness.model.script, { name: profile.name as World['name'], question: profile.question, script: profile.script });
   const firstModelRequest = harness.model.requests.length;
-  const started = Date.now();
+  const commandStarted = Date.now();
   // The same question in every run: the same plan, searches and pages (fetched again each time).
-  const { researchId } = await env.client.start({ query: profile.question, settings: SESSION_SETTINGS });
-  await env.client.waitForResult(researchId);
-  const ended = Date.now();
+  const researchId = `bench-${profile.name}-${run}-${commandStarted}`;
+  const command = await researchThroughCli(env, profile, researchId);
+  const commandEnded = Date.now();
+  if (command.code !== 0) throw new Error(`research exited with ${command.code}: ${command.stderr}`);
   const s = await env.client.state(researchId);
   const calls: Call[] = harness.recorder.requests
-    .filter((r: RecordedRequest) => r.start >= started && r.end !== undefined && r.key !== '/robots.txt')
+    .filter((r: RecordedRequest) => r.start >= commandStarted && r.end !== undefined && r.key !== '/robots.txt')
     .map((r) => ({ start: r.start, end: r.end as number, server: r.server }));
   const model = calls.filter((c) => c.server === 'model');
+  // In the run: from its first call to the world to its last; around it, what the user waits for besides.
+  const started = Math.min(...calls.map((c) => c.start));
+  const ended = Math.max(...calls.map((c) => c.end));
+  const userWall = commandEnded - commandStarted;
   const wall = ended - started;
   const idle = wall - busyTime(calls, started, ended);
   const kinds = new Map<string, number>();
@@ -82,7 +135,7 @@ async function runOnce(env: TestEnvironment, harness: Harness, profile: Profile,
   const events = await env.client.events(researchId);
   const work = requiredWork(s, kinds, calls.some((c) => c.server === 'web' && c.start >= lastModelStart), retryQueriesOf(events));
   const bound = dependencyBound(work, latencies);
-  const figures = { wall, bound: bound.ms, idleShare: idle / wall, peak: peakInFlight(model), serial: serialRounds(model) };
+  const figures = { wall, userWall, bound: bound.ms, idleShare: idle / wall, peak: peakInFlight(model), serial: serialRounds(model) };
   if (process.env.BENCH_TIMELINE) {
     // Each call by when it ran; model calls named by their kind (the fake model keeps them in arrival order).
     const kindsInOrder = harness.model.requests.slice(firstModelRequest).map((r) => requestKind(r.body));
@@ -95,7 +148,7 @@ async function runOnce(env: TestEnvironment, harness: Harness, profile: Profile,
   if (process.env.BENCH_DECISIONS) for (const d of s.mind?.agent_decisions ?? []) console.log(`  decision ${d.agent} ${d.action}: ${JSON.stringify(d.outputs).slice(0, 200)}`);
   const failedGates = (s.mind?.gates ?? []).filter((g) => !g.passed).map((g) => `${g.phase} (iteration ${g.iteration})`);
   console.log(`\n[${profile.name} ${run}] status ${s.status}, iterations ${s.iteration}, sources ${s.sources.length} (${s.sources.filter((x) => x.status === 'fetched').length} fetched, ${work.retrySources} for gate retries), findings ${s.findings.length}`);
-  console.log(`  wall: ${seconds(wall)}`);
+  console.log(`  user wall (the command, start to exit): ${seconds(userWall)}: ${seconds(started - commandStarted)} to the first call to the world, ${seconds(wall)} in the run (first call to last), ${seconds(commandEnded - ended)} from the last call to exit`);
   console.log(`  dependency bound: ${seconds(bound.ms)} (analysis batches per round ${work.batchesPerRound.join(', ')}${work.sectionsFilled ? ', empty sections filled' : ''}; counting every report patch after the one before: ${seconds(bound.serialPatches)}); wall / bound ${(wall / bound.ms).toFixed(2)}`);
   console.log(`  idle (no model/search/fetch call in flight): ${seconds(idle)} (${Math.round(figures.idleShare * 100)} %)`);
   console.log(`  peak model calls in flight: ${figures.peak}`);
@@ -107,7 +160,7 @@ async function runOnce(env: TestEnvironment, harness: Harness, profile: Profile,
   if (searchQueued.length) console.log(`  search queue time (from the web_search events): mean ${Math.round(searchQueued.reduce((a, b) => a + b, 0) / searchQueued.length)} ms, max ${Math.max(...searchQueued)} ms`);
   const history = (await env.temporal.workflow.getHandle(workflowIdFor(researchId)).fetchHistory()).events ?? [];
   const overhead = orchestration(history);
-  if (process.env.BENCH_ACTIVITIES) for (const line of activityTimeline(history, started)) console.log(`  ${line}`);
+  if (process.env.BENCH_ACTIVITIES) for (const line of activityTimeline(history, commandStarted)) console.log(`  ${line}`);
   const t = overhead.task;
   console.log(`  history: ${overhead.events} events; ${overhead.localActivities} local activities; workflow tasks ${t.n}, queued ${seconds(t.queued)} in total (mean ${Math.round(t.queued / Math.max(1, t.n))} ms), running ${seconds(t.running)} (mean ${Math.round(t.running / Math.max(1, t.n))} ms)`);
   for (const [type, d] of Object.entries(overhead.activities)) {
@@ -131,36 +184,78 @@ const range = (values: number[], fmt: (n: number) => string) => {
 
 function summary(profile: Profile, all: Figures[]): void {
   console.log(`\n${profile.name}: ${all.length} run(s)`);
-  console.log(`  wall ${range(all.map((f) => f.wall), seconds)}, bound ${range(all.map((f) => f.bound), seconds)}, wall / bound ${range(all.map((f) => f.wall / f.bound), (n) => n.toFixed(2))}`);
+  console.log(`  user wall ${range(all.map((f) => f.userWall), seconds)}; in the run ${range(all.map((f) => f.wall), seconds)}, bound ${range(all.map((f) => f.bound), seconds)}, wall / bound ${range(all.map((f) => f.wall / f.bound), (n) => n.toFixed(2))}`);
   console.log(`  idle ${range(all.map((f) => f.idleShare * 100), (n) => `${Math.round(n)} %`)}, peak in flight ${range(all.map((f) => f.peak), String)}, serial model rounds ${range(all.map((f) => f.serial), String)}`);
   for (const goal of profile.goals) console.log(`  goal ${goal.name}: ${all.every(goal.met) ? 'PASS' : `FAIL (${all.filter((f) => !goal.met(f)).length} of ${all.length} runs)`}`);
 }
 
-const chosen: Profile[] = chosenWorlds().map((w) => ({ ...w, goals: GOALS[w.name] }));
+const only = arg('profile') ?? arg('world');
+if (only && !['easy', 'hard', 'real'].includes(only)) throw new Error(`--profile must be easy, hard or real, not ${only}`);
+const generated: Profile[] = WORLDS.filter((w) => !only || w.name === only).map((w) => ({ ...w, goals: GOALS[w.name] }));
+const real: Profile[] = (!only || only === 'real') && corpusAvailable() ? [{ name: 'real', question: REAL_QUESTION, goals: GOALS.real }] : [];
+if (only === 'real' && !real.length) throw new Error('the real-page world needs ../shared/data/extraction-trafilatura');
 
-runStandalone(
-  { model: { delayMs: latencies.modelMs }, web: { delayMs: latencies.fetchMs }, search: { delayMs: latencies.searchMs, resultsPerQuery: 6 } },
-  async (env, harness) => {
+/** Every run fetches its pages, as a new question would (the runs share the world's pages). */
+const freshFetches = (config: AppConfig) => {
+  config.fetch.cache_ttl_seconds = 0;
+};
+
+/** A worker builds its workflow sandbox on its first task: a warm-up session (planned, then rejected) takes that one-time cost. */
+async function warmUp(env: TestEnvironment): Promise<void> {
+  const warm = await env.client.start({ query: 'Bench warm-up', settings: { auto_approve: false, ask_clarifications: false } });
+  while ((await env.client.state(warm.researchId)).status !== 'awaiting_approval') await new Promise((r) => setTimeout(r, 100));
+  await env.client.reject(warm.researchId, 'warm-up only');
+  await env.client.waitForResult(warm.researchId);
+}
+
+async function runProfiles(env: TestEnvironment, calls: WorldCalls, profiles: Profile[], results: Map<Profile, Figures[]>): Promise<void> {
+  await warmUp(env);
+  for (let run = 1; run <= runs; run++) {
+    for (const profile of profiles) results.set(profile, [...(results.get(profile) ?? []), await runOnce(env, calls, profile, run)]);
+  }
+}
+
+async function main(): Promise<void> {
+  execFileSync(process.execPath, [path.join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: PROJECT_ROOT, stdio: 'inherit' });
+  const server = await startTestServer();
+  const results = new Map<Profile, Figures[]>();
+  const latency = { model: { delayMs: latencies.modelMs }, web: { delayMs: latencies.fetchMs }, search: { delayMs: latencies.searchMs, resultsPerQuery: 6 } };
+  try {
     console.log(`latencies: model ${latencies.modelMs} ms, search ${latencies.searchMs} ms, fetch ${latencies.fetchMs} ms; ${runs} run(s) per profile; load average ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-    // A worker builds its workflow sandbox on its first task: a warm-up session (planned, then
-    // rejected) takes that one-time cost, so the figures are those of a running worker.
-    const warm = await env.client.start({ query: 'Bench warm-up', settings: { auto_approve: false, ask_clarifications: false } });
-    while ((await env.client.state(warm.researchId)).status !== 'awaiting_approval') await new Promise((r) => setTimeout(r, 100));
-    await env.client.reject(warm.researchId, 'warm-up only');
-    await env.client.waitForResult(warm.researchId);
-    const results = new Map<Profile, Figures[]>();
-    for (let run = 1; run <= runs; run++) {
-      for (const profile of chosen) results.set(profile, [...(results.get(profile) ?? []), await runOnce(env, harness, profile, run)]);
+    if (generated.length) {
+      const harness = await startHarness(latency);
+      const env = await startEnvironment(harness, server.address, {
+        configure: (config) => {
+          // Every harness page lives on one host; a real plan's sources spread over many, so the polite
+          // per-host limit (2) is lifted here rather than measured as research latency.
+          config.fetch.per_host_concurrency = 32;
+          freshFetches(config);
+        },
+      });
+      try {
+        await runProfiles(env, harness, generated, results);
+      } finally {
+        await env.close();
+        await harness.close();
+      }
+    }
+    if (real.length) {
+      const world = await startRealWorld({ plans: REAL_PLANS, latency: latencies });
+      const env = await startRealEnvironment(world, server.address, { configure: freshFetches });
+      try {
+        await runProfiles(env, world, real, results);
+      } finally {
+        await env.close();
+        await world.close();
+      }
     }
     for (const [profile, all] of results) summary(profile, all);
-  },
-  {
-    configure: (config) => {
-      // Every harness page lives on one host; a real plan's sources spread over many, so the polite
-      // per-host limit (2) is lifted here rather than measured as research latency.
-      config.fetch.per_host_concurrency = 32;
-      // Every run fetches its pages, as a new question would (the runs share the harness's pages).
-      config.fetch.cache_ttl_seconds = 0;
-    },
-  },
-);
+  } finally {
+    await server.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -29,10 +29,8 @@ async function main(): Promise<void> {
     const question = process.argv[2] ?? 'How fast are solar power and battery storage growing?';
     const code = await run('research', question, '--yes', '--id', 'demo', '--set', 'max_sources=10', '--set', 'max_iterations=2');
     if (code !== 0) throw new Error('the research command failed');
-    const out = path.join(dir, 'report.md');
-    await run('report', 'demo', '--out', out);
-    console.log(`\n${readFileSync(out, 'utf8')}`);
-    console.log(`(SIMULATED run; report at ${out}; data in ${config.data_dir})`);
+    // The command ends with the report (its opening at a terminal, all of it when piped).
+    console.log(`(SIMULATED run; report at ${path.join(config.data_dir, 'reports', 'demo.md')}; data in ${config.data_dir})`);
   } finally {
     await run('server', 'stop'); // also stops the background worker the CLI started
     await harness.close();

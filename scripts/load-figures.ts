@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 /** One line of the probe's file: one thread's memory at one moment. */
 export interface MemorySample {
   t: number;
+  pid: number;
   thread: number;
   main: boolean;
   rss: number;
@@ -19,12 +20,14 @@ export interface MemorySample {
 
 export const mb = (bytes: number): number => Math.round(bytes / (1024 * 1024));
 
-export function readSamples(file: string): MemorySample[] {
+/** The samples of one process (the worker's: the command that started it writes its own too). */
+export function readSamples(file: string, pid: number): MemorySample[] {
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')
     .split('\n')
     .filter(Boolean)
-    .map((l) => JSON.parse(l) as MemorySample);
+    .map((l) => JSON.parse(l) as MemorySample)
+    .filter((s) => s.pid === pid);
 }
 
 /** Each thread's last sample at or before `t` (threads silent for 2 s before are left out). */

@@ -24,6 +24,8 @@ export interface ReportFigures {
   read: number;
   readOnTopic: number;
   readOnTopicCited: number;
+  /** Pages a person judges on topic that the relevance gate skipped unread. */
+  onTopicSkipped: CitedPage[];
   cited: CitedPage[];
   claims: number;
   repeats: string[];
@@ -88,6 +90,7 @@ export function measureReport(question: RealQuestion, state: ResearchSnapshot, r
   };
   const read = [...fetched.values()].filter((x) => !x.skipped_off_topic);
   const readOnTopic = read.filter((x) => verdictOf(x.id) === 'on');
+  const onTopicSkipped = [...fetched.values()].filter((x) => x.skipped_off_topic && verdictOf(x.id) === 'on').map((x) => ({ id: x.id, title: x.title, verdict: 'on' as const }));
   const ids = citedIdsIn(body);
   const cited = ids.filter((id) => fetched.has(id)).map((id) => ({ id, title: fetched.get(id)?.title ?? '', verdict: verdictOf(id) }));
 
@@ -145,6 +148,7 @@ export function measureReport(question: RealQuestion, state: ResearchSnapshot, r
     read: read.length,
     readOnTopic: readOnTopic.length,
     readOnTopicCited: readOnTopic.filter((x) => ids.includes(x.id)).length,
+    onTopicSkipped,
     cited,
     claims: texts.length,
     repeats,

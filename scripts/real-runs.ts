@@ -1,6 +1,7 @@
 // Sessions in the real-page world, run as a user runs them (start --yes, cancel, resume,
 // enhance): shared by bench:report --world real and test/real-pages-report.test.ts.
 import { everyLanguage } from '../src/report/labels';
+import { isWhatChangedTitle, parseReport } from '../src/report/markdown';
 import type { ResearchSnapshot } from '../src/domain/types';
 import type { TestEnvironment } from '../test/harness';
 import type { RealWorld } from '../test/harness/real-world';
@@ -37,7 +38,12 @@ export async function researchAndMeasure(env: TestEnvironment, world: RealWorld,
 }
 
 /** The report's own sections, without the generated ones (Sources, Notes) or a "What changed" digest. */
-export const bodyOf = (report: string) => reportParts(report).body.replace(/^## What changed[\s\S]*?(?=^## )/m, '').trim();
+export const bodyOf = (report: string) => {
+  const { head, sections } = parseReport(reportParts(report).body);
+  return [head, ...sections.filter((s) => !isWhatChangedTitle(s.title)).map((s) => `## ${s.title}\n\n${s.body}`)].join('\n\n').trim();
+};
+/** Whether the report has a "What changed" section, in any language. */
+export const hasWhatChanged = (report: string) => parseReport(report).sections.some((s) => isWhatChangedTitle(s.title));
 export const notWrittenLines = (report: string) => everyLanguage((l) => l.notWritten('', '').split(/\*\*/)[1]).reduce((n, lead) => n + report.split(`**${lead}**`).length - 1, 0);
 
 export interface ResumeFigures {
@@ -117,7 +123,7 @@ export async function enhance(env: TestEnvironment, world: RealWorld, v1: Finish
     focusSearchedVerbatim: focus ? v2.searched.some(same) : false,
     newSourcesRead: fresh.length,
     bodyChanged: bodyOf(v1.report) !== bodyOf(v2.report),
-    whatChanged: /^## What changed/m.test(v2.report),
+    whatChanged: hasWhatChanged(v2.report),
     openQuestions: { before: openQuestionsIn(v1.report).length, after: openQuestionsIn(v2.report).length },
     before: v1.report,
     after: v2.report,

@@ -3,6 +3,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { TERMINAL_STATUSES } from '../src/domain/types';
 import { SqliteSessionStore } from '../src/stores/sessions';
 import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
 import { runCli } from './harness/cli';
@@ -118,6 +119,12 @@ describe('cancel and timeout', () => {
       try {
         const resumed = await api.call('POST', `/api/research/${researchId}/resume`, { body: {} });
         expect(resumed.status, resumed.text).toBe(200);
+        // The store's copy no longer says the session ended, before the new run has written anything:
+        // `status` trusts an ended copy without asking Temporal, and must not call it cancelled.
+        expect(TERMINAL_STATUSES).not.toContain((await store.get(researchId))?.status);
+        const status = await runCli(['status', researchId, '--json'], env.env);
+        expect(status.status, status.stderr).toBe(0);
+        expect(JSON.parse(status.stdout).status).toMatch(/^(planning|running)$/);
       } finally {
         await api.close();
       }

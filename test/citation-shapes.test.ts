@@ -184,16 +184,24 @@ describe('a link whose label is only a citation', () => {
 describe('a citation group that opens a paragraph', () => {
   const sources = [...fetched, { id: 'S4', title: 'Air four', url: 'https://air.example/four' }];
 
-  it('stays with the sentence it opens, after the invented ids in it are removed', () => {
+  it('stays with the sentence it opens, after the invented ids in it are removed, and moves to that sentence\'s end', () => {
     const md = '## Causes\n\n- Heat waves last longer than they did. [S1]\n\n[S1, S4, S98] The cause is climate change: it made heat waves five times likelier.\n';
     const v = verifyReportCitations(md, sources, 0);
     const body = v.markdown.split('## Sources')[0];
-    expect(body).toContain('- Heat waves last longer than they did. [S1]\n\n[S1, S4] The cause is climate change');
+    expect(body).toContain('- Heat waves last longer than they did. [S1]\n\nThe cause is climate change: it made heat waves five times likelier [S1, S4].');
     expect(citedSentences(body).map((s) => [s.text, s.source_ids])).toEqual([
       ['Heat waves last longer than they did.', ['S1']],
       ['The cause is climate change: it made heat waves five times likelier.', ['S1', 'S4']],
     ]);
     expect(v.markdown).toContain('Removed \\[S98\\] (no fetched source S98): “The cause is climate change: it made heat waves five times likelier.”');
+  });
+
+  it('moves to the end of the first sentence of a longer paragraph, joining the group that sentence ends with', () => {
+    const at = (md: string) => verifyReportCitations(`## Causes\n\n${md}\n`, sources, 0).markdown.split('## Sources')[0].split('## Causes')[1].trim();
+    expect(at('[S1] The cause is climate change: it made heat waves likelier. Fires followed [S4].')).toBe('The cause is climate change: it made heat waves likelier [S1]. Fires followed [S4].');
+    expect(at('- [S4] Heat rose 1.5 degrees, e.g. in Spain. Fires followed.')).toBe('- Heat rose 1.5 degrees, e.g. in Spain [S4]. Fires followed.');
+    expect(at('[S4] Heat rose [S1]. Fires followed.')).toBe('Heat rose [S1, S4]. Fires followed.');
+    expect(at('[S4] Heat rose in every month')).toBe('Heat rose in every month [S4]');
   });
 
   it('belongs to the sentence after it when it opens a line, to the one before when it follows a full stop', () => {

@@ -8,6 +8,9 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../src/config/load';
+import { migrateState } from '../src/domain/migrations';
+import type { ResearchSnapshot } from '../src/domain/types';
+import { SqliteSessionStore } from '../src/stores/sessions';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'dr-startup-'));
 const probe = path.join(dir, 'module-list.cjs');
@@ -61,10 +64,29 @@ describe('CLI start-up', () => {
     expect(heavyIn(modules)).toEqual([]);
   });
 
+  it('status of a finished session reads the session store alone: no Temporal client, no server needed', async () => {
+    // A session as its last run stored it (a completed session recorded by an earlier build, in today's shape).
+    const recorded = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'state-versions', 'v9-completed.json'), 'utf8')) as ResearchSnapshot;
+    const store = new SqliteSessionStore(path.join(dir, 'sessions.db'));
+    await store.save({ ...migrateState(recorded), research_id: 'startup-done', report_markdown: recorded.report_markdown, last_event_seq: recorded.last_event_seq }, []);
+    await store.close();
+    // Nothing listens at this address: a status that asked Temporal would fail. The first run
+    // validates the config file and keeps it; the second reads it back without zod.
+    const env = { TEMPORAL_ADDRESS: '127.0.0.1:1' };
+    await modulesOf(['status', 'startup-done'], env);
+    const { modules, code, stdout, stderr } = await modulesOf(['status', 'startup-done', '--json'], env);
+    expect(code, stderr).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ research_id: 'startup-done', status: 'completed', initial_query: recorded.initial_query });
+    expect(heavyIn(modules)).toEqual([]);
+    expect(modules.filter((m) => m.includes('/node_modules/@temporalio/'))).toEqual([]);
+    // Nor zod: the config file validated before is read from the data directory's cache.
+    expect(modules.filter((m) => m.includes('/node_modules/zod/'))).toEqual([]);
+  });
+
   it('list reads the session store alone: no Temporal client either', async () => {
     const { modules, code, stdout } = await modulesOf(['list', '--json']);
     expect(code).toBe(0);
-    expect(JSON.parse(stdout)).toMatchObject({ sessions: [] });
+    expect((JSON.parse(stdout) as { sessions: { research_id: string; status: string }[] }).sessions).toMatchObject([{ research_id: 'startup-done', status: 'completed' }]);
     expect(heavyIn(modules)).toEqual([]);
     expect(modules.filter((m) => m.includes('/node_modules/@temporalio/'))).toEqual([]);
   });

@@ -1,6 +1,8 @@
 // The CLI as users run it: a separate process, one JSON object with --json, one clear line and a
 // non-zero exit on errors.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../src/config/load';
@@ -40,7 +42,7 @@ describe('deep-research CLI', () => {
 
   it('start --json, status --json, approve, report: a whole session from the command line', async () => {
     // A worker is already polling this task queue (the harness's), so the CLI must not need its own.
-    const started = await cli(['start', 'CLI research: solar power', '--json', '--set', 'max_sources=4', '--set', 'max_iterations=1']);
+    const started = await cli(['start', 'How have solar power costs changed?', '--json', '--set', 'max_sources=4', '--set', 'max_iterations=1']);
     expect(started.code, started.stderr).toBe(0);
     const answer = JSON.parse(started.stdout) as { research_id: string; researchId: string; workflow_id: string; status: string };
     const { research_id: researchId, status } = answer;
@@ -65,7 +67,7 @@ describe('deep-research CLI', () => {
     for (const phase of ['planning', 'analysis', 'synthesis', 'refinement']) expect(statusText).toMatch(new RegExp(`^  ${phase} +[\\d,]+ tokens \\(\\d+ % of the usable context; \\w+ openai:scripted-model`, 'm'));
     expect(statusText).toMatch(/^ {2}analysis .*; last analysis call [\d,]+, content fidelity [\d.]+\)$/m);
     const report = await cli(['report', researchId]);
-    expect(report.stdout).toMatch(/^# CLI research: solar power/);
+    expect(report.stdout).toMatch(/^# How have solar power costs changed\?/);
     expect(report.stdout).toContain('## Sources');
     const list = JSON.parse((await cli(['list', '--json'])).stdout) as { sessions: { research_id: string }[] };
     expect(list.sessions.map((s) => s.research_id)).toContain(researchId);
@@ -80,6 +82,21 @@ describe('deep-research CLI', () => {
     expect(watch.stdout).toMatch(/#1 AgentInput/);
     expect(watch.stdout).toMatch(/→ fetch_url/);
     expect(watch.stdout.trim().split('\n').at(-1)).toMatch(/StopEvent/);
+  });
+
+  it('research ends with the report itself: piped, the whole report on stdout, kept in the data directory; no provider lines', async () => {
+    const res = await cli(['research', 'CLI report: geothermal heat', '--yes', '--id', 'cli-report', '--set', 'max_sources=4', '--set', 'max_iterations=1']);
+    expect(res.code, res.stderr).toBe(0);
+    const file = path.join(env.config.data_dir, 'reports', 'cli-report.md');
+    expect(res.stdout).toMatch(/^# CLI report: geothermal heat/);
+    expect(res.stdout).toContain('## Sources');
+    expect(readFileSync(file, 'utf8')).toBe(res.stdout);
+    expect(res.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^research cli-report: completed \\(\\d+ sources read, \\d+ findings\\); the report is also in ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+    // The installation's fallback models have no keys here: that is doctor's news, not the session's.
+    expect(res.stderr).not.toMatch(/skipped/);
+    const watch = await cli(['watch', 'cli-report', '--no-stream']);
+    expect(watch.stdout).not.toMatch(/skipped: .* is not set/);
+    expect((await cli(['doctor'])).stdout).toMatch(/^ok {4}model {12}anthropic:claude-haiku-4-5 at \S+: ANTHROPIC_API_KEY is not set \(skipped\)$/m);
   });
 
   it('research without a terminal and without --yes leaves the plan waiting and says how to approve', async () => {
@@ -109,7 +126,7 @@ describe('deep-research CLI', () => {
       await env.client.reject('cli-ask');
       // Unattended (no terminal, no --yes): nothing is asked, and the plan's assumptions say what went unasked.
       const res = await cli(['research', 'CLI unasked: geothermal', '--id', 'cli-unasked', '--json']);
-      expect(JSON.parse(res.stdout)).toEqual({ researchId: 'cli-unasked', status: 'awaiting_approval' });
+      expect(JSON.parse(res.stdout)).toEqual({ research_id: 'cli-unasked', status: 'awaiting_approval', researchId: 'cli-unasked' });
       expect((await env.client.state('cli-unasked')).plan?.assumptions).toContain(
         'Clarifying questions not answered (not asked: ask_clarifications is off): Which region should the research focus on? / Which time span matters?',
       );
@@ -191,6 +208,21 @@ describe('deep-research CLI', () => {
     const res = await cli(['status', 'x'], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
     expect(res.code).toBe(1);
     expect(res.stderr.trim()).toMatch(/^deep-research: Temporal is unreachable at 127\.0\.0\.1:1/);
+  });
+
+  it("says the CLI's own background worker is starting, never that no worker polls, while it starts one", async () => {
+    const own = { DEEP_RESEARCH_TASK_QUEUE: `cli-own-${Date.now()}`, DEEP_RESEARCH_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'dr-cli-own-')) };
+    try {
+      const res = await cli(['research', 'CLI own worker: tidal power', '--yes', '--id', 'cli-own', '--json', '--set', 'max_sources=4', '--set', 'max_iterations=1'], own);
+      expect(res.code, res.stderr).toBe(0);
+      expect(JSON.parse(res.stdout)).toMatchObject({ research_id: 'cli-own', status: 'completed', report_file: path.join(own.DEEP_RESEARCH_DATA_DIR, 'reports', 'cli-own.md') });
+      const pid = /started a background worker \(pid (\d+),/.exec(res.stderr)?.[1];
+      expect(pid, res.stderr).toBeDefined();
+      expect(res.stderr).toContain(`starting the background worker (pid ${pid})…`);
+      expect(res.stderr).not.toContain('waiting for a worker');
+    } finally {
+      await cli(['worker', 'stop'], own);
+    }
   });
 
   it('names the bad key of an invalid setting', async () => {

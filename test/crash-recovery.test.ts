@@ -74,7 +74,8 @@ describe('crash recovery', () => {
       await client.close();
       await connection.close();
     }
-  });
+  // Each fetch takes 1.5 s on purpose and the run has two iterations: about 45 s on an idle machine, twice that on a loaded one.
+  }, 300_000);
 
   it('kill -9 of the Temporal server mid-run: it comes back from its write-ahead log, the run completes, no finished call repeats', async () => {
     let env: TestEnvironment | undefined;

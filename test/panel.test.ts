@@ -202,7 +202,9 @@ describe('panel research', () => {
     // The members, each with its outcome once the CLI has seen one (a fast run may already show them).
     expect(run.stderr).toMatch(/panel: openai:anthropic\/claude-3-5-sonnet( \(\w+\))?, openai:meta-llama\/llama-3\.1-70b( \(\w+\))?, openai:gpt-4o( \(\w+\))?\n/);
     expect(run.stderr).toContain('  left out of the panel: openai:gpt-4.1-mini (one model per vendor: openai:gpt-4o came first, both are openai models)');
-    const researchId = /research (\S+): completed/.exec(run.stdout)?.[1] as string;
+    // Piped, stdout is the report itself and the closing line goes to stderr.
+    expect(run.stdout).toMatch(/^# /);
+    const researchId = /research (\S+): completed/.exec(run.stderr)?.[1] as string;
     const s = await e.client.state(researchId);
     expect(s.panel?.models).toEqual(models.slice(0, 3));
     const asked = new Set(harness?.model.requests.filter((r) => JSON.stringify(r.body).includes('panel_answer')).map((r) => (r.body as { model: string }).model));

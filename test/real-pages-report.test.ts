@@ -97,7 +97,9 @@ describe.skipIf(!corpusAvailable())('reports on real pages, as a reader sees the
   it('a resumed session leaves no "Not written" line behind, and says what the first run missed and the resumed one added', () => {
     expect(resumed.cancelled.notWritten, 'the cancelled report says what it did not write').toBeGreaterThan(0);
     expect(resumed.resumed.notWritten).toBe(0);
-    expect(resumed.final).toMatch(/\*\*Unfinished, then resumed:\*\* the first run was cancelled .* after reading \d+ sources? into \d+ findings?.*\. Resumed, the research read \d+ more sources?, added \d+ findings?/);
+    // In the asker's language (the offshore-wind question is German).
+    expect(resumed.final).toMatch(/\*\*Unvollständig, dann fortgesetzt:\*\* Der erste Lauf wurde abgebrochen .*, nachdem er \d+ Quellen? gelesen und \d+ Ergebnisse? gewonnen hatte.*\. Fortgesetzt hat die Recherche \d+ weitere Quellen? gelesen, \d+ Ergebnisse? hinzugefügt/);
+    expect(resumed.final).not.toMatch(/Unfinished|Resumed, the research/);
   });
 
   it('an enhanced version reads new sources and changes the report', () => {

@@ -2,24 +2,46 @@
 // skipped when absent): pages a search finds for a question because they share some of its words —
 // a Parallels ad for "cloud gaming market growth", gas prices for "utility scale battery cost per kWh",
 // an iOS review for "metformin side effects" — fall below min_relevance's default; the pages a
-// person reading them would call on topic stay above it. Judged by each page's title and text.
-import { existsSync, readFileSync } from 'node:fs';
+// person reading them would call on topic stay above it, including one found by another query of
+// the plan than the one it answers ("Hottest year" found by "climate change wildfires"): a page is
+// scored against every sub-question of the plan. Judged by each page's title and text.
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createRelevanceActivities } from '../src/activities/relevance-activities';
 import { parseHtml } from '../src/parsing/html';
 import { relevanceScore } from '../src/report/relevance';
+import { FileArtifactStore } from '../src/stores/artifacts';
 
 const DATA = path.resolve(__dirname, '../../shared/data/extraction-trafilatura');
 const MIN_RELEVANCE = 0.2;
 
 interface Case {
   question: string;
+  /** The plan's sub-questions, when the case needs them. */
+  plan?: string[];
   /** [page file, the search query that found it] */
   on: [string, string][];
   off: [string, string][];
 }
 
 const CASES: Case[] = [
+  {
+    question: 'How is climate change making natural disasters such as wildfires and heat waves worse?',
+    plan: ['climate change wildfires', 'climate change extreme heat waves', 'global warming natural disasters increase', 'hottest year on record climate'],
+    on: [
+      ['theatlantic.com.disasters.html', 'climate change wildfires'],
+      // About record heat, heatwaves among it: found by the wildfire query, it answers the record-year one.
+      ['publishedreporter.com-Hottest.html', 'climate change wildfires'],
+    ],
+    off: [
+      ['salon.com.emissions.html', 'climate change extreme heat waves'],
+      ['theplanetarypress.com.forestlands.html', 'climate change wildfires'],
+      ['vancouversun.com.microsoft.html', 'global warming natural disasters increase'],
+      ['mdavis.xyz.supermarket.html', 'climate change wildfires'],
+    ],
+  },
   {
     question: 'How fast is the cloud gaming market growing, and which players are scaling?',
     on: [],
@@ -98,14 +120,26 @@ function page(file: string): { title: string; body: string } {
   return { title: parsed.title, body: parsed.markdown?.trim() ? parsed.markdown : parsed.text };
 }
 
+describe('relevance before reading, of words spelt apart or together', () => {
+  it('takes "heatwaves" for "heat waves" and "grid scale" for "gridscale", as pages write them either way', () => {
+    const page = (words: string) => `# Summer report\n\nThe ${words} of this summer broke records across southern Europe, and the ${words} are expected to return.`;
+    const apart = relevanceScore(page('heat waves'), ['heat waves']);
+    expect(relevanceScore(page('heatwaves'), ['heat waves'])).toBeGreaterThanOrEqual(apart * 0.9);
+    expect(relevanceScore(page('heat-waves'), ['heat waves'])).toBeGreaterThanOrEqual(apart * 0.9);
+    expect(relevanceScore(page('heat waves'), ['heat waves'])).toBeGreaterThan(relevanceScore(page('heat records'), ['heat waves']));
+  });
+});
+
 describe.skipIf(!existsSync(DATA))('relevance before reading, on real pages', () => {
-  it.each(CASES.map((c) => [c.question, c] as const))('%s', (_q, c) => {
-    const score = ([file, query]: [string, string]) => {
+  // Scored as a fetch scores what it parsed: against the page's own sub-question, the plan's others and the question.
+  const relevance = createRelevanceActivities(new FileArtifactStore(mkdtempSync(path.join(os.tmpdir(), 'dr-relevance-real-'))));
+  it.each(CASES.map((c) => [c.question, c] as const))('%s', async (_q, c) => {
+    const score = async ([file, query]: [string, string]) => {
       const p = page(file);
-      return { file, score: relevanceScore(p.body, [query, c.question], p.title) };
+      return { file, score: await relevance.scorePageText(p.body, { question: c.question, sub_question: query, ...(c.plan ? { sub_questions: c.plan } : {}) }, p.title) };
     };
-    const on = c.on.map(score);
-    const off = c.off.map(score);
+    const on = await Promise.all(c.on.map(score));
+    const off = await Promise.all(c.off.map(score));
     expect(on.filter((x) => x.score < MIN_RELEVANCE), 'on-topic pages skipped').toEqual([]);
     expect(off.filter((x) => x.score >= MIN_RELEVANCE), 'off-topic pages read').toEqual([]);
   });

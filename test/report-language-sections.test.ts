@@ -5,6 +5,8 @@ import { detectLanguage, reconcileLanguage } from '../src/activities/prompts/lan
 import { labelsFor } from '../src/report/labels';
 import { verifyReportCitations } from '../src/report/markdown';
 import { finishSections } from '../src/report/sections';
+import { analysisGate, gatheringGate } from '../src/research/gates';
+import type { Finding, Source } from '../src/domain/types';
 import { citedSentences } from '../src/report/sentences';
 import { annotateReport } from '../src/verify/annotate';
 
@@ -110,5 +112,54 @@ describe('the report’s own words follow the asker’s language', () => {
     }
     expect(labelsFor('de-AT').sources).toBe('Quellen');
     expect(labelsFor('zh-Hans').notes).toBe('说明');
+  });
+});
+
+describe('where the research fell short, in a reader\'s words', () => {
+  const source = (id: string, skipped = false) => ({ id, url: `https://example.org/${id}`, title: id, query: 'q', iteration: 1, status: 'fetched', ...(skipped ? { skipped_off_topic: true } : {}) }) as unknown as Source;
+  const finding = (id: string, sourceId: string) => ({ id, content: `Finding ${id}`, source_ids: [sourceId], confidence: 'medium' }) as unknown as Finding;
+  // The gates' own sentences, as the workflow hands them to the final check.
+  const shortfalls = (sources: Source[], findings: Finding[]) => [
+    ...gatheringGate(sources, 4, 1, () => undefined).failures.map((f) => `sources: ${f}`),
+    ...analysisGate(findings, sources).failures.map((f) => `findings: ${f}`),
+  ];
+  const notes = (sources: Source[], findings: Finding[], language?: string) =>
+    verifyReportCitations('# Q\n\n## A\n\nText.\n', [], 0, { shortfalls: shortfalls(sources, findings), language }).markdown.split(/## (?:Notes|Anmerkungen)/)[1];
+
+  it('counts the sources read, not the pages skipped unread, and names no internal rule', () => {
+    const sources = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8', 'S9'].map((id, i) => source(id, i > 3));
+    const en = notes(sources, [finding('F1', 'S1')]);
+    expect(en).toContain('  - Only 1 of the 4 source(s) read gave a finding (25 %; the bar is 30 %).');
+    expect(en).toContain('  - Only 1 of the 4 searches led to a page that could be fetched (the bar is half of them).');
+    expect(en).toContain('  - Only 1 finding(s) (the bar is 2).');
+    expect(en).toContain('  - No finding was rated high confidence or confirmed.');
+    expect(en).not.toMatch(/fetched sources cited by a finding|need at least|sub-quer|findings: |sources: /);
+    const de = notes(sources, [finding('F1', 'S1')], 'de');
+    expect(de).toContain('  - Nur 1 der 4 gelesenen Quelle(n) lieferten ein Ergebnis (25 %; der Anspruch ist 30 %).');
+  });
+
+  it('says so when every page found was off topic and none was read', () => {
+    const en = notes(['S1', 'S2', 'S3'].map((id) => source(id, true)), []);
+    expect(en).toContain('  - None of the 3 page(s) found was read: each was off topic for the question (listed below).');
+    // What follows from it goes without saying.
+    expect(en).not.toMatch(/0 of the 3|0%|Only 0 finding|No finding was rated/);
+  });
+});
+
+describe('the resumed run’s note, in the asker’s language', () => {
+  const resumed = [{ stopped: 'was cancelled', reason: 'erst einmal ansehen', sources_before: 3, findings_before: 6, unwritten_before: ['Ausbau', 'Netz'], sources_added: 1, findings_added: 4, written_since: ['Ausbau'] }];
+  const notes = (language?: string) => verifyReportCitations('# Q\n\n## Ausbau\n\nText.\n', [], 0, { resumed, language }).markdown.split(/## (?:Notes|Anmerkungen|Notas)\n/)[1];
+
+  it('says what the first run missed and what the resumed one added, in German, Spanish or English', () => {
+    expect(notes('de')).toContain(
+      '> **Unvollständig, dann fortgesetzt:** Der erste Lauf wurde abgebrochen (erst einmal ansehen), nachdem er 3 Quellen gelesen und 6 Ergebnisse gewonnen hatte; „Ausbau“, „Netz“ erreichte er nie. ' +
+        'Fortgesetzt hat die Recherche 1 weitere Quelle gelesen, 4 Ergebnisse hinzugefügt und „Ausbau“ geschrieben; zu „Netz“ fand sich nichts, der Bericht nennt es als Lücke.',
+    );
+    expect(notes('es')).toContain('> **Sin terminar, luego reanudada:** la primera ejecución se canceló (erst einmal ansehen) tras leer 3 fuentes y obtener 6 hallazgos');
+    expect(notes()).toContain(
+      '> **Unfinished, then resumed:** the first run was cancelled (erst einmal ansehen) after reading 3 sources into 6 findings; it never reached “Ausbau”, “Netz”. ' +
+        'Resumed, the research read 1 more source, added 4 findings and wrote “Ausbau”; nothing was found for “Netz”, which the report states as a gap.',
+    );
+    expect(notes('de')).not.toMatch(/Unfinished|Resumed/);
   });
 });

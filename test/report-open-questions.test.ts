@@ -53,3 +53,30 @@ describe('open questions', () => {
     expect(isQuestion('Stadia launched in 2019 [S1].')).toBe(false);
   });
 });
+
+describe('what is still missing', () => {
+  it('lists the gaps stated as statements once each, uncited, instead of pointing at the session state', () => {
+    const statements = [
+      'Recent figures on Stadia subscribers are still missing',
+      'Recent figures on Stadia subscribers are still missing.',
+      'recent figures on stadia subscribers are STILL missing',
+      'Stadia was expensive [S2].',
+      `${finding} [S1].`,
+      'Pricing outside the US is not covered (Source 4)',
+      'No source compares Stadia with GeForce Now',
+    ];
+    const md = verifyReportCitations(report('Outlook'), fetched, 0, { openGapList: [...statements, 'What did Stadia cost at launch?'], openGaps: statements.length + 1 }).markdown;
+    const notes = md.split('## Notes')[1];
+    expect(notes).not.toMatch(/session state/);
+    expect(notes).toContain('- Open questions the research could not close:\n  - What did Stadia cost at launch?');
+    const missing = notes.split('Still missing (the research looked for it and found nothing to cite):\n')[1].split('\n').filter((l) => l.startsWith('  - '));
+    expect(missing).toEqual(['  - Recent figures on Stadia subscribers are still missing', '  - No source compares Stadia with GeForce Now']);
+  });
+
+  it('is said in the asker’s language, and nothing is said when every gap was a finding restated', () => {
+    const de = verifyReportCitations(report('Ausblick'), fetched, 0, { language: 'de', openGapList: ['Aktuelle Zahlen zu Stadia fehlen noch'], openGaps: 1 }).markdown;
+    expect(de).toContain('- Was noch fehlt (die Recherche hat danach gesucht und nichts Zitierbares gefunden):\n  - Aktuelle Zahlen zu Stadia fehlen noch');
+    const none = verifyReportCitations(report('Outlook'), fetched, 0, { openGapList: ['Stadia was expensive [S2].'], openGaps: 1 }).markdown;
+    expect(none.split('## Notes')[1]).not.toMatch(/Still missing|open question/i);
+  });
+});

@@ -44,7 +44,7 @@ describe('DOI checks', () => {
       connectTimeoutMs: 2_000,
       maxBytes: 1024 * 1024,
       maxRedirects: 5,
-      allow: parseAllowList([resolver.host]),
+      allow: parseAllowList([resolver.host, `${resolver.host.split(':')[0]}:9`]),
       respectRobots: true,
       perHostConcurrency: 2,
       minHostGapMs: 0,
@@ -132,6 +132,36 @@ describe('DOI checks', () => {
     ]);
     expect(out.report_markdown).toContain('- DOI does not resolve [S2]: 10.1234/retracted-and-gone (HTTP 404)');
     expect(resolver.seen.slice(before).some((r) => r.path === '/10.1038/nature12373')).toBe(true);
+  });
+
+  it('checks no DOI of a page listed only in the Notes (skipped unread), and tells a resolver that gave no answer from a DOI that does not resolve', async () => {
+    const artifacts = new FileArtifactStore(mkdtempSync(path.join(os.tmpdir(), 'dr-doi-')));
+    const make = (doiResolver: string) =>
+      createVerifyActivities({ artifacts, fetcher, model: () => { throw new Error('no model needed'); }, defaultModel: () => 'openai:none', pricing: {}, doiResolver });
+    const report = [
+      '# Metformin',
+      '## Common side effects',
+      'Background: see doi:10.1038/nature12373 for the trial.',
+      '## Sources',
+      '_No source is cited._',
+      '## Notes',
+      '- 1 source(s) were not read: off-topic for their sub-question (relevance below 0.2):',
+      '  - S6 DRESS syndrome — <http://link.springer.com/article/10.1007/s11926-017-0626-z> (relevance 0.07)',
+    ].join('\n\n');
+    const before = resolver.seen.length;
+    const checked = await activityContext().run(() => claimsCheckOnText(artifacts, { report_markdown: report, sources: [], check_links: true }, (i) => make(resolver.url).verifyClaims(i)));
+    expect(checked.dois?.map((d) => d.doi)).toEqual(['10.1038/nature12373']);
+    expect(resolver.seen.slice(before).map((r) => r.path)).not.toContain('/10.1007/s11926-017-0626-z');
+    expect(checked.report_markdown).toContain('- DOIs: 1 of 1 cited DOI(s) resolved.');
+
+    // Nothing listens on port 9: the resolver cannot be reached, which says nothing of the DOI.
+    const unreachable = await activityContext().run(() =>
+      claimsCheckOnText(artifacts, { report_markdown: report, sources: [], check_links: true }, (i) => make(`http://${resolver.host.split(':')[0]}:9`).verifyClaims(i)),
+    );
+    expect(unreachable.dois?.map((d) => d.ok)).toEqual([false]);
+    expect(unreachable.report_markdown).toContain('- DOIs: 0 of 1 cited DOI(s) resolved; 1 could not be checked.');
+    expect(unreachable.report_markdown).toMatch(/- DOI not checked: 10\.1038\/nature12373 \(the resolver gave no answer: [^)]+\)/);
+    expect(unreachable.report_markdown).not.toContain('DOI does not resolve');
   });
 
   it('checks no DOI when link checks are off', async () => {

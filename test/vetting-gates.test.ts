@@ -258,7 +258,7 @@ describe('analysis gate', () => {
       passed: true,
       failures: [],
       fixable: [],
-      metrics: { findings: 2, strong_findings: 1, fetched_sources: 10, cited_sources: 3, cited_source_share: 0.3 },
+      metrics: { findings: 2, strong_findings: 1, fetched_sources: 10, read_sources: 10, cited_sources: 3, cited_source_share: 0.3 },
     });
   });
 
@@ -273,8 +273,21 @@ describe('analysis gate', () => {
     expect(gate.failures).toEqual([
       'only 1 finding (need at least 2)',
       'no finding with high or confirmed confidence',
-      'only 2 of 10 fetched sources cited by a finding (20%, need at least 30%)',
+      'only 2 of the 10 sources read gave a finding (20%, need at least 30%)',
     ]);
+  });
+
+  it('counts the sources read: pages skipped unread as off topic are not held against the findings', () => {
+    const skipped = tenSources.map((x, i) => (i < 7 ? { ...x, skipped_off_topic: true } : x));
+    const gate = analysisGate([finding('F1', 'high', ['S8']), finding('F2', 'medium', ['S8'])], skipped);
+    expect(gate.passed).toBe(true);
+    expect(gate.metrics).toMatchObject({ fetched_sources: 10, read_sources: 3, cited_sources: 1 });
+    const fewer = analysisGate([finding('F1', 'high', ['S8']), finding('F2', 'medium', ['S8'])], tenSources.map((x, i) => (i < 5 ? { ...x, skipped_off_topic: true } : x)));
+    expect(fewer.failures).toEqual(['only 1 of the 5 sources read gave a finding (20%, need at least 30%)']);
+    expect(fewer.fixable).toEqual([]);
+    const none = analysisGate([], tenSources.map((x) => ({ ...x, skipped_off_topic: true })));
+    expect(none.failures).toContain('none of the 10 fetched sources was read: each was off topic for the question');
+    expect(none.fixable).toEqual(['only 0 findings (need at least 2)']);
   });
 
   it('fails when no source was fetched', () => {

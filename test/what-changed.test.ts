@@ -2,7 +2,17 @@
 // same thing. Sentences about different things are one new and one gone finding, even when they
 // come from the same page.
 import { describe, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createDeliveryActivities } from '../src/activities/delivery-activities';
+import type { AppConfig } from '../src/config/schema';
 import { diffRuns, whatChangedMarkdown, type RunDigest, type RunFinding } from '../src/delivery/diff';
+import type { ResearchSnapshot } from '../src/domain/types';
+import { labelsFor } from '../src/report/labels';
+import { reopenReport } from '../src/report/reopen';
+import { FileArtifactStore } from '../src/stores/artifacts';
+import { SqliteSessionStore } from '../src/stores/sessions';
 
 // Each run reads its own text of every page (the pages changed), unless told which pages kept theirs.
 const run = (research_id: string, findings: RunFinding[], unchanged: string[] = []): RunDigest => ({
@@ -94,5 +104,34 @@ describe('what changed between two scheduled runs', () => {
     const markdown = whatChangedMarkdown(diff, { research_id: 'a', created_at: '2026-11-20' });
     expect(markdown).not.toContain('Heat pump sales in Germany rose 12 percent');
     expect(markdown).toContain('(2 more were read again, in other words, from pages whose text did not change: not listed)');
+  });
+});
+
+describe('what changed, in the asker’s language', () => {
+  const v1 = run('r-1', [{ content: 'Offshore-Windparks lieferten 2023 rund 24 TWh.', source_urls: ['https://wind.example/a'] }]);
+  const v2 = run('r-1-v2', [...v1.findings, { content: 'Bis 2030 sollen 30 GW Offshore-Leistung stehen.', source_urls: ['https://wind.example/b'] }], ['https://wind.example/a']);
+
+  it('an enhanced version’s section and a scheduled run’s are written in the report’s language', () => {
+    const de = whatChangedMarkdown(diffRuns(v1, v2), v1, { since: 'r-1' }, labelsFor('de').whatChanged);
+    expect(de).toMatch(/^## Was sich seit v1 geändert hat\n\nSeit r-1: 1 neue Quelle gelesen, 1 neues Ergebnis\.\n\n- Bis 2030 sollen 30 GW/);
+    expect(de).toContain('Neue Quellen: [https://wind.example/b](https://wind.example/b).');
+    expect(de).not.toMatch(/What changed|Since|New sources/);
+    expect(whatChangedMarkdown(diffRuns(v1, v2), v1, undefined, labelsFor('fr').whatChanged)).toMatch(/^## Ce qui a changé\n\nPar rapport à l’exécution précédente \(r-1, /);
+    expect(whatChangedMarkdown(undefined, undefined, undefined, labelsFor('ja').whatChanged)).toBe('## 変更点\n\nこのスケジュールの最初の実行です：比較する以前の結果はありません。');
+  });
+
+  it('the comparison step takes the language of the session it compares with, and a reopened report drops the section whatever its language', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'dr-what-changed-'));
+    const sessions = new SqliteSessionStore(path.join(dir, 'sessions.db'));
+    const artifacts = new FileArtifactStore(path.join(dir, 'artifacts'));
+    const previous = { research_id: 'r-1', status: 'completed', initial_query: 'Welche Rolle spielt Offshore-Wind?', created_at: v1.created_at, updated_at: v1.created_at, plan: { context: { language: 'de' } }, sources: [], findings: [] };
+    await sessions.save(previous as unknown as ResearchSnapshot, []);
+    const report = await artifacts.put('# Welche Rolle spielt Offshore-Wind?\n\n## Ausbau\n\nText [S1].\n', { name: 'report.md', kind: 'text' });
+    const compare = createDeliveryActivities({ config: {} as AppConfig, env: {}, sessions: () => sessions, artifacts }).compareWithPreviousRun;
+    const out = await compare({ research_id: 'r-1-v2', previous_id: 'r-1', report_file_id: report.file_id, sources: v2.sources, findings: v2.findings });
+    const text = await artifacts.getText(out.report_file_id);
+    expect(text).toMatch(/^# Welche Rolle spielt Offshore-Wind\?\n\n## Was sich seit v1 geändert hat\n/);
+    expect(reopenReport(text, [])).not.toContain('Was sich seit v1');
+    expect(reopenReport(text, [])).toContain('## Ausbau');
   });
 });

@@ -110,8 +110,12 @@ export interface ParseContentInput {
   file_id: string;
   content_type: string;
   url: string;
-  /** Score the parsed text against these too (relevance before reading, without a step of its own). */
-  relevance?: { question: string; sub_question: string };
+  /**
+   * Score the parsed text against these too (relevance before reading, without a step of its own):
+   * the question, the sub-question that found the page and, when given, every sub-question of the
+   * plan (a page found by one query may answer another).
+   */
+  relevance?: { question: string; sub_question: string; sub_questions?: string[] };
 }
 export interface ParseContentOutput {
   text_file_id: string;
@@ -285,6 +289,8 @@ export interface ScoreRelevanceInput {
   /** The research question, scored against as well as each page's own sub-question. */
   question: string;
   sources: { id: string; text_file_id: string; sub_question: string }[];
+  /** Every sub-question of the plan: a page is scored against each, as one query may find what another asks. */
+  sub_questions?: string[];
 }
 export interface ScoreRelevanceOutput {
   /** 0..1 per source id: the higher of the word score and, with an embedding model, the meaning score. */

@@ -12,7 +12,8 @@ import { postWebhook } from '../delivery/webhook';
 import { parseAllowList } from '../fetching/guard';
 import type { ArtifactStore } from '../stores/artifacts';
 import type { SessionStore } from '../stores/sessions';
-import { storeReport } from './report-activities';
+import { reportLanguage, storeReport } from './report-activities';
+import { labelsFor } from '../report/labels';
 import type { ResearchSnapshot } from '../domain/types';
 import type { CompareRunsInput, CompareRunsOutput, DeliverEmailInput, DeliverWebhookInput, DeliveryOutcome } from './contracts';
 
@@ -72,10 +73,12 @@ export function createDeliveryActivities({ config, env, sessions, artifacts }: D
       const version = input.previous_id ? { since: input.previous_id } : undefined;
       const previous = input.previous_id ? await sessions().get(input.previous_id) : input.schedule_id ? await sessions().previousScheduledRun(input.schedule_id, input.research_id) : undefined;
       const report = await artifacts.getText(input.report_file_id);
-      if (!previous) return storeReport(artifacts, withWhatChanged(report, whatChangedMarkdown(undefined, undefined, version)));
+      // In the asker's language: the session's, else the earlier run's (the same question), else the report's title's.
+      const labels = labelsFor(reportLanguage(input.language ?? previous?.plan?.context?.language, report)).whatChanged;
+      if (!previous) return storeReport(artifacts, withWhatChanged(report, whatChangedMarkdown(undefined, undefined, version, labels)));
       const current: RunDigest = { research_id: input.research_id, created_at: '', sources: input.sources, findings: input.findings };
       const diff = diffRuns(digestOf(previous), current);
-      return { ...(await storeReport(artifacts, withWhatChanged(report, whatChangedMarkdown(diff, previous, version)))), summary: diff.summary };
+      return { ...(await storeReport(artifacts, withWhatChanged(report, whatChangedMarkdown(diff, previous, version, labels)))), summary: diff.summary };
     },
   };
 }

@@ -28,6 +28,8 @@ export interface CompareRunsInput {
   previous_id?: string;
   sources: RunSource[];
   findings: RunFinding[];
+  /** The asker's language (BCP 47); absent, the earlier run's, else the report title's. */
+  language?: string;
 }
 export interface CompareRunsOutput {
   /** The report with "What changed" at its top, as a new version. */

@@ -1,4 +1,5 @@
-// Scores fetched pages against their sub-questions before any model reads them. The text stays
+// Scores fetched pages against their sub-questions (the one that found each page, and every other
+// sub-question of the plan when the workflow hands them over) before any model reads them. The text stays
 // in the artifact store; only the scores go back to the workflow. With an embedding model
 // configured, a page also scores by meaning (its best passage against the question), so a page
 // that answers in other words ("automobile" for "car") is not skipped as off-topic.
@@ -6,8 +7,11 @@ import { cosine, type Embedder } from '../providers/model/embeddings';
 import { relevanceScore } from '../report/relevance';
 import type { ArtifactStore } from '../stores/artifacts';
 import { splitPassages } from '../verify/passages';
-import type { ScoreRelevanceInput, ScoreRelevanceOutput } from './contracts';
+import type { ParseContentInput, ScoreRelevanceInput, ScoreRelevanceOutput } from './contracts';
 import { withHeartbeat } from './heartbeat';
+
+/** What a page just parsed is scored against: the question, the sub-question that found it, the plan's others. */
+export type PageQuestions = NonNullable<ParseContentInput['relevance']>;
 
 /** Passages of a page embedded for its meaning score: its opening ones, where its topic is stated. */
 const PASSAGES_PER_PAGE = 6;
@@ -17,8 +21,8 @@ export function createRelevanceActivities(artifacts: ArtifactStore, embedder?: (
   return {
     scoreRelevance: (input: ScoreRelevanceInput): Promise<ScoreRelevanceOutput> => withHeartbeat(() => scoreOf(input)),
     /** One page's score from its text in hand (a fetch that just parsed it), without reading it back. */
-    scorePageText: async (text: string, question: string, subQuestion: string, title = ''): Promise<number> =>
-      (await scoreTexts({ question, sources: [{ id: 'page', text_file_id: '', sub_question: subQuestion }] }, new Map([['page', text]]), { page: title })).scores.page,
+    scorePageText: async (text: string, questions: PageQuestions, title = ''): Promise<number> =>
+      (await scoreTexts({ question: questions.question, sources: [{ id: 'page', text_file_id: '', sub_question: questions.sub_question }], sub_questions: questions.sub_questions }, new Map([['page', text]]), { page: title })).scores.page,
   };
 
   async function scoreOf(input: ScoreRelevanceInput): Promise<ScoreRelevanceOutput> {
@@ -36,8 +40,9 @@ export function createRelevanceActivities(artifacts: ArtifactStore, embedder?: (
   }
 }
 
+/** What a page is scored against: the sub-question that found it, the plan's others, the whole question. */
 function questionsOf(input: ScoreRelevanceInput, subQuestion: string): string[] {
-  return [subQuestion, input.question].filter((q) => q.trim());
+  return [...new Set([subQuestion, ...(input.sub_questions ?? []), input.question].filter((q) => q.trim()))];
 }
 
 /** Cosine of each page's best opening passage with its sub-question or the question; none when the embedder fails. */

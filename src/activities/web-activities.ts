@@ -34,7 +34,7 @@ export interface WebDeps {
   cache: FetchCache;
   searchProvider: (name: string) => SearchProvider;
   /** Relevance scoring of a page's text, for a parse asked to score what it parsed. */
-  scorePageText?: (text: string, question: string, subQuestion: string, title?: string) => Promise<number>;
+  scorePageText?: (text: string, questions: NonNullable<ParseContentInput['relevance']>, title?: string) => Promise<number>;
 }
 
 export function createWebActivities(deps: WebDeps) {
@@ -140,7 +140,7 @@ export function createWebActivities(deps: WebDeps) {
     const body = parsed.markdown?.trim() ? parsed.markdown : parsed.text;
     const textId = artifactIdOf(body);
     // Scored from the text in hand while it is stored.
-    const scoring = input.relevance && deps.scorePageText ? deps.scorePageText(body, input.relevance.question, input.relevance.sub_question, parsed.title) : undefined;
+    const scoring = input.relevance && deps.scorePageText ? deps.scorePageText(body, input.relevance, parsed.title) : undefined;
     const [stored, meta, relevance] = await Promise.all([
       artifacts.put(body, { name: `${input.url} (text)`, kind: 'text', source_url: input.url, content_type: parsed.markdown ? 'text/markdown; charset=utf-8' : 'text/plain; charset=utf-8' }),
       artifacts.put(JSON.stringify({ url: input.url, title: parsed.title, meta: parsed.meta ?? {}, outline: parsed.outline ?? [], text_file_id: textId }), {

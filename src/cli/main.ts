@@ -7,6 +7,7 @@ import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import type { ResearchClient } from '../client/research-client';
 import type { AppConfig } from '../config/schema';
+import { loadConfig } from './config';
 import { registerSteeringCommands } from './steering';
 import { addPanelOptions, panelSettings, registerPanelCommands, type PanelFlags } from './panel-commands';
 import { registerServiceCommands } from './service-commands';
@@ -26,7 +27,6 @@ function out(json: boolean | undefined, value: unknown, text: string): void {
   process.stdout.write(json ? `${JSON.stringify(withSnakeCaseIds(value))}\n` : `${text}\n`);
 }
 
-const loadConfig = (): AppConfig => (require('../config/load') as typeof import('../config/load')).loadConfig();
 const runtime = () => require('../runtime/local') as typeof import('../runtime/local');
 
 function withClient<T>(opts: { startRuntime?: boolean }, fn: (client: ResearchClient, config: AppConfig) => Promise<T>): Promise<T> {
@@ -110,7 +110,7 @@ export function buildProgram(): Command {
     .command('status')
     .argument('<researchId>')
     .option('--json')
-    .action((id: string, o: Common) => views().status(id, o));
+    .action((id: string, o: Common) => (require('./status-command') as typeof import('./status-command')).status(id, o));
   program
     .command('watch')
     .argument('<researchId>')
@@ -178,10 +178,18 @@ export function buildProgram(): Command {
       const config = loadConfig();
       if (action === 'status' || action === 'stop' || action === 'adopt') return (require('./worker-commands') as typeof import('./worker-commands')).workerCommand(action, config, o.json);
       if (action) throw new Error(`unknown worker action "${action}" (status, stop, adopt)`);
+      const memory = require('../worker/process-memory') as typeof import('../worker/process-memory');
+      if (memory.missingMemorySettings(process.env, process.execArgv).length) {
+        process.exitCode = await memory.rerunWithMemorySettings(config.temporal, log);
+        return;
+      }
+      memory.stopWithParent();
       const { ensureServer, recordWorkerPid, usesEmbeddedServer } = runtime();
-      if (usesEmbeddedServer()) await ensureServer(config, log);
       recordWorkerPid(config, o.background ? 'background' : 'foreground');
-      await (require('../worker/main') as typeof import('../worker/main')).runWorker({ metricsPort: o.metricsPort, healthPort: o.healthPort });
+      // A background worker's starter starts the server (beside it, on a cold start): it waits for it.
+      const { waitForPort } = require('../temporal/dev-server') as typeof import('../temporal/dev-server');
+      const serverReady = o.background ? () => waitForPort(config.temporal.address, 120_000) : usesEmbeddedServer() ? () => ensureServer(config, log) : undefined;
+      await (require('../worker/main') as typeof import('../worker/main')).runWorker({ metricsPort: o.metricsPort, healthPort: o.healthPort, serverReady });
     });
 
   const server = program.command('server').description('the local Temporal dev server');

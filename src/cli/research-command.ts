@@ -1,6 +1,9 @@
 // `research` (plan, approve at the terminal, research and follow progress) and `start` (start and
 // return at once).
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { AppConfig } from '../config/schema';
+import { TERMINAL_STATUSES, type ResearchSnapshot } from '../domain/types';
 import { askConfirmation, askForTopic, inputContexts, panelDropNotes } from './panel-commands';
 import { formatPlan, panelLines } from './format';
 import { cliOwner, recordOwner } from './ownership';
@@ -12,7 +15,7 @@ import { log, out, withClient, type Common } from './with-client';
 export type ResearchFlags = Common & StartFlags & { yes?: boolean; id?: string };
 
 export async function research(given: string | undefined, o: ResearchFlags): Promise<void> {
-  await withClient({ startRuntime: true }, async (client) => {
+  await withClient({ startRuntime: true }, async (client, config) => {
     const settings = sessionSettings(o);
     // Seed 002: at a terminal the planner's questions are asked; unattended runs skip them.
     const interactive = process.stdin.isTTY && !o.yes && !o.json;
@@ -47,14 +50,54 @@ export async function research(given: string | undefined, o: ResearchFlags): Pro
     s = await followProgress(client, started.researchId, o.json);
     while (s.status === 'awaiting_confirmation' && (await askConfirmation(client, s, log))) s = await followProgress(client, started.researchId, o.json);
     if (s.status === 'awaiting_review') s = await askReview(client, started.researchId, o.json);
-    const hint = `deep-research report ${started.researchId} --out report.md`;
-    const why = s.reason && s.status !== 'completed' ? ` (${s.reason})` : '';
-    out(
-      o.json,
-      { researchId: started.researchId, status: s.status, report_chars: s.report_markdown.length, ...(why ? { reason: s.reason } : {}) },
-      `research ${started.researchId}: ${s.status}${why}. Report: ${hint}`,
-    );
+    showResult(s, config, o.json);
   });
+}
+
+/** Lines of the report shown at a terminal before pointing at the whole file. */
+const OPENING_LINES = 40;
+
+/**
+ * The end of `research`: the report itself, kept in <data dir>/reports/<id>.md. At a terminal its
+ * opening and where the whole is; piped, the whole report on stdout (`research … > report.md`) and
+ * the closing line on stderr.
+ */
+function showResult(s: ResearchSnapshot, config: AppConfig, json?: boolean): void {
+  const id = s.research_id;
+  const why = s.reason && s.status !== 'completed' ? ` (${s.reason})` : '';
+  const md = s.report_markdown;
+  const file = md.trim() && TERMINAL_STATUSES.includes(s.status) ? saveReport(config, id, md) : undefined;
+  if (json) {
+    out(true, { researchId: id, status: s.status, report_chars: md.length, ...(file ? { report_file: file } : {}), ...(why ? { reason: s.reason } : {}) }, '');
+    return;
+  }
+  const summary = `research ${id}: ${s.status}${why}`;
+  if (!file) {
+    out(false, {}, `${summary}. Report: deep-research report ${id} --out report.md`);
+    return;
+  }
+  const counts = `${s.sources.filter((x) => x.status === 'fetched').length} sources read, ${s.findings.length} findings`;
+  if (!process.stdout.isTTY) {
+    process.stdout.write(md.endsWith('\n') ? md : `${md}\n`);
+    log(`${summary} (${counts}); the report is also in ${file}`);
+    return;
+  }
+  const lines = md.trimEnd().split('\n');
+  const opening = lines.slice(0, OPENING_LINES).join('\n');
+  const more = lines.length - OPENING_LINES;
+  out(false, {}, `\n${opening}\n${more > 0 ? `\n… ${more} more lines\n` : ''}\n${summary} (${counts}). The whole report: ${file} (or deep-research report ${id} --out report.pdf)`);
+}
+
+function saveReport(config: AppConfig, id: string, md: string): string | undefined {
+  const file = path.join(config.data_dir, 'reports', `${id}.md`);
+  try {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, md);
+    return file;
+  } catch (err) {
+    log(`could not keep the report in ${file}: ${(err as Error).message}`);
+    return undefined;
+  }
 }
 
 export async function start(question: string, o: ResearchFlags): Promise<void> {

@@ -4,38 +4,72 @@ import { createInterface } from 'node:readline/promises';
 import type { ResearchClient } from '../client/research-client';
 import { TERMINAL_STATUSES, type ResearchSnapshot } from '../domain/types';
 import { formatPlan, progressLine } from './format';
-import { warnIfNoWorker } from '../runtime/local';
+import { activePollers, startingWorker, waitingForWorkerLine } from '../runtime/local';
+import { Progress } from './progress';
+import { endedSession } from './ended-session';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Waits while the session plans. Until a worker polls, the session cannot be asked anything: the
+ * line says the CLI's own background worker is starting (and since when), or, after a few seconds
+ * with none starting, that no worker is there.
+ */
 export async function waitForPlan(client: ResearchClient, id: string): Promise<ResearchSnapshot> {
   const since = Date.now();
+  const progress = new Progress();
+  let polled = false;
   let warned = false;
-  for (;;) {
-    const s = await client.state(id);
-    if (s.status !== 'planning') return s;
-    if (!warned) warned = await warnIfNoWorker(client, Date.now() - since, log);
-    await sleep(500);
+  try {
+    for (;;) {
+      if (!polled && !(polled = (await activePollers(client).catch(() => 1)) > 0)) {
+        const starting = startingWorker(client.config);
+        if (starting) progress.show(`starting the background worker (pid ${starting.pid})`, starting.since);
+        else if (!warned && Date.now() - since >= 5_000) {
+          progress.clear();
+          log(waitingForWorkerLine(client));
+          warned = true;
+        }
+        await sleep(200);
+        continue;
+      }
+      const s = await client.state(id);
+      if (s.status !== 'planning') return s;
+      progress.show('drafting the plan', since);
+      await sleep(250);
+    }
+  } finally {
+    progress.clear();
   }
 }
 
+/**
+ * Follows a session to its end or its next wait for a person, one progress line a second. The end
+ * itself is learnt from the workflow's result (a long poll through every run it continues as), so
+ * the command returns the moment the session ends, with the snapshot it stored then.
+ */
 export async function followProgress(client: ResearchClient, id: string, json?: boolean): Promise<ResearchSnapshot> {
   let last = '';
   const tty = process.stderr.isTTY && !json;
+  const ended = client.waitForResult(id).then(
+    () => true,
+    () => true,
+  );
+  let over = false;
   for (;;) {
-    const s = await client.state(id);
+    const s = (over ? await endedSession(client, id) : undefined) ?? (await client.state(id));
     const line = progressLine(s);
     if (line !== last) {
       if (tty) process.stderr.write(`\r\x1b[2K${line}`);
       else if (!json) log(line);
       last = line;
     }
-    if (TERMINAL_STATUSES.includes(s.status) || ['awaiting_approval', 'awaiting_clarification', 'awaiting_review', 'awaiting_confirmation', 'awaiting_topic'].includes(s.status)) {
+    if (over || TERMINAL_STATUSES.includes(s.status) || ['awaiting_approval', 'awaiting_clarification', 'awaiting_review', 'awaiting_confirmation', 'awaiting_topic'].includes(s.status)) {
       if (tty) process.stderr.write('\n');
       return s;
     }
-    await sleep(1000);
+    over = await Promise.race([ended, sleep(1000).then(() => false)]);
   }
 }
 

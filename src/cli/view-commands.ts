@@ -1,27 +1,11 @@
-// Looking at a session: `status`, `watch` and `report` (`list` reads the session store: list-command.ts).
+// Looking at a session: `watch` and `report` (`status`: status-command.ts; `list` reads the session store: list-command.ts).
 import { writeFileSync } from 'node:fs';
-import { storeWaits } from '../client/store-waits';
 import { storedCopy } from '../client/payload-keys';
-import type { ResearchClient } from '../client/research-client';
 import { TERMINAL_STATUSES, type ResearchSnapshot } from '../domain/types';
-import { budgetSettingsOf } from '../budget/settings';
-import { phaseBudgets } from '../budget/phases';
-import { formatEvent, formatStatus } from './format';
-import { log, out, withClient, type Common } from './with-client';
+import { formatEvent } from './format';
+import { log, withClient } from './with-client';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-export async function status(id: string, o: Common): Promise<void> {
-  await withClient({}, async (c, config) => {
-    const ended = await endedSession(c, id);
-    const s = ended ?? (await c.state(id, { statusOnly: true }).catch((err: unknown) => storedCopy(err, log)));
-    const budget = budgetSettingsOf(config);
-    const budgets = { enabled: budget.enabled, phases: phaseBudgets(budget, (role) => s.providers?.model_chains[role]?.[0] ?? config.models.default) };
-    // A session whose store is away says so: "waiting for the session store (attempt 4: …)".
-    const waits = ended ? [] : await storeWaits(c.client, id).catch(() => []);
-    out(o.json, { ...s, token_budgets: budgets, ...(waits.length ? { waiting_for_store: waits } : {}) }, [formatStatus(s, budgets), ...waits.map((w) => w.line)].join('\n'));
-  });
-}
 
 export async function watch(id: string, o: { after: string; stream: boolean }): Promise<void> {
   await withClient({}, async (c) => {
@@ -55,15 +39,4 @@ export async function report(id: string, o: { out?: string }): Promise<void> {
       log(`wrote ${md.length} characters to ${o.out}`);
     } else process.stdout.write(md);
   });
-}
-
-/**
- * A session that has ended, as it stored itself at the end: a query would have a worker replay its
- * whole history (a fifth of a second for a short session, and no answer without a worker).
- */
-async function endedSession(c: ResearchClient, id: string): Promise<ResearchSnapshot | undefined> {
-  const described = await c.handle(id).describe().catch(() => undefined);
-  if (!described || described.status.name === 'RUNNING') return undefined;
-  const stored = await c.sessions().get(id).catch(() => undefined);
-  return stored && TERMINAL_STATUSES.includes(stored.status) ? stored : undefined;
 }

@@ -1,10 +1,13 @@
 // What every command that talks to Temporal shares: the config, a connection (starting the local
 // server and a background worker for commands that start research), and one line of output.
 import { ResearchClient } from '../client/research-client';
-import { loadConfig } from '../config/load';
+import { loadConfig } from './config';
 import type { AppConfig } from '../config/schema';
 import { flushTracing, startTracing } from '../telemetry/tracing';
-import { connect, ensureWorker } from '../runtime/local';
+import { portOpen } from '../temporal/dev-server';
+import { connect, ensureServer, ensureWorker, runningWorkerPid, startBackgroundWorker, usesEmbeddedServer } from '../runtime/local';
+import { workerOwner } from '../runtime/worker-owner';
+import { Progress } from './progress';
 import { withSnakeCaseIds } from './format';
 
 export const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -22,8 +25,7 @@ export async function withClient<T>(opts: { startRuntime?: boolean }, fn: (clien
   // Refuse to start research that could only fail later for want of a model.
   if (opts.startRuntime) (require('../providers/registry') as typeof import('../providers/registry')).checkModelConfigured(config, process.env);
   startTracing('deep-research-cli');
-  const client = await connect(config, { startServer: !!opts.startRuntime, searchAttributes: !!opts.startRuntime, log });
-  if (opts.startRuntime) await ensureWorker(client, log);
+  const client = opts.startRuntime ? await startRuntime(config) : await connect(config, { startServer: false, searchAttributes: false, log });
   try {
     return await fn(client, config);
   } finally {
@@ -31,4 +33,21 @@ export async function withClient<T>(opts: { startRuntime?: boolean }, fn: (clien
     await client.connection.close();
     await flushTracing().catch(() => undefined);
   }
+}
+
+/**
+ * The local Temporal server and a worker, for commands that start research. On a cold start they
+ * start side by side: the background worker first (it loads its code and workflow bundle while the
+ * server starts, and waits for it), and the wait for the server ticks at a terminal.
+ */
+async function startRuntime(config: AppConfig): Promise<ResearchClient> {
+  if (usesEmbeddedServer() && !(await portOpen(config.temporal.address))) {
+    // A serve that owns the data directory's worker starts it itself (src/runtime/worker-owner.ts).
+    if (!runningWorkerPid(config) && !workerOwner(config.data_dir, config.temporal.task_queue)) startBackgroundWorker(config, log);
+    const progress = new Progress();
+    await ensureServer(config, log, (what, work) => progress.step(what, work));
+  }
+  const client = await connect(config, { startServer: true, log });
+  await ensureWorker(client, log);
+  return client;
 }

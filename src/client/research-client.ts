@@ -276,9 +276,15 @@ export class ResearchClient {
   private async runAgain(id: string, allowed: readonly ResearchStatus[], rule: string, overrides?: Record<string, unknown>): Promise<{ researchId: string; status: ResearchStatus }> {
     const snapshot = await this.finishedSnapshot(id);
     if (!allowed.includes(snapshot.status)) throw new ResearchError(`research ${id} is ${snapshot.status}; ${rule}`);
+    const state = continuationState(snapshot, overrides && resolveSettings(snapshot.settings, overrides));
+    // The store's copy stops saying the session has ended before the new run starts: `status` trusts
+    // an ended copy without asking Temporal (the new run's first write replaces this one).
+    const stored = await this.sessions().get(id);
+    if (stored) await this.sessions().save({ ...stored, status: state.status, reason: undefined, updated_at: new Date().toISOString() }, []);
     try {
-      await this.startRun(continuationState(snapshot, overrides && resolveSettings(snapshot.settings, overrides)), 'ALLOW_DUPLICATE');
+      await this.startRun(state, 'ALLOW_DUPLICATE');
     } catch (err) {
+      if (stored) await this.sessions().save(stored, []);
       if (err instanceof WorkflowExecutionAlreadyStartedError) throw new ResearchError(`research ${id} is still finishing; try again in a moment`);
       throw err;
     }

@@ -8,6 +8,7 @@
 import type { WhatChanged } from '../domain/delivery';
 import { normalizeUrl } from '../domain/text';
 import type { ResearchSnapshot } from '../domain/types';
+import { labelsFor, type WhatChangedLabels } from '../report/labels';
 import { subjectSimilarity } from '../report/words';
 
 export interface RunSource {
@@ -131,9 +132,9 @@ export function digestOf(s: Pick<ResearchSnapshot, 'research_id' | 'created_at' 
 
 const MAX_ITEMS = 15;
 
-function list<T>(items: T[], show: (x: T) => string): string[] {
+function list<T>(items: T[], show: (x: T) => string, more: (n: number) => string): string[] {
   const lines = items.slice(0, MAX_ITEMS).map((x) => `- ${show(x)}`);
-  if (items.length > MAX_ITEMS) lines.push(`- … and ${items.length - MAX_ITEMS} more`);
+  if (items.length > MAX_ITEMS) lines.push(`- ${more(items.length - MAX_ITEMS)}`);
   return lines;
 }
 
@@ -146,52 +147,67 @@ const oneLine = (text: string, max = 300): string => {
 export const versionLabel = (researchId: string): string => `v${/-v(\d+)$/.exec(researchId)?.[1] ?? '1'}`;
 
 /**
- * The "What changed" section, in Markdown. For an enhanced version (`version.since`: the version it
- * goes on from) it is short: what the new version read and found, the new findings first.
+ * The "What changed" section, in Markdown, in the report's language. For an enhanced version
+ * (`version.since`: the version it goes on from) it is short: what the new version read and found,
+ * the new findings first.
  */
-export function whatChangedMarkdown(diff: RunDiff | undefined, previous?: { research_id: string; created_at: string }, version?: { since: string }): string {
-  const lines = [version ? `## What changed since ${versionLabel(version.since)}` : '## What changed', ''];
+export function whatChangedMarkdown(
+  diff: RunDiff | undefined,
+  previous?: { research_id: string; created_at: string },
+  version?: { since: string },
+  labels: WhatChangedLabels = labelsFor('en').whatChanged,
+): string {
+  const lines = [`## ${version ? labels.since(versionLabel(version.since)) : labels.title}`, ''];
   if (!diff || !previous) {
-    lines.push(version ? `The version this one goes on from (${version.since}) is no longer stored: nothing to compare with.` : 'First run of this schedule: nothing earlier to compare with.');
+    lines.push(version ? labels.noPrevious(version.since) : labels.firstRun);
     return lines.join('\n');
   }
   const s = diff.summary;
-  const reread = s.reread_findings ? ` (${s.reread_findings} more were read again, in other words, from pages whose text did not change: not listed)` : '';
-  if (version) return enhancementChanges(lines, diff, previous.research_id);
+  if (version) return enhancementChanges(lines, diff, previous.research_id, labels);
   lines.push(
-    `Compared with the previous run (${previous.research_id}, ${previous.created_at}): ` +
-      `${s.new_sources} new, ${s.changed_sources} changed and ${s.gone_sources} gone sources; ` +
-      `${s.new_findings} new, ${s.changed_findings} changed and ${s.gone_findings} gone findings${reread}.`,
+    labels.compared(previous.research_id, previous.created_at, {
+      newSources: s.new_sources,
+      changedSources: s.changed_sources,
+      goneSources: s.gone_sources,
+      newFindings: s.new_findings,
+      changedFindings: s.changed_findings,
+      goneFindings: s.gone_findings,
+      reread: s.reread_findings ?? 0,
+    }),
   );
   const total = s.new_sources + s.changed_sources + s.gone_sources + s.new_findings + s.changed_findings + s.gone_findings;
   if (total === 0) {
-    lines.push('', 'Nothing changed since the previous run.');
+    lines.push('', labels.nothingChanged);
     return lines.join('\n');
   }
   const source = (x: RunSource) => `[${oneLine(x.title, 120) || x.url}](${x.url})`;
-  if (diff.new_findings.length) lines.push('', '### New findings', '', ...list(diff.new_findings, (f) => oneLine(f)));
-  if (diff.changed_findings.length) lines.push('', '### Changed findings', '', ...list(diff.changed_findings, (f) => `${oneLine(f.after)} (was: ${oneLine(f.before, 200)})`));
-  if (diff.gone_findings.length) lines.push('', '### Findings no longer supported', '', ...list(diff.gone_findings, (f) => oneLine(f)));
-  if (diff.new_sources.length) lines.push('', '### New sources', '', ...list(diff.new_sources, source));
-  if (diff.changed_sources.length) lines.push('', '### Sources whose text changed', '', ...list(diff.changed_sources, source));
-  if (diff.gone_sources.length) lines.push('', '### Sources gone', '', ...list(diff.gone_sources, source));
+  const more = labels.andMore;
+  if (diff.new_findings.length) lines.push('', `### ${labels.newFindings}`, '', ...list(diff.new_findings, (f) => oneLine(f), more));
+  if (diff.changed_findings.length) lines.push('', `### ${labels.changedFindings}`, '', ...list(diff.changed_findings, (f) => `${oneLine(f.after)} ${labels.was(oneLine(f.before, 200))}`, more));
+  if (diff.gone_findings.length) lines.push('', `### ${labels.goneFindings}`, '', ...list(diff.gone_findings, (f) => oneLine(f), more));
+  if (diff.new_sources.length) lines.push('', `### ${labels.newSources}`, '', ...list(diff.new_sources, source, more));
+  if (diff.changed_sources.length) lines.push('', `### ${labels.changedSources}`, '', ...list(diff.changed_sources, source, more));
+  if (diff.gone_sources.length) lines.push('', `### ${labels.goneSources}`, '', ...list(diff.gone_sources, source, more));
   return lines.join('\n');
 }
 
 /** An enhanced version's short account: sources read and findings added since the version it goes on from. */
-function enhancementChanges(lines: string[], diff: RunDiff, previousId: string): string {
+function enhancementChanges(lines: string[], diff: RunDiff, previousId: string, labels: WhatChangedLabels): string {
   const s = diff.summary;
   if (s.new_sources + s.new_findings + s.changed_findings === 0) {
-    lines.push(`Nothing new since ${previousId}: the research found no source or finding to add.`);
+    lines.push(labels.nothingNew(previousId));
     return lines.join('\n');
   }
-  lines.push(`Since ${previousId}: ${s.new_sources} new ${s.new_sources === 1 ? 'source' : 'sources'} read, ${s.new_findings} new ${s.new_findings === 1 ? 'finding' : 'findings'}${s.changed_findings ? `, ${s.changed_findings} changed` : ''}.`);
+  lines.push(labels.enhanced(previousId, s.new_sources, s.new_findings, s.changed_findings));
   const short = 8;
-  const items = [...diff.new_findings.map((f) => oneLine(f, 200)), ...diff.changed_findings.map((f) => `${oneLine(f.after, 200)} (was: ${oneLine(f.before, 120)})`)];
-  if (items.length) lines.push('', ...items.slice(0, short).map((x) => `- ${x}`), ...(items.length > short ? [`- … and ${items.length - short} more`] : []));
+  const items = [...diff.new_findings.map((f) => oneLine(f, 200)), ...diff.changed_findings.map((f) => `${oneLine(f.after, 200)} ${labels.was(oneLine(f.before, 120))}`)];
+  if (items.length) lines.push('', ...items.slice(0, short).map((x) => `- ${x}`), ...(items.length > short ? [`- ${labels.andMore(items.length - short)}`] : []));
   // Text the user gave (context:<n>) has no address to link to.
   const named = (x: RunSource) => (/^https?:/i.test(x.url) ? `[${oneLine(x.title, 80) || x.url}](${x.url})` : oneLine(x.title, 80) || x.url);
-  if (diff.new_sources.length) lines.push('', `New sources: ${diff.new_sources.slice(0, short).map(named).join('; ')}${diff.new_sources.length > short ? `; … and ${diff.new_sources.length - short} more` : ''}.`);
+  if (diff.new_sources.length) {
+    const listed = diff.new_sources.slice(0, short).map(named).join('; ');
+    lines.push('', labels.newSourcesRead(`${listed}${diff.new_sources.length > short ? `; ${labels.andMore(diff.new_sources.length - short)}` : ''}`));
+  }
   return lines.join('\n');
 }
 

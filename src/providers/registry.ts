@@ -124,14 +124,23 @@ export function checkModelConfigured(config: AppConfig, env: NodeJS.ProcessEnv):
   resolveProviderPlan(config, env, config.research.settings);
 }
 
+/**
+ * The session's providers. `skipped` (the session's record, and one event each) names only the
+ * providers it was asked for by name — in its settings, DEEP_RESEARCH_MODEL or SEARCH_PROVIDERS —
+ * that cannot serve it: the installation's default chains without keys are `doctor`'s business, not
+ * six lines in every session. The errors for no model or no search name every one.
+ */
 export function resolveProviderPlan(config: AppConfig, env: NodeJS.ProcessEnv, settings: ResearchSettings): ProviderPlan {
+  const all: ProviderPlan['skipped'] = [];
   const skipped: ProviderPlan['skipped'] = [];
   const noted = new Set<string>();
+  const asked = askedFor(config, env, settings);
   const keep = (name: string, availability: Availability): boolean => {
     if (availability.ok) return true;
     if (!noted.has(name)) {
       noted.add(name);
-      skipped.push({ name, reason: availability.reason });
+      all.push({ name, reason: availability.reason });
+      if (asked.has(name)) skipped.push({ name, reason: availability.reason });
     }
     return false;
   };
@@ -144,7 +153,7 @@ export function resolveProviderPlan(config: AppConfig, env: NodeJS.ProcessEnv, s
   }
   if (model_chains.planner.length === 0) {
     throw new ConfigError(
-      `no model configured: set OPENAI_API_KEY, ANTHROPIC_API_KEY or GOOGLE_GENERATIVE_AI_API_KEY, or OPENAI_BASE_URL for a local OpenAI-compatible server such as Ollama (${describeSkipped(skipped)})`,
+      `no model configured: set OPENAI_API_KEY, ANTHROPIC_API_KEY or GOOGLE_GENERATIVE_AI_API_KEY, or OPENAI_BASE_URL for a local OpenAI-compatible server such as Ollama (${describeSkipped(all)})`,
     );
   }
 
@@ -158,7 +167,7 @@ export function resolveProviderPlan(config: AppConfig, env: NodeJS.ProcessEnv, s
   );
   if (search_chain.length === 0) {
     throw new ConfigError(
-      `no search provider available: set SEARXNG_URL, TAVILY_API_KEY, BRAVE_API_KEY or EXA_API_KEY, add duckduckgo to the chain, or point LOCAL_DOCS_DIR at your documents (${describeSkipped(skipped)})`,
+      `no search provider available: set SEARXNG_URL, TAVILY_API_KEY, BRAVE_API_KEY or EXA_API_KEY, add duckduckgo to the chain, or point LOCAL_DOCS_DIR at your documents (${describeSkipped(all)})`,
     );
   }
   return {
@@ -169,6 +178,17 @@ export function resolveProviderPlan(config: AppConfig, env: NodeJS.ProcessEnv, s
     ...(config.search.local_path && !localOff ? { local_corpus: true } : {}),
     ...(settings.panel ? panelPlan(config, env, settings, model_chains.writer[0] ?? model_chains.planner[0], skipped) : {}),
   };
+}
+
+/** Providers named for this session: by its settings, or by DEEP_RESEARCH_MODEL / SEARCH_PROVIDERS / SEARCH_PROVIDER. */
+function askedFor(config: AppConfig, env: NodeJS.ProcessEnv, settings: ResearchSettings): Set<string> {
+  const search = [...(settings.search_providers ?? []), ...(settings.search_provider ? [settings.search_provider] : []), ...(env.SEARCH_PROVIDERS ?? '').split(','), env.SEARCH_PROVIDER ?? ''];
+  return new Set([
+    ...(settings.model ? [settings.model] : []),
+    ...Object.values(settings.models ?? {}).flat(),
+    ...(env.DEEP_RESEARCH_MODEL ? [env.DEEP_RESEARCH_MODEL.trim()] : []),
+    ...expandSearchPresets(search.map((p) => p.trim()).filter(Boolean), config.search.presets),
+  ]);
 }
 
 /** The panel's models with keys, and the synthesis model, whose key is required. */

@@ -5,7 +5,7 @@ import { resolveCitations, type RemovedCitation } from './citations';
 import { mergeRepeatedClaims, type MergedClaim } from './dedupe';
 import { labelsFor, type ReportLabels } from './labels';
 import { isGenerated, isOpenQuestionsTitle, parseReport, renderReport, type ParsedReport } from './markdown';
-import { openQuestions } from './open-questions';
+import { openQuestions, stillMissing } from './open-questions';
 import { resumedNote, type ResumedRun } from './resumed';
 import { finishSections, isPlaceholderOnly } from './sections';
 
@@ -120,7 +120,8 @@ export function verifyReportCitations(markdown: string, fetched: CitableSource[]
     report.head = `${report.head}\n\n> ${labels.notAnswered(read + (extra.skippedSources?.length ?? 0), read, queries || '—')}`;
   }
   report.sections.push({ title: labels.sources, body: sourcesList(citedSources, extra, labels) });
-  const notes = notesList({ extra, labels, found, resolved: resolvedCount, removedCitations, removed, failedSources, merged: (extra.mergedClaims ?? 0) + repeated.length, questions: questionSection ? [] : questions });
+  const missing = stillMissing(extra.openGapList ?? [], renderReport(report));
+  const notes = notesList({ extra, labels, found, resolved: resolvedCount, removedCitations, removed, failedSources, merged: (extra.mergedClaims ?? 0) + repeated.length, questions: questionSection ? [] : questions, missing });
   if (notes.length) report.sections.push({ title: labels.notes, body: notes.join('\n') });
   return {
     markdown: renderReport(report),
@@ -170,18 +171,20 @@ interface NotesInput {
   failedSources: number;
   merged: number;
   questions: string[];
+  /** The gaps stated as statements, uncited. */
+  missing: string[];
 }
 
-function notesList({ extra, labels, found, resolved, removedCitations, removed, failedSources, merged, questions }: NotesInput): string[] {
+function notesList({ extra, labels, found, resolved, removedCitations, removed, failedSources, merged, questions, missing }: NotesInput): string[] {
   const notes: string[] = [];
   if (extra.searchOutage) {
     const missed = extra.searchOutage.queries_not_searched;
     const outage = labels.searchOutage(escapeInline(extra.searchOutage.message));
     notes.push(`> ${outage}${missed.length ? `; ${labels.notSearched(missed.slice(0, 10).map((q) => labels.quote(escapeInline(q))).join(', '))}` : ''}.`);
   }
-  if (extra.resumed?.length) notes.push(...resumedNote(extra.resumed, escapeInline));
+  if (extra.resumed?.length) notes.push(...resumedNote(extra.resumed, escapeInline, labels));
   if (extra.stopped) notes.push(`> ${labels.unfinished(stoppedPhrase(extra.stopped, labels))}`);
-  if (extra.shortfalls?.length) notes.push(`- ${labels.shortfalls}\n${extra.shortfalls.map((f) => `  - ${escapeInline(f)}`).join('\n')}`);
+  if (extra.shortfalls?.length) notes.push(`- ${labels.shortfalls}\n${shortfallLines(extra.shortfalls, labels).map((f) => `  - ${escapeInline(f)}`).join('\n')}`);
   notes.push(citationSummary(found, resolved, removedCitations, labels));
   if (extra.notCounted?.length) {
     notes.push(
@@ -214,9 +217,8 @@ function notesList({ extra, labels, found, resolved, removedCitations, removed, 
   }
   if (questions.length) {
     notes.push(`- ${labels.openQuestionsIntro}\n${questions.slice(0, 10).map((q) => `  - ${inlineKeepingCitations(q)}`).join('\n')}`);
-  } else if (extra.openGaps) {
-    notes.push(`- ${labels.openGapsRemain(extra.openGaps)}`);
   }
+  if (missing.length) notes.push(`- ${labels.stillMissing}\n${missing.slice(0, 10).map((m) => `  - ${escapeInline(m)}`).join('\n')}`);
   return notes;
 }
 
@@ -242,15 +244,61 @@ function reasonIn(reason: string, labels: ReportLabels): string {
   return reason;
 }
 
+/** The shortfalls in a reader's words; with nothing read, the findings' count and confidence go without saying. */
+function shortfallLines(shortfalls: string[], labels: ReportLabels): string[] {
+  const noneRead = shortfalls.some((f) => /^findings: none of the \d+ fetched sources? was read\b/.test(f));
+  const follows = (f: string) => noneRead && /^findings: (?:only \d+ findings? \(|no finding with high)/.test(f);
+  return shortfalls.filter((f) => !follows(f)).map((f) => shortfallIn(f, labels));
+}
+
+/** A quality gate's English sentence ("findings: only 1 of the 3 sources read gave a finding (…)"), as a reader reads it, in the report's language. */
+function shortfallIn(text: string, labels: ReportLabels): string {
+  const said = labels.shortfall;
+  let m: RegExpExecArray | null;
+  if ((m = /^sources: only (\d+) fetched sources? \(need at least (\d+)\)$/.exec(text))) return said.fetched(Number(m[1]), Number(m[2]));
+  if (/^sources: no high-quality source\b/.test(text)) return said.noHighQuality;
+  if ((m = /^sources: only (\d+) of (\d+) sub-quer(?:y|ies) completed\b/.exec(text))) return said.searches(Number(m[1]), Number(m[2]));
+  if ((m = /^findings: only (\d+) findings? \(need at least (\d+)\)$/.exec(text))) return said.findings(Number(m[1]), Number(m[2]));
+  if (/^findings: no finding with high or confirmed confidence$/.test(text)) return said.noStrong;
+  if ((m = /^findings: none of the (\d+) fetched sources? was read\b/.exec(text))) return said.noneRead(Number(m[1]));
+  if ((m = /^findings: only (\d+) of the (\d+) sources? read gave a finding \((\d+)%, need at least (\d+)%\)$/.exec(text))) {
+    return said.share(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4]));
+  }
+  return text;
+}
+
 export function stoppedPhrase(stopped: string, labels: ReportLabels): string {
   return escapeInline(labels.stopped[stopped] ?? stopped);
 }
 
-/** A citation that opens a one-sentence line goes after its claim ("[S2] Text." → "Text [S2]."). */
+/**
+ * A citation group that opens a line goes to the end of the sentence it opens, as citations stand
+ * everywhere else: "[S2] The cause is heat: it doubled. More text." → "The cause is heat: it
+ * doubled [S2]. More text." A group the sentence already ends with takes its ids.
+ */
 function citationsAfterClaims(body: string): string {
-  return body.replace(/^([ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+)?)(\[S\d+(?:, S\d+)*\])[ \t]+([^\n]*[^\s.!?])([.!?]*)[ \t]*$/gm, (line, lead: string, group: string, claim: string, stop: string) =>
-    /[.!?:;]\s|\[S\d/.test(claim) ? line : `${lead}${claim} ${group}${stop}`,
-  );
+  return body.replace(/^([ \t]*(?:(?:[-*+]|\d+[.)])[ \t]+)?)\[(S\d+(?:, S\d+)*)\][ \t]+([^\n]*\S)[ \t]*$/gm, (line, lead: string, group: string, rest: string) => {
+    if (/^\[S\d/.test(rest)) return line;
+    const end = firstSentenceEnd(rest);
+    let claim = rest.slice(0, end).trimEnd();
+    const own = /\[(S\d+(?:, S\d+)*)\]$/.exec(claim);
+    const ids = [...new Set([...(own ? own[1].split(', ') : []), ...group.split(', ')])];
+    if (own) claim = claim.slice(0, own.index).trimEnd();
+    return `${lead}${claim} [${ids.join(', ')}]${rest.slice(end)}`;
+  });
+}
+
+const SENTENCE_STOP = /[.!?]+["'”’)]*(?=\s|$)/g;
+const NOT_A_STOP = /\b(?:e\.g|i\.e|etc|vs|cf|al|fig|dr|mr|mrs|ms|no|approx|inc|ltd|jr|sr|st|z\.b|bzw|ca|usw)\.$/i;
+
+/** Where the first sentence of a line ends: its closing punctuation (or the line's end without one). */
+function firstSentenceEnd(text: string): number {
+  for (const m of text.matchAll(SENTENCE_STOP)) {
+    const at = m.index ?? 0;
+    if (NOT_A_STOP.test(text.slice(Math.max(0, at - 6), at + 1))) continue;
+    return at;
+  }
+  return text.length;
 }
 
 /** Every citation id in a report, in order of first appearance. */

@@ -8,6 +8,7 @@ import { isPlaceholderOnly, PLACEHOLDER } from './sections';
 import { allSentences, plainText } from './sentences';
 import type { ReportShape } from '../domain/types';
 
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const GENERATED_SECTIONS = [...everyLanguage((l) => l.sources), ...everyLanguage((l) => l.notes)];
 const OPEN_QUESTIONS = everyLanguage((l) => l.openQuestions);
 
@@ -134,6 +135,16 @@ export function sameTitle(a: string, b: string): boolean {
 }
 
 /** Sources and Notes, in whatever language the check wrote them. */
+const WHAT_CHANGED_TITLE = new RegExp(
+  `^(?:${[...everyLanguage((l) => l.whatChanged.title), ...everyLanguage((l) => l.whatChanged.since('\u0000'))].map((t) => escapeRegExp(t).replace('\u0000', 'v\\d+')).join('|')})$`,
+  'i',
+);
+
+/** Whether a report section is a "What changed" digest ("What changed", "What changed since v2"), in any language. */
+export function isWhatChangedTitle(title: string): boolean {
+  return WHAT_CHANGED_TITLE.test(title.trim());
+}
+
 export function isGenerated(title: string): boolean {
   return GENERATED_SECTIONS.some((g) => sameTitle(g, title));
 }

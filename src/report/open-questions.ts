@@ -1,6 +1,8 @@
 // Open questions as a reader expects them: questions (not findings restated), each once however
 // often the analysis raised it, citing only sources the report lists, and never a sentence the
-// report already says.
+// report already says. The gaps the analysis stated as statements ("Recent figures are still
+// missing") are listed apart, as what is still missing, without citations; a statement that cites
+// a source says what a source does say, so it is a finding restated, not something missing.
 import { resolveCitations, type ResolvableSource } from './citations';
 import { isGeneratedParagraph, repeats, signature } from './dedupe';
 import { allSentences, plainText } from './sentences';
@@ -17,14 +19,26 @@ export function isQuestion(text: string): boolean {
  * has the source (other citations are dropped, whatever their shape).
  */
 export function openQuestions(gaps: string[], report: string, listed: ResolvableSource[]): string[] {
+  const questions = gaps.map((gap) => resolveCitations(gap.replace(/\s+/g, ' ').trim(), listed).markdown.trim()).filter(isQuestion);
+  return distinctFromReport(questions, report);
+}
+
+/** A citation in any shape the writer or the analysis uses: [S3], [S3, S4], (Source 3), [src-3]. */
+const CITES = /\[\s*(?:S|src-?)\d+[^\]]*\]|\((?:Source|Quelle|Fuente)\s+\d+\)/i;
+
+/** The gaps stated as statements, once each, uncited, not what the report already says. */
+export function stillMissing(gaps: string[], report: string): string[] {
+  const statements = gaps.map((gap) => gap.replace(/\s+/g, ' ').trim()).filter((gap) => gap && !isQuestion(gap) && !CITES.test(gap));
+  return distinctFromReport(statements, report);
+}
+
+function distinctFromReport(items: string[], report: string): string[] {
   // What the report says, not its own lines (a gap's queries tried share every word of the question).
   const said = allSentences(report)
     .filter((s) => !isGeneratedParagraph(report, s.start))
     .map((s) => signature(s.text));
   const kept: { text: string; sig: ReturnType<typeof signature> }[] = [];
-  for (const gap of gaps) {
-    const text = resolveCitations(gap.replace(/\s+/g, ' ').trim(), listed).markdown.trim();
-    if (!isQuestion(text)) continue;
+  for (const text of items) {
     const sig = signature(plainText(text));
     if (said.some((s) => repeats(sig, s)) || kept.some((k) => repeats(sig, k.sig) || repeats(k.sig, sig))) continue;
     kept.push({ text, sig });

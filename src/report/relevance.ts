@@ -5,6 +5,7 @@
 // page is full of — and by how much the page says it: how often for its length (saturating, as in
 // BM25), or at once, in its title or opening. A long news page that mentions "fast", "data",
 // "growing" and "players" once each is not about a question that asks how fast cloud gaming grows.
+// Two words of the question a page writes as one ("heat waves", "heatwaves") count as said.
 import { stem, terms } from './words';
 import { ZIPF_BANDS } from './word-prior-data';
 
@@ -90,21 +91,40 @@ function inCompounds(page: PageProfile, term: string): number {
   return n;
 }
 
+/**
+ * The question's content words, each with the page words that count as saying it: itself, and the
+ * two words it forms with its neighbour in one ("heat waves" and "heatwaves", "grid scale" and
+ * "gridscale"), as pages spell them either way.
+ */
+function wantedTerms(question: string): Map<string, string[]> {
+  const wanted = new Map<string, string[]>();
+  for (const t of relevanceTerms(question)) if (!wanted.has(t)) wanted.set(t, []);
+  const words = question.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  for (let i = 0; i + 1 < words.length; i++) {
+    if (!/^\p{L}+$/u.test(words[i]) || !/^\p{L}+$/u.test(words[i + 1])) continue;
+    const [a, b, joined] = [terms(words[i]), terms(words[i + 1]), terms(`${words[i]}${words[i + 1]}`)];
+    if (a.length !== 1 || b.length !== 1 || joined.length !== 1) continue;
+    for (const t of [a[0], b[0]]) wanted.get(t)?.push(joined[0]);
+  }
+  return wanted;
+}
+
 /** 0..1: the question's words, weighted by rarity, by how much the page says each. */
-function aboutness(page: PageProfile, question: string[]): number {
+function aboutness(page: PageProfile, question: Map<string, string[]>): number {
   let total = 0;
   let said = 0;
   let present = 0;
-  for (const t of question) {
+  for (const [t, joined] of question) {
     const weight = termWeight(t);
-    const exact = page.counts.get(t);
+    const exact = (page.counts.get(t) ?? 0) + joined.reduce((n, j) => n + (page.counts.get(j) ?? 0), 0);
+    const inHeadline = page.headline.has(t) || joined.some((j) => page.headline.has(j));
     // A word found only inside compounds ("batterien" in "Solarbatterien") is half evidence.
     const credit = exact ? 1 : COMPOUND_CREDIT;
-    const tf = exact ?? inCompounds(page, t);
+    const tf = exact || inCompounds(page, t);
     const often = (credit * tf) / (tf + K * page.norm);
     total += weight;
-    said += weight * Math.max(often, page.headline.has(t) ? HEADLINE_CREDIT : 0);
-    if (page.headline.has(t)) present += weight;
+    said += weight * Math.max(often, inHeadline ? HEADLINE_CREDIT : 0);
+    if (inHeadline) present += weight;
     else if (tf) present += weight * credit;
   }
   // A page that lacks some of the question's weightier words is about something else, however much it says of the rest.
@@ -119,8 +139,8 @@ export function relevanceScore(text: string, questions: string[], title = ''): n
   const page = profile(text, title);
   let best: number | undefined;
   for (const question of questions) {
-    const wanted = [...new Set(relevanceTerms(question))];
-    if (!wanted.length) continue;
+    const wanted = wantedTerms(question);
+    if (!wanted.size) continue;
     best = Math.max(best ?? 0, aboutness(page, wanted));
   }
   return best === undefined ? 1 : Math.round(best * 1000) / 1000;

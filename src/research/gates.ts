@@ -110,14 +110,18 @@ export function gatheringGate(
   }, failures.filter((f) => !unfixable.includes(f)));
 }
 
-/** Analysis needs 2 findings, one of high or confirmed confidence, citing 30% of fetched sources. */
+/**
+ * Analysis needs 2 findings, one of high or confirmed confidence, drawn from 30% of the sources
+ * read. A page skipped unread as off topic is not counted against it: the share is of what was read.
+ */
 export function analysisGate(findings: readonly Finding[], sources: readonly Source[]): GateResult {
   const failures: string[] = [];
   const strong = findings.filter((f) => STRONG_CONFIDENCE.has(f.confidence));
   const citedIds = new Set(findings.flatMap((f) => f.source_ids));
   const fetched = sources.filter((s) => s.status === 'fetched');
-  const cited = fetched.filter((s) => citedIds.has(s.id));
-  const citedShare = fetched.length ? cited.length / fetched.length : 0;
+  const read = fetched.filter((s) => !s.skipped_off_topic);
+  const cited = read.filter((s) => citedIds.has(s.id));
+  const citedShare = read.length ? cited.length / read.length : 0;
   if (findings.length < GATE_THRESHOLDS.minFindings) {
     failures.push(`only ${plural(findings.length, 'finding')} (need at least ${GATE_THRESHOLDS.minFindings})`);
   }
@@ -127,9 +131,12 @@ export function analysisGate(findings: readonly Finding[], sources: readonly Sou
   failures.push(...unfixable);
   if (fetched.length === 0) {
     failures.push('no fetched sources to cite');
+  } else if (read.length === 0) {
+    unfixable.push(`none of the ${plural(fetched.length, 'fetched source')} was read: each was off topic for the question`);
+    failures.push(unfixable[unfixable.length - 1]);
   } else if (citedShare < GATE_THRESHOLDS.minCitedSourceShare - RATIO_TOLERANCE) {
     unfixable.push(
-      `only ${cited.length} of ${plural(fetched.length, 'fetched source')} cited by a finding (${percent(citedShare)}, need at least ${percent(GATE_THRESHOLDS.minCitedSourceShare)})`,
+      `only ${cited.length} of the ${plural(read.length, 'source')} read gave a finding (${percent(citedShare)}, need at least ${percent(GATE_THRESHOLDS.minCitedSourceShare)})`,
     );
     failures.push(unfixable[unfixable.length - 1]);
   }
@@ -138,6 +145,7 @@ export function analysisGate(findings: readonly Finding[], sources: readonly Sou
     findings: findings.length,
     strong_findings: strong.length,
     fetched_sources: fetched.length,
+    read_sources: read.length,
     cited_sources: cited.length,
     cited_source_share: citedShare,
   }, fixable);

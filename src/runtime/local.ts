@@ -20,15 +20,23 @@ export function usesEmbeddedServer(env: NodeJS.ProcessEnv = process.env): boolea
   return !env.TEMPORAL_ADDRESS;
 }
 
-export async function ensureServer(config: AppConfig, log: (line: string) => void): Promise<void> {
+/**
+ * How a step a person waits for is shown: the CLI keeps one line ticking at a terminal; by default
+ * the step is logged when it starts.
+ */
+export type Step = <T>(what: string, work: () => Promise<T>) => Promise<T>;
+
+export async function ensureServer(config: AppConfig, log: (line: string) => void, step: Step = async (what, work) => (log(what), work())): Promise<void> {
   if (await portOpen(config.temporal.address)) return;
   if (!usesEmbeddedServer()) {
     throw new Error(`Temporal is unreachable at ${config.temporal.address} (TEMPORAL_ADDRESS)`);
   }
   const binary = ensureTemporalBinary(config.temporal.cli_version, log);
-  log(`starting the local Temporal server on ${config.temporal.address} (data in ${config.data_dir})`);
-  await startDevServer({ binary, dataDir: config.data_dir, address: config.temporal.address, uiPort: config.temporal.ui_port });
-  log(`Temporal UI: http://127.0.0.1:${config.temporal.ui_port}`);
+  const since = Date.now();
+  await step(`starting the local Temporal server on ${config.temporal.address} (data in ${config.data_dir})`, () =>
+    startDevServer({ binary, dataDir: config.data_dir, address: config.temporal.address, uiPort: config.temporal.ui_port }),
+  );
+  log(`the local Temporal server is up (${((Date.now() - since) / 1000).toFixed(1)} s); Temporal UI: http://127.0.0.1:${config.temporal.ui_port}`);
 }
 
 /** `searchAttributes: false` for commands that start nothing: one round trip less (the attributes matter only to what starts). */
@@ -124,15 +132,31 @@ export async function ensureWorker(client: ResearchClient, log: (line: string) =
     note(`no background worker runs; ${owner.command} (pid ${owner.pid}) owns it and starts one within ${WORKER_OWNER_CHECK_SECONDS} s`);
     return undefined;
   }
+  return startBackgroundWorker(config, log, launch);
+}
+
+/**
+ * Starts `deep-research worker --background` and records it. It needs no server to start: on a cold
+ * start the CLI starts it beside the local Temporal server, and it loads its code meanwhile.
+ */
+export function startBackgroundWorker(config: AppConfig, log: (line: string) => void, launch: WorkerLaunch = {}): number {
+  const env = launch.env ?? process.env;
   mkdirSync(config.data_dir, { recursive: true });
   const logFd = openSync(path.join(config.data_dir, 'worker.log'), 'a');
   const [command, ...args] = launch.command ?? [process.execPath, ...process.execArgv, process.argv[1], 'worker', '--background'];
   const child = spawn(command, args, { detached: true, stdio: ['ignore', logFd, logFd], env: workerProcessEnv(env, config.temporal) });
   closeSync(logFd);
   child.unref();
-  writeWorkerRecord(config, { pid: child.pid as number, fingerprint, code, started_at: new Date().toISOString(), secrets: deliverySecretsIn(env) });
+  writeWorkerRecord(config, { pid: child.pid as number, fingerprint: providerFingerprint(env), code: codeFingerprint(), started_at: new Date().toISOString(), secrets: deliverySecretsIn(env) });
   log(`started a background worker (pid ${child.pid}, log ${path.join(config.data_dir, 'worker.log')})`);
   return child.pid as number;
+}
+
+/** Our background worker while it has not polled yet: started within the last two minutes and alive. */
+export function startingWorker(config: AppConfig, now = Date.now()): { pid: number; since: number } | undefined {
+  const record = readWorkerRecord(config);
+  const since = record?.started_at ? Date.parse(record.started_at) : NaN;
+  return record && isAlive(record.pid) && now - since < 120_000 ? { pid: record.pid, since } : undefined;
 }
 
 function writeWorkerRecord(config: AppConfig, record: WorkerRecord, kind: 'background' | 'foreground' = 'background'): void {
@@ -145,22 +169,14 @@ export function recordWorkerPid(config: AppConfig, kind: 'background' | 'foregro
   writeWorkerRecord(config, { pid: process.pid, fingerprint: providerFingerprint(process.env), code: codeFingerprint(), started_at: new Date().toISOString(), secrets: deliverySecretsIn(process.env) }, kind);
 }
 
-/** One line when a session has waited for a worker longer than a few seconds. */
-export async function warnIfNoWorker(client: ResearchClient, waitedMs: number, log: (line: string) => void): Promise<boolean> {
-  if (waitedMs < 5_000) return false;
-  if ((await activePollers(client).catch(() => 1)) > 0) return false;
-  log(waitingForWorkerLine(client));
-  return true;
-}
-
 export const waitingForWorkerLine = (client: ResearchClient): string =>
   `waiting for a worker: none is polling task queue "${client.config.temporal.task_queue}" (start one with "deep-research worker")`;
 
-/** For commands that return at once: one line if no worker polls within a few seconds. */
+/** For commands that return at once: one line if no worker polls within a few seconds (and ours is not starting). */
 export async function noteIfNoWorker(client: ResearchClient, log: (line: string) => void, withinMs = 6_000): Promise<boolean> {
   const since = Date.now();
   for (;;) {
-    if ((await activePollers(client).catch(() => 1)) > 0) return false;
+    if ((await activePollers(client).catch(() => 1)) > 0 || startingWorker(client.config)) return false;
     if (Date.now() - since >= withinMs) {
       log(waitingForWorkerLine(client));
       return true;

@@ -97,8 +97,9 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   if (opts.corsOrigins?.length) await app.register(cors, { origin: opts.corsOrigins });
   // Counted in the first onRequest hook, before authentication: token guessing is limited per address.
   // Counted in the store's database, so every replica on it enforces one limit.
-  const rateStore = sharedRateLimitStore(service.limits, (err) => app.log.warn({ err: (err as Error).message }, 'rate limit counted on this server alone: the shared count is unavailable'));
-  await app.register(rateLimit, { global: false, max: opts.rateLimitPerMinute ?? 600, timeWindow: '1 minute', keyGenerator: (req) => rateLimitKey(req, service.store), store: rateStore });
+  const rateLimitPerMinute = opts.rateLimitPerMinute ?? 600;
+  const rateStore = sharedRateLimitStore(service.limits, rateLimitPerMinute, (err) => app.log.warn({ err: (err as Error).message }, 'rate limit counted on this server alone: the shared count is unavailable'));
+  await app.register(rateLimit, { global: false, max: rateLimitPerMinute, timeWindow: '1 minute', keyGenerator: (req) => rateLimitKey(req, service.store), store: rateStore });
   app.addHook('onRequest', app.rateLimit());
   await app.register(swagger, {
     openapi: {

@@ -7,8 +7,12 @@ import { windowStart } from '../stores/limits';
 
 type Callback = (err: Error | null, res: { current: number; ttl: number }) => void;
 
-/** A store for @fastify/rate-limit (its `store` option): counts shared through `limits`. */
-export function sharedRateLimitStore(limits: SharedLimits, onFallback: (err: unknown) => void = () => undefined) {
+/**
+ * A store for @fastify/rate-limit (its `store` option): counts shared through `limits`. Replicas
+ * share a count only when they enforce the same limit (`max` is part of the key): during a rollout
+ * that changes the limit, the old and new replicas do not count against each other's bound.
+ */
+export function sharedRateLimitStore(limits: SharedLimits, max: number, onFallback: (err: unknown) => void = () => undefined) {
   const local = new Map<string, { start: number; count: number }>();
   const countLocally = (key: string, windowMs: number, now: number) => {
     const start = windowStart(now, windowMs);
@@ -21,7 +25,7 @@ export function sharedRateLimitStore(limits: SharedLimits, onFallback: (err: unk
   return class SharedRateLimitStore {
     incr(key: string, callback: Callback, timeWindow: number): void {
       const now = Date.now();
-      limits.hit(`rate:${key}`, timeWindow, now).then(
+      limits.hit(`rate:${max}:${key}`, timeWindow, now).then(
         (w) => callback(null, { current: w.count, ttl: w.resetMs }),
         (err: unknown) => {
           onFallback(err);

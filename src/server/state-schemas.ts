@@ -76,6 +76,7 @@ export const sourceSchema = obj({
     paper: obj({ authors: strings.optional(), year: int.optional(), doi: str.optional(), pdf_url: str.optional() }).optional(),
     relevance: num.optional().describe('0..1, to its sub-question'),
     skipped_off_topic: z.boolean().optional(),
+    off_question: str.optional().describe('read, and the analyst found it does not address the question (why): listed, never cited'),
   })
   .meta({ id: 'Source' });
 
@@ -90,7 +91,25 @@ export const findingSchema = obj({
   })
   .meta({ id: 'Finding' });
 
-const gap = obj({ description: str, suggested_queries: strings, priority: int, addressed: z.boolean(), iteration: int });
+const gap = obj({
+  description: str,
+  suggested_queries: strings,
+  priority: int,
+  addressed: z.boolean(),
+  iteration: int,
+  for_enhancement: z.boolean().optional().describe('what an enhanced version was asked to research'),
+  searched_for: strings.optional().describe('queries searched for it as given; closed once one of them brought a finding'),
+});
+
+const stop = obj({
+  status,
+  reason: str.optional(),
+  at: when,
+  sources_read: int,
+  findings: int,
+  unwritten: strings.describe('outline sections the report had not reached'),
+  resumed_at: when.optional().describe('a later run (resume, retry) went on from here'),
+}).meta({ id: 'StopRecord', description: 'Where a run stopped early; the run that goes on from it says what it added' });
 
 const decision = obj({ agent: str, action: str, rationale: str, inputs: z.record(str, z.unknown()), outputs: z.record(str, z.unknown()), timestamp: when });
 
@@ -236,6 +255,14 @@ export const researchStateSchema = obj({
       .optional(),
     input_contexts: z.array(obj({ file_id: str, label: str.optional(), chars: int })).optional(),
     panel: panel.optional(),
+    content_archive: obj({ source_ids: strings, expires_at: when, last_expires_at: when })
+      .optional()
+      .describe('full texts this session put in the content archive, and when those records expire (then they are deleted)'),
+    stops: z.array(stop).optional().describe('runs that stopped early, oldest first'),
+    stated_gaps: strings.optional().describe('outline sections the final check stated as gaps'),
+    enhancement: obj({ parent_id: str, focus: str.optional(), reopen_sections: strings, reopened: z.boolean().optional(), planned: z.boolean().optional() })
+      .optional()
+      .describe('a new version of a completed session: what it goes on from and was asked for'),
   })
   .meta({ id: 'ResearchState', description: "The engine's snapshot of a session: plan, sources, findings, report, usage, decisions (no event log: see the event stream)" });
 

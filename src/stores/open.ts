@@ -3,7 +3,7 @@
 // several machines see the same sessions, cache, tokens and artifacts; artifacts go to an
 // S3-compatible bucket instead when ARTIFACTS_URL=s3://bucket/prefix is set.
 import path from 'node:path';
-import { ConfigError } from '../config/load';
+import { ConfigError } from '../config/read';
 import type { AppConfig } from '../config/schema';
 import { SqliteServiceStore, type ServiceStore } from './service';
 import { SqliteSharedLimits, type SharedLimits } from './limits';

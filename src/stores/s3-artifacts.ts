@@ -3,7 +3,7 @@
 // fleet reads what any worker stored. Temporal owns retries: the SDK's own are off. The SDK is
 // loaded on first use, so installations without a bucket never load it.
 import type { S3Client } from '@aws-sdk/client-s3';
-import { ConfigError } from '../config/load';
+import { ConfigError } from '../config/read';
 import { newArtifact, type ArtifactMeta, type ArtifactStore, type StoredArtifact } from './artifacts';
 
 const FILE_ID = /^[a-f0-9]{64}$/;

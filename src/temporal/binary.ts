@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../config/load';
+import { PROJECT_ROOT } from '../config/read';
 
 export const DEFAULT_CLI_VERSION = '1.9.1';
 

@@ -4,6 +4,7 @@ import { mergeRepeatedClaims } from '../report/dedupe';
 import { everyLanguage, labelsFor, type ReportLabels } from '../report/labels';
 import { parseReport, renderReport, sameTitle } from '../report/markdown';
 import { allSentences, citedSentences, unsupportedMark } from '../report/sentences';
+import { doiVerdict } from './dois';
 import type { ClaimCheck, DoiCheck, LinkCheck } from './types';
 
 const CHECK_HEADINGS = everyLanguage((l) => `**${l.citationCheck}**`);
@@ -90,11 +91,13 @@ function checkList(summary: CitationCheckSummary, labels: ReportLabels): string[
       lines.push(`- ${labels.deadLink(cite(idsOf(link.url)), link.url, inline(why))}`);
     }
     const dois = summary.dois ?? [];
-    const unresolved = dois.filter((d) => !d.ok);
-    if (dois.length) lines.push(`- ${labels.dois(dois.length - unresolved.length, dois.length)}`);
-    for (const d of unresolved) {
+    const unresolved = dois.filter((d) => doiVerdict(d) === 'unresolved');
+    const unchecked = dois.filter((d) => doiVerdict(d) === 'unchecked');
+    if (dois.length) lines.push(`- ${labels.dois(dois.length - unresolved.length - unchecked.length, dois.length, unchecked.length)}`);
+    for (const d of unresolved) lines.push(`- ${labels.doiUnresolved(cite(d.source_ids), inline(d.doi), `HTTP ${d.status}`)}`);
+    for (const d of unchecked) {
       const why = d.status !== undefined ? `HTTP ${d.status}` : (d.error ?? labels.noAnswer);
-      lines.push(`- ${labels.doiUnresolved(cite(d.source_ids), inline(d.doi), inline(why))}`);
+      lines.push(`- ${labels.doiUnchecked(cite(d.source_ids), inline(d.doi), inline(why))}`);
     }
   }
   const count = (verdict: ClaimCheck['verdict']) => summary.claims.filter((c) => c.verdict === verdict).length;

@@ -1,8 +1,12 @@
 // Do the cited DOIs still resolve? A DOI is checked like a link, through its resolver
 // (https://doi.org/<doi> by default): the resolver redirects a registered DOI to the publisher and
 // answers 404 for one it does not know. DOIs come from the cited sources' metadata (academic search
-// results carry them) and from the report's own text (`doi:10.…`, `https://doi.org/10.…`).
+// results carry them) and from the report's own sections (`doi:10.…`, `https://doi.org/10.…`), not
+// from its generated Sources and Notes, where pages skipped unread are listed. Only an answer of the
+// resolver that it does not know the DOI (404, 410) means it does not resolve; no answer (the
+// resolver unreachable, a timeout, an error of its own) means it could not be checked.
 import type { SafeFetcher } from '../fetching/fetcher';
+import { isGenerated, parseReport, renderReport } from '../report/markdown';
 import { checkLinks } from './links';
 import type { DoiCheck, SourceToVerify } from './types';
 
@@ -32,15 +36,23 @@ export function resolverUrl(resolver: string, doi: string): string {
   return `${resolver.replace(/\/+$/, '')}/${doi.split('/').map(encodeURIComponent).join('/')}`;
 }
 
-/** Which DOIs to check, each with the sources that carry it. */
-export function citedDois(markdown: string, sources: SourceToVerify[]): Map<string, string[]> {
+/** Which DOIs to check, each with the sources that carry it: the cited sources' and those the report's own sections give. */
+export function citedDois(markdown: string, cited: SourceToVerify[]): Map<string, string[]> {
   const dois = new Map<string, string[]>();
-  for (const source of sources) {
+  for (const source of cited) {
     const doi = source.doi ? normalizeDoi(source.doi) : undefined;
     if (doi) dois.set(doi, [...(dois.get(doi) ?? []), source.id]);
   }
-  for (const doi of doisInText(markdown)) if (!dois.has(doi)) dois.set(doi, []);
+  const report = parseReport(markdown);
+  const own = renderReport({ head: report.head, sections: report.sections.filter((s) => !isGenerated(s.title)) });
+  for (const doi of doisInText(own)) if (!dois.has(doi)) dois.set(doi, []);
   return dois;
+}
+
+/** What the resolver's answer says: resolved, not known to it, or no verdict (no answer, its own error). */
+export function doiVerdict(check: Pick<DoiCheck, 'ok' | 'status'>): 'resolved' | 'unresolved' | 'unchecked' {
+  if (check.ok) return 'resolved';
+  return check.status === 404 || check.status === 410 ? 'unresolved' : 'unchecked';
 }
 
 export async function checkDois(

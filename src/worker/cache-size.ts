@@ -39,12 +39,16 @@ export function workerHeapMb(memoryMb: number): number {
   return Math.max(256, Math.floor(memoryMb * 0.35));
 }
 
-/** The environment a worker process is started with: the caller's, plus the heap settings it does not set itself. */
-export function workerProcessEnv(env: NodeJS.ProcessEnv, temporal: AppConfig['temporal']): NodeJS.ProcessEnv {
+/**
+ * The environment a worker process is started with: the caller's, plus the heap settings it does not
+ * set itself (in NODE_OPTIONS, or as node's own flags in `execArgv`).
+ */
+export function workerProcessEnv(env: NodeJS.ProcessEnv, temporal: AppConfig['temporal'], execArgv: string[] = []): NodeJS.ProcessEnv {
   const options = env.NODE_OPTIONS ?? '';
+  const given = [options, ...execArgv].join(' ');
   const added = [
-    ...(/--max-old-space-size/.test(options) ? [] : [`--max-old-space-size=${workerHeapMb(temporal.worker_memory_mb)}`]),
-    ...(/--max-semi-space-size/.test(options) ? [] : ['--max-semi-space-size=2']),
+    ...(/--max-old-space-size/.test(given) ? [] : [`--max-old-space-size=${workerHeapMb(temporal.worker_memory_mb)}`]),
+    ...(/--max-semi-space-size/.test(given) ? [] : ['--max-semi-space-size=2']),
   ];
   return { ...env, MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? '2', NODE_OPTIONS: [options, ...added].filter(Boolean).join(' ') };
 }

@@ -1,15 +1,15 @@
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import { createActivities } from '../activities';
 import { prepareSharedStores } from '../stores/open';
 import type { AppConfig } from '../config/schema';
 import { searchAvailability, searchBurst, searchRate } from '../providers/registry';
 import { SEARCH_PROVIDER_NAMES } from '../providers/search/catalog';
-import { dataConverterFromEnv, FAILURE_CONVERTER_PATH } from '../temporal/codec';
+import { dataConverterFromEnv } from '../temporal/codec';
 import { researchActivityInterceptor, storeWaitReporter } from '../telemetry/metrics';
-import { activityTracingInterceptors, tracingSinks, TRACING_WORKFLOW_MODULES, tracingRequested } from '../telemetry/tracing';
+import { activityTracingInterceptors, tracingSinks, tracingRequested } from '../telemetry/tracing';
+import { cachedWorkflowCode } from './bundle-cache';
 import { searchTaskQueue } from '../workflows/messages';
 import { TokenBucket } from './token-bucket';
 import { workflowCacheSize } from './cache-size';
@@ -17,10 +17,7 @@ import { buildIdOf, deploymentNameOf, versioningOptions } from './versioning';
 import { promoteBuild, type BuildIdentity } from '../temporal/deployments';
 import { LOCAL_SEARCH_PROVIDER } from '../domain/names';
 
-/** The workflow entry point: compiled .js when built, the .ts source in development and tests. */
-export const WORKFLOWS_PATH = ['index.js', 'index.ts']
-  .map((file) => path.resolve(__dirname, '..', 'workflows', file))
-  .find((file) => existsSync(file)) as string;
+export { WORKFLOWS_PATH } from './bundle-cache';
 
 export interface ResearchWorkerOptions {
   config: AppConfig;
@@ -80,22 +77,23 @@ export function tracingBundlePath(codePath: string): string {
 
 /**
  * The workflow code this worker runs, as a bundle: its hash is the build id. A bundle given (tests)
- * or written by `npm run bundle:workflows` is used as it is; otherwise the worker bundles now.
+ * or written by `npm run bundle:workflows` is used as it is; otherwise the bundle of this code from
+ * the data directory's cache, bundled (in a child process) on the first start of this code.
  */
-async function workflowCode(bundle: WorkerOptions['workflowBundle'], env: NodeJS.ProcessEnv): Promise<{ code: string; sourceMap?: string }> {
+async function workflowCode(bundle: WorkerOptions['workflowBundle'], env: NodeJS.ProcessEnv, dataDir: string, logger: Logger): Promise<{ code: string; sourceMap?: string }> {
   if (bundle && 'code' in bundle) return bundle;
-  const codePath = bundle && 'codePath' in bundle ? bundle.codePath : env.DEEP_RESEARCH_WORKFLOW_BUNDLE;
+  return workerWorkflowCode(env, dataDir, logger, bundle && 'codePath' in bundle ? bundle.codePath : undefined);
+}
+
+/** A worker's workflow code when none is given: DEEP_RESEARCH_WORKFLOW_BUNDLE's, or the cached bundle of this code. */
+export async function workerWorkflowCode(env: NodeJS.ProcessEnv, dataDir: string, logger: Logger, given?: string): Promise<{ code: string }> {
+  const codePath = given ?? env.DEEP_RESEARCH_WORKFLOW_BUNDLE;
   if (codePath) {
     if (!existsSync(codePath)) throw new Error(`DEEP_RESEARCH_WORKFLOW_BUNDLE: no bundle at ${codePath} (run npm run bundle:workflows)`);
     const traced = tracingBundlePath(codePath);
     return { code: readFileSync(tracingRequested(env) && existsSync(traced) ? traced : codePath, 'utf8') };
   }
-  return bundleWorkflowCode({
-    workflowsPath: WORKFLOWS_PATH,
-    failureConverterPath: FAILURE_CONVERTER_PATH,
-    ...(tracingRequested(env) ? { workflowInterceptorModules: TRACING_WORKFLOW_MODULES } : {}),
-    logger: new DefaultLogger('WARN'),
-  });
+  return { code: await cachedWorkflowCode(dataDir, tracingRequested(env), (line) => logger.info(line)) };
 }
 
 export async function createResearchWorker(opts: ResearchWorkerOptions): Promise<{ worker: ResearchWorkers; close(): Promise<void> }> {
@@ -106,7 +104,7 @@ export async function createResearchWorker(opts: ResearchWorkerOptions): Promise
   const { activities, close } = createActivities({ config, env, onStoreWait: storeWaitReporter(logger) });
   const dataConverter = dataConverterFromEnv(env);
   const activityInterceptors = [...activityTracingInterceptors(), researchActivityInterceptor(logger, opts.onSessionPersisted)];
-  const code = await workflowCode(opts.workflowBundle, env);
+  const code = await workflowCode(opts.workflowBundle, env, config.data_dir, logger);
   const build: BuildIdentity = { deploymentName: deploymentNameOf(config), buildId: buildIdOf(code.code, env) };
   const versioning = versioningOptions(build);
   const cacheSize = workflowCacheSize(config.temporal);

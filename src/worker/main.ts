@@ -2,13 +2,14 @@
 // (pino); metrics on a Prometheus endpoint with --metrics-port / DEEP_RESEARCH_METRICS_PORT; traces
 // over OTLP with OTEL_EXPORTER_OTLP_ENDPOINT.
 import { Client } from '@temporalio/client';
+import { getHeapStatistics } from 'node:v8';
 import { loadConfig } from '../config/load';
 import { dataConverterFromEnv } from '../temporal/codec';
 import { connectClient, connectWorker, ensureSearchAttributes } from '../temporal/connection';
 import { createLogger } from '../telemetry/logging';
 import { installWorkerRuntime, metricsBindAddress, METRICS_PORT_ENV, SessionStatusGauge } from '../telemetry/metrics';
 import { startTracing, stopTracing } from '../telemetry/tracing';
-import { createResearchWorker } from './create-worker';
+import { createResearchWorker, workerWorkflowCode } from './create-worker';
 import { HEALTH_PORT_ENV, startHealthServer } from './health';
 import { databaseUrl, sharedStoreState } from '../stores/open';
 import { openDatabase } from '../stores/postgres/database';
@@ -22,6 +23,8 @@ export interface RunWorkerOptions {
   metricsPort?: string;
   /** A port, or host:port, for /healthz and /readyz; DEEP_RESEARCH_HEALTH_PORT otherwise. */
   healthPort?: string;
+  /** Settles once the Temporal server can be reached (the worker loads its workflow code meanwhile). */
+  serverReady?: () => Promise<void>;
 }
 
 export async function runWorker(opts: RunWorkerOptions = {}): Promise<void> {
@@ -30,11 +33,15 @@ export async function runWorker(opts: RunWorkerOptions = {}): Promise<void> {
   installWorkerRuntime(logger, metricsAddress);
   const tracing = startTracing('deep-research-worker');
   const config = loadConfig();
+  // The workflow bundle (from the cache, or bundled in a child) is read while the server comes up.
+  const code = workerWorkflowCode(process.env, config.data_dir, logger);
+  code.catch(() => undefined);
+  await opts.serverReady?.();
   const client = await connectClient(config);
   const searchAttributes = await ensureSearchAttributes(client, config.temporal.namespace);
   const sessions = metricsAddress ? new SessionStatusGauge(new Client({ connection: client, namespace: config.temporal.namespace, dataConverter: dataConverterFromEnv() }), logger) : undefined;
   const connection = await connectWorker(config);
-  const { worker, close } = await createResearchWorker({ config, connection, logger, onSessionPersisted: () => sessions?.soon() });
+  const { worker, close } = await createResearchWorker({ config, connection, logger, workflowBundle: await code, onSessionPersisted: () => sessions?.soon() });
   sessions?.start();
   const healthAddress = opts.healthPort ?? process.env[HEALTH_PORT_ENV];
   const url = databaseUrl();
@@ -45,7 +52,7 @@ export async function runWorker(opts: RunWorkerOptions = {}): Promise<void> {
   try {
     await worker.ready;
     logger.info(
-      { task_queue: config.temporal.task_queue, address: config.temporal.address, build: worker.build.buildId, max_cached_workflows: worker.cacheSize, metrics: metricsAddress ? metricsBindAddress(metricsAddress) : null, tracing },
+      { task_queue: config.temporal.task_queue, address: config.temporal.address, build: worker.build.buildId, max_cached_workflows: worker.cacheSize, heap_limit_mb: heapLimitMb(), metrics: metricsAddress ? metricsBindAddress(metricsAddress) : null, tracing },
       `worker polling task queue "${config.temporal.task_queue}" on ${config.temporal.address} as build ${worker.build.buildId} (pid ${process.pid})`,
     );
     const adoption = adoptEvery(new ResearchClient(client, config, searchAttributes), worker.build, logger);
@@ -71,6 +78,9 @@ if (require.main === module) {
     process.exit(1);
   });
 }
+
+/** The main thread's V8 heap limit (old and young generations), as the process was started. */
+const heapLimitMb = () => Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
 
 /**
  * Research pinned to a build with no live worker left moves to this one: at start, then every

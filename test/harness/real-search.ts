@@ -77,8 +77,8 @@ export interface RealSearch {
   close(): Promise<void>;
 }
 
-/** `addressOf` gives the URL a page is served at in this world. */
-export async function startRealSearch(recorder: Recorder, index: Bm25Index, addressOf: (page: CorpusPage) => string, resultsPerQuery = 10): Promise<RealSearch> {
+/** `addressOf` gives the URL a page is served at in this world; each search answers after `delayMs`. */
+export async function startRealSearch(recorder: Recorder, index: Bm25Index, addressOf: (page: CorpusPage) => string, resultsPerQuery = 10, delayMs = 0): Promise<RealSearch> {
   const queries: string[] = [];
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -100,7 +100,9 @@ export async function startRealSearch(recorder: Recorder, index: Bm25Index, addr
       engine: 'bm25',
       score: Math.round(hit.score * 1000) / 1000,
     }));
-    send(200, { query: q, number_of_results: results.length, results, answers: [], suggestions: [], unresponsive_engines: [] });
+    const body = { query: q, number_of_results: results.length, results, answers: [], suggestions: [], unresponsive_engines: [] };
+    if (delayMs) setTimeout(() => send(200, body), delayMs);
+    else send(200, body);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;

@@ -59,7 +59,15 @@ function mapHosts(hosts: Iterable<string>): () => void {
   };
 }
 
-export async function startRealWorld(opts: { plans?: Map<string, GroundedPlan> } = {}): Promise<RealWorld> {
+export interface RealWorldOptions {
+  plans?: Map<string, GroundedPlan>;
+  /** What each call to the world takes, as real providers do (bench:speed); none by default. */
+  latency?: { modelMs?: number; searchMs?: number; fetchMs?: number };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function startRealWorld(opts: RealWorldOptions = {}): Promise<RealWorld> {
   const corpus = loadCorpus();
   const index = new Bm25Index(corpus.pages);
   const recorder = new Recorder();
@@ -75,20 +83,25 @@ export async function startRealWorld(opts: { plans?: Map<string, GroundedPlan> }
       res.writeHead(status, { 'content-type': type });
       res.end(req.method === 'HEAD' ? undefined : body, () => (entry.end = Date.now()));
     };
-    if (!page) return send(404, 'text/html; charset=utf-8', '<!doctype html><title>Not found</title><h1>Not found</h1>');
-    if (req.method === 'GET') fetched.push(keyOf(url));
-    const bytes = readFileSync(page.file);
-    const charset = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(bytes.subarray(0, 4096).toString('latin1'))?.[1] ?? 'utf-8';
-    send(200, `text/html; charset=${charset}`, bytes);
+    const answer = () => {
+      if (!page) return send(404, 'text/html; charset=utf-8', '<!doctype html><title>Not found</title><h1>Not found</h1>');
+      if (req.method === 'GET') fetched.push(keyOf(url));
+      const bytes = readFileSync(page.file);
+      const charset = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(bytes.subarray(0, 4096).toString('latin1'))?.[1] ?? 'utf-8';
+      send(200, `text/html; charset=${charset}`, bytes);
+    };
+    // Every request to a host takes the world's fetch latency, its robots.txt too.
+    if (opts.latency?.fetchMs) void sleep(opts.latency.fetchMs).then(answer);
+    else answer();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
   const addressOf = (page: CorpusPage) => `http://${page.url.hostname}:${port}${page.url.pathname}${page.url.search}`;
   const hosts = new Set(corpus.pages.map((p) => p.url.hostname.toLowerCase()));
   const unmap = mapHosts(hosts);
-  const search = await startRealSearch(recorder, index, addressOf);
+  const search = await startRealSearch(recorder, index, addressOf, 10, opts.latency?.searchMs);
   const grounded = createGroundedModel({ plans: opts.plans, webPort: port });
-  const model = await startModel(recorder, { respond: grounded.respond });
+  const model = await startModel(recorder, { respond: grounded.respond, delayMs: opts.latency?.modelMs });
   return {
     corpus,
     index,
@@ -138,11 +151,11 @@ export async function startRealEnvironment(world: RealWorld, address: string, ex
 }
 
 /** For scripts: a private Temporal dev server, the world and a worker, torn down whatever happens. */
-export function runInRealWorld(opts: { plans?: Map<string, GroundedPlan> }, fn: (env: TestEnvironment, world: RealWorld) => Promise<void>): void {
+export function runInRealWorld(opts: RealWorldOptions, fn: (env: TestEnvironment, world: RealWorld) => Promise<void>, extra: EnvironmentOptions = {}): void {
   const main = async () => {
     const server = await startTestServer();
     const world = await startRealWorld(opts);
-    const env = await startRealEnvironment(world, server.address);
+    const env = await startRealEnvironment(world, server.address, extra);
     try {
       await fn(env, world);
     } finally {

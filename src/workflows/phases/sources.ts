@@ -89,10 +89,15 @@ export async function fetchAndParse(s: ResearchSession, batch: Source[]): Promis
   s.info(`fetched ${fetched} of ${s.state.sources.length} sources`);
 }
 
+/** The plan's sub-questions: a page found by one may answer another. */
+function plannedQueries(s: ResearchSession): string[] {
+  return (s.state.plan?.expanded_queries ?? []).map((q) => q.query);
+}
+
 async function fetchOne(s: ResearchSession, source: Source): Promise<void> {
   try {
     reserveBudget(s, 'fetch');
-    const relevance = { question: s.state.initial_query, sub_question: source.query };
+    const relevance = { question: s.state.initial_query, sub_question: source.query, sub_questions: plannedQueries(s) };
     const raw = await s.tool('fetch_url', { url: source.url, source_id: source.id }, () => web.fetchUrl({ url: source.url, parse: { relevance } }), (r) => ({
       file_id: r.file_id,
       status: r.status,
@@ -138,7 +143,7 @@ export async function skipOffTopic(s: ResearchSession, fetched: Source[]): Promi
     const out = await s.tool(
       'score_relevance',
       { sources: unscored.map((src) => src.id) },
-      () => store.scoreRelevance({ question: s.state.initial_query, sources: unscored.map((src) => ({ id: src.id, text_file_id: src.text_file_id as string, sub_question: src.query })) }),
+      () => store.scoreRelevance({ question: s.state.initial_query, sub_questions: plannedQueries(s), sources: unscored.map((src) => ({ id: src.id, text_file_id: src.text_file_id as string, sub_question: src.query })) }),
       (r) => ({ scores: r.scores }),
     );
     for (const src of unscored) src.relevance = out.scores[src.id] ?? 0;

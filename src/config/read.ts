@@ -1,0 +1,97 @@
+// What every config load does besides validating: finding and reading the file, and applying the
+// environment's overrides to the validated config. No schema here (zod costs a tenth of a second to
+// load): `status` and `list` read a config validated before (parsed-cache.ts) through this alone.
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import type { AppConfig } from './schema';
+import { MODEL_PROVIDER_DEFAULTS } from './model-catalog';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
+
+export interface ConfigFile {
+  file: string;
+  text: string;
+  raw: unknown;
+}
+
+/** configs/config.json (or DEEP_RESEARCH_CONFIG), read and parsed as JSON. */
+export function readConfigFile(env: NodeJS.ProcessEnv): ConfigFile {
+  const file = env.DEEP_RESEARCH_CONFIG ?? path.join(PROJECT_ROOT, 'configs', 'config.json');
+  if (!existsSync(file)) throw new ConfigError(`config file not found: ${file}`);
+  const text = readFileSync(file, 'utf8');
+  try {
+    return { file, text, raw: JSON.parse(text) };
+  } catch (err) {
+    throw new ConfigError(`config file ${file} is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * The environment's overrides on a validated config (changed in place and returned). SEARCH_PROVIDER
+ * changes the session settings, which are validated again: `resolveSettings` does that.
+ */
+export function applyEnvironment(config: AppConfig, raw: unknown, env: NodeJS.ProcessEnv, resolveSettings: (defaults: AppConfig['research']['settings'], overrides: unknown) => AppConfig['research']['settings']): AppConfig {
+  applyModelEnv(config, env);
+  if (env.MODEL_CONTEXT_TOKENS) {
+    const tokens = Number(env.MODEL_CONTEXT_TOKENS);
+    if (!Number.isInteger(tokens) || tokens < 2_000) throw new ConfigError('MODEL_CONTEXT_TOKENS must be a whole number of at least 2000');
+    config.research.model_context_overrides = { ...config.research.model_context_overrides, '*': tokens };
+  }
+  applyBudgetAliases(config, raw);
+  if (env.SEARXNG_URL) config.search.searxng_url = env.SEARXNG_URL;
+  if (env.DOI_RESOLVER_URL) config.fetch.doi_resolver_url = env.DOI_RESOLVER_URL;
+  if (env.LOCAL_DOCS_DIR) config.search.local_path = env.LOCAL_DOCS_DIR;
+  if (env.LOCAL_EMBEDDING_MODEL) {
+    if (!/^[^:]+:.+$/.test(env.LOCAL_EMBEDDING_MODEL)) throw new ConfigError('LOCAL_EMBEDDING_MODEL must be provider:model, e.g. ollama:nomic-embed-text');
+    config.search.embedding_model = env.LOCAL_EMBEDDING_MODEL;
+  }
+  if (env.TEMPORAL_ADDRESS) config.temporal.address = env.TEMPORAL_ADDRESS;
+  if (env.TEMPORAL_NAMESPACE) config.temporal.namespace = env.TEMPORAL_NAMESPACE;
+  if (env.DEEP_RESEARCH_TASK_QUEUE) config.temporal.task_queue = env.DEEP_RESEARCH_TASK_QUEUE;
+  if (env.DEEP_RESEARCH_MAX_CACHED_WORKFLOWS) config.temporal.max_cached_workflows = Number(env.DEEP_RESEARCH_MAX_CACHED_WORKFLOWS);
+  if (env.DEEP_RESEARCH_WORKER_MEMORY_MB) config.temporal.worker_memory_mb = Number(env.DEEP_RESEARCH_WORKER_MEMORY_MB);
+  if (env.DEEP_RESEARCH_DATA_DIR) config.data_dir = env.DEEP_RESEARCH_DATA_DIR;
+  if (env.SEARCH_PROVIDERS) config.search.chain = env.SEARCH_PROVIDERS.split(',').map((p) => p.trim()).filter(Boolean);
+  if (env.SEARCH_PROVIDER) {
+    config.research.settings = resolveSettings(config.research.settings, { search_provider: env.SEARCH_PROVIDER });
+  }
+  config.data_dir = expandHome(config.data_dir);
+  if (config.search.local_path) config.search.local_path = expandHome(config.search.local_path);
+  if (config.research.research_archive_dir) config.research.research_archive_dir = expandHome(config.research.research_archive_dir);
+  return config;
+}
+
+/** budget.safety_margin and budget.runtime_overhead_tokens, the older names, still count when the seed's keys are absent. */
+function applyBudgetAliases(config: AppConfig, raw: unknown): void {
+  const research = (raw as { research?: Record<string, unknown> } | null)?.research ?? {};
+  if (config.budget.safety_margin !== undefined && !('token_safety_margin' in research)) config.research.token_safety_margin = config.budget.safety_margin;
+  if (config.budget.runtime_overhead_tokens !== undefined && !('runtime_overhead' in research)) config.research.runtime_overhead = config.budget.runtime_overhead_tokens;
+}
+
+/** The conventional variables: base URLs of the SDKs' own names, and the default model. */
+function applyModelEnv(config: AppConfig, env: NodeJS.ProcessEnv): void {
+  const baseUrls: Record<string, string | undefined> = {
+    openai: env.OPENAI_BASE_URL,
+    anthropic: env.ANTHROPIC_BASE_URL,
+    google: env.GOOGLE_GENERATIVE_AI_BASE_URL,
+    ollama: env.OLLAMA_BASE_URL,
+  };
+  for (const [name, url] of Object.entries(baseUrls)) {
+    if (!url) continue;
+    config.models.providers[name] = { ...MODEL_PROVIDER_DEFAULTS[name], ...config.models.providers[name], base_url: url };
+  }
+  const model = env.DEEP_RESEARCH_MODEL ?? (env.OPENAI_MODEL ? `openai:${env.OPENAI_MODEL}` : undefined);
+  if (model) {
+    if (!/^[^:]+:.+$/.test(model)) throw new ConfigError(`DEEP_RESEARCH_MODEL must be provider:model, e.g. anthropic:claude-sonnet-4-5 (got "${model}")`);
+    config.models.default = model;
+  }
+}
+
+export function expandHome(p: string): string {
+  return p === '~' || p.startsWith('~/') ? path.join(homedir(), p.slice(1)) : path.resolve(p);
+}

@@ -1,0 +1,65 @@
+// A worker started as the README's scale-out section says (`deep-research worker`, no flags) runs
+// with the memory settings of its budget: it runs itself again with them, passes signals on, and
+// the user's own settings win.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, inject, it } from 'vitest';
+import { loadConfig, PROJECT_ROOT } from '../src/config/load';
+import { isAlive } from '../src/temporal/dev-server';
+import { memorySettingsEnv, missingMemorySettings } from '../src/worker/process-memory';
+import { waitFor } from './harness';
+
+const temporal = (memoryMb: number) => ({ ...loadConfig({ PATH: process.env.PATH }).temporal, worker_memory_mb: memoryMb });
+
+describe('a foreground worker gets the memory settings of its budget', () => {
+  it('the settings follow worker_memory_mb; NODE_OPTIONS, node flags and MALLOC_ARENA_MAX the user set win', () => {
+    expect(missingMemorySettings({}, [])).toEqual(['--max-old-space-size', '--max-semi-space-size', 'MALLOC_ARENA_MAX']);
+    const bare = memorySettingsEnv({ NODE_OPTIONS: '--require ./probe.cjs' }, [], temporal(1000));
+    expect(bare.NODE_OPTIONS).toBe('--require ./probe.cjs --max-old-space-size=350 --max-semi-space-size=2');
+    expect(bare.MALLOC_ARENA_MAX).toBe('2');
+    expect(missingMemorySettings(bare, [])).toEqual([]);
+    const own = memorySettingsEnv({ NODE_OPTIONS: '--max-old-space-size=384', MALLOC_ARENA_MAX: '4' }, ['--max-semi-space-size=8'], temporal(700));
+    expect(own.NODE_OPTIONS).toBe('--max-old-space-size=384');
+    expect(own.MALLOC_ARENA_MAX).toBe('4');
+    // Started with everything already: it runs as it is.
+    expect(missingMemorySettings({ NODE_OPTIONS: '--max-old-space-size=384 --max-semi-space-size=8', MALLOC_ARENA_MAX: '4' }, [])).toEqual([]);
+  });
+
+  it('`deep-research worker` without flags polls with the capped heap and two malloc arenas, and stops with SIGTERM', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'dr-worker-memory-'));
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      DEEP_RESEARCH_DATA_DIR: dataDir,
+      DEEP_RESEARCH_TASK_QUEUE: `memory-${process.pid}-${Date.now()}`,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      OPENAI_API_KEY: 'k',
+      DEEP_RESEARCH_WORKER_MEMORY_MB: '900',
+      NODE_OPTIONS: undefined,
+      MALLOC_ARENA_MAX: undefined,
+    };
+    const cli = spawn(process.execPath, ['--require', 'tsx/cjs', path.join(PROJECT_ROOT, 'src', 'cli', 'main.ts'), 'worker'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    cli.stdout.on('data', (d: Buffer) => (output += d));
+    cli.stderr.on('data', (d: Buffer) => (output += d));
+    const exited = new Promise<number | null>((resolve) => cli.once('exit', (code) => resolve(code)));
+    try {
+      const line = await waitFor('the worker polling', async () => output.split('\n').find((l) => l.includes('worker polling')), 150_000, 250);
+      const polling = JSON.parse(line) as { pid: number; heap_limit_mb: number };
+      // The command ran itself again with the settings; the worker is that child.
+      expect(polling.pid).not.toBe(cli.pid);
+      expect(output).toContain(`worker memory: --max-old-space-size=315 --max-semi-space-size=2, MALLOC_ARENA_MAX=2 (worker_memory_mb 900; worker pid ${polling.pid})`);
+      // 315 MB of old generation (0.35 × 900) plus the small young generation, not Node's default of 2 GB and more.
+      expect(polling.heap_limit_mb).toBeGreaterThanOrEqual(315);
+      expect(polling.heap_limit_mb).toBeLessThan(330);
+      const environ = readFileSync(`/proc/${polling.pid}/environ`, 'utf8').split('\0');
+      expect(environ).toContain('MALLOC_ARENA_MAX=2');
+      cli.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      await waitFor('the worker gone', async () => !isAlive(polling.pid), 10_000, 100);
+    } finally {
+      cli.kill('SIGKILL');
+    }
+  });
+});
