@@ -1,5 +1,7 @@
 // Every state version ever recorded (v1–v8, snapshots taken from the histories those builds wrote;
-// v9, snapshots of a cancelled and a completed session as that build's session store kept them)
+// v9, snapshots of a cancelled and a completed session as that build's session store kept them;
+// v10, live snapshots of sessions waiting for approval, review, guidance and a top-up, and of one
+// mid-research)
 // is upgraded by plain migration functions, and a session going on from one completes on today's
 // build: a snapshot waiting for approval waits again and researches once approved, one caught mid-
 // research finishes its research. No branch in the workflow knows the old versions.
@@ -22,7 +24,7 @@ const LOOP_FLAGS = ['supervised', 'parallel_branches', 'lean_oversight', 'pipeli
 
 describe('state migrations', () => {
   it('has a snapshot of every recorded version', () => {
-    expect([...new Set(fixtures.map((f) => f.version))]).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect([...new Set(fixtures.map((f) => f.version))].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 
   it.each(fixtures.map((f) => [f.file, f] as const))('%s is told apart and upgraded to today\'s shape', (_file, { version, raw }) => {
@@ -45,9 +47,11 @@ describe('state migrations', () => {
     if (status === 'awaiting_approval') expect(state.waiting).toMatchObject({ for: 'approval' });
     if (status === 'awaiting_clarification') expect(state.waiting).toMatchObject({ for: 'clarification' });
     if (status === 'running') {
-      expect(state.approved).toBe(true);
+      expect(state.step).toBe('research');
       expect(state.waiting).toBeUndefined();
-    } else if (status.startsWith('awaiting')) expect(state.approved).toBe(false);
+    } else if (status === 'awaiting_approval' || status === 'awaiting_clarification') expect(state.step).toBe('plan');
+    expect(state).not.toHaveProperty('approved');
+    expect(state.mind).not.toHaveProperty('pause_after');
     // Upgrading an upgraded state changes nothing.
     expect(migrateState(state)).toEqual(state);
   });
@@ -85,6 +89,28 @@ describe('state migrations', () => {
     // Carried by continue-as-new (no report text), a v9 state gains nothing it cannot know.
     const { report_markdown: _text, ...bare } = raw('v9-cancelled.json');
     expect(migrateState(bare).stops).toBeUndefined();
+  });
+
+  it('v11 reads where a v10 session is in its life into its step, once, and keeps its wait', () => {
+    const raw = (name: string) => fixtures.find((f) => f.file === name)?.raw as Record<string, unknown>;
+    const at = (name: string) => migrateState(raw(name));
+    expect(at('v10-awaiting-approval.json')).toMatchObject({ step: 'plan', waiting: { for: 'approval' } });
+    // Mid-research, waiting for a top-up, paused for guidance: research goes on where it was.
+    expect(at('v10-researching.json')).toMatchObject({ step: 'research', mind: { phase: 'GATHERING' } });
+    expect(at('v10-awaiting-budget.json')).toMatchObject({ step: 'research', waiting: { for: 'budget' } });
+    const paused = at('v10-awaiting-guidance.json');
+    expect(paused).toMatchObject({ step: 'research', waiting: { for: 'guidance' } });
+    expect((raw('v10-awaiting-guidance.json').mind as Record<string, unknown>).pause_after).toBe('gathering');
+    expect(paused.mind).not.toHaveProperty('pause_after');
+    // A verified report waiting for its review: the review step, which the reviewer's feedback leaves for research.
+    expect(at('v10-awaiting-review.json')).toMatchObject({ step: 'review', verified: true, waiting: { for: 'review' } });
+    // A pause that was due but had not begun (the run continued as new in between) is that wait.
+    const due = { ...raw('v10-researching.json'), mind: { ...(raw('v10-researching.json').mind as object), pause_after: 'analysis' } };
+    expect(migrateState(due).waiting).toMatchObject({ for: 'guidance', resume_status: 'running' });
+    // A session before approval asks for its topic or plans; one waiting for a panel's confirmation answers as a panel.
+    expect(migrateState({ ...raw('v10-awaiting-approval.json'), initial_query: '', waiting: undefined, status: 'awaiting_topic' }).step).toBe('topic');
+    const panel = { ...raw('v10-awaiting-budget.json'), status: 'awaiting_confirmation', panel: { models: ['a:b'], answers: {}, confirmations: [], skip_synthesis: false }, waiting: { for: 'confirmation', since: 'x' } };
+    expect(migrateState(panel).step).toBe('panel');
   });
 
   it('refuses a state from a newer build, and what is not a state', () => {

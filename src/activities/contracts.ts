@@ -15,6 +15,7 @@ import type {
   LiveSnapshot,
   SourceFidelity,
 } from '../domain/types';
+import type { GatedPhase } from '../domain/names';
 import type { ResumedRun } from '../report/resumed';
 import type { VerifyClaimsInput, VerifyClaimsOutput } from '../verify/types';
 import type { CompareRunsInput, CompareRunsOutput, DeliverEmailInput, DeliverWebhookInput, DeliveryOutcome } from './delivery-contracts';
@@ -404,13 +405,12 @@ export interface RefineGapsOutput {
   usage: ModelUsage;
 }
 
-export type SupervisedPhase = 'planning' | 'gathering' | 'analysis' | 'synthesis' | 'refinement';
 export interface PhaseGate {
   passed: boolean;
   failures: string[];
 }
 export interface ReflectOnPhaseInput extends ModelChoice {
-  phase: SupervisedPhase;
+  phase: GatedPhase;
   /** A few metrics of the phase (counts, ratios); shown to the model as JSON. */
   summary: Record<string, unknown>;
   gate: PhaseGate;

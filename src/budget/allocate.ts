@@ -3,6 +3,7 @@
 // compressed (40 %) → key points (20 %) → headline (10 %) → dropped. The top sources never fall
 // below 30 % (compressed); protected items keep at least their headline; nothing is dropped unless
 // allow_content_dropping is on.
+import type { GatedPhase } from '../domain/names';
 
 export const FIDELITY_LEVELS = [
   { name: 'full', fidelity: 1 },
@@ -19,7 +20,8 @@ const LEVEL_INDEX = Object.fromEntries(FIDELITY_LEVELS.map((l, i) => [l.name, i]
 /** Top sources are protected at a minimum of 30 % fidelity: the first level at or above it. */
 const TOP_SOURCE_FLOOR = LEVEL_INDEX.compressed;
 
-export type BudgetPhase = 'planning' | 'analysis' | 'synthesis' | 'refinement';
+/** The phases whose model calls have a token budget of their own (gathering calls no model). */
+export type BudgetPhase = Exclude<GatedPhase, 'gathering'>;
 export type PhaseShares = Record<BudgetPhase, number>;
 
 export interface SummarizationSettings {

@@ -2,6 +2,7 @@
 // enhanceResearch, plus resume): the new run is seeded with the stored state, the same way
 // continue-as-new carries it, so finished searches, fetches and findings are reused, not repeated.
 import { migrateState } from '../domain/migrations';
+import { stepAfterStop } from '../domain/steps';
 import type { Gap, InputContextRef, ResearchSettings, ResearchSnapshot, ResearchState, ResearchStatus } from '../domain/types';
 import { openQuestions } from '../domain/gaps';
 import { citedIds, parseReport } from '../report/markdown';
@@ -45,6 +46,7 @@ export function continuationState(snapshot: ResearchSnapshot, settings?: Researc
     waiting: undefined,
     cancel_requested: undefined,
     verified: false,
+    step: stepAfterStop(rest.step),
     // Not the old terminal status: until the new run's first step, a reader must not see it as ended.
     status: 'planning',
     reason: undefined,
@@ -103,6 +105,7 @@ export function enhancedState(snapshot: ResearchSnapshot, newId: string, setting
     waiting: undefined,
     cancel_requested: undefined,
     verified: false,
+    step: 'research',
     stops: undefined,
     stated_gaps: undefined,
     gaps,

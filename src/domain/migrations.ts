@@ -3,11 +3,13 @@
 // is upgraded here, by one plain function per version, never by branches in the workflow.
 // Each function records what its version introduced; it must not change once released.
 import type { MindState } from './mind';
-import type { ResearchState, Waiting, WaitKind } from './types';
-import type { ResearchStatus } from './names';
+import type { ResearchState, Waiting } from './types';
+import { isTerminal, type ResearchStatus } from './names';
+import { type SessionStep, waitOf, waitSeconds } from './steps';
+import type { ResearchSettings } from './settings';
 
 /** The state shape this build writes. */
-export const STATE_VERSION = 10;
+export const STATE_VERSION = 11;
 
 /** The research mind of a session that has not researched yet. */
 export function freshMind(startedMs: number): MindState {
@@ -30,6 +32,7 @@ const MIGRATIONS: Record<number, Migration> = {
   7: (s) => s,
   8: toOneEngine,
   9: recordStopsAndStatedGaps,
+  10: toExplicitSteps,
 };
 
 /** The version a state was written by; states before v9 carry no number and are told by their marks. */
@@ -96,16 +99,6 @@ function addRelevanceAndPlanLimit(s: Raw): Raw {
   return s;
 }
 
-const WAITS: Partial<Record<ResearchStatus, { for: WaitKind; timeout: string }>> = {
-  awaiting_topic: { for: 'topic', timeout: 'approval_timeout_seconds' },
-  awaiting_clarification: { for: 'clarification', timeout: 'approval_timeout_seconds' },
-  awaiting_approval: { for: 'approval', timeout: 'approval_timeout_seconds' },
-  awaiting_review: { for: 'review', timeout: 'review_timeout_seconds' },
-  awaiting_guidance: { for: 'guidance', timeout: 'guidance_wait_seconds' },
-  awaiting_budget: { for: 'budget', timeout: '' },
-  awaiting_confirmation: { for: 'confirmation', timeout: '' },
-};
-
 /**
  * v9, one engine: no "which loop am I" flags, the report lives in the artifact store (its text is
  * carried as a seed until research resumes and stores it), messages wait in an inbox, a wait for
@@ -120,12 +113,12 @@ function toOneEngine(s: Raw): Raw {
     out.report_chars = text.length;
   }
   const status = s.status as ResearchStatus;
-  const wait = WAITS[status];
-  if (wait) {
+  const kind = waitOf(status);
+  if (kind) {
     const since = String(s.updated_at);
-    const seconds = wait.timeout ? Number(s.settings[wait.timeout]) : NaN;
-    const waiting: Waiting = { for: wait.for, since, ...(Number.isFinite(seconds) ? { until: (Date.parse(since) || 0) + seconds * 1000 } : {}) };
-    if (['budget', 'guidance', 'confirmation'].includes(wait.for)) Object.assign(waiting, { resume_status: 'running', resume_phase: 'searching' });
+    const seconds = Number(waitSeconds(kind, s.settings as unknown as ResearchSettings));
+    const waiting: Waiting = { for: kind, since, ...(Number.isFinite(seconds) ? { until: (Date.parse(since) || 0) + seconds * 1000 } : {}) };
+    if (['budget', 'guidance', 'confirmation'].includes(kind)) Object.assign(waiting, { resume_status: 'running', resume_phase: 'searching' });
     out.waiting = waiting;
   }
   // A report waiting for review had been verified; any other is verified again at the end.
@@ -177,4 +170,34 @@ function sectionsLeading(markdown: string): { title: string; lead: string }[] {
       const [title, ...body] = part.split('\n');
       return { title: title.trim(), lead: body.join('\n').trim().split('\n')[0] ?? '' };
     });
+}
+
+/**
+ * v11, explicit steps: where the session is in its life is `step`, read here once from the v10
+ * marks (approved, verified, the mind's phase, the wait); `approved` goes. A pause for guidance that
+ * was due but not yet begun (pause_after without a wait) becomes that wait.
+ */
+function toExplicitSteps(s: Raw): Raw {
+  const { approved, report_markdown: _text, ...out } = s;
+  out.state_version = 11;
+  const mind = { ...(s.mind as Record<string, unknown>) };
+  const pauseAfter = mind.pause_after;
+  delete mind.pause_after;
+  out.mind = mind;
+  const waiting = s.waiting as Waiting | undefined;
+  out.step = stepOfV10(s, approved === true, waiting);
+  if (typeof pauseAfter === 'string' && !waiting && !isTerminal(String(s.status))) {
+    const since = String(s.updated_at);
+    const pause: Waiting = { for: 'guidance', since, until: (Date.parse(since) || 0) + Number(s.settings.guidance_wait_seconds ?? 600) * 1000, resume_status: s.status as ResearchStatus, resume_phase: s.phase as Waiting['resume_phase'], topups_seen: Number(s.topups_received ?? 0) };
+    out.waiting = pause;
+  }
+  return out;
+}
+
+function stepOfV10(s: Raw, approved: boolean, waiting: Waiting | undefined): SessionStep {
+  if (!approved) return s.initial_query ? 'plan' : 'topic';
+  if (waiting?.for === 'review' || s.verified === true) return 'review';
+  const phase = (s.mind as MindState | undefined)?.phase;
+  if (s.panel && (waiting?.for === 'confirmation' || phase === 'COMPLETED' || phase === 'ABORTED')) return 'panel';
+  return 'research';
 }

@@ -47,8 +47,6 @@ export interface MindState {
   /** Cited DOIs re-resolved at verification; ok false when the resolver no longer knows one. */
   doi_checks?: { doi: string; ok: boolean; status?: number; source_ids: string[] }[];
   unsupported_claims?: { sentence: string; source_ids: string[] }[];
-  /** pause_for_guidance: the phase after which the session pauses before going on. */
-  pause_after?: string;
   /** The supervisor's latest advice, for the next refiner or critic (never awaited). */
   supervisor_advice?: string;
   /** What the state looked like at the last reflection: the next one waits for a change. */

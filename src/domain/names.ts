@@ -65,6 +65,9 @@ export type ResearchPhase = (typeof RESEARCH_PHASES)[number];
 export const MIND_PHASES = ['PLANNING', 'GATHERING', 'ANALYSIS', 'SYNTHESIS', 'REFINEMENT', 'COMPLETED', 'ABORTED'] as const;
 export type MindPhase = (typeof MIND_PHASES)[number];
 
+/** The phases that end with a quality gate (and the supervisor's reflection on it): the mind's working phases, as gates and prompts name them. */
+export type GatedPhase = Lowercase<Exclude<MindPhase, 'COMPLETED' | 'ABORTED'>>;
+
 export const EVENT_TYPES = ['AgentInput', 'AgentStream', 'ToolCall', 'ToolCallResult', 'AgentOutput', 'StopEvent', 'WorkflowCancelledEvent', 'Status'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

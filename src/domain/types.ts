@@ -5,8 +5,10 @@ import type { MindState } from './mind';
 import type { EventType, ResearchPhase, ResearchStatus } from './names';
 import type { InputContextRef, PanelState } from './panel';
 import type { ResearchSettings } from './settings';
+import type { SessionStep, WaitKind } from './steps';
 
-export type { EventType, MindPhase, ResearchPhase, ResearchStatus } from './names';
+export type { EventType, GatedPhase, MindPhase, ResearchPhase, ResearchStatus } from './names';
+export type { InboxKind, SessionStep, WaitKind } from './steps';
 export { TERMINAL_STATUSES } from './names';
 export type { BudgetLimits, ResearchSettings } from './settings';
 export type { AgentDecision, GateRecord, GuidanceNote, MindState } from './mind';
@@ -185,9 +187,6 @@ export type InboxMessage =
   | { kind: 'review'; action: 'accept' | 'reject' | 'feedback'; feedback?: string }
   | { kind: 'continue' };
 
-/** What a session waits for from a person. Each wait ends the run (continue-as-new): a version boundary. */
-export type WaitKind = 'topic' | 'clarification' | 'approval' | 'confirmation' | 'budget' | 'guidance' | 'review';
-
 export interface Waiting {
   for: WaitKind;
   /** When the wait began (workflow time, ISO). */
@@ -213,14 +212,18 @@ export interface ResearchState {
   settings: ResearchSettings;
   created_at: string;
   updated_at: string;
+  /** Where the session is in its life (src/domain/steps.ts); a stopped session keeps the step it stopped in. */
+  step: SessionStep;
   plan?: ResearchPlan;
-  /** The plan was approved (by a person or auto_approve): research may start. */
-  approved?: boolean;
+  /** The panel the user chose at approval (the settings keep the one the session started with). */
+  chosen_panel?: string[];
   clarifications: Clarification[];
   clarification_rounds: number;
   plan_revisions: number;
   plan_feedback: string[];
   iteration: number;
+  /** Iterations research may run when the reviewer's feedback raised it above settings.max_iterations. */
+  iteration_limit?: number;
   /** Queries this iteration still has to search. */
   pending_queries: string[];
   searched_queries: string[];

@@ -1,12 +1,11 @@
 // Quality gates checked after each phase. Pure functions over the research state, so the workflow
 // can run them deterministically and record why it carried on, retried or stopped.
 import type { Finding, Gap, ReportShape, ResearchPlan, Source } from '../domain/types';
+import type { GatedPhase } from '../domain/names';
 import { classifySource, type AnalyzerQuality, type VettingLists } from './vetting';
 
-export type GatePhase = 'planning' | 'gathering' | 'analysis' | 'synthesis' | 'refinement';
-
 export interface GateResult {
-  phase: GatePhase;
+  phase: GatedPhase;
   passed: boolean;
   /** Why it did not pass, one human-readable sentence per broken rule; empty when it passed. */
   failures: string[];
@@ -216,7 +215,7 @@ export function decideIteration(openGaps: readonly Gap[], iteration: number, max
   };
 }
 
-function result(phase: GatePhase, failures: string[], metrics: Record<string, number>, fixable: string[] = failures): GateResult {
+function result(phase: GatedPhase, failures: string[], metrics: Record<string, number>, fixable: string[] = failures): GateResult {
   return { phase, passed: failures.length === 0, failures, metrics, fixable };
 }
 

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { CREDIBILITY_TIERS, EVENT_TYPES, LISTED_STATUSES, MIND_PHASES, RESEARCH_PHASES } from '../domain/names';
 import type { ModelOutputEvent, ResearchEvent, ResearchSnapshot } from '../domain/types';
+import { SESSION_STEPS } from '../domain/steps';
 
 /** An object that lets fields it does not name through, typed (for the check below) as one that names them all. */
 const obj = <S extends z.ZodRawShape>(shape: S) => z.looseObject(shape) as unknown as z.ZodObject<S>;
@@ -128,7 +129,6 @@ const mind = obj({
     doi_checks: z.array(obj({ doi: str, ok: z.boolean(), status: int.optional(), source_ids: strings })).optional(),
     unsupported_claims: z.array(obj({ sentence: str, source_ids: strings })).optional().describe('report sentences their sources do not support'),
     retried: strings.optional().describe('"phase:iteration" of phases retried once'),
-    pause_after: str.optional().describe('pause_for_guidance: the phase after which the session pauses'),
     supervisor_advice: str.optional(),
     last_reflected: str.optional(),
     sections_filled: z.boolean().optional(),
@@ -208,12 +208,14 @@ export const researchStateSchema = obj({
     updated_at: when,
     report_markdown: str.describe('the report as it stands'),
     plan: planSchema.optional(),
-    approved: z.boolean().optional(),
+    step: z.enum(SESSION_STEPS).describe('where the session is in its life: topic, plan, research, panel, verify, review (a stopped session keeps the step it stopped in)'),
+    chosen_panel: strings.optional().describe('the panel chosen at approval'),
     clarifications: z.array(obj({ question: str, answer: str })),
     clarification_rounds: int,
     plan_revisions: int,
     plan_feedback: strings,
     iteration: int,
+    iteration_limit: int.optional().describe("iterations research may run when the reviewer's feedback raised it above max_iterations"),
     pending_queries: strings,
     searched_queries: strings,
     sources: z.array(sourceSchema),

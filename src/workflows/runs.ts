@@ -1,27 +1,35 @@
 // Where a run ends and the next begins. Every wait for a person is a version boundary: the working
-// run persists the session and continues as new into a *waiting run*, which does nothing but wait
+// run saves the session and continues as new into a *waiting run*, which does nothing but wait
 // (one timer) and so can be replayed by any build; when the answer comes it continues as new into
-// a working run on the build that is current then. A long history also ends a run, pinned to the
-// same build, so research in flight finishes on the build it started on.
+// a working run on the build that is current then, which gives the answer to the step that waited.
+// A long history also ends a run, pinned to the same build, so research in flight finishes on the
+// build it started on. The top-level loop (deep-research.ts) is the only caller of the run ends.
 import { allHandlersFinished, condition, isCancellation, makeContinueAsNewFunc, workflowInfo } from '@temporalio/workflow';
-import type { InboxMessage, ResearchInput, ResearchResult, WaitKind } from '../domain/types';
-import type { ResearchPhase, ResearchStatus } from '../domain/names';
+import { DELIVERY_EVENTS, type DeliveryEvent } from '../domain/names';
+import { WAITS, waitSeconds, type WaitKind } from '../domain/steps';
+import type { InboxMessage, MindPhase, ResearchInput, ResearchResult, ResearchStatus, SessionStep } from '../domain/types';
+import { deliver } from './phases/deliver';
 import { RUN_KIND_MEMO, type RunKind } from './messages';
 import type { ResearchSession } from './session';
-import { persistSession } from './phases/persist';
 
 export const runKind = (): RunKind => ((workflowInfo().memo?.[RUN_KIND_MEMO] as RunKind | undefined) === 'waiting' ? 'waiting' : 'working');
 
-/** Which messages end which wait. */
-const ANSWERS: Record<WaitKind, InboxMessage['kind'][]> = {
-  topic: ['topic'],
-  clarification: ['answer', 'reject'],
-  approval: ['approve', 'reject', 'revise'],
-  confirmation: ['confirm'],
-  review: ['review'],
-  guidance: ['continue'],
-  budget: [],
-};
+/** Where a step sends the session: on to a step (itself: its next part), into a wait for a person, or to its end. */
+export type Next =
+  | { step: SessionStep; /** Research again from this phase of the mind (the reviewer's feedback: REFINEMENT). */ mind?: MindPhase }
+  | { wait: WaitKind }
+  | { end: ResearchStatus; reason?: string };
+
+export const goTo = (step: SessionStep, mind?: MindPhase): Next => (mind ? { step, mind } : { step });
+export const waitFor = (kind: WaitKind): Next => ({ wait: kind });
+export const endAs = (status: ResearchStatus, reason?: string): Next => (reason !== undefined ? { end: status, reason } : { end: status });
+
+/** The person's answer to the step's wait: their message, or none when the wait ended otherwise (guidance came, a top-up, `expired`). */
+export interface Answer {
+  to: WaitKind;
+  message?: InboxMessage;
+  expired?: boolean;
+}
 
 /** A wait also ends without a message: guidance arrived, or a top-up. */
 function settledOtherwise(s: ResearchSession, kind: WaitKind): boolean {
@@ -32,58 +40,53 @@ function settledOtherwise(s: ResearchSession, kind: WaitKind): boolean {
 }
 
 function answered(s: ResearchSession, kind: WaitKind): boolean {
-  return !!s.state.cancel_requested || s.state.inbox.some((m) => ANSWERS[kind].includes(m.kind)) || settledOtherwise(s, kind);
+  return !!s.state.cancel_requested || s.state.inbox.some((m) => WAITS[kind].answers.includes(m.kind)) || settledOtherwise(s, kind);
 }
-
-export interface WaitOptions {
-  status: ResearchStatus;
-  phase?: ResearchPhase;
-  /** Seconds until the wait gives up; absent, it lasts until answered. */
-  timeoutSeconds?: number;
-  /** Runs once the session is persisted as waiting, before the run ends (e.g. delivery of the plan). */
-  started?: () => Promise<void>;
-}
-
-export type WaitOutcome = InboxMessage | 'expired' | 'cancelled' | 'settled';
 
 /**
- * The person's answer to `kind` when there is one (an answer that came while this run worked, or
- * the one a waiting run received); otherwise the run ends here and the session waits.
+ * The answer to the wait the session is in, which ends it: the status before it comes back, and a
+ * wait in research gives its time back to the deadline. Undefined when the session waits for
+ * nothing, and while its wait goes on.
  */
-export async function awaitPerson(s: ResearchSession, kind: WaitKind, opts: WaitOptions): Promise<WaitOutcome> {
+export function takeAnswer(s: ResearchSession): Answer | undefined {
   const st = s.state;
-  if (st.cancel_requested) return endWait(s, 'cancelled');
-  const at = st.inbox.findIndex((m) => ANSWERS[kind].includes(m.kind));
-  if (at >= 0) return endWait(s, st.inbox.splice(at, 1)[0]);
-  if (st.waiting?.for === kind && settledOtherwise(s, kind)) return endWait(s, 'settled');
-  if (st.waiting?.for === kind && st.waiting.expired) return endWait(s, 'expired');
+  const w = st.waiting;
+  if (!w) return undefined;
+  const at = st.inbox.findIndex((m) => WAITS[w.for].answers.includes(m.kind));
+  const answer: Answer | undefined =
+    at >= 0 ? { to: w.for, message: st.inbox.splice(at, 1)[0] } : settledOtherwise(s, w.for) ? { to: w.for } : w.expired ? { to: w.for, expired: true } : undefined;
+  if (!answer) return undefined;
+  if (st.deadline_ms !== undefined && st.step !== 'topic' && st.step !== 'plan') st.deadline_ms += Math.max(0, Date.now() - Date.parse(w.since));
+  st.waiting = undefined;
+  if (w.resume_status) s.setStatus(w.resume_status, w.resume_phase);
+  return answer;
+}
+
+/**
+ * The session waits for `kind`: saved as waiting (with what was left beside landed first: the
+ * supervisor's advice before the person is asked), delivered where the wait is a delivery moment,
+ * and this run ends into a waiting run.
+ */
+export async function waitForPerson(s: ResearchSession, kind: WaitKind): Promise<never> {
+  const st = s.state;
+  const rule = WAITS[kind];
   if (st.waiting?.for !== kind) {
     const now = Date.now();
+    const seconds = waitSeconds(kind, s.settings);
     st.waiting = {
       for: kind,
       since: new Date(now).toISOString(),
-      ...(opts.timeoutSeconds !== undefined ? { until: now + opts.timeoutSeconds * 1000 } : {}),
+      ...(seconds !== undefined ? { until: now + seconds * 1000 } : {}),
       resume_status: st.status,
       resume_phase: st.phase,
       topups_seen: st.topups_received ?? 0,
     };
   }
-  s.setStatus(opts.status, opts.phase);
-  await persistSession(s);
-  await opts.started?.();
+  s.setStatus(rule.status, rule.phase);
+  await landWork(s);
+  await s.save();
+  if ((DELIVERY_EVENTS as readonly string[]).includes(rule.status)) await deliver(s, rule.status as DeliveryEvent);
   return endRun(s, 'waiting');
-}
-
-/** Clears the wait and goes back to the status before it; a wait in research gives its time back to the deadline. */
-function endWait(s: ResearchSession, outcome: WaitOutcome): WaitOutcome {
-  const st = s.state;
-  const w = st.waiting;
-  if (w) {
-    if (st.deadline_ms !== undefined && st.approved) st.deadline_ms += Math.max(0, Date.now() - Date.parse(w.since));
-    st.waiting = undefined;
-    if (w.resume_status && outcome !== 'cancelled') s.setStatus(w.resume_status, w.resume_phase);
-  }
-  return outcome;
 }
 
 /** The waiting run: one timer and the handlers, until an answer, a cancel or the timeout. */
@@ -102,11 +105,32 @@ export async function waitingRun(s: ResearchSession): Promise<ResearchResult> {
   return endRun(s, 'working');
 }
 
+/** Ends the run when its history is long (Temporal suggests it, or continue_as_new_after_events). */
+export async function continueAsNewIfDue(s: ResearchSession): Promise<void> {
+  const info = workflowInfo();
+  const limit = s.settings.continue_as_new_after_events;
+  if (!info.continueAsNewSuggested && !(limit > 0 && info.historyLength >= limit)) return;
+  await landWork(s);
+  s.info(`continuing as new after ${info.historyLength} history events (run ${s.state.continued_runs + 2})`);
+  await s.save();
+  await endRun(s, 'working', { sameBuild: true });
+}
+
+/**
+ * What runs beside the steps, landed before the run ends: the report's queued writes (a failed one
+ * left its findings unreported, and synthesis writes them, so its failure is not this run's) and
+ * the work left beside (the supervisor's advice, the reading for empty sections).
+ */
+async function landWork(s: ResearchSession): Promise<void> {
+  await s.report.written();
+  await s.joinBeside();
+}
+
 /**
  * Ends this run and hands the state to the next. Into a waiting run, or out of one, the next run
  * starts on the current build; a run continued for its history's length stays on its build.
  */
-export async function endRun(s: ResearchSession, next: RunKind, opts: { sameBuild?: boolean } = {}): Promise<never> {
+async function endRun(s: ResearchSession, next: RunKind, opts: { sameBuild?: boolean } = {}): Promise<never> {
   await s.joinBeside();
   await condition(allHandlersFinished);
   s.state.continued_runs += 1;
@@ -116,15 +140,4 @@ export async function endRun(s: ResearchSession, next: RunKind, opts: { sameBuil
     ...(opts.sameBuild ? {} : { initialVersioningBehavior: 'AUTO_UPGRADE' as const }),
   });
   return continueAs(input);
-}
-
-/** Ends the run when its history is long (Temporal suggests it, or continue_as_new_after_events). */
-export async function continueAsNewIfDue(s: ResearchSession, beforeEnding: () => Promise<void> = async () => undefined): Promise<void> {
-  const info = workflowInfo();
-  const limit = s.settings.continue_as_new_after_events;
-  if (!info.continueAsNewSuggested && !(limit > 0 && info.historyLength >= limit)) return;
-  await beforeEnding();
-  s.info(`continuing as new after ${info.historyLength} history events (run ${s.state.continued_runs + 2})`);
-  await persistSession(s);
-  await endRun(s, 'working', { sameBuild: true });
 }

@@ -1,93 +1,48 @@
 // One run of a research session in the workflow: its state, the event log, and the few things a
-// run keeps only in memory (the scope research runs in, the cap on model calls, work left beside).
-// Everything that must outlive the run is in `state`: a run can end at any wait and the next one,
-// on whatever build is current, goes on from it.
-import { type CancellationScope, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+// run keeps only in memory, each a named part: the scope research runs in, the pool of model
+// calls, the report's write queue, the saves and the work left beside. Everything that must
+// outlive the run is in `state`: a run can end at any wait and the next one, on whatever build is
+// current, goes on from it.
+import { type CancellationScope, isCancellation, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { ModelUsage } from '../activities/contracts';
 import { isTerminal } from '../domain/names';
 import type { AgentDecision, EventType, LiveSnapshot, ResearchEvent, ResearchInput, ResearchPhase, ResearchState, ResearchStatus, RoleUsage } from '../domain/types';
 import { freshMind, migrateState, STATE_VERSION } from '../domain/migrations';
+import { store } from './activities';
+import { awaitedLater, Pool, ReportQueue } from './concurrency';
 import { SEARCH_ATTRIBUTES } from './messages';
 
 const MAX_EVENT_TEXT = 2_000;
 /** Every decision is also an event (in the session store); the state keeps the latest ones. */
 const MAX_DECISIONS_IN_STATE = 200;
 
-/**
- * Counts model calls in flight and makes extra callers wait their turn. Work off the critical path
- * (report patches, the supervisor's advice) may hold at most half the slots, and none that a
- * round's analyses are about to ask for: the calls the research waits for (analyses, the critic
- * beside the refiner) find slots, and go first when one frees.
- */
-export class Slots {
-  private used = 0;
-  private background = 0;
-  /** Foreground calls announced but not yet asked for (a round's first analyses). */
-  private expected = 0;
-  private readonly waiting: { resume: () => void; background: boolean }[] = [];
-  constructor(private readonly limit: number) {}
-
-  /** `n` foreground calls are coming (0: no more): background work leaves their slots free. */
-  expect(n: number): void {
-    this.expected = Math.max(0, n);
-    this.wake();
-  }
-
-  async run<T>(fn: () => Promise<T>, opts: { background?: boolean } = {}): Promise<T> {
-    const background = opts.background === true;
-    if (!background && this.expected > 0) this.expected -= 1;
-    // A caller that waits is handed its slot by wake(), so none can take it in between.
-    if (this.free(background)) this.take(background);
-    else await new Promise<void>((resume) => this.waiting.push({ resume, background }));
-    try {
-      return await fn();
-    } finally {
-      this.used -= 1;
-      if (background) this.background -= 1;
-      this.wake();
-    }
-  }
-
-  private take(background: boolean): void {
-    this.used += 1;
-    if (background) this.background += 1;
-  }
-
-  private free(background: boolean): boolean {
-    if (this.used >= this.limit) return false;
-    if (!background) return true;
-    return this.background < Math.max(1, Math.floor(this.limit / 2)) && this.used + Math.min(this.expected, this.limit) < this.limit;
-  }
-
-  /** Hands out the slots that are free: to foreground callers first, then background ones in turn. */
-  private wake(): void {
-    for (;;) {
-      const fore = this.waiting.findIndex((w) => !w.background);
-      const next = fore >= 0 && this.free(false) ? fore : this.waiting.findIndex((w) => w.background && this.free(true));
-      if (next < 0) return;
-      const [caller] = this.waiting.splice(next, 1);
-      this.take(caller.background);
-      caller.resume();
-    }
-  }
-}
-
 export class ResearchSession {
   readonly state: ResearchState;
-  /** The scope research activities run in; cancelling it stops the run but not the final persist. */
+  /** The scope research activities run in (one per run); cancelling it stops research but not the final save. */
   researchScope: CancellationScope | undefined;
-  timedOut = false;
   /** Counts the moments the supervisor's advice is read (or its reader is next): advice later than that is not asked for. */
   adviceReads = 0;
   /** The session-wide cap on model calls in flight (max_model_calls_in_flight). */
-  readonly modelSlots: Slots;
+  readonly modelCalls: Pool;
+  /** The living report's writes, in order. */
+  readonly report = new ReportQueue();
+  /** The reading for the outline's empty sections, while it runs (see phases/fill.ts). */
+  emptySectionReading: Promise<void> | undefined;
   private toolCallCounter = 0;
   /** Work nothing downstream waits for (the last reflection), joined before the run ends. */
   private beside: Promise<void>[] = [];
+  /** Saves asked for beside the research, one at a time, in order; `saveQueued` while one waits its turn. */
+  private saving: Promise<void> = Promise.resolve();
+  private saveQueued = false;
 
   constructor(readonly input: ResearchInput, private readonly searchAttributes: boolean) {
     this.state = input.resume ? migrateState(input.resume) : initialState(input);
-    this.modelSlots = new Slots(this.state.settings.max_model_calls_in_flight);
+    this.modelCalls = new Pool(this.state.settings.max_model_calls_in_flight);
+  }
+
+  /** Iterations research may run: the settings' own, or more where the reviewer's feedback asked for another round. */
+  get maxIterations(): number {
+    return Math.max(this.settings.max_iterations, this.state.iteration_limit ?? 0);
   }
 
   get id(): string {
@@ -164,21 +119,50 @@ export class ResearchSession {
     }
   }
 
-  /** One model-calling step within the session-wide cap on model calls in flight. */
-  modelCall<T>(fn: () => Promise<T>, opts: { background?: boolean } = {}): Promise<T> {
-    return this.modelSlots.run(fn, opts);
-  }
-
-  /** Lets `work` run on; its failure surfaces at joinBeside(), not as an unhandled rejection. */
+  /** Lets `work` run on; its failure surfaces at joinBeside(). */
   runBeside(work: Promise<void>): void {
-    work.catch(() => undefined);
-    this.beside.push(work);
+    this.beside.push(awaitedLater(work));
   }
 
   /** Waits for everything started with runBeside (before the session ends or the run continues as new). */
   async joinBeside(): Promise<void> {
     const work = this.beside.splice(0);
     if (work.length) await Promise.all(work);
+  }
+
+  /**
+   * Writes the session snapshot and the events not yet stored, after any save still under way.
+   * Idempotent: safe to retry or repeat. The one activity not logged as a ToolCall pair: it is the
+   * log's own bookkeeping, and the final save must end with the StopEvent.
+   */
+  async save(): Promise<void> {
+    await this.saving;
+    await this.write();
+  }
+
+  /**
+   * The same save between steps, without holding up the next one: the snapshot is taken when the
+   * write starts, so a save asked for while another waits its turn is that one. Waits and the end
+   * of a run save with save(), after these.
+   */
+  saveBeside(): void {
+    if (this.saveQueued) return;
+    this.saveQueued = true;
+    this.saving = this.saving.then(async () => {
+      this.saveQueued = false;
+      try {
+        await this.write();
+      } catch (err) {
+        // The next save carries the same state; a cancelled run saves its last one itself.
+        if (!isCancellation(err)) this.warn(`saving the session did not work this time: ${errorMessage(err)}`);
+      }
+    });
+  }
+
+  private async write(): Promise<void> {
+    const events = this.unpersistedEvents();
+    await store.persistSession({ snapshot: this.snapshot(), events });
+    if (events.length) this.markPersisted(events[events.length - 1].seq);
   }
 
   /** Unique within the session: the run number and a counter replayed deterministically. */
@@ -260,6 +244,7 @@ function initialState(input: ResearchInput): ResearchState {
     research_id: input.researchId,
     status: input.query.trim() ? 'planning' : 'awaiting_topic',
     phase: 'planning',
+    step: input.query.trim() ? 'plan' : 'topic',
     initial_query: input.query.trim(),
     settings: input.settings,
     created_at: now,

@@ -1,4 +1,5 @@
-import type { PhaseGate, SupervisedPhase } from '../contracts';
+import type { GatedPhase } from '../../domain/names';
+import type { PhaseGate } from '../contracts';
 
 export const SUPERVISOR_SYSTEM = `You are the supervisor of a deep-research assistant. After each phase
 you pause to reflect on how it went, from its metrics and its quality gate.
@@ -10,7 +11,7 @@ you pause to reflect on how it went, from its metrics and its quality gate.
 Answer with JSON only.`;
 
 /** The question the supervisor answers about each phase. */
-export const PHASE_QUESTIONS: Record<SupervisedPhase, string> = {
+export const PHASE_QUESTIONS: Record<GatedPhase, string> = {
   planning: 'Do the queries and the outline cover the whole question, without drifting from it?',
   gathering: 'Are the sources diverse and credible enough to answer the question?',
   analysis: 'Are the findings specific, supported by the sources, and do they cover the outline?',
@@ -18,7 +19,7 @@ export const PHASE_QUESTIONS: Record<SupervisedPhase, string> = {
   refinement: 'Will the next round close the gaps that matter, rather than repeat earlier searches?',
 };
 
-export function supervisorPrompt(input: { phase: SupervisedPhase; summary: Record<string, unknown>; gate: PhaseGate; guidance?: string[] }): string {
+export function supervisorPrompt(input: { phase: GatedPhase; summary: Record<string, unknown>; gate: PhaseGate; guidance?: string[] }): string {
   const gate = input.gate.passed ? 'passed' : `failed:\n${input.gate.failures.map((f) => `- ${f}`).join('\n') || '- (no reason given)'}`;
   const parts = [
     `Phase: ${input.phase}`,

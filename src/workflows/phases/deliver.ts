@@ -6,7 +6,6 @@ import { comparison, delivery, DELIVERY_MAX_ATTEMPTS } from '../activities';
 import type { DeliveryEvent, DeliveryRecord } from '../../domain/delivery';
 import { errorMessage, type ResearchSession } from '../session';
 import type { ResearchSettings } from '../../domain/types';
-import { persistSession } from './persist';
 import { ensureReport, setReport } from './report';
 
 export function hasDelivery(settings: ResearchSettings): boolean {
@@ -33,7 +32,7 @@ export async function deliver(s: ResearchSession, event: DeliveryEvent): Promise
     const records = await Promise.all(jobs);
     (s.state.delivery_log ??= []).push(...records);
     // Only the snapshot changes: no event follows the StopEvent.
-    await persistSession(s);
+    await s.save();
   });
 }
 

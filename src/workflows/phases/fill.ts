@@ -2,14 +2,12 @@
 // on-topic sources already read are analysed once more for those sections (the findings so far
 // given as known, so only what is new comes back), and what comes back is written there.
 // The reading starts as soon as no further iteration will follow (beside the last critique), and
-// its patch joins the report lane, so filling costs the session no extra serial model round.
+// its patch joins the report queue, so filling costs the session no extra serial model round.
 import type { Source } from '../../domain/types';
 import { terms } from '../../report/words';
 import type { ResearchSession } from '../session';
 import { analyzeBatch } from './analysis';
-import { drainReport, queueReportPatch } from './gather';
-
-const reading = new WeakMap<ResearchSession, Promise<void>>();
+import { queueFindings } from './report';
 
 /**
  * Starts reading for the sections empty so far, once per session; the work runs beside what follows.
@@ -24,7 +22,7 @@ export function startReadingForEmptySections(s: ResearchSession, opts: { early?:
   if (!empty.length || !read.length || st.mind.sections_filled || st.panel) return;
   st.mind.sections_filled = true;
   const work = readFor(s, empty, rankFor(empty.join(' '), read).slice(0, s.settings.batch_size));
-  reading.set(s, work);
+  s.emptySectionReading = work;
   s.runBeside(work);
 }
 
@@ -38,16 +36,16 @@ async function readFor(s: ResearchSession, empty: string[], sources: Source[]): 
 
 /** Waits for the reading, so its findings are numbered before another round adds its own. */
 export async function finishReadingForEmptySections(s: ResearchSession): Promise<void> {
-  await reading.get(s);
+  await s.emptySectionReading;
 }
 
 /**
- * At synthesis: the reading, then its patch queued in the report lane. Not started yet, it waits
+ * At synthesis: the reading, then its patch queued in the report queue. Not started yet, it waits
  * for the patches still being written: they may fill the sections it would read for.
  */
 export async function fillEmptySections(s: ResearchSession): Promise<void> {
-  if (!reading.has(s)) {
-    await drainReport(s);
+  if (!s.emptySectionReading) {
+    await s.report.flush();
     startReadingForEmptySections(s);
   }
   await finishReadingForEmptySections(s);
@@ -56,7 +54,7 @@ export async function fillEmptySections(s: ResearchSession): Promise<void> {
   const unwritten = s.state.findings.filter((f) => !f.reported && fill.finding_ids.includes(f.id));
   // A revision round may have written into some of them since.
   const stillEmpty = fill.sections.filter((x) => s.state.report_shape?.empty_sections?.includes(x));
-  if (unwritten.length) queueReportPatch(s, unwritten, stillEmpty.length ? stillEmpty : undefined);
+  if (unwritten.length) queueFindings(s, unwritten, stillEmpty.length ? stillEmpty : undefined);
 }
 
 /** Sources ranked by how many of a section title's words their title and snippet share. */

@@ -5,7 +5,6 @@ import type { ResearchResult, ResearchStatus } from '../../domain/types';
 import type { DeliveryEvent } from '../../domain/delivery';
 import type { ResearchSession } from '../session';
 import { addWhatChanged, deliver } from './deliver';
-import { persistSession } from './persist';
 import { recordStop, stoppedPhrase } from './resume';
 import { closeUnfinishedReport } from './verify';
 
@@ -13,6 +12,9 @@ export async function finish(s: ResearchSession, status: ResearchStatus, reason?
   const st = s.state;
   if (reason) st.reason = reason;
   await CancellationScope.nonCancellable(async () => {
+    // What ran beside (the report's queued writes, advice, readings) lands first; a failure there
+    // changes nothing the end records: the report as written so far is the one closed and kept.
+    await s.report.written();
     await s.joinBeside().catch(() => undefined);
     if (status === 'completed') await addWhatChanged(s);
     const stopped = stoppedPhrase(status);
@@ -24,7 +26,7 @@ export async function finish(s: ResearchSession, status: ResearchStatus, reason?
   s.setStatus(status, 'done');
   if (status === 'cancelled') s.emit('WorkflowCancelledEvent', { reason: st.reason ?? 'cancelled' });
   s.emit('StopEvent', { status, reason: st.reason });
-  await CancellationScope.nonCancellable(() => persistSession(s));
+  await CancellationScope.nonCancellable(() => s.save());
   await deliver(s, status as DeliveryEvent);
   const reportId = st.panel?.report_file_id ?? st.report_file_id;
   return {

@@ -12,7 +12,7 @@ import { errorMessage, type ResearchSession } from '../session';
 import { BudgetSpent, exhaustedBudget, stopsResearch } from './budget';
 import { enhancementRound, plannedFor } from './enhance';
 import { finishReadingForEmptySections, startReadingForEmptySections } from './fill';
-import { afterPhase, pauseAfter } from './oversight';
+import { afterPhase } from './oversight';
 import { callModel } from './providers';
 
 /** Why no further search round can run (search down, budget or sources spent), if so. */
@@ -43,8 +43,8 @@ export async function refine(s: ResearchSession): Promise<MindPhase> {
   const budgetSpent = exhaustedBudget(s, 'search') !== undefined || st.search_outage !== undefined;
   const decision = sourcesFull && open.length
     ? { action: 'complete' as const, rationale: `${open.length} gaps open, but the source budget (${s.settings.max_sources}) is used` }
-    : decideIteration(st.gaps, st.iteration, s.settings.max_iterations, budgetSpent);
-  s.decide(decisionFromIteration(decision, { iteration: st.iteration, maxIterations: s.settings.max_iterations, openGaps: open.length, budgetExhausted: budgetSpent }, ''));
+    : decideIteration(st.gaps, st.iteration, s.maxIterations, budgetSpent);
+  s.decide(decisionFromIteration(decision, { iteration: st.iteration, maxIterations: s.maxIterations, openGaps: open.length, budgetExhausted: budgetSpent }, ''));
   const criticAsked = criticCanChangeAnything(s);
   // Guidance that came after the decision to finish is worth one more round of its own.
   const guidanceRound = decision.action === 'complete' && guidanceCanRun(s);
@@ -60,7 +60,6 @@ export async function refine(s: ResearchSession): Promise<MindPhase> {
   // The refinement gate and the iteration's reflection, beside the critic and the refiner; when
   // neither follows, the reflection has the last word on the user's guidance.
   endOfIteration(s, open.length, budgetSpent || sourcesFull, { lastWord: !criticAsked && !refinerAsked, noPhaseAfter: !refinerAsked });
-  pauseAfter(s, 'refinement');
   if (!criticAsked && !refinerAsked) return 'SYNTHESIS';
   // The user's words go to both, verbatim; the supervisor's advice too.
   const guidance = s.takeGuidance('refinement');
@@ -68,14 +67,11 @@ export async function refine(s: ResearchSession): Promise<MindPhase> {
     criticAsked ? critique(s, guidance, advice) : Promise.resolve(undefined),
     refinerAsked ? refinedQueries(s, undefined, guidance, advice, enhancing) : Promise.resolve(undefined),
   ]);
-  // A round may follow: its analyses will want their slots, so background work keeps out of the way.
-  s.modelSlots.expect(s.settings.max_concurrency);
   const [revision, refined] = await answers;
   if (refined && enhancing) plannedFor(enhancing.gaps, refined.queries, st.enhancement?.focus !== undefined);
   else if (refined) for (const gap of open) gap.addressed = true;
   const queries = unique([...(enhancing?.verbatim ?? []), ...(revision?.queries ?? []), ...(refined?.queries ?? [])], s);
   if (queries.length === 0) {
-    s.modelSlots.expect(0);
     if (refinerAsked) s.decide({ agent: 'refiner', action: 'complete', rationale: 'open gaps suggest no new queries', inputs: { open_gaps: open.length }, outputs: {} });
     return 'SYNTHESIS';
   }
@@ -87,8 +83,7 @@ export async function refine(s: ResearchSession): Promise<MindPhase> {
   const reviewer = (s.mind.research_feedback ?? []).filter((f) => f.startsWith('Reviewer: '));
   s.mind.research_feedback = [...reviewer, ...(revision?.feedback ?? []), ...(refined?.feedback ?? [])].slice(0, 8);
   st.pending_queries = queries;
-  s.modelSlots.expect(Math.min(queries.length, s.settings.max_concurrency));
-  s.info(`${nextIteration ? `iteration ${st.iteration} of ${s.settings.max_iterations}` : 'revision round'}: ${queries.length} queries${revision ? ' (critic)' : ''}${refined?.queries.length ? ` for ${open.length} gaps` : ''}`);
+  s.info(`${nextIteration ? `iteration ${st.iteration} of ${s.maxIterations}` : 'revision round'}: ${queries.length} queries${revision ? ' (critic)' : ''}${refined?.queries.length ? ` for ${open.length} gaps` : ''}`);
   return 'GATHERING';
 }
 
@@ -100,9 +95,9 @@ function waitForSearchBudget(s: ResearchSession, sourcesFull: boolean): void {
   const st = s.state;
   const spent = exhaustedBudget(s, 'search');
   if (!spent || sourcesFull || st.search_outage) return;
-  const wouldGoOn = decideIteration(st.gaps, st.iteration, s.settings.max_iterations, false).action === 'iterate' || guidanceCanRun(s, { budget: false });
+  const wouldGoOn = decideIteration(st.gaps, st.iteration, s.maxIterations, false).action === 'iterate' || guidanceCanRun(s, { budget: false });
   if (!wouldGoOn) return;
-  s.decide({ agent: 'supervisor', action: 'budget_wait', rationale: `the research would go on (iteration ${st.iteration} of ${s.settings.max_iterations}), but the "${spent}" budget is spent: waiting for a top-up`, inputs: { iteration: st.iteration }, outputs: { limit: spent } });
+  s.decide({ agent: 'supervisor', action: 'budget_wait', rationale: `the research would go on (iteration ${st.iteration} of ${s.maxIterations}), but the "${spent}" budget is spent: waiting for a top-up`, inputs: { iteration: st.iteration }, outputs: { limit: spent } });
   throw new BudgetSpent(spent);
 }
 
@@ -189,7 +184,7 @@ async function critique(s: ResearchSession, guidance: string[], advice: string[]
 /** The refinement gate ("passed": another round is worth running) and the iteration's reflection. */
 function endOfIteration(s: ResearchSession, openGaps: number, searchSpent: boolean, opts: { lastWord: boolean; noPhaseAfter: boolean }): void {
   const st = s.state;
-  const gate = refinementGate(st.gaps, s.settings.max_iterations - st.iteration, searchSpent ? { searches: 0 } : {});
+  const gate = refinementGate(st.gaps, s.maxIterations - st.iteration, searchSpent ? { searches: 0 } : {});
   afterPhase(s, 'refinement', gate, { iteration: st.iteration, open_gaps: openGaps }, { endOfIteration: true, ...opts });
 }
 
@@ -249,7 +244,7 @@ export async function refinedQueries(
             // What an enhancement searches as given counts as searched: the refiner expands on it.
             searched_queries: [...st.searched_queries, ...(enhancing?.verbatim ?? [])],
             iteration: st.iteration,
-            max_iterations: s.settings.max_iterations,
+            max_iterations: s.maxIterations,
             // The user's words verbatim, and the supervisor's advice beside them, each under its own name.
             guidance,
             supervisor_guidance: advice,

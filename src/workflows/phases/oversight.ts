@@ -3,20 +3,20 @@
 // is decided by rule (a round that cannot change the failing criterion is not run: the report
 // states the shortfall instead), and the supervisor's reflection, which can only add advice, runs
 // beside the next step. It reflects when a gate fails, guidance is waiting or an iteration ends,
-// never twice on the same unchanged state. With pause_for_guidance the session then pauses.
+// never twice on the same unchanged state.
 // No search or fetch ability here: planning uses this module before approval.
 import { isCancellation } from '@temporalio/workflow';
+import type { GatedPhase } from '../../domain/types';
 import { decisionFromGate } from '../../research/decisions';
 import type { GateResult } from '../../research/gates';
 import { model } from '../activities';
-import { awaitPerson } from '../runs';
 import { errorMessage, type ResearchSession } from '../session';
 import { callModel, NoLongerWanted } from './providers';
 
 /** Records the gate; starts the supervisor's reflection beside whatever comes next, when it is worth one. */
 export function afterPhase(
   s: ResearchSession,
-  phase: string,
+  phase: GatedPhase,
   gate: GateResult,
   summary: Record<string, number>,
   opts: { endOfIteration?: boolean; lastWord?: boolean; noPhaseAfter?: boolean } = {},
@@ -45,7 +45,7 @@ export function afterPhase(
  * The supervisor's assessment: advice for the next refiner or critic, and a quality score. It reads
  * the user's pending guidance; when nothing after it plans research (`lastWord`), it takes it.
  */
-async function reflectOn(s: ResearchSession, phase: string, gate: GateResult, summary: Record<string, number>, lastWord: boolean): Promise<void> {
+async function reflectOn(s: ResearchSession, phase: GatedPhase, gate: GateResult, summary: Record<string, number>, lastWord: boolean): Promise<void> {
   const iteration = s.state.iteration;
   const reads = s.adviceReads;
   try {
@@ -53,7 +53,7 @@ async function reflectOn(s: ResearchSession, phase: string, gate: GateResult, su
       s.tool(
         'reflect_on_phase',
         { phase, passed: gate.passed, model: choice },
-        () => model.reflectOnPhase({ phase: phase as never, summary: { ...summary, ...gate.metrics }, gate: { passed: gate.passed, failures: gate.failures }, guidance: lastWord ? s.takeGuidance(`${phase} reflection`) : pendingGuidance(s), model: choice }),
+        () => model.reflectOnPhase({ phase, summary: { ...summary, ...gate.metrics }, gate: { passed: gate.passed, failures: gate.failures }, guidance: lastWord ? s.takeGuidance(`${phase} reflection`) : pendingGuidance(s), model: choice }),
         (r) => ({ retry: r.retry, usage: r.usage, ...(r.quality_score !== undefined ? { quality_score: r.quality_score } : {}) }),
       ),
       // Advice is for the next critic or refiner: once they started (or are next), it would come too late.
@@ -97,7 +97,7 @@ function stateKey(s: ResearchSession): string {
  * (once per phase and iteration, while search and sources are left); the rest are shortfalls the
  * report states. Returns whether to run the phase again.
  */
-export function retryByRule(s: ResearchSession, phase: string, gate: GateResult, roomLeft: string | undefined): boolean {
+export function retryByRule(s: ResearchSession, phase: GatedPhase, gate: GateResult, roomLeft: string | undefined): boolean {
   if (gate.passed) return false;
   const mind = s.mind;
   const key = `${phase}:${s.state.iteration}`;
@@ -115,25 +115,4 @@ export function retryByRule(s: ResearchSession, phase: string, gate: GateResult,
   retried.push(key);
   s.decide({ agent: 'supervisor', action: `retry_${phase}`, rationale: `another round can change this: ${gate.fixable.join('; ')}`, inputs: { failures: gate.fixable }, outputs: {} });
   return true;
-}
-
-/** pause_for_guidance: after `phase`, the session pauses (a wait) unless guidance is already waiting. */
-export function pauseAfter(s: ResearchSession, phase: string): void {
-  if (s.settings.pause_for_guidance) s.mind.pause_after = phase;
-}
-
-/** The pause itself, at the top of the loop: until guidance, continue, or guidance_wait_seconds. */
-export async function pauseIfDue(s: ResearchSession): Promise<void> {
-  const after = s.mind.pause_after;
-  if (!after) return;
-  if (s.mind.guidance.some((g) => !g.applied_to) && s.state.waiting?.for !== 'guidance') {
-    s.mind.pause_after = undefined;
-    return;
-  }
-  // The supervisor's advice lands before the person is asked.
-  await s.joinBeside();
-  if (s.state.waiting?.for !== 'guidance') s.info(`paused after ${after}: send guidance or continue (waiting up to ${s.settings.guidance_wait_seconds} s)`);
-  const outcome = await awaitPerson(s, 'guidance', { status: 'awaiting_guidance', timeoutSeconds: s.settings.guidance_wait_seconds });
-  if (outcome === 'expired') s.info('no guidance arrived: continuing');
-  s.mind.pause_after = undefined;
 }

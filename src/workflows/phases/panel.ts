@@ -4,12 +4,11 @@
 // Then one model merges the answers with attribution and a list of conflicts. Answers and the
 // report live in the artifact store; the workflow keeps their ids.
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { InboxMessage, PanelState, ProviderPlan, ResearchPlan, Source } from '../../domain/types';
+import type { PanelState, ProviderPlan, ResearchPlan, Source } from '../../domain/types';
 import { panel as panelActivity, synthesizer } from '../activities';
-import { awaitPerson } from '../runs';
+import { type Answer, goTo, type Next, waitFor } from '../runs';
 import { errorMessage, type ResearchSession } from '../session';
 import { reserveBudget, stopsResearch } from './budget';
-import { persistSession } from './persist';
 import { chooseProviders } from './providers';
 
 const MAX_FINDINGS_FOR_PANEL = 60;
@@ -25,11 +24,6 @@ export function startPanel(s: ResearchSession, plan: ProviderPlan): void {
     confirmations: [],
   };
   s.emit('Status', { level: 'info', kind: 'panel', models, message: models.length ? `panel: ${models.join(', ')}` : 'panel: no model with a key' });
-  if (!models.length && s.settings.auto_approve) {
-    // Seed 004: an empty panel is the user's to choose, so even an unattended run waits for approval.
-    s.settings.auto_approve = false;
-    s.warn('no panel model has its key: the plan waits for approval, where you choose the panel');
-  }
 }
 
 /** A panel chosen at approval is settled now (its providers chosen again); a panel still empty cannot run. */
@@ -43,26 +37,40 @@ export async function settlePanel(s: ResearchSession): Promise<void> {
   }
 }
 
-/** Every panel model answers (again, for those that failed, when the user says retry), then the synthesis. */
-export async function answerAsPanel(s: ResearchSession): Promise<void> {
-  const panel = s.state.panel as PanelState;
-  for (;;) {
-    const todo = panel.models.filter((m) => panel.answers[m].status === 'pending');
-    if (todo.length) {
-      s.setStatus('processing', 'panel_answers');
-      await Promise.all(todo.map((m) => answerWith(s, m)));
-      await persistSession(s);
-    }
-    const failed = panel.models.filter((m) => panel.answers[m].status === 'failed');
-    if (failed.length === 0) break;
-    const action = await confirmPartialFailure(s, failed);
-    if (action === 'cancel') return;
-    panel.confirmations.push(action);
-    if (action === 'proceed') break;
-    for (const m of failed) panel.answers[m].status = 'pending';
-    s.info(`retrying the failed panel models: ${failed.join(', ')}`);
+/**
+ * The panel step: every panel model answers (again, for those that failed, when the person said
+ * retry); when some fail, the person confirms how to go on (a wait); then the synthesis, whose
+ * report the verification checks.
+ */
+export async function answerAsPanel(s: ResearchSession, answer: Answer | undefined): Promise<Next> {
+  const st = s.state;
+  const panel = st.panel as PanelState;
+  const action = answer?.to === 'confirmation' ? confirmed(s, answer) : undefined;
+  if (action === 'retry') for (const m of panel.models.filter((x) => panel.answers[x].status === 'failed')) panel.answers[m].status = 'pending';
+  const todo = panel.models.filter((m) => panel.answers[m].status === 'pending');
+  if (todo.length) {
+    s.setStatus('processing', 'panel_answers');
+    await Promise.all(todo.map((m) => answerWith(s, m)));
+    await s.save();
+  }
+  const failed = panel.models.filter((m) => panel.answers[m].status === 'failed');
+  if (failed.length && action !== 'proceed') {
+    s.emit('Status', { level: 'warning', kind: 'partial_failure', failed, message: `${failed.length} of ${panel.models.length} panel models failed (${failed.join(', ')}): confirm proceed, retry or cancel` });
+    return waitFor('confirmation');
   }
   if (!panel.report_file_id) await synthesize(s);
+  // The merged report goes through the same citation and claim checks as any report.
+  st.report_file_id = panel.report_file_id;
+  return goTo('verify');
+}
+
+/** The person's answer to a partial failure: proceed (also when the wait ended without one) or retry; cancel ends the session. */
+function confirmed(s: ResearchSession, answer: Answer): 'proceed' | 'retry' {
+  const action = answer.message?.kind === 'confirm' && answer.message.action === 'retry' ? 'retry' : 'proceed';
+  (s.state.panel as PanelState).confirmations.push(action);
+  s.info(`partial failure: ${action}`);
+  if (action === 'retry') s.info(`retrying the failed panel models: ${Object.values((s.state.panel as PanelState).answers).filter((a) => a.status === 'failed').map((a) => a.model).join(', ')}`);
+  return action;
 }
 
 async function answerWith(s: ResearchSession, model: string): Promise<void> {
@@ -101,23 +109,6 @@ async function answerWith(s: ResearchSession, model: string): Promise<void> {
     answer.error = errorMessage(err);
     s.warn(`panel: ${model} failed after its retries (${answer.error})`);
   }
-}
-
-/** Waits for proceed, retry or cancel (a wait: the run ends here). */
-async function confirmPartialFailure(s: ResearchSession, failed: string[]): Promise<'proceed' | 'retry' | 'cancel'> {
-  if (s.state.waiting?.for !== 'confirmation') {
-    s.emit('Status', {
-      level: 'warning',
-      kind: 'partial_failure',
-      failed,
-      message: `${failed.length} of ${(s.state.panel as PanelState).models.length} panel models failed (${failed.join(', ')}): confirm proceed, retry or cancel`,
-    });
-  }
-  const answer = await awaitPerson(s, 'confirmation', { status: 'awaiting_confirmation', phase: 'panel_answers' });
-  if (answer === 'cancelled') return 'cancel';
-  const action = typeof answer === 'string' ? 'proceed' : (answer as Extract<InboxMessage, { kind: 'confirm' }>).action;
-  s.info(`partial failure: ${action}`);
-  return action;
 }
 
 async function synthesize(s: ResearchSession): Promise<void> {

@@ -4,34 +4,96 @@
 import { planningGate } from '../../research/gates';
 import type { ExpandedQuery, InboxMessage, ResearchPlan } from '../../domain/types';
 import { knowledge, planner } from '../activities';
-import { awaitPerson } from '../runs';
+import { type Answer, endAs, goTo, type Next, waitFor } from '../runs';
 import { errorMessage, type ResearchSession } from '../session';
-import { deliver } from './deliver';
 import { afterPhase, retryByRule } from './oversight';
-import { callModel } from './providers';
-
-export type PlanOutcome = 'approved' | 'rejected' | 'expired' | 'cancelled';
+import { startPanel } from './panel';
+import { callModel, chooseProviders } from './providers';
 
 /** Seed 003's ask_topic: a session started without a question asks for one and waits for it. */
-export async function askForTopic(s: ResearchSession): Promise<'given' | 'expired' | 'cancelled'> {
-  if (s.state.initial_query) return 'given';
-  if (s.state.waiting?.for !== 'topic') s.emit('Status', { level: 'info', kind: 'ask_topic', message: 'no research question was given: what should be researched?' });
-  const answer = await awaitPerson(s, 'topic', { status: 'awaiting_topic', phase: 'planning', timeoutSeconds: s.settings.approval_timeout_seconds });
-  if (answer === 'cancelled' || answer === 'expired') return answer;
-  const query = (answer as Extract<InboxMessage, { kind: 'topic' }>).query;
+export async function askForTopic(s: ResearchSession, answer: Answer | undefined): Promise<Next> {
+  if (answer?.to !== 'topic') {
+    s.emit('Status', { level: 'info', kind: 'ask_topic', message: 'no research question was given: what should be researched?' });
+    return waitFor('topic');
+  }
+  if (answer.message?.kind !== 'topic') return endAs('expired', `no research question within ${s.settings.approval_timeout_seconds} s`);
+  const query = answer.message.query;
   s.state.initial_query = query;
   s.info(`research question: ${query.slice(0, 200)}`);
   s.setStatus('planning', 'planning');
-  return 'given';
+  return goTo('plan');
 }
 
-/** The plan, drafted once and checked by its gate; then clarifications, revisions and the approval. */
-export async function planWithUser(s: ResearchSession): Promise<PlanOutcome> {
-  if (!s.state.plan) {
+/**
+ * The plan step: the providers settled, the plan drafted once and checked by its gate; then the
+ * person's answer to the wait before (clarifications, a revision, the approval or a rejection), and
+ * what the plan waits for next: clarifications, the approval, or nothing (auto_approve).
+ */
+export async function planWithUser(s: ResearchSession, answer: Answer | undefined): Promise<Next> {
+  const st = s.state;
+  if (!st.providers) await settleProviders(s);
+  if (!st.plan) {
     await draftPlan(s);
     await checkPlan(s);
   }
-  return agreeOnPlan(s);
+  if (answer?.expired) return endAs('expired', `no approval within ${s.settings.approval_timeout_seconds} s`);
+  const message = answer?.message;
+  if (message?.kind === 'reject') return endAs('rejected', message.reason ?? 'rejected');
+  if (message?.kind === 'approve') return approved(s, message);
+  if (message?.kind === 'revise') {
+    st.plan_revisions += 1;
+    st.plan_feedback.push(message.feedback);
+    s.info(`revising the plan (revision ${st.plan_revisions})`);
+    await draftPlan(s);
+  }
+  const plan = st.plan as ResearchPlan;
+  if (message?.kind === 'answer') {
+    if (allBlank(message.answers)) skipClarifications(s, plan, 'the user skipped them');
+    else {
+      recordAnswers(s, plan.clarifying_questions, message.answers);
+      await draftPlan(s);
+    }
+  }
+  return nextForPlan(s);
+}
+
+/** What the plan as it stands waits for: answers to its clarifying questions, or the approval (none when unattended). */
+function nextForPlan(s: ResearchSession): Next {
+  const st = s.state;
+  const plan = st.plan as ResearchPlan;
+  if (wantsClarification(s, plan)) return waitFor('clarification');
+  // Seed 004: an empty panel is the user's to choose, so even an unattended run waits for approval.
+  const unattended = s.settings.auto_approve && !(st.panel && st.panel.models.length === 0);
+  if (unattended) {
+    if (plan.clarifying_questions.length && !s.settings.ask_clarifications && st.clarifications.length === 0) noteUnasked(plan, 'unattended run');
+    if (s.input.approved_plan) applyEditedPlan(s, s.input.approved_plan);
+    s.info('plan approved automatically (auto_approve)');
+    return goTo('research');
+  }
+  // Questions the planner asked that nobody was asked: the plan goes to approval saying so.
+  if (plan.clarifying_questions.length && st.clarifications.length === 0 && st.clarification_rounds === 0) noteUnasked(plan, 'not asked: ask_clarifications is off');
+  return waitFor('approval');
+}
+
+function approved(s: ResearchSession, answer: Extract<InboxMessage, { kind: 'approve' }>): Next {
+  if (answer.plan) applyEditedPlan(s, answer.plan);
+  if (answer.panel?.length) {
+    // The panel the user chose replaces the one that came out empty: its providers are settled again.
+    s.state.chosen_panel = answer.panel;
+    s.state.providers = undefined;
+  }
+  s.info('plan approved');
+  return goTo('research');
+}
+
+/** Model and search chains, once; a panel session also settles its panel. */
+async function settleProviders(s: ResearchSession): Promise<void> {
+  s.emit('AgentInput', { role: 'user', query: s.state.initial_query });
+  await chooseProviders(s);
+  if ((s.settings.panel?.length ?? 0) > 0 && s.state.providers) {
+    startPanel(s, s.state.providers);
+    if (!s.state.panel?.models.length && s.settings.auto_approve) s.warn('no panel model has its key: the plan waits for approval, where you choose the panel');
+  }
 }
 
 /** Seed 003's knowledge lookup beside planning: the user's own corpus, never the web. */
@@ -89,63 +151,8 @@ async function checkPlan(s: ResearchSession): Promise<void> {
   s.decide({ agent: 'planner', action: again.passed ? 'replanned' : 'replanned_still_failing', rationale: again.passed ? 'the redrafted plan meets the gate' : again.failures.join('; '), inputs: {}, outputs: { sub_queries: s.state.plan?.expanded_queries.length ?? 0 } });
 }
 
-/** Clarification rounds, plan revisions and the approval itself, until a decision or expiry. Each wait ends the run. */
-async function agreeOnPlan(s: ResearchSession): Promise<PlanOutcome> {
-  const wait = { phase: undefined, timeoutSeconds: s.settings.approval_timeout_seconds };
-  for (;;) {
-    const plan = s.state.plan as ResearchPlan;
-    if (wantsClarification(s, plan)) {
-      const answer = await awaitPerson(s, 'clarification', { ...wait, status: 'awaiting_clarification', phase: 'awaiting_clarification' });
-      if (answer === 'cancelled' || answer === 'expired') return answer;
-      if (answer === 'settled') continue;
-      if (answer.kind === 'reject') return rejected(s, answer.reason);
-      if (answer.kind === 'answer') {
-        if (allBlank(answer.answers)) skipClarifications(s, plan, 'the user skipped them');
-        else {
-          recordAnswers(s, plan.clarifying_questions, answer.answers);
-          await draftPlan(s);
-        }
-      }
-      continue;
-    }
-    if (s.settings.auto_approve) {
-      if (plan.clarifying_questions.length && !s.settings.ask_clarifications && s.state.clarifications.length === 0) noteUnasked(plan, 'unattended run');
-      if (s.input.approved_plan) applyEditedPlan(s, s.input.approved_plan);
-      s.info('plan approved automatically (auto_approve)');
-      return 'approved';
-    }
-    // Questions the planner asked that nobody was asked: the plan goes to approval saying so.
-    if (plan.clarifying_questions.length && s.state.clarifications.length === 0 && s.state.clarification_rounds === 0) noteUnasked(plan, 'not asked: ask_clarifications is off');
-    const answer = await awaitPerson(s, 'approval', { ...wait, status: 'awaiting_approval', phase: 'awaiting_approval', started: () => deliver(s, 'awaiting_approval') });
-    if (answer === 'cancelled' || answer === 'expired') return answer;
-    if (answer === 'settled') continue;
-    if (answer.kind === 'reject') return rejected(s, answer.reason);
-    if (answer.kind === 'approve') {
-      if (answer.plan) applyEditedPlan(s, answer.plan);
-      if (answer.panel?.length) {
-        // The panel the user chose replaces the one that came out empty: its providers are settled again.
-        s.settings.panel = answer.panel;
-        s.state.providers = undefined;
-      }
-      s.info('plan approved');
-      return 'approved';
-    }
-    if (answer.kind === 'revise') {
-      s.state.plan_revisions += 1;
-      s.state.plan_feedback.push(answer.feedback);
-      s.info(`revising the plan (revision ${s.state.plan_revisions})`);
-      await draftPlan(s);
-    }
-  }
-}
-
 function wantsClarification(s: ResearchSession, plan: ResearchPlan): boolean {
   return s.settings.ask_clarifications && plan.clarifying_questions.length > 0 && s.state.clarification_rounds < s.settings.max_clarification_rounds;
-}
-
-function rejected(s: ResearchSession, reason?: string): PlanOutcome {
-  s.state.reason = reason ?? 'rejected';
-  return 'rejected';
 }
 
 function allBlank(answers: string[] | Record<string, string>): boolean {

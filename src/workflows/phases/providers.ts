@@ -7,7 +7,8 @@ import { reserveBudget, stopsResearch } from './budget';
 
 /** Settles the model chain per role and the search chain once, from config, settings and keys. */
 export async function chooseProviders(s: ResearchSession): Promise<void> {
-  const plan = await local.resolveProviders({ settings: s.settings });
+  const chosen = s.state.chosen_panel;
+  const plan = await local.resolveProviders({ settings: chosen ? { ...s.settings, panel: chosen } : s.settings });
   s.state.providers = plan;
   for (const skipped of plan.skipped) s.emit('Status', { level: 'info', kind: 'provider_skipped', provider: skipped.name, message: `${skipped.name} skipped: ${skipped.reason}` });
   const rolesByChain = new Map<string, string[]>();
@@ -29,7 +30,7 @@ export class NoLongerWanted extends Error {}
  * and is counted against the budget.
  */
 export function callModel<T extends { usage?: ModelUsage }>(s: ResearchSession, role: string, call: (model?: string) => Promise<T>, opts: { background?: boolean; wanted?: () => boolean } = {}): Promise<T> {
-  return s.modelCall(async () => {
+  return s.modelCalls.run(async () => {
     // Work that waited for its slot past the moment it was for is not done.
     if (opts.wanted && !opts.wanted()) throw new NoLongerWanted();
     // A model that failed after its retries is passed over for the rest of the session (while another is left).

@@ -5,10 +5,9 @@
 import type { ModelUsage, ReportPatch, ReportVersion } from '../../activities/contracts';
 import type { Finding, ResearchPlan } from '../../domain/types';
 import { model, store } from '../activities';
+import { awaitedLater } from '../concurrency';
 import type { ResearchSession } from '../session';
 import { callModel } from './providers';
-
-const creating = new WeakMap<ResearchSession, Promise<string>>();
 
 /**
  * The report exists from the start of research: the outline's skeleton, or text carried in from an
@@ -17,24 +16,29 @@ const creating = new WeakMap<ResearchSession, Promise<string>>();
 export function ensureReport(s: ResearchSession): Promise<string> {
   const st = s.state;
   if (st.report_file_id) return Promise.resolve(st.report_file_id);
-  let pending = creating.get(s);
-  if (!pending) {
+  const queue = s.report;
+  if (!queue.creating) {
     const plan = st.plan as ResearchPlan;
-    pending = store.createReport({ query: st.initial_query, outline: plan.outline, ...(st.report_seed ? { seed: st.report_seed } : {}) }).then(
+    queue.creating = store.createReport({ query: st.initial_query, outline: plan.outline, ...(st.report_seed ? { seed: st.report_seed } : {}) }).then(
       (out) => {
         setReport(s, out);
         st.report_seed = undefined;
-        creating.delete(s);
+        queue.creating = undefined;
         return out.report_file_id;
       },
       (err) => {
-        creating.delete(s);
+        // The next caller tries again.
+        queue.creating = undefined;
         throw err;
       },
     );
-    creating.set(s, pending);
   }
-  return pending;
+  return queue.creating;
+}
+
+/** The report's skeleton, written beside the first searches; its first patch waits for it (and, should it fail, creates it again). */
+export function startReport(s: ResearchSession): void {
+  if (!s.state.report_file_id) void awaitedLater(ensureReport(s));
 }
 
 interface Proposal {
@@ -113,83 +117,66 @@ export function setReport(s: ResearchSession, version: ReportVersion): void {
   s.state.verified = false;
 }
 
+/** What the report needs of a research branch: its batches' findings as they are analysed. */
+export interface BranchFindings {
+  batchCount(): Promise<number>;
+  findingsOf(batch: number): Promise<Finding[]>;
+}
+
+/** A new round: its patches are proposed against the report as the writes queued so far leave it. */
+export function startRound(s: ResearchSession): void {
+  s.report.roundBase = awaitedLater(s.report.written().then(() => ensureReport(s)));
+}
+
 /**
- * The living report while branches research. A round's branches are written in a few groups (as
- * many as background work may hold model slots), each group's batch patched as soon as all its
- * branches have analysed that batch, against the report as it was when the round began, beside the
- * other groups; the proposals are applied one after another in plan order. So the report comes out
- * the same whichever branch finishes first, a round's writing takes about one model call, not one
- * per batch, and the last analysis is followed by one patch, not a queue of them. A failed patch
- * leaves its findings unreported (synthesis writes them) and is surfaced by drain().
+ * A round's branches, written into the living report. The branches are written in a few groups
+ * (as many as background work may hold model slots), each group's batch patched as soon as all its
+ * branches have analysed that batch, against the report as it was when the round began, beside
+ * the other groups; the patches are applied one after another in plan order. So a round's writing
+ * takes about one model call, not one per batch, and the last analysis is followed by one patch,
+ * not a queue of them. A failed patch leaves its findings unreported (synthesis writes them).
  */
-export class ReportLane {
-  private applied: Promise<void> = Promise.resolve();
-  private base: Promise<string> | undefined;
-  private failure: { err: unknown } | undefined;
+export function writeRound(s: ResearchSession, branches: BranchFindings[]): void {
+  const groups = Math.max(1, Math.floor(s.settings.max_model_calls_in_flight / 2));
+  const size = Math.ceil(branches.length / groups);
+  for (let first = 0; first < branches.length; first += size) writeGroup(s, branches.slice(first, first + size));
+}
 
-  constructor(private readonly s: ResearchSession) {}
-
-  /** A new round: its proposals start from the report as the previous round left it. */
-  startRound(): void {
-    const previous = this.applied;
-    this.base = previous.then(() => ensureReport(this.s));
-    this.base.catch(() => undefined);
-  }
-
-  /** Queues a round's branches, each a list of batches known once its search returns. */
-  queueRound(branches: Promise<Promise<Finding[]>[]>[]): void {
-    const groups = Math.max(1, Math.floor(this.s.settings.max_model_calls_in_flight / 2));
-    const size = Math.ceil(branches.length / groups);
-    for (let first = 0; first < branches.length; first += size) this.queueGroup(branches.slice(first, first + size));
-  }
-
-  /** One patch per batch position across the group's branches, applied in batch order. */
-  private queueGroup(branches: Promise<Promise<Finding[]>[]>[]): void {
-    const base = this.base ?? ensureReport(this.s);
-    const proposals = Promise.all(branches).then((lists) =>
-      Array.from({ length: Math.max(0, ...lists.map((l) => l.length)) }, (_, batch) => {
-        const parts = lists.map((l) => l[batch]).filter((p): p is Promise<Finding[]> => p !== undefined);
-        const proposal = Promise.all(parts).then(async (found) => {
-          const fresh = found.flat().filter((f) => !f.reported);
-          const batches = found.filter((list) => list.length > 0).length;
-          return fresh.length ? propose(this.s, fresh, await base, { background: true, batches }) : undefined;
-        });
-        proposal.catch(() => undefined);
-        return proposal;
-      }),
-    );
-    proposals.catch(() => undefined);
-    this.applied = this.applied.then(async () => {
-      for (const proposal of await proposals) {
-        try {
-          const p = await proposal;
-          if (p && !this.failure) await apply(this.s, p);
-        } catch (err) {
-          this.failure ??= { err };
-        }
-      }
-    });
-  }
-
-  /** Queues a patch the research waits for (synthesis), proposed against the round's base at once. */
-  queueFindings(findings: Finding[], fillSections?: string[]): void {
-    const base = this.base ?? ensureReport(this.s);
-    const proposal = base.then((id) => propose(this.s, findings, id, { fillSections }));
-    proposal.catch(() => undefined);
-    this.applied = this.applied.then(async () => {
+/** One patch per batch position across the group's branches, each proposed once that batch is analysed everywhere. */
+function writeGroup(s: ResearchSession, group: BranchFindings[]): void {
+  const base = s.report.roundBase ?? ensureReport(s);
+  const proposals = awaitedLater(
+    Promise.all(group.map((b) => b.batchCount())).then((counts) =>
+      Array.from({ length: Math.max(0, ...counts) }, (_, batch) =>
+        awaitedLater(
+          Promise.all(group.map((b) => b.findingsOf(batch))).then(async (found) => {
+            const fresh = found.flat().filter((f) => !f.reported);
+            const batches = found.filter((list) => list.length > 0).length;
+            return fresh.length ? propose(s, fresh, await base, { background: true, batches }) : undefined;
+          }),
+        ),
+      ),
+    ),
+  );
+  // The group's batch count is known only once its searches return: one queued write applies its
+  // patches in batch order; a failed one is passed on after the others are applied.
+  s.report.queue(async () => {
+    let failure: { err: unknown } | undefined;
+    for (const proposal of await proposals) {
       try {
         const p = await proposal;
-        if (!this.failure) await apply(this.s, p);
+        if (p) await apply(s, p);
       } catch (err) {
-        this.failure ??= { err };
+        failure ??= { err };
       }
-    });
-  }
-
-  async drain(): Promise<void> {
-    await this.applied;
-    const failure = this.failure;
-    this.failure = undefined;
+    }
     if (failure) throw failure.err;
-  }
+  });
+}
+
+/** A patch the research waits for (synthesis), proposed against the round's base at once and queued behind the round's patches. */
+export function queueFindings(s: ResearchSession, findings: Finding[], fillSections?: string[]): void {
+  const base = s.report.roundBase ?? ensureReport(s);
+  const proposal = awaitedLater(base.then((id) => propose(s, findings, id, { fillSections })));
+  s.report.queue(async () => apply(s, await proposal));
 }

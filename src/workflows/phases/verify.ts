@@ -6,13 +6,24 @@ import type { ModelUsage, VerifyCitationsInput, VerifyCitationsOutput } from '..
 import { analysisGate, gatheringGate } from '../../research/gates';
 import { normalizeQuery } from '../../domain/text';
 import { store, verifier } from '../activities';
+import { goTo, type Next } from '../runs';
 import { errorMessage, type ResearchSession } from '../session';
 import { callModel } from './providers';
 import { ensureReport, setReport } from './report';
 import { openQuestions } from './enhance';
 import { resumedRuns } from './resume';
 
-export async function verifyReport(s: ResearchSession): Promise<void> {
+/** The verify step: the report checked; a panel's merged report too (its panel keeps the checked version). */
+export async function verify(s: ResearchSession): Promise<Next> {
+  const panel = s.state.panel;
+  await verifyReport(s);
+  if (panel) panel.report_file_id = s.state.report_file_id;
+  // Saved by what comes next: the end of the session, or the wait for its review.
+  await s.joinBeside();
+  return goTo('review');
+}
+
+async function verifyReport(s: ResearchSession): Promise<void> {
   s.setStatus('verifying', 'verifying');
   const extra = { shortfalls: shortfalls(s) };
   // The sections the check is about to state as gaps: an enhanced version reopens them.

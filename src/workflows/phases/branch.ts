@@ -1,0 +1,88 @@
+// A research branch: one query of a round. It owns its batches: its sources (known once its search
+// is registered) are fetched, parsed and analysed batch by batch, the next batch's fetches
+// overlapping this batch's analysis, and each batch's findings are promised from the moment the
+// batches are known, so the report can write them as soon as they are analysed.
+import type { Finding, Source } from '../../domain/types';
+import { awaitedLater, Deferred, type Pool } from '../concurrency';
+import type { ResearchSession } from '../session';
+import { analyzeBatch } from './analysis';
+import { fetchAndParse, skipOffTopic } from './sources';
+
+interface Batch {
+  sources: Source[];
+  findings: Deferred<Finding[]>;
+  /** The findings, once analysed. */
+  found?: Finding[];
+}
+
+export class Branch {
+  private readonly batches = new Deferred<Batch[]>();
+  private list: Batch[] = [];
+
+  /** `sources`: the branch's share of the round's sources, once its search is registered. */
+  constructor(
+    readonly index: number,
+    private readonly sources: Promise<Source[]>,
+  ) {}
+
+  /** How many batches the branch has (none when its search failed). */
+  async batchCount(): Promise<number> {
+    return (await this.batches.promise).length;
+  }
+
+  /** The findings of batch `n` once it is analysed; none for a batch the branch does not have or did not finish. */
+  async findingsOf(n: number): Promise<Finding[]> {
+    const batch = (await this.batches.promise)[n];
+    return batch ? batch.findings.promise : [];
+  }
+
+  /**
+   * Fetches, parses and analyses the branch's batches (at most one fetched ahead of its analysis);
+   * `known` is what the analyzer is told is known besides the branch's own earlier findings, and
+   * `analysing` the round's pool of analyses. Returns once every batch is analysed.
+   */
+  async run(s: ResearchSession, known: string[], analysing: Pool): Promise<void> {
+    const own: string[] = [];
+    let analysis: Promise<void> = Promise.resolve();
+    try {
+      const sources = await this.sources;
+      const size = Math.max(1, s.settings.batch_size);
+      const batches: Batch[] = (this.list = Array.from({ length: Math.ceil(sources.length / size) }, (_, i) => ({ sources: sources.slice(i * size, (i + 1) * size), findings: new Deferred<Finding[]>() })));
+      this.batches.resolve(batches);
+      for (const [index, batch] of batches.entries()) {
+        await fetchAndParse(s, batch.sources);
+        // Relevance calls no model: it runs now, outside the model slots, beside the previous analysis.
+        const scored = awaitedLater(skipOffTopic(s, batch.sources.filter((src) => src.status === 'fetched' && src.text_file_id && !src.skipped_off_topic)));
+        const previous = analysis;
+        analysis = awaitedLater(
+          (async () => {
+            await Promise.all([previous, scored]);
+            const findings = await analysing.run(() => analyzeBatch(s, batch.sources, [...known, ...own].slice(-30)));
+            own.push(...findings.map((f) => f.content));
+            batch.found = findings;
+            batch.findings.resolve(findings);
+          })(),
+        );
+        // Keep at most one batch fetched ahead of its analysis.
+        if (index + 1 < batches.length) await previous;
+      }
+    } finally {
+      // Whatever stopped the branch, the analysis already under way finishes (and is kept) before
+      // its failure is passed on; what the branch did not analyse is promised as nothing, so the
+      // report's round does not wait for it (synthesis writes what the branch found later).
+      await analysis.then(undefined, () => undefined);
+      this.close();
+    }
+    await analysis;
+  }
+
+  /** The findings of each batch analysed so far, in batch order. */
+  analysed(): Finding[][] {
+    return this.list.map((b) => b.found ?? []);
+  }
+
+  private close(): void {
+    this.batches.resolve(this.list);
+    for (const batch of this.list) batch.findings.resolve([]);
+  }
+}
