@@ -16,7 +16,7 @@
 // misattribution recall 1.0 with ≤ 5 % false flags, ≥ 60 % of read on-topic sources cited,
 // resume and enhance change the report when they find something.
 //   npm run bench:report [-- --world real] [-- --runs 2] [-- --only lithium,metformin]
-import { ENHANCED, REAL_PLANS, REAL_QUESTIONS, type QuestionKind } from '../test/harness/real-questions';
+import { ENHANCED, REAL_PLANS, REAL_QUESTIONS, type QuestionKind, type RealQuestion } from '../test/harness/real-questions';
 import { runInRealWorld } from '../test/harness/real-world';
 import type { ReportFigures } from './real-figures';
 import { cancelThenResume, enhance, research, researchAndMeasure } from './real-runs';
@@ -93,16 +93,20 @@ export function runRealBench(runs: number, only?: string[]): void {
     console.log(`\nresume (offshore-wind, cancelled while its first analysis runs, then resumed):`);
     console.log(`  cancelled: ${resumed.cancelled.status}, ${resumed.cancelled.findings} findings, ${resumed.cancelled.notWritten} "Not written" line(s)`);
     console.log(`  resumed:   ${resumed.resumed.status}, ${resumed.resumed.findings} findings, ${resumed.resumed.notWritten} "Not written" line(s), Unfinished note ${resumed.resumed.unfinishedNote ? 'still there' : 'gone'}`);
+    console.log(`  its note:  ${resumed.resumed.resumedNote ? clip(resumed.resumed.resumedNote.replace(/^>\s*/, ''), 400) : 'NONE (what the first run missed and the resumed one added is not said)'}`);
     console.log(`  report body changed by the resumed run: ${resumed.bodyChanged ? 'yes' : 'NO (byte-identical)'}  goal: changed, no "Not written" left: ${resumed.bodyChanged && resumed.resumed.notWritten === 0 ? 'PASS' : 'FAIL'}`);
     if (process.env.BENCH_DUMP) console.log(`--- partial ---\n${resumed.partial}\n--- final ---\n${resumed.final}`);
 
     const v1 = await research(env, world, ENHANCED.question);
+    const enhanced = REAL_QUESTIONS.find((q) => q.question === ENHANCED.question) as RealQuestion;
     for (const focus of [ENHANCED.focus, undefined]) {
-      const e = await enhance(env, world, v1, focus);
+      const e = await enhance(env, world, v1, enhanced, focus);
       console.log(`\nenhance (climate-disasters, ${focus ? `--focus "${focus}"` : 'plain'}): ${e.status}`);
       console.log(`  searched: ${e.searched.map((q) => `“${q}”`).join(', ') || '(nothing)'}`);
       if (focus) console.log(`  focus searched verbatim: ${e.focusSearchedVerbatim ? 'yes' : 'NO'}`);
       console.log(`  new sources read: ${e.newSourcesRead}; report body changed: ${e.bodyChanged ? 'yes' : 'NO'}; "What changed" section: ${e.whatChanged ? 'yes' : 'no'}; open questions ${e.openQuestions.before} → ${e.openQuestions.after}`);
+      const off = e.newlyCited.filter((c) => c.verdict === 'off');
+      console.log(`  newly cited: ${e.newlyCited.length} (${e.newlyCited.map((c) => `“${clip(c.title, 60)}” ${c.verdict}`).join('; ') || 'none'}); off topic: ${off.length}  goal 0: ${off.length === 0 ? 'PASS' : 'FAIL'}`);
       if (process.env.BENCH_DUMP) console.log(`--- v2 ---\n${e.after}`);
     }
     console.log(`\n(${Math.round((Date.now() - started) / 1000)} s; judged off topic by a person's reading of each page's title and text, test/harness/real-judgements.json)`);

@@ -1,12 +1,12 @@
 // Sessions in the real-page world, run as a user runs them (start --yes, cancel, resume,
 // enhance): shared by bench:report --world real and test/real-pages-report.test.ts.
-import { everyLanguage } from '../src/report/labels';
+import { everyLanguage, type ResumedText } from '../src/report/labels';
 import { isWhatChangedTitle, parseReport } from '../src/report/markdown';
 import type { ResearchSnapshot } from '../src/domain/types';
 import type { TestEnvironment } from '../test/harness';
 import type { RealWorld } from '../test/harness/real-world';
-import type { RealQuestion } from '../test/harness/real-questions';
-import { logSince, markLog, measureReport, openQuestionsIn, reportParts, type ReportFigures } from './real-figures';
+import { verdictFor, type RealQuestion, type Verdict } from '../test/harness/real-questions';
+import { citedIdsIn, logSince, markLog, measureReport, openQuestionsIn, reportParts, type ReportFigures } from './real-figures';
 
 export interface Finished {
   id: string;
@@ -46,9 +46,12 @@ export const bodyOf = (report: string) => {
 export const hasWhatChanged = (report: string) => parseReport(report).sections.some((s) => isWhatChangedTitle(s.title));
 export const notWrittenLines = (report: string) => everyLanguage((l) => l.notWritten('', '').split(/\*\*/)[1]).reduce((n, lead) => n + report.split(`**${lead}**`).length - 1, 0);
 
+/** "Unfinished, then resumed:" in every language. */
+const RESUMED_LEADS = everyLanguage((l) => l.resumedRun({ stopped: '', reason: '', sourcesBefore: 0, findingsBefore: 0, unreached: '', sourcesAdded: 0, findingsAdded: 0, written: '' } as ResumedText).split('**')[1]);
+
 export interface ResumeFigures {
   cancelled: { status: string; findings: number; notWritten: number };
-  resumed: { status: string; findings: number; notWritten: number; unfinishedNote: boolean };
+  resumed: { status: string; findings: number; notWritten: number; unfinishedNote: boolean; resumedNote?: string };
   bodyChanged: boolean;
   partial: string;
   final: string;
@@ -86,6 +89,8 @@ export async function cancelThenResume(env: TestEnvironment, world: RealWorld, q
         findings: done.state.findings.length,
         notWritten: notWrittenLines(done.report),
         unfinishedNote: everyLanguage((l) => l.unfinished('').split('**')[1]).some((lead) => done.report.includes(`**${lead}**`)),
+        // The note saying what the first run missed and the resumed one added ("Unfinished, then resumed: …").
+        resumedNote: done.report.split('\n').find((line) => RESUMED_LEADS.some((lead) => line.includes(`**${lead}**`))),
       },
       bodyChanged: bodyOf(stopped.report) !== bodyOf(done.report),
       partial: stopped.report,
@@ -101,6 +106,8 @@ export interface EnhanceFigures {
   searched: string[];
   focusSearchedVerbatim: boolean;
   newSourcesRead: number;
+  /** Sources the new version cites that the version it came from did not, with a person's verdict on each. */
+  newlyCited: { title: string; verdict: Verdict }[];
   bodyChanged: boolean;
   whatChanged: boolean;
   openQuestions: { before: number; after: number };
@@ -110,18 +117,29 @@ export interface EnhanceFigures {
 }
 
 /** A finished session enhanced (with a focus, or plainly) as `enhance <id> [--focus …]` does. */
-export async function enhance(env: TestEnvironment, world: RealWorld, v1: Finished, focus?: string): Promise<EnhanceFigures> {
+export async function enhance(env: TestEnvironment, world: RealWorld, v1: Finished, question: RealQuestion, focus?: string): Promise<EnhanceFigures> {
   const from = world.search.queries.length;
   const { researchId } = await env.client.enhance(v1.id, focus ? { focus } : {});
   const v2 = await finished(env, world, researchId, from);
   const known = new Set(v1.state.sources.map((s) => s.url));
   const fresh = v2.state.sources.filter((s) => !known.has(s.url) && s.status === 'fetched' && !s.skipped_off_topic);
   const same = (q: string) => q.trim().toLowerCase() === focus?.trim().toLowerCase();
+  const urlOf = (st: ResearchSnapshot, id: string) => st.sources.find((x) => x.id === id)?.url ?? '';
+  const citedBefore = new Set(citedIdsIn(reportParts(v1.report).body).map((id) => urlOf(v1.state, id)));
+  const newlyCited = citedIdsIn(reportParts(v2.report).body)
+    .map((id) => v2.state.sources.find((x) => x.id === id))
+    .filter((x) => x && !citedBefore.has(x.url))
+    .map((x) => {
+      const page = world.pageAt(x?.url ?? '');
+      // A focus asks for more than the question: a page it is about counts as on topic beside the question's own.
+      return { title: x?.title ?? '', verdict: page ? verdictFor(question, page.key) : ('unjudged' as const) };
+    });
   return {
     focus,
     searched: v2.searched,
     focusSearchedVerbatim: focus ? v2.searched.some(same) : false,
     newSourcesRead: fresh.length,
+    newlyCited,
     bodyChanged: bodyOf(v1.report) !== bodyOf(v2.report),
     whatChanged: hasWhatChanged(v2.report),
     openQuestions: { before: openQuestionsIn(v1.report).length, after: openQuestionsIn(v2.report).length },

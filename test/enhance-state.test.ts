@@ -26,6 +26,16 @@ describe('an enhanced version starts from its parent', () => {
     expect(focused.mind.phase).toBe('REFINEMENT');
   });
 
+  it('does not take on a "gap" that restates a finding with its citation, which the parent\'s report lists nowhere', () => {
+    const restated = { description: 'And it’s not just my backyard trees that are threatened under a changing climate. [S1]', suggested_queries: ['just backyard trees climate change'], priority: 2, addressed: false, iteration: 1 };
+    const withFinding = { ...parent, gaps: [...parent.gaps, restated] } as ResearchSnapshot;
+    const plain = enhancedState(withFinding, 'p-v2', settings, {}, NOW);
+    expect(plain.gaps.filter((g) => g.for_enhancement).map((g) => g.description)).toEqual(parent.gaps.map((g) => g.description));
+    // Only such gaps open: the version takes on the parent's thinnest section instead.
+    const onlyFinding = enhancedState({ ...parent, gaps: [restated] } as ResearchSnapshot, 'p-v2', settings, {}, NOW);
+    expect(onlyFinding.gaps.filter((g) => g.for_enhancement).map((g) => g.description)).toEqual([expect.stringMatching(/^The report says least about/)]);
+  });
+
   it('reopens the sections the parent stated as gaps, and with no open question takes on its thinnest section', () => {
     const done = fixture('v9-completed.json');
     const v2 = enhancedState({ ...done, stated_gaps: ['Overview', 'Costs and trends', 'Policy'] }, 'd-v2', researchSettingsSchema.parse(done.settings), {}, NOW);

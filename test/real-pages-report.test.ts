@@ -24,6 +24,7 @@ describe.skipIf(!corpusAvailable())('reports on real pages, as a reader sees the
   let unanswerable: Measured;
   let resumed: ResumeFigures;
   let enhanced: EnhanceFigures;
+  let plainEnhanced: EnhanceFigures;
 
   beforeAll(async () => {
     world = await startRealWorld({ plans: REAL_PLANS });
@@ -32,7 +33,9 @@ describe.skipIf(!corpusAvailable())('reports on real pages, as a reader sees the
     partial = await researchAndMeasure(env, world, question('wine'));
     unanswerable = await researchAndMeasure(env, world, question('penguins'));
     resumed = await cancelThenResume(env, world, question('offshore-wind').question);
-    enhanced = await enhance(env, world, await research(env, world, ENHANCED.question), ENHANCED.focus);
+    const v1 = await research(env, world, ENHANCED.question);
+    enhanced = await enhance(env, world, v1, question('climate-disasters'), ENHANCED.focus);
+    plainEnhanced = await enhance(env, world, v1, question('climate-disasters'));
   });
   afterAll(async () => {
     await env?.close();
@@ -114,6 +117,30 @@ describe.skipIf(!corpusAvailable())('reports on real pages, as a reader sees the
     expect(enhanced.whatChanged).toBe(true);
     expect(enhanced.after).toMatch(/^# [^\n]*\n\n## What changed since v1\n/);
     expect(enhanced.openQuestions.after).toBeGreaterThanOrEqual(enhanced.openQuestions.before);
+  });
+
+  it('a plain enhance looks for what the report left open, not for a finding restated as a gap', () => {
+    expect(plainEnhanced.status).toBe('completed');
+    // The grounded analysis turns a finding into a "gap", citation and all; searching its words read a bougainvillea care page.
+    expect(plainEnhanced.searched.filter((q) => /backyard/i.test(q)), 'searched').toEqual([]);
+    expect(plainEnhanced.newlyCited.map((c) => c.title)).not.toContain('How To Grow and Care For Bougainvillea');
+  });
+
+  // Defect: a refinement query as generic as "recent figures climate change" vouches for any page
+  // that says climate and change often enough ("AI Can Do Great Things—if It Doesn't Burn the
+  // Planet", 0.25); a page found by a query the plan did not have is not also held to the question.
+  it.fails('a plain enhance cites no off-topic page', () => {
+    const off = plainEnhanced.newlyCited.filter((c) => c.verdict === 'off');
+    expect(off.map((c) => c.title), 'off-topic pages newly cited').toEqual([]);
+  });
+
+  it('"What changed since v1" names each new finding once', () => {
+    for (const e of [enhanced, plainEnhanced]) {
+      const section = /## What changed since v1\n([\s\S]*?)\n## /.exec(e.after)?.[1] ?? '';
+      const items = section.split('\n').filter((l) => l.startsWith('- '));
+      expect(items.length, section).toBeGreaterThan(0);
+      expect(items.filter((x, i) => items.indexOf(x) !== i), section).toEqual([]);
+    }
   });
 
   it("labels a German question's report in German", () => {

@@ -70,6 +70,16 @@ describe('what changed between two scheduled runs', () => {
     expect(diff.summary).toMatchObject({ new_findings: 0, changed_findings: 2, gone_findings: 0 });
   });
 
+  it('lists a finding the new run holds twice (its page read again in a later round) once, and counts it once', () => {
+    const fire = { content: 'Fire seasons in California start earlier than they did.', source_urls: ['https://news.example/fire'] };
+    const grid = { content: 'Two gas plants shut down during the heat wave.', source_urls: ['https://news.example/grid'] };
+    const diff = diffRuns(run('a', [fire]), run('a-v2', [fire, grid, { ...fire }, { ...grid }, { ...grid }]));
+    expect(diff.new_findings).toEqual([grid.content]);
+    const section = whatChangedMarkdown(diff, { research_id: 'a', created_at: '2026-11-20' }, { since: 'a' });
+    expect(section.split(grid.content).length - 1).toBe(1);
+    expect(section).toContain('1 new finding');
+  });
+
   it('prefers the counterpart that shares a source when two are about the same thing', () => {
     const diff = diffRuns(
       run('a', [

@@ -6,6 +6,7 @@ import { stepAfterStop } from '../domain/steps';
 import type { Gap, InputContextRef, ResearchSettings, ResearchSnapshot, ResearchState, ResearchStatus } from '../domain/types';
 import { openQuestions } from '../domain/gaps';
 import { citedIds, parseReport } from '../report/markdown';
+import { restatesFinding } from '../report/open-questions';
 import { budgetLimits, budgetUsed } from '../research/budget';
 
 export const RETRYABLE: readonly ResearchStatus[] = ['failed'];
@@ -66,8 +67,10 @@ export function enhancedState(snapshot: ResearchSnapshot, newId: string, setting
   const rest = stateOf(snapshot);
   const iterations = Math.max(1, Math.min(opts.iterations ?? 1, 10));
   const focus = opts.focus?.trim();
-  // The parent's open questions (those it searched for and did not close too) are open again here.
-  const open = new Set(openQuestions(rest));
+  // The parent's open questions (those it searched for and did not close too) are open again here;
+  // a "gap" that restates a finding with its citation is none (its report lists it nowhere), and
+  // searching its words found pages about anything ("just backyard trees climate change").
+  const open = new Set(openQuestions(rest).filter((g) => !restatesFinding(g.description)));
   const gaps: Gap[] = rest.gaps.map((g) => (open.has(g) ? { ...g, addressed: false, searched_for: undefined, for_enhancement: !focus } : { ...g, for_enhancement: undefined }));
   if (focus) gaps.push({ description: focus, suggested_queries: [focus], priority: 1, addressed: false, iteration: snapshot.iteration, for_enhancement: true });
   else if (!open.size) gaps.push({ ...thinnestSection(snapshot), priority: 1, addressed: false, iteration: snapshot.iteration, for_enhancement: true });

@@ -55,8 +55,9 @@ export function diffRuns(previous: RunDigest, current: RunDigest): RunDiff {
 
   const oldFindings = new Map(previous.findings.map((f) => [textKey(f.content), f]));
   const newFindings = new Map(current.findings.map((f) => [textKey(f.content), f]));
-  const added = current.findings.filter((f) => !oldFindings.has(textKey(f.content)));
-  const removed = previous.findings.filter((f) => !newFindings.has(textKey(f.content)));
+  // A finding a run holds twice (its page read again in a later round) is one finding.
+  const added = distinct(current.findings.filter((f) => !oldFindings.has(textKey(f.content))));
+  const removed = distinct(previous.findings.filter((f) => !newFindings.has(textKey(f.content))));
   const pairs = pairChanged(added, removed);
   const paired = new Set(pairs.flatMap((p) => [p.before, p.after]));
   // Pages present in both runs with the same text.
@@ -86,6 +87,12 @@ export function diffRuns(previous: RunDigest, current: RunDigest): RunDiff {
     changed_findings,
     gone_findings,
   };
+}
+
+/** The findings, each text once (the first kept). */
+function distinct(findings: RunFinding[]): RunFinding[] {
+  const seen = new Set<string>();
+  return findings.filter((f) => !seen.has(textKey(f.content)) && Boolean(seen.add(textKey(f.content))));
 }
 
 const sameText = (a: RunSource | undefined, b: RunSource): boolean => !!a?.text_file_id && a.text_file_id === b.text_file_id;

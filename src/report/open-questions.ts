@@ -26,9 +26,14 @@ export function openQuestions(gaps: string[], report: string, listed: Resolvable
 /** A citation in any shape the writer or the analysis uses: [S3], [S3, S4], (Source 3), [src-3]. */
 const CITES = /\[\s*(?:S|src-?)\d+[^\]]*\]|\((?:Source|Quelle|Fuente)\s+\d+\)/i;
 
+/** A gap that is a statement citing a source says what a source does say: a finding restated, not something missing. */
+export function restatesFinding(gap: string): boolean {
+  return !isQuestion(gap) && CITES.test(gap);
+}
+
 /** The gaps stated as statements, once each, uncited, not what the report already says. */
 export function stillMissing(gaps: string[], report: string): string[] {
-  const statements = gaps.map((gap) => gap.replace(/\s+/g, ' ').trim()).filter((gap) => gap && !isQuestion(gap) && !CITES.test(gap));
+  const statements = gaps.map((gap) => gap.replace(/\s+/g, ' ').trim()).filter((gap) => gap && !isQuestion(gap) && !restatesFinding(gap));
   return distinctFromReport(statements, report);
 }
 
