@@ -183,10 +183,13 @@ async function runOnce(env: TestEnvironment, harness: WorldCalls, profile: Profi
   return figures;
 }
 
+/** lo–hi, and the median when there are three runs or more (the machine is shared: one run can be an outlier). */
 const range = (values: number[], fmt: (n: number) => string) => {
-  const lo = Math.min(...values);
-  const hi = Math.max(...values);
-  return lo === hi ? fmt(lo) : `${fmt(lo)}–${fmt(hi)}`;
+  const sorted = [...values].sort((x, y) => x - y);
+  const [lo, hi] = [sorted[0], sorted[sorted.length - 1]];
+  const median = sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+  if (lo === hi) return fmt(lo);
+  return sorted.length >= 3 ? `${fmt(lo)}–${fmt(hi)} (median ${fmt(median)})` : `${fmt(lo)}–${fmt(hi)}`;
 };
 
 function summary(profile: Profile, all: Figures[]): void {
@@ -288,6 +291,7 @@ async function main(): Promise<void> {
     for (const [profile, all] of results) summary(profile, all);
     const realRuns = [...results].find(([profile]) => profile.name === 'real')?.[1];
     if (peerResults.length && realRuns) peerSummary(realRuns);
+    console.log(`\nload average at the end: ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   } finally {
     await server.stop();
   }
