@@ -4,7 +4,9 @@
 // pages served at their own hosts, BM25 search over them, the grounded model answering from what its
 // prompt holds; test/harness/real-world.ts), so parsing real HTML is on the path. Every model call
 // takes 1 s, a search 0.3 s and a request to a web host 0.2 s.
-//   npm run bench:speed [-- --profile easy|hard|real] [-- --runs 3]
+//   npm run bench:speed [-- --profile easy|hard|real] [-- --runs 3] [-- --peer <dir> [--peer-concurrency n]]
+//   (--peer: a checkout of github.com/dzhng/deep-research with its npm install done; the peer then
+//   runs on the real world right after each of our runs there, see scripts/bench-peer.ts)
 //   (BENCH_MODEL_MS, BENCH_SEARCH_MS, BENCH_FETCH_MS change the latencies; BENCH_TIMELINE=1 prints
 //   every call, BENCH_ACTIVITIES=1 every activity and workflow task from the history,
 //   BENCH_DECISIONS=1 the decision log)
@@ -31,6 +33,7 @@ import { corpusAvailable } from '../test/harness/real-pages';
 import { REAL_PLANS, REAL_QUESTIONS } from '../test/harness/real-questions';
 import { startRealEnvironment, startRealWorld } from '../test/harness/real-world';
 import { startTestServer } from '../test/harness/temporal';
+import { peerMissing, startPeer, type Peer, type PeerFigures } from './bench-peer';
 import { arg, playWorld, SESSION_SETTINGS, WORLDS, type World } from './bench-worlds';
 import { activityTimeline, busyTime, dependencyBound, orchestration, peakInFlight, requestKind, requiredWork, retryQueriesOf, serialRounds, type Call } from './bench-speed-figures';
 
@@ -42,6 +45,8 @@ interface Figures {
   wall: number;
   /** The command a user runs, start to exit. */
   userWall: number;
+  beforeFirstCall: number;
+  afterLastCall: number;
   bound: number;
   idleShare: number;
   peak: number;
@@ -65,6 +70,8 @@ interface Profile {
 interface WorldCalls {
   recorder: Recorder;
   model: FakeModel;
+  /** The peer, on this world, run right after each of our runs. */
+  peer?: Peer;
 }
 
 const idleGoal: Goal = { name: 'idle ≤ 10 %', met: (f) => f.idleShare <= 0.1 };
@@ -135,7 +142,7 @@ async function runOnce(env: TestEnvironment, harness: WorldCalls, profile: Profi
   const events = await env.client.events(researchId);
   const work = requiredWork(s, kinds, calls.some((c) => c.server === 'web' && c.start >= lastModelStart), retryQueriesOf(events));
   const bound = dependencyBound(work, latencies);
-  const figures = { wall, userWall, bound: bound.ms, idleShare: idle / wall, peak: peakInFlight(model), serial: serialRounds(model) };
+  const figures = { wall, userWall, beforeFirstCall: started - commandStarted, afterLastCall: commandEnded - ended, bound: bound.ms, idleShare: idle / wall, peak: peakInFlight(model), serial: serialRounds(model) };
   if (process.env.BENCH_TIMELINE) {
     // Each call by when it ran; model calls named by their kind (the fake model keeps them in arrival order).
     const kindsInOrder = harness.model.requests.slice(firstModelRequest).map((r) => requestKind(r.body));
@@ -176,10 +183,13 @@ async function runOnce(env: TestEnvironment, harness: WorldCalls, profile: Profi
   return figures;
 }
 
+/** lo–hi, and the median when there are three runs or more (the machine is shared: one run can be an outlier). */
 const range = (values: number[], fmt: (n: number) => string) => {
-  const lo = Math.min(...values);
-  const hi = Math.max(...values);
-  return lo === hi ? fmt(lo) : `${fmt(lo)}–${fmt(hi)}`;
+  const sorted = [...values].sort((x, y) => x - y);
+  const [lo, hi] = [sorted[0], sorted[sorted.length - 1]];
+  const median = sorted.length % 2 ? sorted[(sorted.length - 1) / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+  if (lo === hi) return fmt(lo);
+  return sorted.length >= 3 ? `${fmt(lo)}–${fmt(hi)} (median ${fmt(median)})` : `${fmt(lo)}–${fmt(hi)}`;
 };
 
 function summary(profile: Profile, all: Figures[]): void {
@@ -194,6 +204,22 @@ if (only && !['easy', 'hard', 'real'].includes(only)) throw new Error(`--profile
 const generated: Profile[] = WORLDS.filter((w) => !only || w.name === only).map((w) => ({ ...w, goals: GOALS[w.name] }));
 const real: Profile[] = (!only || only === 'real') && corpusAvailable() ? [{ name: 'real', question: REAL_QUESTION, goals: GOALS.real }] : [];
 if (only === 'real' && !real.length) throw new Error('the real-page world needs ../shared/data/extraction-trafilatura');
+const peerDir = arg('peer') && path.resolve(arg('peer') as string);
+const peerResults: PeerFigures[] = [];
+
+const peerLine = (f: PeerFigures) =>
+  `user wall (npm start, start to exit): ${seconds(f.userWall)}: ${seconds(f.beforeFirstCall)} to the first call to the world, ${seconds(f.wall)} in the run, ${seconds(f.afterLastCall)} from the last call to exit; serial model rounds ${f.serial}, model calls ${f.modelCalls}, peak in flight ${f.peak}, idle ${Math.round(f.idleShare * 100)} %`;
+
+/** Our user wall beside the peer's, run after run, on the real world. */
+function peerSummary(ours: Figures[]): void {
+  console.log(`\npeer (dzhng/deep-research, breadth 4, depth 2, ${arg('peer-concurrency') ?? 2} searches at a time, on the real world): ${peerResults.length} run(s)`);
+  console.log(`  user wall ${range(peerResults.map((f) => f.userWall), seconds)} (ours ${range(ours.map((f) => f.userWall), seconds)}); in the run ${range(peerResults.map((f) => f.wall), seconds)} (ours ${range(ours.map((f) => f.wall), seconds)})`);
+  console.log(`  to the first call ${range(peerResults.map((f) => f.beforeFirstCall), seconds)} (ours ${range(ours.map((f) => f.beforeFirstCall), seconds)}); after the last call ${range(peerResults.map((f) => f.afterLastCall), seconds)} (ours ${range(ours.map((f) => f.afterLastCall), seconds)})`);
+  console.log(`  serial model rounds ${range(peerResults.map((f) => f.serial), String)} (ours ${range(ours.map((f) => f.serial), String)}), idle ${range(peerResults.map((f) => f.idleShare * 100), (n) => `${Math.round(n)} %`)}`);
+  const ratios = peerResults.map((p, i) => ours[i].userWall / p.userWall);
+  console.log(`  ours / peer, user wall, run by run: ${ratios.map((r) => r.toFixed(2)).join(', ')}`);
+  console.log(`  goal user wall ≤ the peer's: ${ratios.every((r) => r <= 1) ? 'PASS' : `FAIL (${ratios.filter((r) => r > 1).length} of ${ratios.length} runs)`}`);
+}
 
 /** Every run fetches its pages, as a new question would (the runs share the world's pages). */
 const freshFetches = (config: AppConfig) => {
@@ -210,8 +236,16 @@ async function warmUp(env: TestEnvironment): Promise<void> {
 
 async function runProfiles(env: TestEnvironment, calls: WorldCalls, profiles: Profile[], results: Map<Profile, Figures[]>): Promise<void> {
   await warmUp(env);
+  // The peer's first start fills its tsx cache; not counted, as our warm-up is not.
+  if (calls.peer) await calls.peer.run();
   for (let run = 1; run <= runs; run++) {
-    for (const profile of profiles) results.set(profile, [...(results.get(profile) ?? []), await runOnce(env, calls, profile, run)]);
+    for (const profile of profiles) {
+      results.set(profile, [...(results.get(profile) ?? []), await runOnce(env, calls, profile, run)]);
+      if (!calls.peer) continue;
+      const peer = await calls.peer.run();
+      peerResults.push(peer);
+      console.log(`\n[peer ${run}] ${peerLine(peer)}`);
+    }
   }
 }
 
@@ -242,14 +276,22 @@ async function main(): Promise<void> {
     if (real.length) {
       const world = await startRealWorld({ plans: REAL_PLANS, latency: latencies });
       const env = await startRealEnvironment(world, server.address, { configure: freshFetches });
+      const missing = peerMissing(peerDir);
+      if (missing) console.log(`peer: not run (${missing})`);
+      const peerWorld = { recorder: world.recorder, searchUrl: world.search.url, originalUrl: (url: string) => world.pageAt(url)?.url.toString() ?? url, question: REAL_QUESTION, planQueries: REAL_PLANS.get(REAL_QUESTION)!.queries, modelMs: latencies.modelMs, concurrency: Number(arg('peer-concurrency') ?? 0) || undefined };
+      const peer = peerDir && !missing ? await startPeer(peerDir, peerWorld) : undefined;
       try {
-        await runProfiles(env, world, real, results);
+        await runProfiles(env, { ...world, peer }, real, results);
       } finally {
+        await peer?.close();
         await env.close();
         await world.close();
       }
     }
     for (const [profile, all] of results) summary(profile, all);
+    const realRuns = [...results].find(([profile]) => profile.name === 'real')?.[1];
+    if (peerResults.length && realRuns) peerSummary(realRuns);
+    console.log(`\nload average at the end: ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   } finally {
     await server.stop();
   }

@@ -11,6 +11,13 @@ import { endedSession } from './ended-session';
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** True once `ended` settles, false after `ms`; its timer is cleared either way, so it never keeps the command alive after the end. */
+export function endedWithin(ended: Promise<boolean>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const tick = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  return Promise.race([ended, tick]).finally(() => clearTimeout(timer));
+}
+
 /**
  * Waits while the session plans. Until a worker polls, the session cannot be asked anything: the
  * line says the CLI's own background worker is starting (and since when), or, after a few seconds
@@ -69,7 +76,7 @@ export async function followProgress(client: ResearchClient, id: string, json?: 
       if (tty) process.stderr.write('\n');
       return s;
     }
-    over = await Promise.race([ended, sleep(1000).then(() => false)]);
+    over = await endedWithin(ended, 1000);
   }
 }
 
