@@ -145,9 +145,11 @@ describe.skipIf(!postgres.pg)('readiness and liveness of the API with each depen
     const bobsElsewhere = (await otherReplica.insert({ research_id: 'bob-elsewhere1', owner: 'bob', query: 'made on another replica', status: 'draft', settings: {}, parent_id: null })).research_id;
     await otherReplica.close();
     const unknown = 'no-such-session';
+    // A second replica on the same store that has never seen Bob's token (nor any session).
+    const fresh = await startService({ config: api.service.client.config, env: api.service.client.env as Record<string, string>, client: api.service.client, temporal: api.service.client.client, startWorker: async () => undefined, stopWorker: async () => undefined, close: async () => undefined });
     /** Status, error code, Retry-After and message (with the id taken out) of Bob's call. */
-    const asBob = async (path: string, id: string) => {
-      const res = await api.call('GET', path.replace(':id', id), { token: bob });
+    const asBob = async (path: string, id: string, replica = api) => {
+      const res = await replica.call('GET', path.replace(':id', id), { token: bob });
       return { status: res.status, error: res.body.error, retryAfter: res.headers.get('retry-after'), message: String(res.body.message).replace(id, '<id>') };
     };
     for (const path of ['/api/research/:id', '/api/research/:id/events']) {
@@ -164,12 +166,18 @@ describe.skipIf(!postgres.pg)('readiness and liveness of the API with each depen
         expect(down.message).toMatch(/session store cannot be reached/);
         expect(await asBob(path, unknown), path).toEqual(down);
         expect(await asBob(path, bobsElsewhere), path).toEqual(down);
+        // The replica that never checked Bob's token answers the same, for any id.
+        expect(await asBob(path, alices, fresh), path).toEqual(down);
+        expect(await asBob(path, unknown, fresh), path).toEqual(down);
       }
+      // A call about no one session cannot be answered without the token: 503 for whoever asks.
+      expect((await fresh.call('GET', '/api/research', { token: bob })).status).toBe(503);
       // What each was shown lately is still theirs.
       expect((await api.call('GET', `/api/research/${bobs}`, { token: bob })).status).toBe(200);
       expect((await api.call('GET', `/api/research/${alices}`, { token: alice })).status).toBe(200);
     } finally {
       pg.resume();
+      await fresh.close();
     }
     await waitFor('the database back', async () => ((await api.call('GET', `/api/research/${bobsElsewhere}`, { token: bob })).status === 200 ? true : undefined), 60_000, 500);
     expect((await asBob('/api/research/:id', alices)).status).toBe(404);

@@ -18,7 +18,7 @@ import type {
 import type { GatedPhase } from '../domain/names';
 import type { ResumedRun } from '../report/resumed';
 import type { VerifyClaimsInput, VerifyClaimsOutput } from '../verify/types';
-import type { CompareRunsInput, CompareRunsOutput, DeliverEmailInput, DeliverWebhookInput, DeliveryOutcome } from './delivery-contracts';
+import type { CompareRunsInput, CompareRunsOutput, DeliverEmailInput, DeliverWebhookInput, DeliveryOutcome, RecordDeliveriesInput } from './delivery-contracts';
 import type {
   ImproveInputInput,
   ImproveInputOutput,
@@ -327,6 +327,7 @@ export interface ResearchActivities {
   applyReportPatch(input: ApplyReportPatchInput): Promise<ApplyReportPatchOutput>;
   verifyCitations(input: VerifyCitationsInput): Promise<VerifyCitationsOutput>;
   persistSession(input: PersistSessionInput): Promise<void>;
+  recordDeliveries(input: RecordDeliveriesInput): Promise<void>;
   researchSettingsSchema(): Promise<Record<string, unknown>>;
   resolveProviders(input: ResolveProvidersInput): Promise<ProviderPlan>;
   critiqueFindings(input: CritiqueFindingsInput): Promise<CritiqueFindingsOutput>;

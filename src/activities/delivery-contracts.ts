@@ -1,6 +1,6 @@
 // Inputs and outputs of the delivery and run-comparison activities (types only).
 import type { RunFinding, RunSource } from '../delivery/diff';
-import type { DeliveryEvent, WhatChanged } from '../domain/delivery';
+import type { DeliveryEvent, DeliveryRecord, WhatChanged } from '../domain/delivery';
 import type { ReportShape } from '../domain/types';
 
 /** Deliveries read the session from the session store (persisted just before): only ids travel. */
@@ -17,6 +17,11 @@ export interface DeliverWebhookInput {
 export interface DeliveryOutcome {
   response: string;
   attempts: number;
+}
+/** Deliveries sent again after the session ended, added to its stored delivery log. */
+export interface RecordDeliveriesInput {
+  research_id: string;
+  records: DeliveryRecord[];
 }
 export interface CompareRunsInput {
   research_id: string;

@@ -2,6 +2,7 @@ import type { PhaseBudget } from '../budget/phases';
 import { budgetLimits, budgetUsed } from '../research/budget';
 import { panelSummary } from '../domain/panel';
 import type { ResearchEvent, ResearchPlan, ResearchSnapshot } from '../domain/types';
+import { TERMINAL_STATUSES } from '../domain/names';
 
 export function formatPlan(plan: ResearchPlan): string {
   const lines = ['Research plan', '', `Brief: ${plan.research_brief}`, '', 'Search queries (most important first):'];
@@ -133,9 +134,13 @@ function deliveryLines(s: ResearchSnapshot): string[] {
     lines.push(`what changed since ${w.previous_id}: sources ${w.new_sources} new, ${w.changed_sources} changed, ${w.gone_sources} gone; findings ${w.new_findings} new, ${w.changed_findings} changed, ${w.gone_findings} gone`);
   }
   if (!log.length) return lines;
-  const sent = log.filter((r) => r.ok).length;
-  lines.push(`delivery: ${sent} sent, ${log.length - sent} failed`);
-  for (const r of log) lines.push(`  ${r.at} ${r.event} ${r.channel} ${r.target}: ${r.ok ? `sent (${r.response ?? 'ok'}, attempt ${r.attempts})` : `FAILED: ${r.error}`}`);
+  // Each target's latest outcome counts: a re-send replaces the failure it sent again.
+  const latest = [...new Map(log.map((r) => [`${r.event} ${r.channel} ${r.target}`, r])).values()];
+  const sent = latest.filter((r) => r.ok).length;
+  const resent = log.filter((r) => r.resent).length;
+  lines.push(`delivery: ${sent} sent, ${latest.length - sent} failed${resent ? ` (${resent} sent again)` : ''}`);
+  for (const r of log) lines.push(`  ${r.at} ${r.event} ${r.channel} ${r.target}: ${r.resent ? 'again: ' : ''}${r.ok ? `sent (${r.response ?? 'ok'}, attempt ${r.attempts})` : `FAILED: ${r.error}`}`);
+  if (latest.some((r) => !r.ok) && TERMINAL_STATUSES.includes(s.status)) lines.push(`  send it again: deep-research deliver ${s.research_id}`);
   return lines;
 }
 

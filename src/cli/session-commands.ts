@@ -1,5 +1,5 @@
 // Runs again from a stored session: retry a failed one, resume a cancelled or timed-out one,
-// enhance a completed one into a new version.
+// enhance a completed one into a new version; and an ended session's delivery sent again.
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import type { ResearchClient } from '../client/research-client';
@@ -32,6 +32,20 @@ export function registerSessionCommands(program: Command, withClient: WithClient
       if (timeoutSeconds !== undefined && !Number.isInteger(timeoutSeconds)) throw new Error(`--timeout expects whole seconds, got "${o.timeout}"`);
       await withClient({ startRuntime: true }, async (c) =>
         out(o.json, await c.resume(id, { timeoutSeconds }), `research ${id}: resumed${timeoutSeconds !== undefined ? ` with ${timeoutSeconds} s to run` : ''}`));
+    });
+  program
+    .command('deliver')
+    .argument('<researchId>')
+    .description("send a session's delivery (e-mail, webhooks) again once it has ended: to the targets it failed")
+    .option('--force', 'send to every target again, also those it reached')
+    .option('--no-wait', 'start sending and return; status shows the outcome')
+    .option('--json')
+    .action(async (id: string, o: Common & { force?: boolean; wait: boolean }) => {
+      await withClient({ startRuntime: true }, async (c) => {
+        const answer = await c.deliver(id, { force: o.force, ...(o.wait ? {} : { waitMs: 0 }) });
+        out(o.json, answer, answer.message);
+        if (answer.delivery === 'failed') process.exitCode = 1;
+      });
     });
   program
     .command('enhance')

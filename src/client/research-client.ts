@@ -45,6 +45,7 @@ import { ResearchSchedules } from './schedules';
 import { explainFailure, isDroppedUpdate, isGone, ResearchError, UPDATE_ATTEMPTS, validateQuery } from './errors';
 import { storeInputContexts } from './input-contexts';
 import { continuationState, enhancedState, ENHANCEABLE, RESUMABLE, RETRYABLE, type EnhanceOptions } from './session-ops';
+import { redeliver, withResentDeliveries, type RedeliverOptions, type RedeliveryAnswer } from './redelivery';
 
 export interface StartOptions {
   query: string;
@@ -195,7 +196,7 @@ export class ResearchClient {
   async state(id: string, opts: { statusOnly?: boolean } = {}): Promise<ResearchSnapshot> {
     let live: LiveSnapshot;
     try {
-      live = await this.handle(id).query(stateQuery);
+      live = await withResentDeliveries(await this.handle(id).query(stateQuery), () => this.sessions());
     } catch (err) {
       const stored = isGone(err) ? await this.sessions().get(id) : undefined;
       if (stored) return stored;
@@ -250,6 +251,11 @@ export class ResearchClient {
   resume(id: string, opts: { timeoutSeconds?: number } = {}): Promise<{ researchId: string; status: ResearchStatus }> {
     const overrides = opts.timeoutSeconds !== undefined ? { timeout_seconds: opts.timeoutSeconds } : undefined;
     return this.runAgain(id, RESUMABLE, 'only a cancelled or timed-out session can be resumed', overrides);
+  }
+
+  /** A session that has ended sends its delivery again: to the targets it failed (every one with `force`). */
+  deliver(id: string, opts: RedeliverOptions = {}): Promise<RedeliveryAnswer> {
+    return redeliver(this, id, opts);
   }
 
   /** A completed session researched further into a new version; the old one and its report stay. */

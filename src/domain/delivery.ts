@@ -17,6 +17,8 @@ export interface DeliveryRecord {
   /** The webhook's HTTP status or the SMTP server's answer. */
   response?: string;
   error?: string;
+  /** Sent again with `deliver` after the session ended (the same event, the same delivery id). */
+  resent?: boolean;
 }
 
 /** A scheduled run compared with the schedule's previous completed run (an enhanced version: with its parent). */

@@ -5,7 +5,7 @@ import type { RouteOptions } from 'fastify';
 import { z } from 'zod';
 import { LISTED_STATUSES } from '../domain/names';
 import type { ResearchSnapshot } from '../domain/types';
-import { findingSchema, researchStateSchema, sourceSchema, usageSchema } from './state-schemas';
+import { deliveryRecord, findingSchema, researchStateSchema, sourceSchema, usageSchema } from './state-schemas';
 
 export const apiError = z
   .object({
@@ -68,6 +68,17 @@ export const sessionState = z
     waiting_for_store: z.array(storeWait).optional().describe('store steps waiting for a store that is away, and deliveries waiting for a secret their worker lacks, with their attempts'),
   })
   .meta({ id: 'SessionState' });
+
+export const redelivery = z
+  .object({
+    research_id: z.string(),
+    status: status.describe("the session's status (unchanged)"),
+    event: z.string().describe('the delivery event sent again: the status the session ended with'),
+    delivery: z.enum(['sent', 'failed', 'sending', 'already_delivered']).describe('sent: every target delivered; failed: at least one did not; sending: still going (GET shows the outcome in delivery_log); already_delivered: nothing was sent'),
+    records: z.array(deliveryRecord).describe("this re-send's outcomes, also added to the session's delivery_log"),
+    message: z.string(),
+  })
+  .meta({ id: 'Redelivery' });
 
 export const accepted = z
   .object({

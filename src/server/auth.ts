@@ -4,7 +4,8 @@ import type { FastifyRequest } from 'fastify';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { OPERATOR_USER } from '../domain/names';
-import { ApiError } from './errors';
+import { ApiError, notFoundWhileStoreAway } from './errors';
+import { isStoreUnavailable } from '../stores/unavailable';
 import type { ServiceStore } from '../stores/service';
 
 export const LOCAL_USER = 'local';
@@ -67,18 +68,32 @@ export function bearerToken(req: FastifyRequest): string | undefined {
  */
 export async function rateLimitKey(req: FastifyRequest, store: ServiceStore): Promise<string> {
   const token = bearerToken(req);
-  const user = token ? await store.userForToken(token) : undefined;
+  // A token that cannot be looked up (the database is away) counts by address, and authentication says what follows.
+  const user = token ? await store.userForToken(token).catch((err: unknown) => (isStoreUnavailable(err) ? undefined : Promise.reject(err))) : undefined;
   return user ? `u:${user}` : `ip:${req.ip}`;
 }
 
 export async function authenticate(req: FastifyRequest, store: ServiceStore, requireAuth: () => Promise<boolean>): Promise<void> {
   const token = bearerToken(req);
   if (token) {
-    const user = await store.userForToken(token);
+    const user = await store.userForToken(token).catch((err: unknown) => {
+      // While the database is away, a token this replica has not seen lately cannot be checked. A
+      // call about one session answers as one about a session the caller was not shown lately
+      // does: 404 with Retry-After, whoever owns it, whether it exists, whether the token is valid,
+      // so the answer is the same on every replica.
+      const id = sessionIdOf(req);
+      throw id && isStoreUnavailable(err) ? notFoundWhileStoreAway(id) : err;
+    });
     if (!user) throw new ApiError(401, 'UNAUTHORIZED', 'this API token is not valid');
     req.user = user;
     return;
   }
   if (await requireAuth()) throw new ApiError(401, 'UNAUTHORIZED', 'send an API token: "Authorization: Bearer <token>" (deep-research token create <user>)');
   req.user = LOCAL_USER;
+}
+
+/** The session a request is about (a route under /api/research/:id), if any. */
+function sessionIdOf(req: FastifyRequest): string | undefined {
+  const id = (req.params as { id?: unknown } | undefined)?.id;
+  return typeof id === 'string' && req.routeOptions.url?.startsWith('/api/research/:id') ? id : undefined;
 }

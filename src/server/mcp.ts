@@ -76,6 +76,11 @@ export function createMcpServer(service: ResearchService, user: string): McpServ
     inputSchema: { research_id: id, action: z.enum(['accept', 'reject', 'feedback']), feedback: z.string().min(1).max(4000).optional() },
   }, ({ research_id, action, feedback }) => answer(() => service.review(user, research_id, { action, feedback })));
 
+  server.registerTool('deliver', {
+    description: "Send the delivery (e-mail, webhooks) of a session that has ended again, to the targets it failed; force: to every target. Answers each target's outcome.",
+    inputSchema: { research_id: id, force: z.boolean().optional() },
+  }, ({ research_id, force }) => answer(() => service.deliver(user, research_id, force)));
+
   server.registerTool('report', {
     description: 'The report of a session as Markdown (the living report while it runs).',
     inputSchema: { research_id: id },
@@ -92,7 +97,7 @@ export function createMcpServer(service: ResearchService, user: string): McpServ
 export function registerMcpRoutes(app: FastifyInstance, service: ResearchService): void {
   app.post('/api/mcp', {
     schema: {
-      tags: ['mcp'], operationId: 'mcp', summary: 'MCP tools (start, status, approve, answer, report, list) over streamable HTTP',
+      tags: ['mcp'], operationId: 'mcp', summary: 'MCP tools (start, status, approve, answer, review, deliver, report, list, …) over streamable HTTP',
       body: z.looseObject({ jsonrpc: z.literal('2.0') }).or(z.array(z.looseObject({ jsonrpc: z.literal('2.0') }))).describe('a JSON-RPC message (or a batch) of the MCP streamable HTTP transport'),
       response: { 200: { description: 'the JSON-RPC answer', content: { 'application/json': { schema: z.looseObject({ jsonrpc: z.literal('2.0') }) } } } },
     },

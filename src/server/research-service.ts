@@ -173,6 +173,8 @@ export class ResearchService {
 
   retry = (owner: string, id: string) => this.steer(owner, id, async (c) => publicIds(await c.retry(id)));
   resume = (owner: string, id: string, opts: { timeoutSeconds?: number } = {}) => this.steer(owner, id, async (c) => publicIds(await c.resume(id, opts)));
+  /** An ended session's delivery sent again; the answer waits up to 10 s for the outcome. */
+  deliver = (owner: string, id: string, force?: boolean) => this.steer(owner, id, (c) => c.deliver(id, { force, waitMs: 10_000 }));
 
   /** A new version of a completed session, owned by the same user; the old one stays as it was. */
   async enhance(owner: string, id: string, request: EnhanceRequest): Promise<SessionView> {

@@ -8,7 +8,7 @@ import { researchSettingsSchema } from '../domain/settings';
 import type { ResearchPlan } from '../domain/types';
 import type { ResearchService } from './research-service';
 import { idParams, planEdit, text } from './route-schemas';
-import { accepted, apiError, sessionView } from './api-schemas';
+import { accepted, apiError, redelivery, sessionView } from './api-schemas';
 
 export function registerSteeringRoutes(root: FastifyInstance, service: ResearchService): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
@@ -90,6 +90,17 @@ export function registerSteeringRoutes(root: FastifyInstance, service: ResearchS
       body: z.object({ timeout_seconds: researchSettingsSchema.shape.timeout_seconds.unwrap().optional() }).strict().nullish(),
     },
   }, async (req) => service.resume(req.user, req.params.id, { timeoutSeconds: req.body?.timeout_seconds ?? undefined }));
+
+  app.post('/api/research/:id/deliver', {
+    schema: {
+      operationId: 'redeliverResearch', response: { 200: redelivery, 202: redelivery, 409: apiError }, tags: ['operations'],
+      summary: "Send an ended session's delivery (e-mail, webhooks) again, to the targets it failed (every one with force): 200 with the outcome, 202 while it is still being sent after 10 s; a call while one is sent joins it",
+      params: idParams, body: z.object({ force: z.boolean().optional() }).strict().nullish(),
+    },
+  }, async (req, reply) => {
+    const answer = await service.deliver(req.user, req.params.id, req.body?.force ?? undefined);
+    return reply.code(answer.delivery === 'sending' ? 202 : 200).send(answer);
+  });
 
   app.post('/api/research/:id/enhance', {
     schema: {

@@ -136,7 +136,7 @@ const mind = obj({
   })
   .meta({ id: 'Mind', description: "The supervisor's phase machine, gates, decisions and the user's guidance" });
 
-const deliveryRecord = obj({
+export const deliveryRecord = obj({
     event: str,
     channel: z.enum(['email', 'webhook']),
     target: str.describe('the recipients, or the webhook URL'),
@@ -145,6 +145,7 @@ const deliveryRecord = obj({
     at: when,
     response: str.optional(),
     error: str.optional(),
+    resent: z.boolean().optional().describe('sent again with `deliver` after the session ended'),
   })
   .meta({ id: 'DeliveryRecord' });
 

@@ -49,11 +49,28 @@ export async function cachedWorkflowCode(dataDir: string, tracing: boolean, log:
   return readFileSync(file, 'utf8');
 }
 
+/** Set in the bundling child: it never starts another. */
+const BUNDLING_ENV = 'DEEP_RESEARCH_BUNDLING';
+
+/** This process's Node flags for the child, without heap caps and without a script given inline (-e, -p). */
+function nodeFlags(execArgv: string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const flag = execArgv[i];
+    if (/^(-e|--eval|-p|--print)$/.test(flag)) i++;
+    else if (!/^(--eval=|--print=|--max-(old|semi)-space-size)/.test(flag)) kept.push(flag);
+  }
+  return kept;
+}
+
 /** Runs this module as a script; the worker's heap caps are left out (bundling is short and wide). */
 function bundleInChild(file: string, tracing: boolean): Promise<void> {
   const nodeOptions = (process.env.NODE_OPTIONS ?? '').split(/\s+/).filter((o) => o && !/^--max-(old|semi)-space-size/.test(o)).join(' ');
-  const execArgv = process.execArgv.filter((o) => !/^--max-(old|semi)-space-size/.test(o));
-  const child = spawn(process.execPath, [...execArgv, __filename, file, tracing ? 'tracing' : 'plain'], { env: { ...process.env, NODE_OPTIONS: nodeOptions }, stdio: ['ignore', 'ignore', 'pipe'] });
+  if (process.env[BUNDLING_ENV]) return Promise.reject(new Error('bundling the workflow code from the bundling child itself: refused'));
+  // Run from the TypeScript sources (a checkout without a build; bin/ loads tsx in-process), the child loads tsx too.
+  const typescript = __filename.endsWith('.ts') ? ['--require', require.resolve('tsx/cjs')] : [];
+  const execArgv = [...typescript, ...nodeFlags(process.execArgv)];
+  const child = spawn(process.execPath, [...execArgv, __filename, file, tracing ? 'tracing' : 'plain'], { env: { ...process.env, NODE_OPTIONS: nodeOptions, [BUNDLING_ENV]: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d));
   return new Promise((resolve, reject) => {

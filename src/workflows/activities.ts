@@ -65,7 +65,7 @@ export const web = proxyActivities<Pick<ResearchActivities, 'fetchUrl'>>({
  * worker is noticed in 10 s); the steps fail fast as StoreUnavailable and are retried at most 10 s
  * apart, scoreRelevance waits inside its attempt (hence the long timeout).
  */
-export const store = proxyActivities<Pick<ResearchActivities, 'persistSession' | 'createReport' | 'reopenReport' | 'applyReportPatch' | 'verifyCitations' | 'scoreRelevance'>>({
+export const store = proxyActivities<Pick<ResearchActivities, 'persistSession' | 'recordDeliveries' | 'createReport' | 'reopenReport' | 'applyReportPatch' | 'verifyCitations' | 'scoreRelevance'>>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', nonRetryableErrorTypes: NON_RETRYABLE },

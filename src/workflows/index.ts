@@ -9,12 +9,13 @@ import { ApplicationFailure, setWorkflowOptions, workflowInfo } from '@temporali
 import type { ResearchInput, ResearchResult } from '../domain/types';
 import { deepResearch } from './deep-research';
 import { inputCheckWorkflow, type InputCheckArgs } from './input-check';
-import { INPUT_CHECK_WORKFLOW_TYPE, METADATA_WORKFLOW_TYPE, SCHEDULED_WORKFLOW_TYPE, WORKFLOW_TYPE } from './messages';
+import { INPUT_CHECK_WORKFLOW_TYPE, METADATA_WORKFLOW_TYPE, REDELIVERY_WORKFLOW_TYPE, SCHEDULED_WORKFLOW_TYPE, WORKFLOW_TYPE } from './messages';
 import { researchMetadata } from './metadata';
+import { redeliverResearch, type RedeliveryInput, type RedeliveryResult } from './redelivery';
 import { runKind } from './runs';
 import { scheduledResearch, type ScheduledRunInput, type ScheduledRunResult } from './scheduled';
 
-export { deepResearch, researchMetadata, scheduledResearch, inputCheckWorkflow };
+export { deepResearch, researchMetadata, scheduledResearch, inputCheckWorkflow, redeliverResearch };
 
 const RESEARCH_TYPES = [WORKFLOW_TYPE, 'deepResearch'];
 
@@ -24,12 +25,13 @@ const RESEARCH_TYPES = [WORKFLOW_TYPE, 'deepResearch'];
  */
 export default async function byStableName(
   ...args: unknown[]
-): Promise<ResearchResult | ScheduledRunResult | Awaited<ReturnType<typeof researchMetadata>> | Awaited<ReturnType<typeof inputCheckWorkflow>>> {
+): Promise<ResearchResult | ScheduledRunResult | RedeliveryResult | Awaited<ReturnType<typeof researchMetadata>> | Awaited<ReturnType<typeof inputCheckWorkflow>>> {
   const type = workflowInfo().workflowType;
   if (type === WORKFLOW_TYPE) return deepResearch(args[0] as ResearchInput);
   if (type === SCHEDULED_WORKFLOW_TYPE) return scheduledResearch(args[0] as ScheduledRunInput);
   if (type === METADATA_WORKFLOW_TYPE) return researchMetadata(args[0] as string | undefined);
   if (type === INPUT_CHECK_WORKFLOW_TYPE) return inputCheckWorkflow(args[0] as InputCheckArgs);
+  if (type === REDELIVERY_WORKFLOW_TYPE) return redeliverResearch(args[0] as RedeliveryInput);
   throw ApplicationFailure.nonRetryable(`unknown workflow type "${type}": this worker serves ${WORKFLOW_TYPE} and ${METADATA_WORKFLOW_TYPE}`, 'UnknownWorkflowType');
 }
 
@@ -40,3 +42,4 @@ setWorkflowOptions(researchBehavior, deepResearch);
 setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, researchMetadata);
 setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, scheduledResearch);
 setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, inputCheckWorkflow);
+setWorkflowOptions({ versioningBehavior: 'AUTO_UPGRADE' }, redeliverResearch);

@@ -11,6 +11,9 @@ export const SCHEDULED_WORKFLOW_TYPE = 'scheduled-research';
 /** Seed 004's validateInput / improveInput, one short workflow per check. */
 export const INPUT_CHECK_WORKFLOW_TYPE = 'input-check';
 /** The names sessions were started under before; still served, for running sessions and old clients. */
+/** Sends a finished session's delivery again (`deliver`): one short workflow per session at a time. */
+export const REDELIVERY_WORKFLOW_TYPE = 'research-delivery';
+export const redeliveryWorkflowIdFor = (researchId: string): string => `research-${researchId}-delivery`;
 export const LEGACY_WORKFLOW_TYPES = { research: 'deepResearch', metadata: 'researchMetadata' } as const;
 export const DEFAULT_TASK_QUEUE = 'deep-research';
 export const workflowIdFor = (researchId: string): string => `research-${researchId}`;

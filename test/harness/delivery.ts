@@ -53,14 +53,14 @@ export interface FakeWebhook {
   close(): Promise<void>;
 }
 
-/** Answers the first `failFirst` calls with 500, every later one with 204. */
-export async function startWebhookReceiver(failFirst = 1): Promise<FakeWebhook> {
+/** A receiver that fails its first `failFirst` calls with 500, or answers each call with what `failFirst(n)` says. */
+export async function startWebhookReceiver(failFirst: number | ((call: number) => number) = 1): Promise<FakeWebhook> {
   const calls: WebhookCall[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const answered = calls.length < failFirst ? 500 : 204;
+      const answered = typeof failFirst === 'function' ? failFirst(calls.length) : calls.length < failFirst ? 500 : 204;
       calls.push({ path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), answered });
       res.writeHead(answered).end();
     });

@@ -25,15 +25,26 @@ export async function deliver(s: ResearchSession, event: DeliveryEvent): Promise
   if (!deliversOn(s.settings, event)) return;
   const d = s.settings.delivery as NonNullable<ResearchSettings['delivery']>;
   await CancellationScope.nonCancellable(async () => {
-    const jobs: Promise<DeliveryRecord>[] = [];
-    const to = d.email?.to;
-    if (to?.length) jobs.push(attempt(event, 'email', to.join(', '), () => delivery.deliverEmail({ research_id: s.id, event, to })));
-    for (const hook of d.webhooks ?? []) jobs.push(attempt(event, 'webhook', hook.url, () => delivery.deliverWebhook({ research_id: s.id, event, url: hook.url })));
-    const records = await Promise.all(jobs);
+    const records = await sendTo(s.id, event, { email: d.email?.to ?? [], webhooks: (d.webhooks ?? []).map((h) => h.url) });
     (s.state.delivery_log ??= []).push(...records);
     // Only the snapshot changes: no event follows the StopEvent.
     await s.save();
   });
+}
+
+export interface DeliveryTargets {
+  /** The recipients of one e-mail; none: no e-mail. */
+  email: string[];
+  webhooks: string[];
+}
+
+/** One delivery per channel, all at once; each outcome as a delivery record (a failure never throws). */
+export function sendTo(researchId: string, event: DeliveryEvent, targets: DeliveryTargets): Promise<DeliveryRecord[]> {
+  const jobs: Promise<DeliveryRecord>[] = [];
+  const to = targets.email;
+  if (to.length) jobs.push(attempt(event, 'email', to.join(', '), () => delivery.deliverEmail({ research_id: researchId, event, to })));
+  for (const url of targets.webhooks) jobs.push(attempt(event, 'webhook', url, () => delivery.deliverWebhook({ research_id: researchId, event, url })));
+  return Promise.all(jobs);
 }
 
 async function attempt(
