@@ -32,6 +32,8 @@ describe('planning and approval', () => {
     const { researchId } = await env.client.start({ query: 'Is heat pump adoption accelerating?', settings: { ...fast, ask_clarifications: true } });
     const asking = await untilStatus(researchId, 'awaiting_clarification');
     expect(asking.plan?.clarifying_questions).toHaveLength(2);
+    // The snapshot says what the session takes now; the refusal is the table's.
+    expect(asking.accepts).toEqual(['answerClarifications', 'reject', 'guidance', 'topUp', 'cancel']);
     await expect(env.client.approve(researchId)).rejects.toThrow(`research ${researchId} is awaiting_clarification, not awaiting approval`);
 
     await env.client.answer(researchId, ['Europe', 'since 2015']);
@@ -42,6 +44,7 @@ describe('planning and approval', () => {
     ]);
     expect(planned.plan?.expanded_queries[0].query).toContain('Europe, since 2015');
     expect(planned.plan?.clarifying_questions).toEqual([]);
+    expect(planned.accepts).toEqual(['approve', 'revisePlan', 'reject', 'guidance', 'topUp', 'cancel']);
     await env.client.reject(researchId, 'enough');
   });
 

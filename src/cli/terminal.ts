@@ -2,6 +2,7 @@
 // asking for approval (with the planner's questions) and for the verdict on the report.
 import { createInterface } from 'node:readline/promises';
 import type { ResearchClient } from '../client/research-client';
+import { waitsForAnswer } from '../domain/messages';
 import { TERMINAL_STATUSES, type ResearchSnapshot } from '../domain/types';
 import { formatPlan, progressLine } from './format';
 import { activePollers, startingWorker, waitingForWorkerLine } from '../runtime/local';
@@ -72,7 +73,7 @@ export async function followProgress(client: ResearchClient, id: string, json?: 
       else if (!json) log(line);
       last = line;
     }
-    if (over || TERMINAL_STATUSES.includes(s.status) || ['awaiting_approval', 'awaiting_clarification', 'awaiting_review', 'awaiting_confirmation', 'awaiting_topic'].includes(s.status)) {
+    if (over || TERMINAL_STATUSES.includes(s.status) || waitsForAnswer(s.accepts ?? [])) {
       if (tty) process.stderr.write('\n');
       return s;
     }

@@ -1,6 +1,6 @@
 // The typed client every front end uses (CLI now, web UI later). Errors come back as one clear
 // sentence: unknown research id, wrong state for an operation, invalid input.
-import { Client, WorkflowExecutionAlreadyStartedError, type Connection, type UpdateDefinition } from '@temporalio/client';
+import { Client, WorkflowExecutionAlreadyStartedError, type Connection } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { resolveSettings } from '../config/load';
 import type { AppConfig } from '../config/schema';
@@ -12,30 +12,17 @@ import { withReportText } from './report-events';
 import { PayloadKeyError, payloadKeyProblem } from './payload-keys';
 import { isStoreUnavailable } from '../stores/unavailable';
 import {
-  answerClarificationsUpdate,
-  approveUpdate,
-  cancelUpdate,
-  confirmUpdate,
-  continueSignal,
   INPUT_CHECK_WORKFLOW_TYPE,
-  topicUpdate,
-  type ConfirmArgs,
   eventsQuery,
-  guidanceUpdate,
-  reviewReportUpdate,
-  topUpUpdate,
-  type ReviewArgs,
-  type TopUpArgs,
-  rejectUpdate,
-  revisePlanUpdate,
   SEARCH_ATTRIBUTES,
   stateQuery,
   workflowIdFor,
   WORKFLOW_TYPE,
   METADATA_WORKFLOW_TYPE,
   type Accepted,
-  type ApproveArgs,
 } from '../workflows/messages';
+import { type ApproveArgs, type ConfirmArgs, type MessageArgsOf, type ReviewArgs, type TopUpArgs } from '../domain/messages';
+import type { MessageName } from '../domain/names';
 import type { InputContext, LiveSnapshot, ResearchEvent, ResearchInput, ResearchPlan, ResearchSnapshot } from '../domain/types';
 import type { InputCheckArgs, InputCheckResult } from '../workflows/input-check';
 import type { ArtifactStore } from '../stores/artifacts';
@@ -109,13 +96,13 @@ export class ResearchClient {
 
   /** Seed 004's confirmPartialFailure: proceed with the answers there are, retry the failed models, or cancel. */
   confirm(id: string, action: ConfirmArgs['action']): Promise<Accepted> {
-    return this.update(id, confirmUpdate, { action });
+    return this.send(id, 'confirm', { action });
   }
 
   /** The question for a session that was started without one. */
   provideTopic(id: string, query: string): Promise<Accepted> {
     const checked = validateQuery(query);
-    return this.update(id, topicUpdate, { query: checked });
+    return this.send(id, 'provideTopic', { query: checked });
   }
 
   /** Seed 004's validateInput (or improveInput with mode "improve"), run by a worker's model. */
@@ -153,42 +140,40 @@ export class ResearchClient {
 
   approve(id: string, plan?: Partial<ResearchPlan>, panel?: string[]): Promise<Accepted> {
     const args: ApproveArgs = { ...(plan ? { plan } : {}), ...(panel?.length ? { panel } : {}) };
-    return this.update(id, approveUpdate, args);
+    return this.send(id, 'approve', args);
   }
 
   reject(id: string, reason?: string): Promise<Accepted> {
-    return this.update(id, rejectUpdate, { reason });
+    return this.send(id, 'reject', { reason });
   }
 
   answer(id: string, answers: string[] | Record<string, string>): Promise<Accepted> {
-    return this.update(id, answerClarificationsUpdate, { answers });
+    return this.send(id, 'answerClarifications', { answers });
   }
 
   revise(id: string, feedback: string): Promise<Accepted> {
-    return this.update(id, revisePlanUpdate, { feedback });
+    return this.send(id, 'revisePlan', { feedback });
   }
 
   cancel(id: string, reason?: string): Promise<Accepted> {
-    return this.update(id, cancelUpdate, { reason });
+    return this.send(id, 'cancel', { reason });
   }
 
   guide(id: string, text: string): Promise<Accepted> {
-    return this.update(id, guidanceUpdate, { text });
+    return this.send(id, 'guidance', { text });
   }
 
-  /** Ends a pause_for_guidance wait (a signal: there is nothing to validate). */
-  async continue(id: string): Promise<void> {
-    await this.handle(id).signal(continueSignal).catch((err: unknown) => {
-      throw explainFailure(id, err);
-    });
+  /** Ends a pause_for_guidance wait. */
+  continue(id: string): Promise<Accepted> {
+    return this.send(id, 'continue', undefined);
   }
 
   topUp(id: string, amounts: TopUpArgs): Promise<Accepted> {
-    return this.update(id, topUpUpdate, amounts);
+    return this.send(id, 'topUp', amounts);
   }
 
   review(id: string, review: ReviewArgs): Promise<Accepted> {
-    return this.update(id, reviewReportUpdate, review);
+    return this.send(id, 'reviewReport', review);
   }
 
   /** The live state from the workflow, or the persisted snapshot once Temporal no longer has it. */
@@ -352,15 +337,23 @@ export class ResearchClient {
   }
 
   /**
+   * Sends any message of the table (src/domain/messages.ts) by its name, as its validated update:
+   * the answer is the status the session heads for, a refusal says why.
+   */
+  send<N extends MessageName>(id: string, name: N, args: MessageArgsOf<N>): Promise<Accepted> {
+    return this.update(id, name, args);
+  }
+
+  /**
    * Sends an update under one id for all its attempts (the engine applies it once). An update that
    * arrived just as the run handed over to the next (a wait continues as new) is dropped by the
    * engine with the workflow task it came in; it is sent again, and the next run answers it.
    */
-  private async update<A>(id: string, update: UpdateDefinition<Accepted, [A]>, arg: A): Promise<Accepted> {
+  private async update(id: string, name: MessageName, arg: unknown): Promise<Accepted> {
     const updateId = randomUUID();
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.handle(id).executeUpdate(update, { args: [arg], updateId });
+        return await this.handle(id).executeUpdate<Accepted, [unknown]>(name, { args: [arg], updateId });
       } catch (err) {
         if (attempt < UPDATE_ATTEMPTS && isDroppedUpdate(err)) {
           await new Promise((r) => setTimeout(r, 100 * attempt));

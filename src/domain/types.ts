@@ -2,7 +2,7 @@
 // layer may use and that use no other layer (names and settings come from beside them).
 import type { DeliveryRecord, WhatChanged } from './delivery';
 import type { MindState } from './mind';
-import type { EventType, ResearchPhase, ResearchStatus } from './names';
+import type { EventType, MessageName, ResearchPhase, ResearchStatus } from './names';
 import type { InputContextRef, PanelState } from './panel';
 import type { ResearchSettings } from './settings';
 import type { SessionStep, WaitKind } from './steps';
@@ -375,7 +375,11 @@ export interface ResearchResult {
 }
 
 /** State returned by the `state` query: the snapshot without the event log. */
-export type LiveSnapshot = Omit<ResearchState, 'events'> & { last_event_seq: number };
+export type LiveSnapshot = Omit<ResearchState, 'events'> & {
+  last_event_seq: number;
+  /** The messages the session accepts now (src/domain/messages.ts); absent from snapshots older builds stored. */
+  accepts?: MessageName[];
+};
 
 /** A session as clients and the session store see it: the live snapshot with the report's text. */
 export type ResearchSnapshot = LiveSnapshot & { report_markdown: string };

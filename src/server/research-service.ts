@@ -11,7 +11,8 @@ import type { ArtifactStore } from '../stores/artifacts';
 import type { EnhanceOptions } from '../client/session-ops';
 import { PayloadKeyError } from '../client/payload-keys';
 import { activePollers, waitingForWorkerLine } from '../runtime/local';
-import { stateQuery, type Accepted, type ReviewArgs, type TopUpArgs } from '../workflows/messages';
+import { stateQuery, type Accepted } from '../workflows/messages';
+import type { ReviewArgs, TopUpArgs } from '../domain/messages';
 import type { ResearchEvent, ResearchPlan, ResearchSnapshot, ResearchStatus } from '../domain/types';
 import { ApiError, invalid, notFound, notFoundWhileStoreAway, wrongState } from './errors';
 import type { ListFilter, OwnedSession, ServiceStore } from '../stores/service';
@@ -195,15 +196,7 @@ export class ResearchService {
     return sessionView(await this.owned(owner, researchId));
   }
 
-  async continue(owner: string, id: string): Promise<{ status: string }> {
-    await this.steer(owner, id, async (c) => {
-      const state = await c.state(id);
-      if (state.status !== 'awaiting_guidance') throw new ResearchError(`research ${id} is ${state.status}, not awaiting guidance`);
-      await c.continue(id);
-      return { status: state.status };
-    });
-    return { status: (await this.refresh(id)) ?? 'unknown' };
-  }
+  continue = (owner: string, id: string) => this.steer(owner, id, (c) => c.continue(id));
 
   async state(owner: string, id: string): Promise<{ research: SessionView; state: ResearchSnapshot | null }> {
     const s = await this.owned(owner, id);

@@ -4,7 +4,7 @@
 // by the ranges settings are given in: a snapshot stored by an older version is answered, never a 500.
 // The type check at the end keeps these schemas in step with the domain types.
 import { z } from 'zod';
-import { CREDIBILITY_TIERS, EVENT_TYPES, LISTED_STATUSES, MIND_PHASES, RESEARCH_PHASES } from '../domain/names';
+import { CREDIBILITY_TIERS, EVENT_TYPES, LISTED_STATUSES, MESSAGE_NAMES, MIND_PHASES, RESEARCH_PHASES } from '../domain/names';
 import type { ModelOutputEvent, ResearchEvent, ResearchSnapshot } from '../domain/types';
 import { SESSION_STEPS } from '../domain/steps';
 
@@ -232,6 +232,7 @@ export const researchStateSchema = obj({
     citations_found: int.optional(),
     merged_claims: z.array(obj({ sentence: str, merged_into: str })).optional(),
     last_event_seq: int.describe('the seq of the newest event (resume the event stream after it)'),
+    accepts: z.array(z.enum(MESSAGE_NAMES)).optional().describe('the messages the session accepts now (each is POST …/{id}/<route>; the CLI command of the same name)'),
     persisted_seq: int,
     usage: usageSchema,
     errors: z.array(obj({ time: when, phase, message: str, source_id: str.optional() })),

@@ -4,29 +4,30 @@ import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { api, download } from './api';
 import { Alert, busyRun } from './ui';
+import { waitsForAnswer } from '../domain/messages';
 
-const STEERABLE = ['planning', 'running', 'processing', 'synthesizing', 'awaiting_budget', 'awaiting_guidance', 'verifying'];
-
-export function Steering({ id, status, onDone }: { id: string; status: string; onDone: () => void }) {
+/** Guidance, continue, top-up and cancel, each shown while the session accepts it (`accepts`, from the snapshot). */
+export function Steering({ id, status, accepts, onDone }: { id: string; status: string; accepts: string[]; onDone: () => void }) {
   const [guide, setGuide] = useState('');
   const [topUp, setTopUp] = useState({ cost_usd: '', tokens: '', searches: '', fetches: '' });
   const [busy, setBusy] = useState('');
   const [error, setError] = useState<unknown>();
-  if (!STEERABLE.includes(status)) return null;
+  // A session waiting for a person's answer to its plan or report is steered by that answer's own form.
+  if (!accepts.includes('cancel') || waitsForAnswer(accepts)) return null;
   const run = (name: string, action: () => Promise<unknown>) => busyRun(setBusy, setError, name, async () => (await action(), onDone()));
   const amounts = Object.fromEntries(Object.entries(topUp).filter(([, v]) => v.trim() !== '').map(([k, v]) => [k, Number(v)]));
   return html`<section class="panel steering" aria-labelledby="steer-title">
     <h2 id="steer-title">Steer</h2>
     ${status === 'awaiting_budget' && html`<p class="alert" role="alert">The budget is spent: top it up to continue, or cancel.</p>`}
     ${status === 'awaiting_guidance' && html`<p class="hint">Paused between phases: send guidance, or continue without.</p>`}
-    <form class="field" onSubmit=${(e: Event) => (e.preventDefault(), run('guide', async () => (await api('POST', `/api/research/${id}/guide`, { text: guide }), setGuide(''))))}>
+    ${accepts.includes('guidance') && html`<form class="field" onSubmit=${(e: Event) => (e.preventDefault(), run('guide', async () => (await api('POST', `/api/research/${id}/guide`, { text: guide }), setGuide(''))))}>
       <label for="guide-text">Guidance for the next phase</label>
       <textarea id="guide-text" rows="1" value=${guide} onInput=${(e: Event) => setGuide((e.target as HTMLTextAreaElement).value)}></textarea>
       <div class="actions">
         <button type="submit" disabled=${busy !== '' || !guide.trim()}>Send guidance</button>
-        ${status === 'awaiting_guidance' && html`<button type="button" disabled=${busy !== ''} onClick=${() => run('continue', () => api('POST', `/api/research/${id}/continue`))}>Continue</button>`}
+        ${accepts.includes('continue') && html`<button type="button" disabled=${busy !== ''} onClick=${() => run('continue', () => api('POST', `/api/research/${id}/continue`))}>Continue</button>`}
       </div>
-    </form>
+    </form>`}
     <details class="top-up" open=${status === 'awaiting_budget'}>
     <summary>Top up the budget</summary>
     <form onSubmit=${(e: Event) => (e.preventDefault(), run('top-up', () => api('POST', `/api/research/${id}/top-up`, amounts)))}>
@@ -80,12 +81,12 @@ export function Exports({ id }: { id: string }) {
 }
 
 /** A session started without its question (awaiting_topic), or a panel with failed models (awaiting_confirmation). */
-export function Waiting({ id, status, onDone }: { id: string; status: string; onDone: () => void }) {
+export function Waiting({ id, accepts, onDone }: { id: string; accepts: string[]; onDone: () => void }) {
   const [topic, setTopic] = useState('');
   const [busy, setBusy] = useState('');
   const [error, setError] = useState<unknown>();
   const run = (name: string, action: () => Promise<unknown>) => busyRun(setBusy, setError, name, async () => (await action(), onDone()));
-  if (status === 'awaiting_topic') {
+  if (accepts.includes('provideTopic')) {
     return html`<section class="panel" aria-labelledby="topic-title">
       <h2 id="topic-title">What should be researched?</h2>
       <form class="field" onSubmit=${(e: Event) => (e.preventDefault(), run('topic', () => api('POST', `/api/research/${id}/topic`, { query: topic })))}>
@@ -96,7 +97,7 @@ export function Waiting({ id, status, onDone }: { id: string; status: string; on
       <${Alert} error=${error} />
     </section>`;
   }
-  if (status !== 'awaiting_confirmation') return null;
+  if (!accepts.includes('confirm')) return null;
   return html`<section class="panel" aria-labelledby="confirm-title">
     <h2 id="confirm-title">Some panel models failed</h2>
     <div class="actions">

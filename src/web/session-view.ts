@@ -137,6 +137,8 @@ export function SessionView({ id }: { id: string }) {
   const progress = state && progressOf(state);
   const limit = state?.settings?.timeout_seconds ?? research.settings?.timeout_seconds;
   // A session that waits for the user puts the controls first; otherwise the report comes first.
+  // What the session accepts now, as the engine says (the snapshot's `accepts`): the forms shown follow it.
+  const accepts: string[] = state?.accepts ?? [];
   const waiting = status === 'awaiting_budget' || status === 'awaiting_guidance';
 
   return html`<article class="session">
@@ -171,17 +173,17 @@ export function SessionView({ id }: { id: string }) {
       <pre class="settings-json">${JSON.stringify(research.settings ?? {}, null, 2)}</pre>
       <button type="button" class="primary" disabled=${busy !== ''} onClick=${() => act('start', async () => (await api('POST', `/api/research/${id}/approve`), setStreamKey((k) => k + 1), await load()))}>Start research</button>
     </section>`}
-    ${status === 'awaiting_clarification' && state?.plan && html`<${Clarify} id=${id} questions=${state.plan.clarifying_questions} onDone=${afterAction} />`}
-    ${status === 'awaiting_approval' && state?.plan && html`<${PlanReview} key=${state.plan_revisions} id=${id} plan=${state.plan} onDone=${afterAction} />`}
-    ${status === 'awaiting_review' && html`<${Review} id=${id} onDone=${afterAction} />`}
-    <${Waiting} id=${id} status=${status} onDone=${afterAction} />
-    ${waiting && html`<${Steering} id=${id} status=${status} onDone=${afterAction} />`}
+    ${accepts.includes('answerClarifications') && state?.plan && html`<${Clarify} id=${id} questions=${state.plan.clarifying_questions} onDone=${afterAction} />`}
+    ${accepts.includes('approve') && state?.plan && html`<${PlanReview} key=${state.plan_revisions} id=${id} plan=${state.plan} onDone=${afterAction} />`}
+    ${accepts.includes('reviewReport') && html`<${Review} id=${id} onDone=${afterAction} />`}
+    <${Waiting} id=${id} accepts=${accepts} onDone=${afterAction} />
+    ${waiting && html`<${Steering} id=${id} status=${status} accepts=${accepts} onDone=${afterAction} />`}
 
     ${state && html`<section class="report" aria-labelledby="report-title">
       <div class="title-row no-print"><h2 id="report-title">Report</h2><${Exports} id=${id} /></div>
       <${Report} markdown=${state.report_markdown} warnings=${warningsOf(state)} />
     </section>
-    ${!waiting && html`<${Steering} id=${id} status=${status} onDone=${afterAction} />`}
+    ${!waiting && html`<${Steering} id=${id} status=${status} accepts=${accepts} onDone=${afterAction} />`}
     <div class="panels no-print">
       <${Section} title="Sources" count=${state.sources.length} open=${true}><${Sources} id=${id} state=${state} /><//>
       <${Section} title="Findings" count=${state.findings.length}><${Findings} state=${state} /><//>

@@ -1,7 +1,7 @@
 // The public message contract of the `deep-research` workflow. Clients in any language send the
 // signals by these names; our own clients use the updates to get an immediate, validated answer.
-import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { LiveSnapshot, ResearchEvent, ResearchPlan, ResearchStatus } from '../domain/types';
+import { defineQuery } from '@temporalio/workflow';
+import type { LiveSnapshot, ResearchEvent, ResearchStatus } from '../domain/types';
 
 /** The stable workflow type names (seed 000); new sessions start under these. */
 export const WORKFLOW_TYPE = 'deep-research';
@@ -18,45 +18,6 @@ export const LEGACY_WORKFLOW_TYPES = { research: 'deepResearch', metadata: 'rese
 export const DEFAULT_TASK_QUEUE = 'deep-research';
 export const workflowIdFor = (researchId: string): string => `research-${researchId}`;
 
-export interface ApproveArgs {
-  plan?: Partial<ResearchPlan>;
-  /** Panel research whose panel came out empty: the models to use ("provider:model" or words). */
-  panel?: string[];
-}
-export interface RejectArgs {
-  reason?: string;
-}
-export interface AnswerClarificationsArgs {
-  answers: string[] | Record<string, string>;
-}
-export interface RevisePlanArgs {
-  feedback: string;
-}
-export interface CancelArgs {
-  reason?: string;
-}
-export interface GuidanceArgs {
-  text: string;
-}
-export interface TopUpArgs {
-  tokens?: number;
-  cost_usd?: number;
-  searches?: number;
-  fetches?: number;
-  wall_seconds?: number;
-}
-export interface ReviewArgs {
-  action: 'accept' | 'reject' | 'feedback';
-  feedback?: string;
-}
-/** Seed 004's confirmPartialFailure: some panel models failed after their retries. */
-export interface ConfirmArgs {
-  action: 'proceed' | 'retry' | 'cancel';
-}
-/** The question for a session started without one (seed 003's ask_topic). */
-export interface TopicArgs {
-  query: string;
-}
 export interface EventsArgs {
   afterSeq?: number;
 }
@@ -77,34 +38,8 @@ export interface ReportRef {
 export const RUN_KIND_MEMO = 'run';
 export type RunKind = 'working' | 'waiting';
 
-export const approveSignal = defineSignal<[ApproveArgs?]>('approve');
-export const rejectSignal = defineSignal<[RejectArgs?]>('reject');
-export const answerClarificationsSignal = defineSignal<[AnswerClarificationsArgs]>('answerClarifications');
-export const revisePlanSignal = defineSignal<[RevisePlanArgs]>('revisePlan');
-export const cancelSignal = defineSignal<[CancelArgs?]>('cancel');
-
-/** Any time: steers the next phase. */
-export const guidanceSignal = defineSignal<[GuidanceArgs]>('guidance');
-/** Ends a pause_for_guidance wait without guidance. */
-export const continueSignal = defineSignal<[]>('continue');
-/** Raises the session's budget while it waits in awaiting_budget (or before it runs out). */
-export const topUpSignal = defineSignal<[TopUpArgs]>('topUp');
-/** Accept, reject or give feedback on the finished report (review_final_report). */
-export const reviewReportSignal = defineSignal<[ReviewArgs]>('reviewReport');
-
-export const confirmSignal = defineSignal<[ConfirmArgs]>('confirm');
-export const topicSignal = defineSignal<[TopicArgs]>('provideTopic');
-export const confirmUpdate = defineUpdate<Accepted, [ConfirmArgs]>('confirm');
-export const topicUpdate = defineUpdate<Accepted, [TopicArgs]>('provideTopic');
-
-export const approveUpdate = defineUpdate<Accepted, [ApproveArgs]>('approve');
-export const rejectUpdate = defineUpdate<Accepted, [RejectArgs]>('reject');
-export const answerClarificationsUpdate = defineUpdate<Accepted, [AnswerClarificationsArgs]>('answerClarifications');
-export const revisePlanUpdate = defineUpdate<Accepted, [RevisePlanArgs]>('revisePlan');
-export const cancelUpdate = defineUpdate<Accepted, [CancelArgs]>('cancel');
-export const guidanceUpdate = defineUpdate<Accepted, [GuidanceArgs]>('guidance');
-export const topUpUpdate = defineUpdate<Accepted, [TopUpArgs]>('topUp');
-export const reviewReportUpdate = defineUpdate<Accepted, [ReviewArgs]>('reviewReport');
+// The messages a person sends (their signals and updates, by name) are the table in
+// src/domain/messages.ts; the inbox registers them.
 
 export const stateQuery = defineQuery<LiveSnapshot>('state');
 /** Where the report is: its version in the artifact store (the text never travels through history). */

@@ -5,6 +5,7 @@
 // current, goes on from it.
 import { type CancellationScope, isCancellation, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { ModelUsage } from '../activities/contracts';
+import { acceptedNow } from '../domain/messages';
 import { isTerminal } from '../domain/names';
 import type { AgentDecision, EventType, LiveSnapshot, ResearchEvent, ResearchInput, ResearchPhase, ResearchState, ResearchStatus, RoleUsage } from '../domain/types';
 import { freshMind, migrateState, STATE_VERSION } from '../domain/migrations';
@@ -203,7 +204,7 @@ export class ResearchSession {
   snapshot(): LiveSnapshot {
     const { events, ...rest } = this.state;
     const lastSeq = events.length ? events[events.length - 1].seq : this.state.persisted_seq;
-    return { ...rest, last_event_seq: lastSeq };
+    return { ...rest, last_event_seq: lastSeq, accepts: acceptedNow(this.state.status, this.state.cancel_requested !== undefined) };
   }
 
   unpersistedEvents(): ResearchEvent[] {

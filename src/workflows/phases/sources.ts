@@ -7,6 +7,7 @@ import { normalizeUrl } from '../../domain/text';
 import type { Source } from '../../domain/types';
 import { store, web } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
+import { settleAll } from '../concurrency';
 import { reserveBudget, stopsResearch } from './budget';
 import { NoSearchProviderLeft, searchQuery } from './search';
 
@@ -162,27 +163,4 @@ export async function skipOffTopic(s: ResearchSession, fetched: Source[]): Promi
     }
   }
   return readable;
-}
-
-/**
- * Runs `fn` over `items` with at most `limit` in flight; results keep the input order. Every
- * started call is awaited before a failure is passed on, so nothing keeps running behind it.
- */
-export async function settleAll<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  let failure: { err: unknown } | undefined;
-  const lane = async () => {
-    while (next < items.length && !failure) {
-      const i = next++;
-      try {
-        results[i] = await fn(items[i]);
-      } catch (err) {
-        failure ??= { err };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
-  if (failure) throw failure.err;
-  return results;
 }
