@@ -10,7 +10,7 @@ const snapshot = (sources: Record<string, unknown>[], findings = 3) => ({ source
 describe('the counts `research` ends with', () => {
   it('counts the pages read, and says how many more were found off topic and not read', () => {
     const s = snapshot([source('S1'), source('S2'), source('S3', { skipped_off_topic: true }), source('S4', { skipped_off_topic: true }), source('S5', { status: 'failed' })]);
-    expect(resultCounts(s)).toBe('2 sources read (2 more found off topic, not read), 3 findings');
+    expect(resultCounts(s)).toBe('2 sources read, 3 findings; 2 more pages found off topic, not read');
   });
 
   it('says only what was read when nothing was skipped', () => {

@@ -88,11 +88,11 @@ function showResult(s: ResearchSnapshot, config: AppConfig, json?: boolean): voi
   out(false, {}, `\n${opening}\n${more > 0 ? `\n… ${more} more lines\n` : ''}\n${summary} (${counts}). The whole report: ${file} (or deep-research report ${id} --out report.pdf)`);
 }
 
-/** "2 sources read (12 more found off topic, not read), 6 findings": a page skipped unread was not read. */
+/** "2 sources read, 6 findings; 12 more pages found off topic, not read": a page skipped unread was not read. */
 export function resultCounts(s: Pick<ResearchSnapshot, 'sources' | 'findings'>): string {
   const fetched = s.sources.filter((x) => x.status === 'fetched');
   const skipped = fetched.filter((x) => x.skipped_off_topic).length;
-  return `${fetched.length - skipped} sources read${skipped ? ` (${skipped} more found off topic, not read)` : ''}, ${s.findings.length} findings`;
+  return `${fetched.length - skipped} sources read, ${s.findings.length} findings${skipped ? `; ${skipped} more pages found off topic, not read` : ''}`;
 }
 
 function saveReport(config: AppConfig, id: string, md: string): string | undefined {
