@@ -92,7 +92,7 @@ export function runRealBench(runs: number, only?: string[]): void {
     const resumed = await cancelThenResume(env, world, 'Welche Rolle spielt die Offshore-Windenergie für die Energiewende in Deutschland?');
     console.log(`\nresume (offshore-wind, cancelled while its first analysis runs, then resumed):`);
     console.log(`  cancelled: ${resumed.cancelled.status}, ${resumed.cancelled.findings} findings, ${resumed.cancelled.notWritten} "Not written" line(s)`);
-    console.log(`  resumed:   ${resumed.resumed.status}, ${resumed.resumed.findings} findings, ${resumed.resumed.notWritten} "Not written" line(s), Unfinished note ${resumed.resumed.unfinishedNote ? 'still there' : 'gone'}`);
+    console.log(`  resumed:   ${resumed.resumed.status}, ${resumed.resumed.findings} findings, ${resumed.resumed.notWritten} "Not written" line(s), the cancelled run's "Unfinished:" note ${resumed.resumed.unfinishedNote ? 'still there' : resumed.resumed.resumedNote ? 'replaced by its own' : 'gone'}`);
     console.log(`  its note:  ${resumed.resumed.resumedNote ? clip(resumed.resumed.resumedNote.replace(/^>\s*/, ''), 400) : 'NONE (what the first run missed and the resumed one added is not said)'}`);
     console.log(`  report body changed by the resumed run: ${resumed.bodyChanged ? 'yes' : 'NO (byte-identical)'}  goal: changed, no "Not written" left: ${resumed.bodyChanged && resumed.resumed.notWritten === 0 ? 'PASS' : 'FAIL'}`);
     if (process.env.BENCH_DUMP) console.log(`--- partial ---\n${resumed.partial}\n--- final ---\n${resumed.final}`);

@@ -24,6 +24,9 @@ describe('an enhanced version starts from its parent', () => {
     expect(openQuestions(focused).map((g) => g.description)).toEqual([...parent.gaps.map((g) => g.description), 'heat pumps in Norway']);
     expect(focused.enhancement).toEqual({ parent_id: parent.research_id, focus: 'heat pumps in Norway', reopen_sections: [] });
     expect(focused.mind.phase).toBe('REFINEMENT');
+    // The focus is part of the version's plan: a page it finds is about what was asked.
+    expect(focused.plan?.expanded_queries.map((q) => q.query)).toEqual([...(parent.plan?.expanded_queries ?? []).map((q) => q.query), 'heat pumps in Norway']);
+    expect(plain.plan).toEqual(parent.plan);
   });
 
   it('does not take on a "gap" that restates a finding with its citation, which the parent\'s report lists nowhere', () => {

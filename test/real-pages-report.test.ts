@@ -119,27 +119,22 @@ describe.skipIf(!corpusAvailable())('reports on real pages, as a reader sees the
     expect(enhanced.openQuestions.after).toBeGreaterThanOrEqual(enhanced.openQuestions.before);
   });
 
-  it('a plain enhance looks for what the report left open, not for a finding restated as a gap', () => {
+  it('a plain enhance looks for what the report left open, not for a finding restated as a gap, and reads no off-topic page', () => {
     expect(plainEnhanced.status).toBe('completed');
     // The grounded analysis turns a finding into a "gap", citation and all; searching its words read a bougainvillea care page.
     expect(plainEnhanced.searched.filter((q) => /backyard/i.test(q)), 'searched').toEqual([]);
-    expect(plainEnhanced.newlyCited.map((c) => c.title)).not.toContain('How To Grow and Care For Bougainvillea');
-  });
-
-  // Defect: a refinement query as generic as "recent figures climate change" vouches for any page
-  // that says climate and change often enough ("AI Can Do Great Things—if It Doesn't Burn the
-  // Planet", 0.25); a page found by a query the plan did not have is not also held to the question.
-  it.fails('a plain enhance cites no off-topic page', () => {
-    const off = plainEnhanced.newlyCited.filter((c) => c.verdict === 'off');
+    // A refinement query as generic as "recent figures climate change" found an essay on AI's energy use: skipped unread.
+    const off = plainEnhanced.newlyCited.filter((c) => c.verdict !== 'on' && c.verdict !== 'borderline');
     expect(off.map((c) => c.title), 'off-topic pages newly cited').toEqual([]);
   });
 
-  it('"What changed since v1" names each new finding once', () => {
+  it('"What changed since v1" names each new finding once, or says nothing new was found', () => {
     for (const e of [enhanced, plainEnhanced]) {
       const section = /## What changed since v1\n([\s\S]*?)\n## /.exec(e.after)?.[1] ?? '';
       const items = section.split('\n').filter((l) => l.startsWith('- '));
-      expect(items.length, section).toBeGreaterThan(0);
       expect(items.filter((x, i) => items.indexOf(x) !== i), section).toEqual([]);
+      if (e.newSourcesRead) expect(items.length, section).toBeGreaterThan(0);
+      else expect(e.bodyChanged, 'nothing new read, nothing rewritten').toBe(false);
     }
   });
 

@@ -40,7 +40,17 @@ const CASES: Case[] = [
       ['theplanetarypress.com.forestlands.html', 'climate change wildfires'],
       ['vancouversun.com.microsoft.html', 'global warming natural disasters increase'],
       ['mdavis.xyz.supermarket.html', 'climate change wildfires'],
+      // Found by queries the plan did not have (a refinement's, from gaps): not about the question or its plan.
+      ['wired.com.burn.html', 'recent figures climate change'],
+      ['plantcaretoday.com.bougainvillea.html', 'just backyard trees climate change'],
     ],
+  },
+  {
+    // An enhanced version's focus is part of its plan: the page it finds is read.
+    question: 'How is climate change making natural disasters such as wildfires and heat waves worse?',
+    plan: ['climate change wildfires', 'climate change extreme heat waves', 'global warming natural disasters increase', 'hottest year on record climate', 'rolling blackouts in California during heat waves'],
+    on: [['nytimes.com.blackouts.html', 'rolling blackouts in California during heat waves']],
+    off: [],
   },
   {
     question: 'How fast is the cloud gaming market growing, and which players are scaling?',
@@ -127,6 +137,26 @@ describe('relevance before reading, of words spelt apart or together', () => {
     expect(relevanceScore(page('heatwaves'), ['heat waves'])).toBeGreaterThanOrEqual(apart * 0.9);
     expect(relevanceScore(page('heat-waves'), ['heat waves'])).toBeGreaterThanOrEqual(apart * 0.9);
     expect(relevanceScore(page('heat waves'), ['heat waves'])).toBeGreaterThan(relevanceScore(page('heat records'), ['heat waves']));
+  });
+});
+
+describe('relevance before reading, of a page found by a query the plan did not have', () => {
+  const relevance = createRelevanceActivities(new FileArtifactStore(mkdtempSync(path.join(os.tmpdir(), 'dr-relevance-derived-'))));
+  const question = 'How is climate change making wildfires and heat waves worse?';
+  const plan = ['climate change wildfires', 'climate change heat waves'];
+  // About the power large models draw, with recent figures throughout; climate and change said once.
+  const essay = `# What training large models costs\n\n${Array.from({ length: 10 }, (_, i) => `Recent figures on data-centre power, chapter ${i + 1}: training costs grow${i === 4 ? ', a climate cost that will change' : ''}, and chips lag behind demand.`).join(' ')}`;
+  const heat = `# Heat waves and fire\n\n${Array.from({ length: 10 }, (_, i) => `Heat waves made wildfires worse in region ${i + 1}; climate change doubled the days of extreme heat, recent figures show.`).join(' ')}`;
+  const score = (text: string, query: string, queries = plan) => relevance.scorePageText(text, { question, sub_question: query, sub_questions: queries }, '');
+
+  it('is read only as far as it is about the question or its plan too', async () => {
+    expect(await score(essay, 'recent figures climate change', [])).toBeGreaterThanOrEqual(MIN_RELEVANCE);
+    expect(await score(essay, 'recent figures climate change')).toBeLessThan(MIN_RELEVANCE);
+    expect(await score(heat, 'recent figures climate change')).toBeGreaterThanOrEqual(MIN_RELEVANCE);
+  });
+
+  it('is read for a query of the plan as before', async () => {
+    expect(await score(essay, 'recent figures climate change', [...plan, 'recent figures climate change'])).toBeGreaterThanOrEqual(MIN_RELEVANCE);
   });
 });
 

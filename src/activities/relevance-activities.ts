@@ -4,6 +4,7 @@
 // configured, a page also scores by meaning (its best passage against the question), so a page
 // that answers in other words ("automobile" for "car") is not skipped as off-topic.
 import { cosine, type Embedder } from '../providers/model/embeddings';
+import { normalizeQuery } from '../domain/text';
 import { relevanceScore } from '../report/relevance';
 import type { ArtifactStore } from '../stores/artifacts';
 import { splitPassages } from '../verify/passages';
@@ -33,12 +34,29 @@ export function createRelevanceActivities(artifacts: ArtifactStore, embedder?: (
 
   async function scoreTexts(input: ScoreRelevanceInput, texts: Map<string, string>, titles: Record<string, string> = {}): Promise<ScoreRelevanceOutput> {
     const scores: Record<string, number> = {};
-    for (const source of input.sources) scores[source.id] = relevanceScore(texts.get(source.id) ?? '', questionsOf(input, source.sub_question), titles[source.id]);
+    for (const source of input.sources) scores[source.id] = wordScore(input, source.sub_question, texts.get(source.id) ?? '', titles[source.id]);
     const meaning = await meaningScores(embedder?.(), input, texts);
     for (const [id, score] of meaning) scores[id] = Math.max(scores[id] ?? 0, score);
     return { scores, ...(meaning.size ? { by_meaning: Object.fromEntries(meaning) } : {}) };
   }
 }
+
+/**
+ * The page's word score. A query the plan did not have — the refiner's or the critic's, written
+ * from gaps and often as generic as "recent figures climate change" — vouches for a page only as
+ * far as the page is about the question or its plan too: at most DERIVED_QUERY_REACH times its
+ * best score against them (an essay on AI's energy use, 0.25 for that query and 0.06 for the
+ * climate question's plan, is skipped). An enhanced version's focus is part of its plan.
+ */
+function wordScore(input: ScoreRelevanceInput, subQuestion: string, text: string, title?: string): number {
+  const planned = new Set((input.sub_questions ?? []).map(normalizeQuery));
+  if (!planned.size || planned.has(normalizeQuery(subQuestion))) return relevanceScore(text, questionsOf(input, subQuestion), title);
+  const vouched = relevanceScore(text, questionsOf(input, ''), title);
+  return Math.max(vouched, Math.min(relevanceScore(text, [subQuestion], title), Math.round(DERIVED_QUERY_REACH * vouched * 1000) / 1000));
+}
+
+/** How far above its score for the question and the plan a query outside the plan can lift a page. */
+const DERIVED_QUERY_REACH = 2;
 
 /** What a page is scored against: the sub-question that found it, the plan's others, the whole question. */
 function questionsOf(input: ScoreRelevanceInput, subQuestion: string): string[] {

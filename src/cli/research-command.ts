@@ -76,7 +76,7 @@ function showResult(s: ResearchSnapshot, config: AppConfig, json?: boolean): voi
     out(false, {}, `${summary}. Report: deep-research report ${id} --out report.md`);
     return;
   }
-  const counts = `${s.sources.filter((x) => x.status === 'fetched').length} sources read, ${s.findings.length} findings`;
+  const counts = resultCounts(s);
   if (!process.stdout.isTTY) {
     process.stdout.write(md.endsWith('\n') ? md : `${md}\n`);
     log(`${summary} (${counts}); the report is also in ${file}`);
@@ -86,6 +86,13 @@ function showResult(s: ResearchSnapshot, config: AppConfig, json?: boolean): voi
   const opening = lines.slice(0, OPENING_LINES).join('\n');
   const more = lines.length - OPENING_LINES;
   out(false, {}, `\n${opening}\n${more > 0 ? `\n… ${more} more lines\n` : ''}\n${summary} (${counts}). The whole report: ${file} (or deep-research report ${id} --out report.pdf)`);
+}
+
+/** "2 sources read, 6 findings; 12 more pages found off topic, not read": a page skipped unread was not read. */
+export function resultCounts(s: Pick<ResearchSnapshot, 'sources' | 'findings'>): string {
+  const fetched = s.sources.filter((x) => x.status === 'fetched');
+  const skipped = fetched.filter((x) => x.skipped_off_topic).length;
+  return `${fetched.length - skipped} sources read, ${s.findings.length} findings${skipped ? `; ${skipped} more pages found off topic, not read` : ''}`;
 }
 
 function saveReport(config: AppConfig, id: string, md: string): string | undefined {

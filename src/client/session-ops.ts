@@ -3,7 +3,8 @@
 // continue-as-new carries it, so finished searches, fetches and findings are reused, not repeated.
 import { migrateState } from '../domain/migrations';
 import { stepAfterStop } from '../domain/steps';
-import type { Gap, InputContextRef, ResearchSettings, ResearchSnapshot, ResearchState, ResearchStatus } from '../domain/types';
+import type { Gap, InputContextRef, ResearchPlan, ResearchSettings, ResearchSnapshot, ResearchState, ResearchStatus } from '../domain/types';
+import { normalizeQuery } from '../domain/text';
 import { openQuestions } from '../domain/gaps';
 import { citedIds, parseReport } from '../report/markdown';
 import { restatesFinding } from '../report/open-questions';
@@ -54,6 +55,12 @@ export function continuationState(snapshot: ResearchSnapshot, settings?: Researc
     // The deadline starts afresh.
     deadline_ms: undefined,
   };
+}
+
+/** The plan with the focus as one of its queries: what the version was asked for is part of what it is about (a page it finds is read as on the plan). */
+function withFocus(plan: ResearchPlan, focus: string): ResearchPlan {
+  if (plan.expanded_queries.some((q) => normalizeQuery(q.query) === normalizeQuery(focus))) return plan;
+  return { ...plan, expanded_queries: [...plan.expanded_queries, { query: focus, rationale: 'the focus the enhanced version was asked for', priority: 1 }] };
 }
 
 /**
@@ -114,6 +121,7 @@ export function enhancedState(snapshot: ResearchSnapshot, newId: string, setting
     gaps,
     mind,
     ...(contexts.length ? { input_contexts: [...(rest.input_contexts ?? []), ...contexts] } : {}),
+    ...(focus && rest.plan ? { plan: withFocus(rest.plan, focus) } : {}),
     enhancement: { parent_id: snapshot.research_id, ...(focus ? { focus } : {}), reopen_sections: snapshot.stated_gaps ?? [] },
     // Another model: the new run settles its provider chains again from the new settings.
     ...(opts.model ? { providers: undefined } : {}),
