@@ -127,9 +127,6 @@ export class ResearchSession {
 
   /** Waits for everything started with runBeside (before the session ends or the run continues as new). */
   async joinBeside(): Promise<void> {
-    // No round's analyses come after this point: a slot kept for them would leave background work
-    // (the supervisor's reflection) waiting for ever once a cancel stopped the round that announced them.
-    this.modelSlots.expect(0);
     const work = this.beside.splice(0);
     if (work.length) await Promise.all(work);
   }
