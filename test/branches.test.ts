@@ -201,8 +201,8 @@ describe('parallel research branches', () => {
     // The refinement gate: passed after iteration 1 (a gap is open), failed after 2 (none left).
     expect(actions.filter((a) => a.startsWith('supervisor:refinement_gate_'))).toEqual(['supervisor:refinement_gate_passed', 'supervisor:refinement_gate_failed']);
     // One reflection is due, after iteration 1: after the last one no phase is left to read its
-    // advice. It runs if a model slot frees before the round it would advise begins; otherwise it
-    // is logged as skipped, never run late.
+    // advice. It runs if it has a model slot before the critic and the refiner it runs beside are
+    // asked; otherwise it is logged as skipped, never run late (it would hold a slot the next round needs).
     const reflections = harness.model.requests.filter((r) => schemaOf(r.body) === 'phase_reflection');
     const tooLate = log.filter((d) => d.action === 'reflection_skipped');
     expect(reflections.length + tooLate.length).toBe(1);

@@ -67,6 +67,9 @@ export async function refine(s: ResearchSession): Promise<MindPhase> {
     criticAsked ? critique(s, guidance, advice) : Promise.resolve(undefined),
     refinerAsked ? refinedQueries(s, undefined, guidance, advice, enhancing) : Promise.resolve(undefined),
   ]);
+  // The critic and the refiner have read the advice there is. A reflection still waiting for its
+  // slot would now come after them and hold a slot the round they plan needs: it is not asked for.
+  s.adviceReads += 1;
   const [revision, refined] = await answers;
   if (refined && enhancing) plannedFor(enhancing.gaps, refined.queries, st.enhancement?.focus !== undefined);
   else if (refined) for (const gap of open) gap.addressed = true;
