@@ -14,6 +14,10 @@ describe('the counts `research` ends with', () => {
   });
 
   it('says only what was read when nothing was skipped', () => {
-    expect(resultCounts(snapshot([source('S1'), source('S2')], 1))).toBe('2 sources read, 1 findings');
+    expect(resultCounts(snapshot([source('S1'), source('S2')], 1))).toBe('2 sources read, 1 finding');
+  });
+
+  it('with nothing read, says the pages found were all off topic', () => {
+    expect(resultCounts(snapshot([source('S1', { skipped_off_topic: true })], 0))).toBe('0 sources read, 0 findings; 1 page found off topic, not read');
   });
 });

@@ -91,7 +91,7 @@ describe('deep-research CLI', () => {
     expect(res.stdout).toMatch(/^# CLI report: geothermal heat/);
     expect(res.stdout).toContain('## Sources');
     expect(readFileSync(file, 'utf8')).toBe(res.stdout);
-    expect(res.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^research cli-report: completed \\(\\d+ sources read, \\d+ findings(?:; \\d+ more pages found off topic, not read)?\\); the report is also in ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+    expect(res.stderr.trim().split('\n').at(-1)).toMatch(new RegExp(`^research cli-report: completed \\(\\d+ sources? read, \\d+ findings?(?:; \\d+ (?:more )?pages? found off topic, not read)?\\); the report is also in ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
     // The installation's fallback models have no keys here: that is doctor's news, not the session's.
     expect(res.stderr).not.toMatch(/skipped/);
     const watch = await cli(['watch', 'cli-report', '--no-stream']);

@@ -92,7 +92,9 @@ function showResult(s: ResearchSnapshot, config: AppConfig, json?: boolean): voi
 export function resultCounts(s: Pick<ResearchSnapshot, 'sources' | 'findings'>): string {
   const fetched = s.sources.filter((x) => x.status === 'fetched');
   const skipped = fetched.filter((x) => x.skipped_off_topic).length;
-  return `${fetched.length - skipped} sources read, ${s.findings.length} findings${skipped ? `; ${skipped} more pages found off topic, not read` : ''}`;
+  const read = fetched.length - skipped;
+  const count = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+  return `${count(read, 'source')} read, ${count(s.findings.length, 'finding')}${skipped ? `; ${count(skipped, read ? 'more page' : 'page')} found off topic, not read` : ''}`;
 }
 
 function saveReport(config: AppConfig, id: string, md: string): string | undefined {
