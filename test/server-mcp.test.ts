@@ -35,7 +35,7 @@ describe('MCP tools', () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(`${api.url}/api/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
     try {
       const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-      expect(tools).toEqual(['answer', 'approve', 'check', 'confirm', 'list', 'report', 'review', 'start', 'status']);
+      expect(tools).toEqual(['answer', 'approve', 'check', 'confirm', 'deliver', 'list', 'report', 'review', 'start', 'status']);
       const started = json(await client.callTool({ name: 'start', arguments: { query: 'MCP research: lithium', settings: { max_sources: 4, max_iterations: 1 } } }));
       const id = started.research_id as string;
       expect(started.status).toBe('planning');

@@ -18,6 +18,7 @@ import { ApiError, invalid, notFound, notFoundWhileStoreAway, wrongState } from 
 import type { ListFilter, OwnedSession, ServiceStore } from '../stores/service';
 import { OwnershipUnknownError, rememberingServiceStore } from './remembering-store';
 import { withDeadline } from './deadline';
+import { LiveStates } from './live-states';
 import { panelSettings, readContexts, sessionView, type CreateRequest, type EnhanceRequest, type InputCheckView, type SessionView } from './service-requests';
 import { operatorsFromEnv, Visibility } from './visibility';
 import { releaseArtifacts } from './artifact-release';
@@ -42,6 +43,8 @@ export class ResearchService {
   readonly readiness: Readiness;
   /** Rate-limit counts and stream leases every replica on this store shares. */
   readonly limits: SharedLimits;
+  /** The engine's state of each session (no report text), kept while a stream watches it and its history has not grown. */
+  readonly liveStates = new LiveStates((id) => this.client.state(id, { statusOnly: true }));
   private readonly visibility: Visibility;
   private artifactStore: ArtifactStore | undefined;
   /** Background work for later; cleared on close so none of it calls the engine after its connection closed. */
@@ -149,6 +152,7 @@ export class ResearchService {
       if (edited) checkPlanEdit(this.client.config, s.settings, edited as Partial<ResearchPlan>);
       const start = startSettings(this.policy, s.settings, true);
       await this.client.start({ query: s.query, settings: start.settings, researchId: id, autoApprove: true, plan: edited as Partial<ResearchPlan> | undefined, contexts: s.contexts });
+      this.liveStates.changed(id);
       await this.store.update(id, { status: 'planning', contexts: [] });
       this.watchForWorker(id);
       return { status: 'planning', ...(start.notes.length ? { notes: start.notes } : {}) };
@@ -202,7 +206,7 @@ export class ResearchService {
     const s = await this.owned(owner, id);
     if (s.status === 'draft') return { research: sessionView(s), state: null };
     let note: string | undefined;
-    const state = await this.client.state(id, { statusOnly: true }).catch((err: unknown) => {
+    const state = await this.liveStates.get(id).catch((err: unknown) => {
       // No payload key here: the session store's copy, and a note saying which variable is missing.
       if (err instanceof PayloadKeyError && err.stored) return ((note = err.message), err.stored);
       throw this.plain(id, err);
@@ -271,6 +275,7 @@ export class ResearchService {
   /** Ends a running workflow, then removes the session, its events and the artifacts no other session uses. */
   async delete(owner: string, id: string): Promise<{ deleted: string; artifacts_removed: number }> {
     const s = await this.owned(owner, id);
+    this.liveStates.unwatched(id);
     const mine = new Set<string>();
     if (s.status !== 'draft') {
       const handle = this.client.handle(id);
@@ -351,7 +356,7 @@ export class ResearchService {
     const s = await this.owned(owner, id);
     if (s.status === 'draft') throw wrongState(id, 'draft', `research ${id} is a draft: approve it to start it`);
     try {
-      const result = await op(this.client);
+      const result = await op(this.client).finally(() => this.liveStates.changed(id));
       await this.store.update(id, { status: result.status });
       return result;
     } catch (err) {
@@ -378,7 +383,7 @@ export class ResearchService {
 
   /** The session's status and newest event seq in one engine query (noted for listing); no report text. */
   async liveStatus(id: string): Promise<{ status: ResearchStatus; last_event_seq: number }> {
-    const state = await this.client.state(id, { statusOnly: true }).catch((err: unknown) => {
+    const state = await this.liveStates.get(id).catch((err: unknown) => {
       throw this.plain(id, err);
     });
     const s = await this.store.get(id).catch(() => undefined);

@@ -115,11 +115,22 @@ export function serviceHubSource(service: ResearchService): HubSource {
       let nextPageToken: Uint8Array | undefined;
       // The first answer is the history as it stands, not growth: it says the poll is in place.
       let first = true;
+      // The state kept for status reads is good while the poll is in place and the history has not grown.
+      const states = service.liveStates;
+      let inPlace = false;
       const report = () => {
         if (first) caughtUp?.();
         else changed();
         first = false;
+        states.changed(id);
+        if (!inPlace) states.watching(id);
+        inPlace = true;
       };
+      const gap = () => {
+        inPlace = false;
+        states.unwatched(id);
+      };
+      signal.addEventListener('abort', gap, { once: true });
       while (!signal.aborted) {
         try {
           // Waits on the server until the history has new events (or its long-poll time is up).
@@ -135,10 +146,14 @@ export function serviceHubSource(service: ResearchService): HubSource {
           if (res.history?.events?.length || first) report();
           nextPageToken = res.nextPageToken?.length ? res.nextPageToken : undefined;
           // The run closed (or continued as new): the watcher's next fetch tells which; the next run is followed from its start.
-          if (!nextPageToken) await pause(2_000, signal);
+          if (!nextPageToken) {
+            gap();
+            await pause(2_000, signal);
+          }
         } catch (err) {
           if (signal.aborted) return;
           if (/DEADLINE_EXCEEDED/.test((err as Error).message)) continue;
+          gap();
           // Not knowing is as good as growth: the watcher asks.
           caughtUp?.();
           first = false;

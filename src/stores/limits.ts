@@ -4,7 +4,7 @@
 // replica renews it while the stream is open, so the streams of a replica that died stop counting
 // once their leases run out.
 import type Database from 'better-sqlite3';
-import { openSqlite } from './sqlite';
+import { openSqlite, statementCache } from './sqlite';
 
 export interface WindowCount {
   /** Requests of this key in the current window, this one included. */
@@ -41,10 +41,12 @@ const SWEEP_EVERY_MS = 60_000;
 
 export class SqliteSharedLimits implements SharedLimits {
   private readonly db: Database.Database;
+  private readonly sql: (sql: string) => Database.Statement;
   private lastSweep = 0;
 
   constructor(file: string) {
     this.db = openSqlite(file);
+    this.sql = statementCache(this.db);
     // Counters and leases, not records: a commit need not wait for the disk (WAL keeps them consistent).
     this.db.pragma('synchronous = NORMAL');
     this.db.exec(`
@@ -57,8 +59,8 @@ export class SqliteSharedLimits implements SharedLimits {
 
   async hit(key: string, windowMs: number, now = Date.now()): Promise<WindowCount> {
     const start = windowStart(now, windowMs);
-    const row = this.db
-      .prepare(
+    const row = this
+      .sql(
         `INSERT INTO rate_windows (key, window_start, count) VALUES (?, ?, 1)
          ON CONFLICT (key) DO UPDATE SET count = CASE WHEN window_start = excluded.window_start THEN count + 1 ELSE 1 END, window_start = excluded.window_start
          RETURNING count`,
@@ -66,31 +68,31 @@ export class SqliteSharedLimits implements SharedLimits {
       .get(key, start) as { count: number };
     if (now - this.lastSweep > SWEEP_EVERY_MS) {
       this.lastSweep = now;
-      this.db.prepare('DELETE FROM rate_windows WHERE window_start < ?').run(start - windowMs);
+      this.sql('DELETE FROM rate_windows WHERE window_start < ?').run(start - windowMs);
     }
     return { count: row.count, resetMs: start + windowMs - now };
   }
 
   async acquireStream(lease: StreamLease, max: number, now = Date.now()): Promise<boolean> {
     return this.db.transaction(() => {
-      this.db.prepare('DELETE FROM stream_leases WHERE user = ? AND expires_at < ?').run(lease.user, now);
-      const held = (this.db.prepare('SELECT count(*) AS n FROM stream_leases WHERE user = ?').get(lease.user) as { n: number }).n;
+      this.sql('DELETE FROM stream_leases WHERE user = ? AND expires_at < ?').run(lease.user, now);
+      const held = (this.sql('SELECT count(*) AS n FROM stream_leases WHERE user = ?').get(lease.user) as { n: number }).n;
       if (held >= max) return false;
-      this.db.prepare('INSERT OR REPLACE INTO stream_leases (stream_id, user, replica, expires_at) VALUES (?, ?, ?, ?)').run(lease.stream_id, lease.user, lease.replica, lease.expires_at);
+      this.sql('INSERT OR REPLACE INTO stream_leases (stream_id, user, replica, expires_at) VALUES (?, ?, ?, ?)').run(lease.stream_id, lease.user, lease.replica, lease.expires_at);
       return true;
     }).immediate();
   }
 
   async renewStreams(replica: string, expiresAt: number): Promise<void> {
-    this.db.prepare('UPDATE stream_leases SET expires_at = ? WHERE replica = ?').run(expiresAt, replica);
+    this.sql('UPDATE stream_leases SET expires_at = ? WHERE replica = ?').run(expiresAt, replica);
   }
 
   async releaseStream(streamId: string): Promise<void> {
-    this.db.prepare('DELETE FROM stream_leases WHERE stream_id = ?').run(streamId);
+    this.sql('DELETE FROM stream_leases WHERE stream_id = ?').run(streamId);
   }
 
   async streamsOf(user: string, now = Date.now()): Promise<number> {
-    return (this.db.prepare('SELECT count(*) AS n FROM stream_leases WHERE user = ? AND expires_at >= ?').get(user, now) as { n: number }).n;
+    return (this.sql('SELECT count(*) AS n FROM stream_leases WHERE user = ? AND expires_at >= ?').get(user, now) as { n: number }).n;
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
 // What the service knows beyond the research engine: API tokens (hashed), who owns which session,
 // drafts that have no workflow yet, favourites and share tokens. One SQLite file in the data dir.
 import type Database from 'better-sqlite3';
-import { openSqlite } from './sqlite';
+import { openSqlite, statementCache } from './sqlite';
 import { createHash, randomBytes } from 'node:crypto';
 import { SETTLED_STATUSES, USER_NAME, USER_NAME_RULE } from '../domain/names';
 import type { InputContext } from '../domain/panel';
@@ -85,9 +85,11 @@ export const encodeCursor = (row: { created_at: string; research_id: string }): 
 
 export class SqliteServiceStore implements ServiceStore {
   private readonly db: Database.Database;
+  private readonly sql: (sql: string) => Database.Statement;
 
   constructor(file: string) {
     this.db = openSqlite(file);
+    this.sql = statementCache(this.db);
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS api_tokens (
         token_hash TEXT PRIMARY KEY, user TEXT NOT NULL, label TEXT, created_at TEXT NOT NULL);
@@ -97,7 +99,7 @@ export class SqliteServiceStore implements ServiceStore {
         parent_id TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
       CREATE INDEX IF NOT EXISTS owned_by_created ON owned_sessions (owner, created_at DESC, research_id DESC);
     `);
-    const columns = this.db.prepare('PRAGMA table_info(owned_sessions)').all() as { name: string }[];
+    const columns = this.sql('PRAGMA table_info(owned_sessions)').all() as { name: string }[];
     if (!columns.some((c) => c.name === 'contexts')) this.db.exec("ALTER TABLE owned_sessions ADD COLUMN contexts TEXT NOT NULL DEFAULT '[]'");
     if (!columns.some((c) => c.name === 'plan')) this.db.exec('ALTER TABLE owned_sessions ADD COLUMN plan TEXT');
   }
@@ -105,33 +107,33 @@ export class SqliteServiceStore implements ServiceStore {
   async createToken(user: string, label?: string): Promise<string> {
     if (!USER_NAME.test(user)) throw new Error(USER_NAME_RULE);
     const token = newApiToken();
-    this.db.prepare('INSERT INTO api_tokens (token_hash, user, label, created_at) VALUES (?, ?, ?, ?)').run(hashToken(token), user, label ?? null, new Date().toISOString());
+    this.sql('INSERT INTO api_tokens (token_hash, user, label, created_at) VALUES (?, ?, ?, ?)').run(hashToken(token), user, label ?? null, new Date().toISOString());
     return token;
   }
 
   async registerToken(user: string, token: string, label?: string): Promise<boolean> {
     if (!USER_NAME.test(user)) throw new Error(USER_NAME_RULE);
-    const result = this.db.prepare('INSERT OR IGNORE INTO api_tokens (token_hash, user, label, created_at) VALUES (?, ?, ?, ?)').run(hashToken(token), user, label ?? null, new Date().toISOString());
+    const result = this.sql('INSERT OR IGNORE INTO api_tokens (token_hash, user, label, created_at) VALUES (?, ?, ?, ?)').run(hashToken(token), user, label ?? null, new Date().toISOString());
     return result.changes > 0;
   }
 
   async userForToken(token: string): Promise<string | undefined> {
-    const row = this.db.prepare('SELECT user FROM api_tokens WHERE token_hash = ?').get(hashToken(token)) as { user: string } | undefined;
+    const row = this.sql('SELECT user FROM api_tokens WHERE token_hash = ?').get(hashToken(token)) as { user: string } | undefined;
     return row?.user;
   }
 
   async tokenCount(): Promise<number> {
-    return (this.db.prepare('SELECT count(*) AS n FROM api_tokens').get() as { n: number }).n;
+    return (this.sql('SELECT count(*) AS n FROM api_tokens').get() as { n: number }).n;
   }
 
   async revokeTokens(user: string): Promise<number> {
-    return this.db.prepare('DELETE FROM api_tokens WHERE user = ?').run(user).changes;
+    return this.sql('DELETE FROM api_tokens WHERE user = ?').run(user).changes;
   }
 
   async insert(s: NewOwnedSession): Promise<OwnedSession> {
     const now = new Date().toISOString();
-    this.db
-      .prepare(
+    this
+      .sql(
         `INSERT INTO owned_sessions (research_id, owner, query, status, favourite, settings, contexts, share_token, parent_id, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)`,
       )
@@ -140,11 +142,11 @@ export class SqliteServiceStore implements ServiceStore {
   }
 
   async exists(researchId: string): Promise<boolean> {
-    return !!this.db.prepare('SELECT 1 FROM owned_sessions WHERE research_id = ?').get(researchId);
+    return !!this.sql('SELECT 1 FROM owned_sessions WHERE research_id = ?').get(researchId);
   }
 
   async get(researchId: string): Promise<OwnedSession | undefined> {
-    const row = this.db.prepare('SELECT * FROM owned_sessions WHERE research_id = ?').get(researchId) as Row | undefined;
+    const row = this.sql('SELECT * FROM owned_sessions WHERE research_id = ?').get(researchId) as Row | undefined;
     return row ? fromRow(row) : undefined;
   }
 
@@ -154,7 +156,7 @@ export class SqliteServiceStore implements ServiceStore {
   }
 
   async byShareToken(token: string): Promise<OwnedSession | undefined> {
-    const row = this.db.prepare('SELECT * FROM owned_sessions WHERE share_token = ?').get(token) as Row | undefined;
+    const row = this.sql('SELECT * FROM owned_sessions WHERE share_token = ?').get(token) as Row | undefined;
     return row ? fromRow(row) : undefined;
   }
 
@@ -168,12 +170,12 @@ export class SqliteServiceStore implements ServiceStore {
     }
     sets.push('updated_at = ?');
     values.push(new Date().toISOString());
-    this.db.prepare(`UPDATE owned_sessions SET ${sets.join(', ')} WHERE research_id = ?`).run(...values, researchId);
+    this.sql(`UPDATE owned_sessions SET ${sets.join(', ')} WHERE research_id = ?`).run(...values, researchId);
     return (await this.get(researchId)) as OwnedSession;
   }
 
   async remove(researchId: string): Promise<void> {
-    this.db.prepare('DELETE FROM owned_sessions WHERE research_id = ?').run(researchId);
+    this.sql('DELETE FROM owned_sessions WHERE research_id = ?').run(researchId);
   }
 
   async list(f: ListFilter): Promise<{ sessions: OwnedSession[]; next_cursor?: string }> {
@@ -197,8 +199,8 @@ export class SqliteServiceStore implements ServiceStore {
       where += ' AND (created_at < ? OR (created_at = ? AND research_id < ?))';
       params.push(created, created, id);
     }
-    const rows = this.db
-      .prepare(`SELECT * FROM owned_sessions WHERE ${where} ORDER BY created_at DESC, research_id DESC LIMIT ?`)
+    const rows = this
+      .sql(`SELECT * FROM owned_sessions WHERE ${where} ORDER BY created_at DESC, research_id DESC LIMIT ?`)
       .all(...params, limit + 1) as Row[];
     const page = rows.slice(0, limit).map(fromRow);
     const last = page[page.length - 1];
@@ -210,7 +212,7 @@ export class SqliteServiceStore implements ServiceStore {
 
   async unsettled(owner?: string): Promise<OwnedSession[]> {
     const settled = SETTLED_STATUSES.map((st) => `'${st}'`).join(',');
-    const rows = this.db.prepare(`SELECT * FROM owned_sessions WHERE (? IS NULL OR owner = ?) AND status NOT IN (${settled}) LIMIT 200`).all(owner ?? null, owner ?? null) as Row[];
+    const rows = this.sql(`SELECT * FROM owned_sessions WHERE (? IS NULL OR owner = ?) AND status NOT IN (${settled}) LIMIT 200`).all(owner ?? null, owner ?? null) as Row[];
     return rows.map(fromRow);
   }
 

@@ -11,3 +11,17 @@ export function openSqlite(file: string): Database.Database {
   db.pragma('busy_timeout = 5000');
   return db;
 }
+
+/**
+ * Prepared statements kept by their SQL: preparing one is most of a short query's cost, and a
+ * server's every request runs the same few (token, rate window, stream lease, ownership). Not for
+ * statements read with iterate(): one of those is busy until its rows are read.
+ */
+export function statementCache(db: Database.Database): (sql: string) => Database.Statement {
+  const kept = new Map<string, Database.Statement>();
+  return (sql) => {
+    let statement = kept.get(sql);
+    if (!statement) kept.set(sql, (statement = db.prepare(sql)));
+    return statement;
+  };
+}
