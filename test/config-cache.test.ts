@@ -6,7 +6,7 @@ import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig, PROJECT_ROOT } from '../src/config/load';
+import { loadConfig, PROJECT_ROOT, resolveSettings } from '../src/config/load';
 import { configValidatedBefore, SCHEMA_MODULES } from '../src/config/parsed-cache';
 
 describe('config validated before', () => {
@@ -44,5 +44,33 @@ describe('config validated before', () => {
     expect(loadConfig(env).research.settings.max_sources).toBe(7);
     expect(configValidatedBefore(env)?.research.settings.max_sources).toBe(7);
     expect(readdirSync(path.join(dataDir, 'config-cache'))).toHaveLength(2);
+  });
+
+  it("a session's settings as validated before are what validation gives, read without zod; an invalid one is never kept", () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'dr-settings-cache-'));
+    const defaults = loadConfig({ DEEP_RESEARCH_DATA_DIR: dataDir }).research.settings;
+    // A command's process, as `research` starts one: settings resolved, and whether zod was loaded for them.
+    const resolveInNewProcess = (overrides: unknown) =>
+      JSON.parse(
+        execFileSync(
+          process.execPath,
+          [
+            '--require',
+            'tsx/cjs',
+            '-e',
+            `const { resolveSettingsKept } = require('./src/config/parsed-cache.ts');
+             resolveSettingsKept(process.env.DIR, JSON.parse(process.env.DEFAULTS), JSON.parse(process.env.OVERRIDES)).then((settings) => settings, (err) => ({ error: err.message })).then((settings) =>
+               console.log(JSON.stringify({ settings, zod: Object.keys(require.cache).some((m) => m.includes('/node_modules/zod/')) })));`,
+          ],
+          { cwd: PROJECT_ROOT, encoding: 'utf8', env: { ...process.env, DIR: dataDir, DEFAULTS: JSON.stringify(defaults), OVERRIDES: JSON.stringify(overrides) } },
+        ),
+      ) as { settings: Record<string, unknown>; zod: boolean };
+    const overrides = { auto_approve: true, max_sources: 7 };
+    const first = resolveInNewProcess(overrides);
+    expect(first).toStrictEqual({ settings: JSON.parse(JSON.stringify(resolveSettings(defaults, overrides))), zod: true });
+    expect(resolveInNewProcess(overrides)).toStrictEqual({ settings: first.settings, zod: false });
+    expect(resolveInNewProcess({ auto_approve: true, max_sources: 8 }).settings.max_sources).toBe(8);
+    for (let i = 0; i < 2; i++) expect(resolveInNewProcess({ max_sources: -3 }).settings.error).toMatch(/invalid settings: "max_sources"/);
+    expect(readdirSync(path.join(dataDir, 'config-cache', 'settings'))).toHaveLength(2);
   });
 });

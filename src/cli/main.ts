@@ -50,12 +50,18 @@ export function buildProgram(): Command {
       .option('--json', 'print one JSON object');
   const researchCommand = () => require('./research-command') as typeof import('./research-command');
 
+  const startsWorkerEarly = () => (require('./early-worker') as typeof import('./early-worker')).startWorkerEarly(log);
+
   startOptions(program.command('research').argument('[question]', 'asked for when left out').description('plan, approve at the terminal, research and follow progress')).action(
-    (given: string | undefined, o: ResearchFlags) => researchCommand().research(given, o),
+    async (given: string | undefined, o: ResearchFlags) => {
+      await startsWorkerEarly();
+      await researchCommand().research(given, o);
+    },
   );
-  startOptions(program.command('start').argument('<question>').description('start a research session and return at once')).action((question: string, o: ResearchFlags) =>
-    researchCommand().start(question, o),
-  );
+  startOptions(program.command('start').argument('<question>').description('start a research session and return at once')).action(async (question: string, o: ResearchFlags) => {
+    await startsWorkerEarly();
+    await researchCommand().start(question, o);
+  });
 
   program
     .command('approve')

@@ -2,7 +2,7 @@
 // sentence: unknown research id, wrong state for an operation, invalid input.
 import { Client, WorkflowExecutionAlreadyStartedError, type Connection } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { resolveSettings } from '../config/load';
+import { resolveSettingsKept } from '../config/parsed-cache';
 import type { AppConfig } from '../config/schema';
 import { dataConverterFromEnv } from '../temporal/codec';
 import { clientTracingInterceptors } from '../telemetry/tracing';
@@ -71,7 +71,7 @@ export class ResearchClient {
   async start(opts: StartOptions): Promise<{ researchId: string; workflowId: string; status: string }> {
     const query = opts.askTopic && !opts.query?.trim() ? '' : validateQuery(opts.query);
     const overrides = { ...(opts.settings ?? {}), ...(opts.autoApprove ? { auto_approve: true } : {}) };
-    const settings = resolveSettings(this.config.research.settings, overrides);
+    const settings = await resolveSettingsKept(this.config.data_dir, this.config.research.settings, overrides);
     const researchId = opts.researchId ?? randomUUID().slice(0, 8);
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(researchId)) throw new ResearchError('a research id may use letters, digits, "-", "_" and "." (at most 64)');
     const contexts = await storeInputContexts(this.artifacts(), researchId, opts.contexts ?? []);
@@ -247,7 +247,7 @@ export class ResearchClient {
   async enhance(id: string, opts: EnhanceOptions = {}): Promise<{ researchId: string; status: ResearchStatus; parentId: string }> {
     const snapshot = await this.finishedSnapshot(id);
     if (!ENHANCEABLE.includes(snapshot.status)) throw new ResearchError(`research ${id} is ${snapshot.status}; only a completed session can be enhanced`);
-    const settings = resolveSettings(snapshot.settings, opts.model ? { model: opts.model } : {});
+    const settings = await resolveSettingsKept(this.config.data_dir, snapshot.settings, opts.model ? { model: opts.model } : {});
     const contexts = await storeInputContexts(this.artifacts(), id, opts.contexts ?? []);
     for (let version = 2; version < 100; version++) {
       const researchId = opts.researchId ?? `${id.replace(/-v\d+$/, '').slice(0, 56)}-v${version}`;
@@ -267,7 +267,7 @@ export class ResearchClient {
   private async runAgain(id: string, allowed: readonly ResearchStatus[], rule: string, overrides?: Record<string, unknown>): Promise<{ researchId: string; status: ResearchStatus }> {
     const snapshot = await this.finishedSnapshot(id);
     if (!allowed.includes(snapshot.status)) throw new ResearchError(`research ${id} is ${snapshot.status}; ${rule}`);
-    const state = continuationState(snapshot, overrides && resolveSettings(snapshot.settings, overrides));
+    const state = continuationState(snapshot, overrides && (await resolveSettingsKept(this.config.data_dir, snapshot.settings, overrides)));
     // The store's copy stops saying the session has ended before the new run starts: `status` trusts
     // an ended copy without asking Temporal (the new run's first write replaces this one).
     const stored = await this.sessions().get(id);

@@ -3,10 +3,13 @@
 // only changes with the file or the schema's code. Every validation (src/config/load.ts) keeps its
 // result in <data dir>/config-cache/<key>.json, the key a hash of the file's text, the schema
 // modules' code and zod's version; a load from there applies the environment's overrides as usual.
+// Session settings (defaults and a command's overrides, resolved when research starts) are kept the
+// same way, under config-cache/settings/, so `research` starts its workflow without loading zod.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { applyEnvironment, expandHome, readConfigFile } from './read';
+import type { ResearchSettings } from '../domain/types';
 import type { AppConfig } from './schema';
 
 /** The project modules whose code decides what a config file validates to (test/config-cache.test.ts keeps the list whole). */
@@ -14,6 +17,8 @@ export const SCHEMA_MODULES = ['config/schema', 'domain/settings', 'domain/names
 
 /** Validated configs kept per data directory (older ones are removed). */
 const KEPT = 4;
+/** Resolved session settings kept per data directory: a few commands' usual flags. */
+const KEPT_SETTINGS = 16;
 
 let schemaCode: string | undefined;
 
@@ -46,8 +51,40 @@ export function configValidatedBefore(env: NodeJS.ProcessEnv = process.env): App
 /** Keeps a validated config (before the environment is applied) for later loads of the same text. */
 export function keepValidated(text: string, raw: unknown, env: NodeJS.ProcessEnv, config: AppConfig): void {
   const file = cacheFileFor(text, raw, env);
-  if (file) keep(file, config);
+  if (file) keep(file, config, KEPT);
 }
+
+/**
+ * Session settings: `defaults` with `overrides`, validated (src/config/load.ts's resolveSettings),
+ * or as validated before for the same two under this data directory. An invalid combination is never
+ * kept, so its error is reported every time.
+ */
+export async function resolveSettingsKept(dataDir: string, defaults: ResearchSettings, overrides: unknown = {}): Promise<ResearchSettings> {
+  const key = createHash('sha256').update(schemaFingerprint()).update('\0').update(JSON.stringify([defaults, overrides], keepUndefined)).digest('hex').slice(0, 24);
+  const file = path.join(expandHome(dataDir), 'config-cache', 'settings', `${key}.json`);
+  const kept = readCached<ResearchSettings>(file);
+  if (kept) return kept;
+  const { resolveSettings } = await validation();
+  const resolved = resolveSettings(defaults, overrides);
+  keep(file, resolved, KEPT_SETTINGS);
+  return resolved;
+}
+
+/**
+ * src/config/load (zod and the schema), loaded on first need: require() where modules are CommonJS
+ * (the built CLI, or its sources under tsx), import() where they are ES modules (vitest).
+ */
+async function validation(): Promise<typeof import('./load')> {
+  try {
+    return require('./load') as typeof import('./load');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
+    return import('./load.js');
+  }
+}
+
+/** An override set to undefined replaces a default (`{ ...defaults, ...overrides }`): it must not key like an absent one. */
+const keepUndefined = (_key: string, value: unknown) => (value === undefined ? '\u0000undefined' : value);
 
 /** Where this text's validated config is kept: under the data directory the file or the environment names (none: not kept). */
 function cacheFileFor(text: string, raw: unknown, env: NodeJS.ProcessEnv): string | undefined {
@@ -67,7 +104,7 @@ function readCached<T>(file: string): T | undefined {
 }
 
 /** Best effort: a data directory that cannot be written only costs the next load its validation. */
-function keep(file: string, value: unknown): void {
+function keep(file: string, value: unknown, most: number): void {
   try {
     const dir = path.dirname(file);
     mkdirSync(dir, { recursive: true });
@@ -78,7 +115,7 @@ function keep(file: string, value: unknown): void {
       .filter((f) => f.endsWith('.json'))
       .map((f) => ({ file: path.join(dir, f), at: statSync(path.join(dir, f)).mtimeMs }))
       .sort((a, b) => b.at - a.at);
-    for (const old of kept.slice(KEPT)) rmSync(old.file, { force: true });
+    for (const old of kept.slice(most)) rmSync(old.file, { force: true });
   } catch {
     // not kept
   }

@@ -1,24 +1,19 @@
 // Makes sure a Temporal server and a worker are there for the CLI: the embedded dev server unless
 // TEMPORAL_ADDRESS names a cluster, and a background worker unless one already runs.
-import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { ResearchClient } from '../client/research-client';
 import type { AppConfig } from '../config/schema';
 import { ensureTemporalBinary } from '../temporal/binary';
 import { connectClient, ensureSearchAttributes } from '../temporal/connection';
 import { isAlive, portOpen, startDevServer } from '../temporal/dev-server';
-import { workerProcessEnv } from '../worker/cache-size';
-import { codeFingerprint, deliverySecretsIn, livePollers, missingSecretsNote, parseWorkerRecord, providerFingerprint, type WorkerRecord } from './workers';
+import { codeFingerprint, livePollers, missingSecretsNote, providerFingerprint } from './workers';
 import { workerOwner } from './worker-owner';
 import { hostname } from 'node:os';
+import { readWorkerRecord, runningWorkerPid, startBackgroundWorker, startingWorker, usesEmbeddedServer, type WorkerLaunch } from './background-worker';
+
+export { readWorkerRecord, recordWorkerPid, runningWorkerPid, startBackgroundWorker, startingWorker, usesEmbeddedServer, type WorkerLaunch } from './background-worker';
 
 /** How often the owner of the background worker checks that it runs. */
 export const WORKER_OWNER_CHECK_SECONDS = 10;
-
-export function usesEmbeddedServer(env: NodeJS.ProcessEnv = process.env): boolean {
-  return !env.TEMPORAL_ADDRESS;
-}
 
 /**
  * How a step a person waits for is shown: the CLI keeps one line ticking at a terminal; by default
@@ -50,24 +45,6 @@ export async function connect(config: AppConfig, opts: { startServer: boolean; l
   return new ResearchClient(connection, config, searchAttributes);
 }
 
-/** The background worker's pid file; a foreground worker (`deep-research worker`) has its own, so nothing here ever stops it. */
-function workerPidFile(config: AppConfig, kind: 'background' | 'foreground' = 'background'): string {
-  return path.join(config.data_dir, `worker-${config.temporal.task_queue}${kind === 'foreground' ? '.foreground' : ''}.pid`);
-}
-
-export function readWorkerRecord(config: AppConfig, kind: 'background' | 'foreground' = 'background'): WorkerRecord | undefined {
-  try {
-    return parseWorkerRecord(readFileSync(workerPidFile(config, kind), 'utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
-export function runningWorkerPid(config: AppConfig): number | undefined {
-  const record = readWorkerRecord(config);
-  return record && isAlive(record.pid) ? record.pid : undefined;
-}
-
 /** Workers polling the task queue that are alive: within the last minute, and running if on this machine. */
 export async function activePollers(client: ResearchClient): Promise<number> {
   const res = await client.connection.workflowService.describeTaskQueue({
@@ -88,19 +65,13 @@ export async function stopBackgroundWorker(config: AppConfig, log: (line: string
   return true;
 }
 
+/** What was last said about another process's worker, so a watchdog says it once, not every tick. */
+let lastOwnerNote = '';
+
 /**
  * Starts `deep-research worker` in the background unless a live worker already serves the task
  * queue; restarts our own background worker when the provider environment changed since it started.
  */
-export interface WorkerLaunch {
-  /** The environment the worker gets (and is fingerprinted by); this process's by default. */
-  env?: NodeJS.ProcessEnv;
-  /** The command that runs a worker; this CLI's `worker` by default. */
-  command?: string[];
-}
-
-/** What was last said about another process's worker, so a watchdog says it once, not every tick. */
-let lastOwnerNote = '';
 
 export async function ensureWorker(client: ResearchClient, log: (line: string) => void, launch: WorkerLaunch = {}): Promise<number | undefined> {
   const config = client.config;
@@ -133,40 +104,6 @@ export async function ensureWorker(client: ResearchClient, log: (line: string) =
     return undefined;
   }
   return startBackgroundWorker(config, log, launch);
-}
-
-/**
- * Starts `deep-research worker --background` and records it. It needs no server to start: on a cold
- * start the CLI starts it beside the local Temporal server, and it loads its code meanwhile.
- */
-export function startBackgroundWorker(config: AppConfig, log: (line: string) => void, launch: WorkerLaunch = {}): number {
-  const env = launch.env ?? process.env;
-  mkdirSync(config.data_dir, { recursive: true });
-  const logFd = openSync(path.join(config.data_dir, 'worker.log'), 'a');
-  const [command, ...args] = launch.command ?? [process.execPath, ...process.execArgv, process.argv[1], 'worker', '--background'];
-  const child = spawn(command, args, { detached: true, stdio: ['ignore', logFd, logFd], env: workerProcessEnv(env, config.temporal) });
-  closeSync(logFd);
-  child.unref();
-  writeWorkerRecord(config, { pid: child.pid as number, fingerprint: providerFingerprint(env), code: codeFingerprint(), started_at: new Date().toISOString(), secrets: deliverySecretsIn(env) });
-  log(`started a background worker (pid ${child.pid}, log ${path.join(config.data_dir, 'worker.log')})`);
-  return child.pid as number;
-}
-
-/** Our background worker while it has not polled yet: started within the last two minutes and alive. */
-export function startingWorker(config: AppConfig, now = Date.now()): { pid: number; since: number } | undefined {
-  const record = readWorkerRecord(config);
-  const since = record?.started_at ? Date.parse(record.started_at) : NaN;
-  return record && isAlive(record.pid) && now - since < 120_000 ? { pid: record.pid, since } : undefined;
-}
-
-function writeWorkerRecord(config: AppConfig, record: WorkerRecord, kind: 'background' | 'foreground' = 'background'): void {
-  mkdirSync(config.data_dir, { recursive: true });
-  writeFileSync(workerPidFile(config, kind), JSON.stringify(record));
-}
-
-/** A worker records itself with the environment it runs with: a foreground one in its own file, never stopped by us. */
-export function recordWorkerPid(config: AppConfig, kind: 'background' | 'foreground'): void {
-  writeWorkerRecord(config, { pid: process.pid, fingerprint: providerFingerprint(process.env), code: codeFingerprint(), started_at: new Date().toISOString(), secrets: deliverySecretsIn(process.env) }, kind);
 }
 
 export const waitingForWorkerLine = (client: ResearchClient): string =>

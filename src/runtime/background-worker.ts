@@ -1,0 +1,73 @@
+// The background worker's process and its record (<data dir>/worker-<task queue>.pid): started,
+// found and recognised without loading the Temporal client, so a cold `research` can start the
+// worker first thing (src/cli/early-worker.ts) while the rest of the command loads.
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { AppConfig } from '../config/schema';
+import { isAlive } from '../temporal/dev-server';
+import { workerProcessEnv } from '../worker/cache-size';
+import { codeFingerprint, deliverySecretsIn, parseWorkerRecord, providerFingerprint, type WorkerRecord } from './workers';
+
+export function usesEmbeddedServer(env: NodeJS.ProcessEnv = process.env): boolean {
+  return !env.TEMPORAL_ADDRESS;
+}
+
+export interface WorkerLaunch {
+  /** The environment the worker gets (and is fingerprinted by); this process's by default. */
+  env?: NodeJS.ProcessEnv;
+  /** The command that runs a worker; this CLI's `worker` by default. */
+  command?: string[];
+}
+
+/** The background worker's pid file; a foreground worker (`deep-research worker`) has its own, so nothing here ever stops it. */
+function workerPidFile(config: AppConfig, kind: 'background' | 'foreground' = 'background'): string {
+  return path.join(config.data_dir, `worker-${config.temporal.task_queue}${kind === 'foreground' ? '.foreground' : ''}.pid`);
+}
+
+export function readWorkerRecord(config: AppConfig, kind: 'background' | 'foreground' = 'background'): WorkerRecord | undefined {
+  try {
+    return parseWorkerRecord(readFileSync(workerPidFile(config, kind), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+export function runningWorkerPid(config: AppConfig): number | undefined {
+  const record = readWorkerRecord(config);
+  return record && isAlive(record.pid) ? record.pid : undefined;
+}
+
+/**
+ * Starts `deep-research worker --background` and records it. It needs no server to start: on a cold
+ * start the CLI starts it beside the local Temporal server, and it loads its code meanwhile.
+ */
+export function startBackgroundWorker(config: AppConfig, log: (line: string) => void, launch: WorkerLaunch = {}): number {
+  const env = launch.env ?? process.env;
+  mkdirSync(config.data_dir, { recursive: true });
+  const logFd = openSync(path.join(config.data_dir, 'worker.log'), 'a');
+  const [command, ...args] = launch.command ?? [process.execPath, ...process.execArgv, process.argv[1], 'worker', '--background'];
+  const child = spawn(command, args, { detached: true, stdio: ['ignore', logFd, logFd], env: workerProcessEnv(env, config.temporal) });
+  closeSync(logFd);
+  child.unref();
+  writeWorkerRecord(config, { pid: child.pid as number, fingerprint: providerFingerprint(env), code: codeFingerprint(), started_at: new Date().toISOString(), secrets: deliverySecretsIn(env) });
+  log(`started a background worker (pid ${child.pid}, log ${path.join(config.data_dir, 'worker.log')})`);
+  return child.pid as number;
+}
+
+/** Our background worker while it has not polled yet: started within the last two minutes and alive. */
+export function startingWorker(config: AppConfig, now = Date.now()): { pid: number; since: number } | undefined {
+  const record = readWorkerRecord(config);
+  const since = record?.started_at ? Date.parse(record.started_at) : NaN;
+  return record && isAlive(record.pid) && now - since < 120_000 ? { pid: record.pid, since } : undefined;
+}
+
+function writeWorkerRecord(config: AppConfig, record: WorkerRecord, kind: 'background' | 'foreground' = 'background'): void {
+  mkdirSync(config.data_dir, { recursive: true });
+  writeFileSync(workerPidFile(config, kind), JSON.stringify(record));
+}
+
+/** A worker records itself with the environment it runs with: a foreground one in its own file, never stopped by us. */
+export function recordWorkerPid(config: AppConfig, kind: 'background' | 'foreground'): void {
+  writeWorkerRecord(config, { pid: process.pid, fingerprint: providerFingerprint(process.env), code: codeFingerprint(), started_at: new Date().toISOString(), secrets: deliverySecretsIn(process.env) }, kind);
+}
