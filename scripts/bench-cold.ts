@@ -8,23 +8,15 @@
 //   npm run bench:cold [-- --runs 3]
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../src/config/load';
 import { startHarness } from '../test/harness';
+import { freePort } from '../test/harness/temporal';
 import { arg } from './bench-worlds';
 
 const runs = Math.max(1, Number(arg('runs') ?? 3));
 const cliPath = path.join(PROJECT_ROOT, 'bin', 'deep-research.js');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 /** The command until it exits, and when it printed the plan's waiting line; every line it printed, timed. */
 async function researchCold(env: Record<string, string>, question: string): Promise<{ planMs: number; lines: string[] }> {

@@ -4,12 +4,12 @@
 // Run as the CLI runs it (a process of its own); the worker it launches is a stand-in that waits.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../src/config/load';
+import { freePort as closedPort } from './harness/temporal';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'dr-early-'));
 const launcher = path.join(dir, 'launcher.cjs');
@@ -32,15 +32,6 @@ async function launch(env: Record<string, string | undefined>): Promise<{ stderr
   const record = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as { pid: number }) : undefined;
   if (record) started.push(record.pid);
   return { stderr, record };
-}
-
-/** A port nothing listens on: where the embedded server would start. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 describe('a cold research starts its worker first', () => {

@@ -2,7 +2,7 @@
 // PDF attached. The server and its credentials come only from SMTP_* environment variables.
 // Nodemailer makes one attempt; Temporal retries the activity.
 import { ApplicationFailure } from '@temporalio/common';
-import { createTransport } from 'nodemailer';
+import type { createTransport as CreateTransport } from 'nodemailer';
 import { contentHtml, contentPdf, type DeliveryContent } from './content';
 
 export interface SmtpConfig {
@@ -30,6 +30,8 @@ export function safeFileName(text: string): string {
 
 /** Sends one message; returns the server's answer to the data (e.g. "250 OK: queued"). */
 export async function sendReportEmail(smtp: SmtpConfig, to: string[], content: DeliveryContent, baseName: string, headers: Record<string, string> = {}): Promise<string> {
+  // Loaded when mail is first sent, not with every worker.
+  const { createTransport } = require('nodemailer') as { createTransport: typeof CreateTransport };
   const transport = createTransport({
     host: smtp.host,
     port: smtp.port,

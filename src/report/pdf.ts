@@ -4,7 +4,7 @@
 // built-in Helvetica, with characters it cannot show replaced.
 import { existsSync } from 'node:fs';
 import { Lexer, type Token, type Tokens } from 'marked';
-import PDFDocument from 'pdfkit';
+import type PDFDocumentType from 'pdfkit';
 
 const FONT_DIRS = ['/usr/share/fonts/truetype/dejavu', '/usr/share/fonts/dejavu', '/usr/local/share/fonts/dejavu'];
 const SIZES = { 1: 20, 2: 15, 3: 12.5, 4: 11.5, 5: 11, 6: 11 } as const;
@@ -51,6 +51,8 @@ function decodeEntities(text: string): string {
 export async function reportPdf(markdown: string, meta: { title: string; subject?: string }): Promise<Buffer> {
   const fonts = findFonts();
   const safe = (text: string) => (fonts.latin1Only ? text.replace(/[^\x09\x0a\x0d\x20-\x7e\xa0-\xff]/g, '?') : text);
+  // pdfkit (with its font engine) loads when a PDF is first rendered, not with every worker and server.
+  const PDFDocument = require('pdfkit') as typeof PDFDocumentType;
   const doc = new PDFDocument({ size: 'A4', margin: 56, info: { Title: safe(meta.title), Subject: safe(meta.subject ?? ''), Creator: 'deep-research' }, bufferPages: false });
   const chunks: Buffer[] = [];
   doc.on('data', (c: Buffer) => chunks.push(c));
