@@ -16,23 +16,27 @@ describe('a burst of event streams', () => {
   const users: { name: string; token: string; id: string; running: boolean }[] = [];
 
   beforeAll(async () => {
-    // The writer takes its time, so the researching sessions are still running while the streams open.
+    // The writer and the web take their time, so the researching sessions are still running while the streams open.
     harness = await startHarness({ model: { delayMs: 150 } });
     env = await startEnvironment(harness, inject('temporalAddress'));
     // Two new watchers a second: the burst's ten sessions queue at the engine's door for ~4 s.
     api = await startService(env, { providerEnv: { ...env.env, EVENT_WATCHERS_PER_SECOND: '2' } });
-    for (let i = 0; i < USERS; i++) {
+    const create = async (i: number, running: boolean) => {
       const name = `burst-user-${i}`;
       const token = await api.service.store.createToken(name);
-      const running = i % 2 === 0;
       const settings = running ? { max_sources: 4, max_iterations: 1 } : { ask_clarifications: false };
       const created = await api.call('POST', '/api/research', { token, body: { query: `Burst ${i}: tidal power in estuaries`, settings, auto_approve: running } });
       expect(created.status, created.text).toBe(201);
       users.push({ name, token, id: created.body.research_id, running });
-    }
+    };
+    // The sessions that wait for approval first; those that research start last, so that they are
+    // still at it when the streams open however slow the machine is.
+    for (let i = 1; i < USERS; i += 2) await create(i, false);
     for (const u of users.filter((x) => !x.running)) {
       await waitFor(`${u.name}'s plan`, async () => (await api.call('GET', `/api/research/${u.id}`, { token: u.token })).body.research?.status === 'awaiting_approval', 90_000, 250);
     }
+    harness.web.setDelay(400);
+    for (let i = 0; i < USERS; i += 2) await create(i, true);
   }, 240_000);
   afterAll(async () => {
     await api?.close();

@@ -125,9 +125,15 @@ describe('worker versioning: one engine, many builds', () => {
     const a = await startBuild('A3');
     harness.web.setDelay(700);
     const { researchId } = await env.client.start({ query: 'How do cities cut traffic deaths?', settings: { auto_approve: true, max_iterations: 1, max_sources: 8, batch_size: 2 } });
-    await waitFor('research persisted mid-way', async () => ((await env.client.sessions().get(researchId))?.status ?? '') === 'running');
+    // The store's snapshot is what the new build goes on from: it holds every batch analysed so far.
+    await waitFor('research persisted mid-way', async () => {
+      const stored = await env.client.sessions().get(researchId);
+      return stored?.status === 'running' && stored.sources.some((x) => x.analyzed);
+    });
     // A local upgrade: the old worker stops, the new one starts.
     await a.stop();
+    const readBefore = new Set((await env.client.sessions().get(researchId))?.sources.filter((x) => x.analyzed).map((x) => new URL(x.url).pathname));
+    const stoppedAt = Date.now();
     harness.web.setDelay(0);
     const b = await startBuild('B3');
     const moved = await adoptOrphanedSessions(env.client, b.workers.build);
@@ -136,6 +142,9 @@ describe('worker versioning: one engine, many builds', () => {
     const s = await env.client.state(researchId);
     expect(s.status).toBe('completed');
     expect((await env.client.events(researchId)).some((e) => e.data.kind === 'build_gone')).toBe(true);
+    // What the old build read and analysed before it went is not fetched again (the citation check's HEADs aside).
+    const fetchedAgain = harness.recorder.of('web').filter((r) => r.method === 'GET' && r.start >= stoppedAt && readBefore.has(r.path.split('?')[0]));
+    expect(fetchedAgain.map((r) => `${r.method} ${r.path}`)).toEqual([]);
     // Nothing is left pinned to a build without workers.
     expect(await adoptOrphanedSessions(env.client, b.workers.build)).toEqual([]);
     await b.stop();

@@ -61,6 +61,8 @@ export class Branch {
             own.push(...findings.map((f) => f.content));
             batch.found = findings;
             batch.findings.resolve(findings);
+            // A build that dies mid-round is adopted from the store's snapshot: what this batch paid for is in it.
+            s.saveBeside();
           })(),
         );
         // Keep at most one batch fetched ahead of its analysis.
