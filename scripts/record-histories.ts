@@ -6,10 +6,12 @@
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { redeliveryWorkflowIdFor } from '../src/workflows/messages';
 import { waitFor } from '../test/harness';
+import { startWebhookReceiver } from '../test/harness/delivery';
 import { runStandalone, sessionHistories } from '../test/harness/standalone';
 
-runStandalone({ model: { gapIterations: 1, clarify: true }, search: { includeFailing: true } }, async (env, harness) => {
+void startWebhookReceiver(0).then((hook) => runStandalone({ model: { gapIterations: 1, clarify: true }, search: { includeFailing: true } }, async (env, harness) => {
   const out = path.join(__dirname, '..', 'test', 'histories');
   mkdirSync(out, { recursive: true });
   for (const file of readdirSync(out)) if (file.endsWith('.json') && !file.startsWith('waiting-')) rmSync(path.join(out, file));
@@ -61,4 +63,15 @@ runStandalone({ model: { gapIterations: 1, clarify: true }, search: { includeFai
   await env.client.review(d.researchId, { action: 'accept' });
   await env.client.waitForResult(d.researchId);
   await save('continued-budget-review', d.researchId);
-});
+
+  // A finished session's delivery sent again (`deliver <id> --force`): a workflow of its own.
+  const e = await env.client.start({ query: 'Recorded: delivery sent again', settings: { auto_approve: true, max_sources: 4, max_iterations: 1, delivery: { webhooks: [{ url: hook.url }] } } });
+  await env.client.waitForResult(e.researchId);
+  const resent = await env.client.deliver(e.researchId, { force: true });
+  if (resent.delivery !== 'sent') throw new Error(`the recorded re-delivery did not go out: ${resent.message}`);
+  const history = await env.temporal.workflow.getHandle(redeliveryWorkflowIdFor(e.researchId)).fetchHistory();
+  const file = path.join(out, 'redelivered-run1.json');
+  writeFileSync(file, JSON.stringify(JSON.parse(historyToJSON(history)), null, 1));
+  console.log(`${file}: ${history.events?.length} events`);
+  await hook.close();
+}, (harness) => ({ extraEnv: { WEBHOOK_SECRET: 'recorded-secret', FETCH_ALLOW_HOSTS: `${harness.web.host},${hook.host}` } })));

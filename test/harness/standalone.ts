@@ -6,11 +6,11 @@ import { workflowIdFor } from '../../src/workflows/messages';
 import { startEnvironment, startHarness, type EnvironmentOptions, type Harness, type HarnessOptions, type TestEnvironment } from './index';
 import { startTestServer } from './temporal';
 
-export function runStandalone(opts: HarnessOptions, fn: (env: TestEnvironment, harness: Harness) => Promise<void>, envOpts: EnvironmentOptions = {}): void {
+export function runStandalone(opts: HarnessOptions, fn: (env: TestEnvironment, harness: Harness) => Promise<void>, envOpts: EnvironmentOptions | ((harness: Harness) => EnvironmentOptions) = {}): void {
   const main = async () => {
     const server = await startTestServer();
     const harness = await startHarness(opts);
-    const env = await startEnvironment(harness, server.address, envOpts);
+    const env = await startEnvironment(harness, server.address, typeof envOpts === 'function' ? envOpts(harness) : envOpts);
     try {
       await fn(env, harness);
     } finally {
