@@ -26,7 +26,9 @@ export function connectionSettings(config: AppConfig, env: NodeJS.ProcessEnv = p
 
 export async function connectClient(config: AppConfig, env?: NodeJS.ProcessEnv): Promise<Connection> {
   const s = connectionSettings(config, env);
-  return Connection.connect({ address: s.address, tls: s.tls === true ? {} : s.tls, apiKey: s.apiKey, connectTimeout: '5 seconds' });
+  // A server that is down refuses at once; one that is only slow (a loaded machine answered in over
+  // 5 s at load 17) gets time to answer before the command gives up.
+  return Connection.connect({ address: s.address, tls: s.tls === true ? {} : s.tls, apiKey: s.apiKey, connectTimeout: '20 seconds' });
 }
 
 /** A worker's connection (@temporalio/worker, with its native core and bundler, loads only here). */
