@@ -13,6 +13,10 @@ import { createRelevanceActivities } from '../src/activities/relevance-activitie
 import { parseHtml } from '../src/parsing/html';
 import { relevanceScore } from '../src/report/relevance';
 import { FileArtifactStore } from '../src/stores/artifacts';
+import { foundTerms } from '../src/report/words';
+import { corpusAvailable, loadCorpus } from './harness/real-pages';
+import { REAL_QUESTIONS, verdictFor } from './harness/real-questions';
+import { Bm25Index, snippetFor } from './harness/real-search';
 
 const DATA = path.resolve(__dirname, '../../shared/data/extraction-trafilatura');
 const MIN_RELEVANCE = 0.2;
@@ -172,5 +176,66 @@ describe.skipIf(!existsSync(DATA))('relevance before reading, on real pages', ()
     const off = await Promise.all(c.off.map(score));
     expect(on.filter((x) => x.score < MIN_RELEVANCE), 'on-topic pages skipped').toEqual([]);
     expect(off.filter((x) => x.score >= MIN_RELEVANCE), 'off-topic pages read').toEqual([]);
+  });
+});
+
+describe('relevance before reading, weighed by what the session found', () => {
+  const relevance = createRelevanceActivities(new FileArtifactStore(mkdtempSync(path.join(os.tmpdir(), 'dr-relevance-found-'))));
+  const question = 'What are the most common mistakes Python developers make?';
+  const plan = ['common mistakes Python developers'];
+  const page = (title: string, topic: string) => `# ${title}\n\n${Array.from({ length: 8 }, (_, i) => `${topic} (part ${i + 1}).`).join(' ')}`;
+  const mistakes = page('Ten mistakes Python developers make', 'A common mistake Python developers make is a mutable default argument');
+  const api = page('A Python API for developers', 'Python developers use this common API to rent computing power');
+  const unrelated = page('Common mistakes in tax returns', 'A common mistake people make is to forget a deduction');
+  // As a search for the sub-question answers: every result says Python, half say developers or common, one says mistakes.
+  const results = [
+    'Ten mistakes Python developers make',
+    'A common Python API for developers',
+    'Managing Python environments for developers',
+    'Common Python packaging tools',
+    'Faster Python builds, a common need',
+    'What is new in Python',
+  ];
+  const found = foundTerms([question, ...plan], results);
+  const score = (text: string, withFound: boolean) => relevance.scorePageText(text, { question, sub_question: plan[0], sub_questions: plan, ...(withFound ? { found } : {}) }, '');
+
+  it('skips a page about the subject that misses the aspect asked, once the results show which word is which', async () => {
+    expect(await score(api, false)).toBeGreaterThanOrEqual(MIN_RELEVANCE);
+    expect(await score(api, true)).toBeLessThan(MIN_RELEVANCE);
+  });
+
+  it('keeps the page about the aspect, and lets no page in for lacking the subject', async () => {
+    expect(await score(mistakes, true)).toBeGreaterThanOrEqual(0.5);
+    expect(await score(unrelated, true)).toBeLessThanOrEqual(await score(unrelated, false));
+    expect(await score(unrelated, true)).toBeLessThan(MIN_RELEVANCE);
+  });
+
+  it('changes nothing with too few results to tell', async () => {
+    const few = foundTerms([question, ...plan], results.slice(0, 3));
+    expect(await relevance.scorePageText(api, { question, sub_question: plan[0], sub_questions: plan, found: few }, '')).toBe(await score(api, false));
+  });
+});
+
+describe.skipIf(!corpusAvailable())('relevance before reading, in the real-page world’s sessions', () => {
+  // Each plan query's five results, found in plan order; a page is scored as its branch fetches
+  // it at the earliest: knowing only the results of its own query and the ones before it.
+  const relevance = createRelevanceActivities(new FileArtifactStore(mkdtempSync(path.join(os.tmpdir(), 'dr-relevance-sessions-'))));
+  let index: Bm25Index | undefined;
+  it.each(REAL_QUESTIONS.map((q) => [q.id, q] as const))('%s: no judged on-topic page skipped, no off-topic page read', async (_id, q) => {
+    index ??= new Bm25Index(loadCorpus().pages);
+    const hits: { key: string; file: string; query: string; result: string }[] = [];
+    for (const query of q.plan.queries)
+      for (const hit of index.search(query, 5)) if (!hits.some((h) => h.key === hit.page.key)) hits.push({ key: hit.page.key, file: path.basename(hit.page.file), query, result: `${hit.page.title}\n${snippetFor(hit.page, query)}` });
+    const wrong: string[] = [];
+    for (const h of hits) {
+      const verdict = verdictFor(q, h.key);
+      if (verdict !== 'on' && verdict !== 'off') continue;
+      const upTo = q.plan.queries.indexOf(h.query);
+      const found = foundTerms([q.question, ...q.plan.queries], hits.filter((x) => q.plan.queries.indexOf(x.query) <= upTo).map((x) => x.result));
+      const p = page(h.file);
+      const score = await relevance.scorePageText(p.body, { question: q.question, sub_question: h.query, sub_questions: q.plan.queries, found }, p.title);
+      if ((verdict === 'on') !== score >= MIN_RELEVANCE) wrong.push(`${verdict} ${h.key} ${score}`);
+    }
+    expect(wrong).toEqual([]);
   });
 });

@@ -212,3 +212,21 @@ describe('what the final merge leaves alone', () => {
     expect(out.merged).toHaveLength(1);
   });
 });
+
+describe('a quote cut short, then quoted whole', () => {
+  it('keeps the whole sentence once, with both citations, and drops the cut one and its emptied list item', () => {
+    const cut = 'With that in mind, this article presents a “top 10” list of somewhat subtle, harder-to-catch mistakes that can bite';
+    const whole = `${cut} even some more advanced Python developers in the rear`;
+    const md = `# Q\n\n## Common mistakes\n\n- Python’s syntax can mislead newer developers [S1].\n\n- ${cut} [S1].\n\n## Performance\n\n${whole} [S2].\n`;
+    const out = mergeRepeatedClaims(md);
+    expect(out.markdown.split('“top 10”').length - 1).toBe(1);
+    expect(out.markdown).toContain(`${whole} [S1, S2].`);
+    expect(out.markdown).toContain('## Common mistakes\n\n- Python’s syntax can mislead newer developers [S1].\n\n## Performance');
+    expect(out.merged).toEqual([{ sentence: expect.stringContaining('can bite'), merged_into: expect.stringContaining('in the rear') }]);
+  });
+
+  it('keeps a shorter sentence the longer one does not wholly state', () => {
+    const md = '# Q\n\n## A\n\nBattery prices fell sharply in Europe last winter [S1].\n\n## B\n\nBattery prices fell sharply while lithium supply contracts tightened across producers worldwide [S2].\n';
+    expect(mergeRepeatedClaims(md).merged).toEqual([]);
+  });
+});

@@ -17,6 +17,7 @@ import type {
 } from '../domain/types';
 import type { GatedPhase } from '../domain/names';
 import type { ResumedRun } from '../report/resumed';
+import type { FoundTerms } from '../report/words';
 import type { VerifyClaimsInput, VerifyClaimsOutput } from '../verify/types';
 import type { CompareRunsInput, CompareRunsOutput, DeliverEmailInput, DeliverWebhookInput, DeliveryOutcome, RecordDeliveriesInput } from './delivery-contracts';
 import type {
@@ -115,7 +116,7 @@ export interface ParseContentInput {
    * the question, the sub-question that found the page and, when given, every sub-question of the
    * plan (a page found by one query may answer another).
    */
-  relevance?: { question: string; sub_question: string; sub_questions?: string[] };
+  relevance?: { question: string; sub_question: string; sub_questions?: string[]; found?: FoundTerms };
 }
 export interface ParseContentOutput {
   text_file_id: string;
@@ -291,6 +292,8 @@ export interface ScoreRelevanceInput {
   sources: { id: string; text_file_id: string; sub_question: string }[];
   /** Every sub-question of the plan: a page is scored against each, as one query may find what another asks. */
   sub_questions?: string[];
+  /** What the session's searches found (titles and snippets), counted by the question's words: the subject weighs less than the aspect. */
+  found?: FoundTerms;
 }
 export interface ScoreRelevanceOutput {
   /** 0..1 per source id: the higher of the word score and, with an embedding model, the meaning score. */

@@ -23,7 +23,7 @@ export function createRelevanceActivities(artifacts: ArtifactStore, embedder?: (
     scoreRelevance: (input: ScoreRelevanceInput): Promise<ScoreRelevanceOutput> => withHeartbeat(() => scoreOf(input)),
     /** One page's score from its text in hand (a fetch that just parsed it), without reading it back. */
     scorePageText: async (text: string, questions: PageQuestions, title = ''): Promise<number> =>
-      (await scoreTexts({ question: questions.question, sources: [{ id: 'page', text_file_id: '', sub_question: questions.sub_question }], sub_questions: questions.sub_questions }, new Map([['page', text]]), { page: title })).scores.page,
+      (await scoreTexts({ question: questions.question, sources: [{ id: 'page', text_file_id: '', sub_question: questions.sub_question }], sub_questions: questions.sub_questions, found: questions.found }, new Map([['page', text]]), { page: title })).scores.page,
   };
 
   async function scoreOf(input: ScoreRelevanceInput): Promise<ScoreRelevanceOutput> {
@@ -50,9 +50,10 @@ export function createRelevanceActivities(artifacts: ArtifactStore, embedder?: (
  */
 function wordScore(input: ScoreRelevanceInput, subQuestion: string, text: string, title?: string): number {
   const planned = new Set((input.sub_questions ?? []).map(normalizeQuery));
-  if (!planned.size || planned.has(normalizeQuery(subQuestion))) return relevanceScore(text, questionsOf(input, subQuestion), title);
-  const vouched = relevanceScore(text, questionsOf(input, ''), title);
-  return Math.max(vouched, Math.min(relevanceScore(text, [subQuestion], title), Math.round(DERIVED_QUERY_REACH * vouched * 1000) / 1000));
+  const found = input.found;
+  if (!planned.size || planned.has(normalizeQuery(subQuestion))) return relevanceScore(text, questionsOf(input, subQuestion), title, found);
+  const vouched = relevanceScore(text, questionsOf(input, ''), title, found);
+  return Math.max(vouched, Math.min(relevanceScore(text, [subQuestion], title, found), Math.round(DERIVED_QUERY_REACH * vouched * 1000) / 1000));
 }
 
 /** How far above its score for the question and the plan a query outside the plan can lift a page. */

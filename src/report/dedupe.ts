@@ -52,6 +52,8 @@ interface Known {
   sig: Signature;
   inReport: boolean;
   added: Set<string>;
+  /** Dropped for a later sentence that says all it says and more. */
+  dropped?: boolean;
 }
 
 /**
@@ -96,10 +98,24 @@ export function mergeRepeatedClaims(markdown: string): { markdown: string; merge
     // The report's own lines (a gap, a section not written) say alike things on purpose.
     if (isGeneratedParagraph(markdown, span.start)) continue;
     const sig = signature(span.text);
-    const match = known.find((k) => repeats(sig, k.sig));
+    const live = known.filter((k) => !k.dropped);
+    const match = live.find((k) => repeats(sig, k.sig));
     // A repeated claim is one a citation stands behind; two uncited lines alike (a panel's credit
     // lines, "the same as … above") are the writer's own and stay.
     const claim = span.source_ids.length > 0 || (match?.span.source_ids.length ?? 0) > 0;
+    if (!match && !inTableRow(markdown, span.start)) {
+      // An earlier sentence this one states in full and more (a quote cut short, then quoted
+      // whole): the shorter goes, the longer keeps both their citations.
+      const shorter = live.find((k) => k.span.source_ids.length + span.source_ids.length > 0 && !inTableRow(markdown, k.span.start) && repeats(k.sig, sig));
+      if (shorter) {
+        shorter.dropped = true;
+        merged.push({ sentence: shorter.span.text, merged_into: span.text });
+        const added = new Set([...shorter.span.source_ids, ...shorter.added].filter((id) => !span.source_ids.includes(id)));
+        removals.push({ start: afterLineMarker(markdown, shorter.span.start), end: shorter.span.end, text: GONE });
+        known.push({ span, sig, inReport: true, added });
+        continue;
+      }
+    }
     if (!match || !claim || inTableRow(markdown, span.start)) {
       known.push({ span, sig, inReport: true, added: new Set() });
       continue;
@@ -109,7 +125,7 @@ export function mergeRepeatedClaims(markdown: string): { markdown: string; merge
     removals.push({ start: afterLineMarker(markdown, span.start), end: span.end, text: GONE });
   }
   if (!merged.length) return { markdown, merged };
-  const edits = [...known.filter((k) => k.added.size).map((k) => citeEdit(markdown, k)), ...removals];
+  const edits = [...known.filter((k) => k.added.size && !k.dropped).map((k) => citeEdit(markdown, k)), ...removals];
   return { markdown: dropEmptied(applyEdits(markdown, edits)), merged };
 }
 

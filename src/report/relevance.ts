@@ -6,14 +6,18 @@
 // BM25), or at once, in its title or opening. A long news page that mentions "fast", "data",
 // "growing" and "players" once each is not about a question that asks how fast cloud gaming grows.
 // Two words of the question a page writes as one ("heat waves", "heatwaves") count as said.
-import { stem, terms } from './words';
+// With the titles and snippets the session's searches found, a page must also be about what the
+// question asks of its subject: a word every result has (the subject) weighs little there, a word
+// few have (the aspect) much (see foundFactor).
+import { relevanceTerms, stem, terms, type FoundTerms } from './words';
 import { ZIPF_BANDS } from './word-prior-data';
+
+export { relevanceTerms, type FoundTerms };
 
 /** Characters of a page considered: enough for any article's substance, bounded for huge PDFs. */
 const MAX_SCORED_CHARS = 200_000;
 /** The opening a page states its topic in (after its title). */
 const OPENING_CHARS = 500;
-const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
 /** Words per document the prior's document frequencies assume. */
 const DOCUMENT_WORDS = 1_000;
 /** Zipf frequency assumed for a word the prior lacks (rarer than any it lists), and for a number. */
@@ -33,17 +37,8 @@ const COMPOUND_CREDIT = 0.5;
 /** Shorter words are not looked for inside compounds ("art" in "start"). */
 const MIN_COMPOUND_PART = 5;
 const HEADLINE_CREDIT = 0.8;
-
-/** Content words, with runs of CJK characters as overlapping character pairs. */
-export function relevanceTerms(text: string): string[] {
-  const out = terms(text.replace(CJK_RUN, ' '));
-  for (const m of text.matchAll(CJK_RUN)) {
-    const run = m[0];
-    if (run.length === 1) out.push(run);
-    for (let i = 0; i + 1 < run.length; i++) out.push(run.slice(i, i + 2));
-  }
-  return out;
-}
+/** What a word every found result has keeps of its weight, at least. */
+const FOUND_FLOOR = 0.02;
 
 let prior: Map<string, number> | undefined;
 
@@ -109,13 +104,30 @@ function wantedTerms(question: string): Map<string, string[]> {
   return wanted;
 }
 
+/** Fewer results than this say too little about which words are the session's subject. */
+const MIN_FOUND_RESULTS = 5;
+
+/**
+ * How much a word still says among what the session found: a word every result has ("Python" in a
+ * session on Python) is its subject, and tells its pages apart no more than the question's other
+ * words do; a word few results have ("mistakes") is the aspect the question asks about. BM25's IDF
+ * within the found results, as a share of a word none has, squared (a word half the results have
+ * keeps a tenth of its weight).
+ */
+export function foundFactor(term: string, found?: FoundTerms): number {
+  if (!found || found.results < MIN_FOUND_RESULTS) return 1;
+  const n = found.results;
+  const idf = (k: number) => Math.log(1 + (n - k + 0.5) / (k + 0.5));
+  return Math.max(FOUND_FLOOR, (idf(Math.min(n, found.df[term] ?? 0)) / idf(0)) ** 2);
+}
+
 /** 0..1: the question's words, weighted by rarity, by how much the page says each. */
-function aboutness(page: PageProfile, question: Map<string, string[]>): number {
+function aboutness(page: PageProfile, question: Map<string, string[]>, found?: FoundTerms): number {
   let total = 0;
   let said = 0;
   let present = 0;
   for (const [t, joined] of question) {
-    const weight = termWeight(t);
+    const weight = termWeight(t) * foundFactor(t, found);
     const exact = (page.counts.get(t) ?? 0) + joined.reduce((n, j) => n + (page.counts.get(j) ?? 0), 0);
     const inHeadline = page.headline.has(t) || joined.some((j) => page.headline.has(j));
     // A word found only inside compounds ("batterien" in "Solarbatterien") is half evidence.
@@ -133,15 +145,18 @@ function aboutness(page: PageProfile, question: Map<string, string[]>): number {
 
 /**
  * The page's relevance to the best-matched of `questions` (its sub-question, the whole question).
- * 1 when no question has a word to look for: nothing is skipped on a guess.
+ * 1 when no question has a word to look for: nothing is skipped on a guess. With what the session
+ * found, a page must also be about the question's aspect, not only its subject: the lower of the
+ * two scores counts (weighting by the found results alone would let a page that lacks the subject
+ * in on the aspect's words).
  */
-export function relevanceScore(text: string, questions: string[], title = ''): number {
+export function relevanceScore(text: string, questions: string[], title = '', found?: FoundTerms): number {
   const page = profile(text, title);
   let best: number | undefined;
   for (const question of questions) {
     const wanted = wantedTerms(question);
     if (!wanted.size) continue;
-    best = Math.max(best ?? 0, aboutness(page, wanted));
+    best = Math.max(best ?? 0, found ? Math.min(aboutness(page, wanted), aboutness(page, wanted, found)) : aboutness(page, wanted));
   }
   return best === undefined ? 1 : Math.round(best * 1000) / 1000;
 }

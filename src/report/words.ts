@@ -52,3 +52,34 @@ export function stem(word: string): string {
   if (w.endsWith('e') && w.length > 4) w = w.slice(0, -1);
   return w;
 }
+
+const CJK_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu;
+
+/** Content words, with runs of CJK characters as overlapping character pairs. */
+export function relevanceTerms(text: string): string[] {
+  const out = terms(text.replace(CJK_RUN, ' '));
+  for (const m of text.matchAll(CJK_RUN)) {
+    const run = m[0];
+    if (run.length === 1) out.push(run);
+    for (let i = 0; i + 1 < run.length; i++) out.push(run.slice(i, i + 2));
+  }
+  return out;
+}
+
+/**
+ * What the session's searches found so far (each result's title and snippet): how many results,
+ * and in how many of them each of the question's and the plan's words occurs.
+ */
+export interface FoundTerms {
+  results: number;
+  /** Word (as relevanceTerms spells it) → results containing it; words in none are left out. */
+  df: Record<string, number>;
+}
+
+/** What `results` (titles and snippets) say of the words of `questions`: the found-results counts relevance weighs words by. */
+export function foundTerms(questions: string[], results: string[]): FoundTerms {
+  const wanted = new Set(relevanceTerms(questions.join('\n')));
+  const df: Record<string, number> = {};
+  for (const text of results) for (const t of new Set(relevanceTerms(text))) if (wanted.has(t)) df[t] = (df[t] ?? 0) + 1;
+  return { results: results.length, df };
+}
