@@ -10,7 +10,7 @@ import { withDeadline } from './deadline';
 import { apiError, metadata, deleted, inputCheck, sessionPage, sessionState, sessionView, sharedSession } from './api-schemas';
 import { InvalidCursorError } from '../stores/service';
 import { LISTED_STATUSES } from '../domain/names';
-import { storeWaits } from '../client/store-waits';
+import { keptStoreWaits } from './kept-store-waits';
 import type { ResearchPlan } from '../domain/types';
 
 const STATUSES = LISTED_STATUSES;
@@ -18,6 +18,8 @@ const STATUSES = LISTED_STATUSES;
 export function registerSessionRoutes(root: FastifyInstance, service: ResearchService): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
   const settings = sessionSettings(service.client.config);
+  // Store waits cost an engine call (describe): read once per session every few seconds, whoever asks.
+  const storeWaitsOf = keptStoreWaits(service.client.client);
 
   app.post('/api/research', {
     schema: {
@@ -101,7 +103,7 @@ export function registerSessionRoutes(root: FastifyInstance, service: ResearchSe
   }, async (req) => {
     const state = await service.state(req.user, req.params.id);
     // A session whose store is away says so, with the attempts (Temporal's pending activities).
-    const waits = state.state ? await storeWaits(service.client.client, req.params.id).catch(() => []) : [];
+    const waits = state.state ? await storeWaitsOf(req.params.id) : [];
     return waits.length ? { ...state, waiting_for_store: waits } : state;
   });
 
