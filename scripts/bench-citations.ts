@@ -167,7 +167,7 @@ function main(): void {
   }
 
   const fetched = pages.map((p) => ({ id: p.id, title: p.title, url: p.url }));
-  const verified = verifyReportCitations(report, fetched, 0, { searchedQueries: SUB_QUESTIONS });
+  const verified = verifyReportCitations(report, fetched, 0, { searched_queries: SUB_QUESTIONS });
   const sentences = citedSentences(verified.markdown);
   const byId = new Map(pages.map((p) => [p.id, p]));
   const judge: Judge = async (batch) =>

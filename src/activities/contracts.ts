@@ -16,7 +16,7 @@ import type {
   SourceFidelity,
 } from '../domain/types';
 import type { GatedPhase } from '../domain/names';
-import type { ResumedRun } from '../report/resumed';
+import type { ReportNotes } from '../report/final-check';
 import type { VerifyClaimsInput, VerifyClaimsOutput } from '../verify/types';
 import type { CompareRunsInput, CompareRunsOutput, DeliverEmailInput, DeliverWebhookInput, DeliveryOutcome, RecordDeliveriesInput } from './delivery-contracts';
 import type {
@@ -242,37 +242,11 @@ export interface FetchedSourceRef extends SourceRef {
   file_id?: string;
   tier?: string;
 }
-export interface VerifyCitationsInput {
+/** The final citation check's input: the report, the sources it may cite and the report's notes (one record, see ReportNotes). */
+export interface VerifyCitationsInput extends ReportNotes {
   report_file_id: string;
   fetched: FetchedSourceRef[];
   failed_sources: number;
-  /** Overall content fidelity of the analysis, for the report's notes. */
-  content_fidelity?: number;
-  open_gaps?: number;
-  open_gap_list?: string[];
-  confidence?: Record<string, number>;
-  contradictions?: string[];
-  /** Relevance of each scored source to its sub-question (0..1). */
-  relevance?: Record<string, number>;
-  /** Sources not read because they scored below min_relevance. */
-  skipped_sources?: { id: string; title: string; url: string; score: number }[];
-  min_relevance?: number;
-  /** Repeated claims merged while the report was patched. */
-  merged_claims?: number;
-  /** The queries searched, named in sections that found nothing. */
-  searched_queries?: string[];
-  /** Set when every search provider failed and the session went on without search. */
-  search_outage?: { message: string; queries_not_searched: string[] };
-  /** The research stopped before it was done ("was cancelled", "ran out of time"). */
-  stopped?: string;
-  /** What the gathering and analysis fell short of that no further round could change. */
-  shortfalls?: string[];
-  /** The asker's language (the plan's research context): the report's own words follow it. */
-  language?: string;
-  /** Sources read whose reader found they do not address the question: listed, never cited. */
-  not_counted?: { id: string; title: string; url: string; reason: string }[];
-  /** Earlier runs that stopped early and what the runs after them added. */
-  resumed?: ResumedRun[];
 }
 export interface VerifyCitationsOutput extends ReportVersion {
   removed_citations: string[];
