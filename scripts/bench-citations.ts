@@ -10,7 +10,8 @@
 //   off-topic   off-topic pages skipped unread; on-topic pages wrongly skipped
 //   npm run bench:citations [-- --seed 7 --batches 6]
 import { dedupeFindings } from '../src/report/dedupe';
-import { applyPatches, verifyReportCitations } from '../src/report/markdown';
+import { applyPatches } from '../src/report/markdown';
+import { verifyReportCitations } from '../src/report/final-check';
 import { relevanceScore } from '../src/report/relevance';
 import { annotateReport } from '../src/verify/annotate';
 import { citedSentences } from '../src/report/sentences';

@@ -2,7 +2,7 @@
 // removed and listed with its claim; the summary counts every citation found.
 import { describe, expect, it } from 'vitest';
 import { resolveCitations } from '../src/report/citations';
-import { verifyReportCitations } from '../src/report/markdown';
+import { verifyReportCitations } from '../src/report/final-check';
 import { citedSentences } from '../src/report/sentences';
 
 const fetched = [

@@ -2,7 +2,8 @@
 // and findings that repeat each other or the report never reach the writer.
 import { describe, expect, it } from 'vitest';
 import { dedupeFindings, dedupePatch, mergeRepeatedClaims, repeats, signature } from '../src/report/dedupe';
-import { applyPatches, verifyReportCitations } from '../src/report/markdown';
+import { applyPatches } from '../src/report/markdown';
+import { verifyReportCitations } from '../src/report/final-check';
 import { annotateReport } from '../src/verify/annotate';
 import { citedSentences } from '../src/report/sentences';
 

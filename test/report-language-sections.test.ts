@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { detectLanguage, reconcileLanguage } from '../src/activities/prompts/language';
 import { labelsFor } from '../src/report/labels';
-import { verifyReportCitations } from '../src/report/markdown';
+import { verifyReportCitations } from '../src/report/final-check';
 import { finishSections } from '../src/report/sections';
 import { analysisGate, gatheringGate } from '../src/research/gates';
 import type { Finding, Source } from '../src/domain/types';

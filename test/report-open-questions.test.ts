@@ -1,7 +1,7 @@
 // Open questions as a reader expects them: each once, phrased as a question, citing only sources
 // the report lists, never a finding restated; listed in the outline's own section when it has one.
 import { describe, expect, it } from 'vitest';
-import { verifyReportCitations } from '../src/report/markdown';
+import { verifyReportCitations } from '../src/report/final-check';
 import { isQuestion } from '../src/report/open-questions';
 
 const fetched = [1, 2, 3].map((n) => ({ id: `S${n}`, title: `Games ${n}`, url: `https://games.example/${n}` }));

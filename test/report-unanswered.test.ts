@@ -1,7 +1,8 @@
 // A question the sources do not answer gets a report that says so: what was searched, what was
 // found and read and why it did not count, and no source cited — even where the writer cited one.
 import { describe, expect, it } from 'vitest';
-import { citedIds, verifyReportCitations } from '../src/report/markdown';
+import { citedIds } from '../src/report/markdown';
+import { verifyReportCitations } from '../src/report/final-check';
 
 const fetched = [
   { id: 'S1', title: 'Amsterdam Light Festival', url: 'https://lights.example/1' },

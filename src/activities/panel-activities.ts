@@ -14,7 +14,7 @@ import type {
   WritePanelAnswerInput,
   WritePanelAnswerOutput,
 } from './contracts';
-import { verifyReportCitations } from '../report/markdown';
+import { verifyReportCitations } from '../report/final-check';
 import { mergeRepeatedParagraphs, sideBySide } from '../report/repeated-paragraphs';
 import { createModelCall, type ModelDeps } from './model-call';
 import { reportLanguage } from './report-activities';

@@ -3,7 +3,8 @@
 // addressed, so a retried step stores the same version under the same id). No model here.
 import { dedupeFindings } from '../report/dedupe';
 import { detectLanguage } from './prompts/language';
-import { applyPatches, reportShape, verifyReportCitations } from '../report/markdown';
+import { applyPatches, reportShape } from '../report/markdown';
+import { verifyReportCitations } from '../report/final-check';
 import { reopenReport } from '../report/reopen';
 import { PLACEHOLDER } from '../report/sections';
 import type { ArtifactStore } from '../stores/artifacts';

@@ -1,7 +1,7 @@
 // The final citation check: every citation resolved to a fetched source or removed, repeats merged
 // once nothing else will change the text, and the generated Sources and Notes sections rebuilt
 // (replacing any earlier ones, so a retried check never duplicates them) in the asker's language.
-import { resolveCitations, type RemovedCitation } from './citations';
+import { CITATION_GROUP, resolveCitations, type RemovedCitation } from './citations';
 import { mergeRepeatedClaims, type MergedClaim } from './dedupe';
 import { labelsFor, type ReportLabels } from './labels';
 import { isGenerated, isOpenQuestionsTitle, parseReport, renderReport, type ParsedReport } from './markdown';
@@ -71,7 +71,6 @@ export interface CheckOptions {
   mergeRepeats?: boolean;
 }
 
-const CITATION_GROUP = /\[((?:S\d+)(?:\s*[,;]\s*S\d+)*)\]/g;
 const MAX_QUERIES_NAMED = 6;
 
 export function verifyReportCitations(markdown: string, fetched: CitableSource[], failedSources: number, extra: ReportNotes = {}, options: CheckOptions = {}): VerifiedReport {
@@ -313,11 +312,6 @@ function firstSentenceEnd(text: string): number {
 }
 
 /** Every citation id in a report, in order of first appearance. */
-export function citedIds(markdown: string): string[] {
-  const ids = new Set<string>();
-  for (const m of markdown.matchAll(CITATION_GROUP)) m[1].split(/\s*[,;]\s*/).forEach((id) => ids.add(id));
-  return [...ids];
-}
 
 function idNumber(id: string): number {
   return Number(id.replace(/\D/g, '')) || 0;
