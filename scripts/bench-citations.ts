@@ -10,7 +10,8 @@
 //   off-topic   off-topic pages skipped unread; on-topic pages wrongly skipped
 //   npm run bench:citations [-- --seed 7 --batches 6]
 import { dedupeFindings } from '../src/report/dedupe';
-import { applyPatches, verifyReportCitations } from '../src/report/markdown';
+import { applyPatches } from '../src/report/markdown';
+import { verifyReportCitations } from '../src/report/final-check';
 import { relevanceScore } from '../src/report/relevance';
 import { annotateReport } from '../src/verify/annotate';
 import { citedSentences } from '../src/report/sentences';
@@ -167,7 +168,7 @@ function main(): void {
   }
 
   const fetched = pages.map((p) => ({ id: p.id, title: p.title, url: p.url }));
-  const verified = verifyReportCitations(report, fetched, 0, { searchedQueries: SUB_QUESTIONS });
+  const verified = verifyReportCitations(report, fetched, 0, { searched_queries: SUB_QUESTIONS });
   const sentences = citedSentences(verified.markdown);
   const byId = new Map(pages.map((p) => [p.id, p]));
   const judge: Judge = async (batch) =>

@@ -2,7 +2,7 @@
 // removed and listed with its claim; the summary counts every citation found.
 import { describe, expect, it } from 'vitest';
 import { resolveCitations } from '../src/report/citations';
-import { verifyReportCitations } from '../src/report/markdown';
+import { verifyReportCitations } from '../src/report/final-check';
 import { citedSentences } from '../src/report/sentences';
 
 const fetched = [
@@ -74,7 +74,7 @@ describe('citation shapes', () => {
       '',
       '_Research in progress._',
     ].join('\n');
-    const v = verifyReportCitations(md, fetched, 0, { searchedQueries: ['delhi air policy odd-even', 'delhi stubble burning'] });
+    const v = verifyReportCitations(md, fetched, 0, { searched_queries: ['delhi air policy odd-even', 'delhi stubble burning'] });
     expect(v.citations_found).toBe(3);
     expect(v.removed_citations.map((r) => r.citation)).toEqual(['[src-999]', '[Games](https://games.example/review)']);
     expect(v.markdown).toContain('- Citations: 3 found in the text; 1 resolved to fetched sources; 2 removed.');

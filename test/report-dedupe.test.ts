@@ -2,7 +2,8 @@
 // and findings that repeat each other or the report never reach the writer.
 import { describe, expect, it } from 'vitest';
 import { dedupeFindings, dedupePatch, mergeRepeatedClaims, repeats, signature } from '../src/report/dedupe';
-import { applyPatches, verifyReportCitations } from '../src/report/markdown';
+import { applyPatches } from '../src/report/markdown';
+import { verifyReportCitations } from '../src/report/final-check';
 import { annotateReport } from '../src/verify/annotate';
 import { citedSentences } from '../src/report/sentences';
 
@@ -124,7 +125,7 @@ describe('the final check merges repeats last', () => {
     const md = patched([{ section: 'Background', markdown: `${stadia} [S1]. Latency stays the main complaint [S2].\n\n[src-999] ${stadia} [S1].` }]);
     // While patching, the invented id made the two sentences differ.
     expect(times(md, stadia)).toBe(2);
-    const v = verifyReportCitations(md, sources, 0, { mergedClaims: 4 });
+    const v = verifyReportCitations(md, sources, 0, { merged_claims: 4 });
     const body = bodyOf(v.markdown);
     expect(times(body, stadia)).toBe(1);
     expect(body).not.toMatch(/^[ \t]+\S/m);
@@ -184,7 +185,7 @@ describe('the final check merges repeats last', () => {
 describe('the report’s own lines are not claims', () => {
   it('two gap sections that tried the same queries both keep their queries, however often the merge runs', () => {
     const md = '# Q\n\n## Costs\n\n_Research in progress._\n\n## Policy\n\n_Research in progress._\n';
-    const v = verifyReportCitations(md, [], 0, { searchedQueries: ['solar costs and policy'] });
+    const v = verifyReportCitations(md, [], 0, { searched_queries: ['solar costs and policy'] });
     const checked = annotateReport(v.markdown, { claims: [], links: [], sources: [], linksChecked: false });
     expect(checked.match(/Queries tried: “solar costs and policy”\./g)).toHaveLength(2);
   });

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { detectLanguage, reconcileLanguage } from '../src/activities/prompts/language';
 import { labelsFor } from '../src/report/labels';
-import { verifyReportCitations } from '../src/report/markdown';
+import { verifyReportCitations } from '../src/report/final-check';
 import { finishSections } from '../src/report/sections';
 import { analysisGate, gatheringGate } from '../src/research/gates';
 import type { Finding, Source } from '../src/domain/types';
@@ -36,14 +36,14 @@ describe('a finished section has no placeholder', () => {
   it.each(['TBD.', '_No information yet._', 'To be added', 'Lorem ipsum dolor sit amet.', 'N/A', '待定', '**Coming soon!**', '- Research in progress'])(
     '%s becomes a stated gap',
     (body) => {
-      const [section] = finishSections([{ title: 'Policy', body }], { searchedQueries: queries });
+      const [section] = finishSections([{ title: 'Policy', body }], { searched_queries: queries });
       expect(section.body).toBe('**Gap:** the research looked for material on “Policy” and found nothing it could cite. Queries tried: “delhi air policy odd-even”.');
     },
   );
 
   it('keeps real text that merely mentions such a word', () => {
     for (const body of ['The odd-even data (TBD in 2024) showed PM2.5 at 90 [S1].', 'Pending court cases slowed the policy [S2].']) {
-      expect(finishSections([{ title: 'Policy', body }], { searchedQueries: queries })[0].body).toBe(body);
+      expect(finishSections([{ title: 'Policy', body }], { searched_queries: queries })[0].body).toBe(body);
     }
   });
 });
@@ -54,12 +54,12 @@ describe('the report’s own words follow the asker’s language', () => {
     `# ${title}\n\n## Kosten\n\nEine Wärmepumpe kostet 12.000 Euro [S1]. Erdwärme kostet mehr [S7].\n\n## Förderung\n\n_Research in progress._\n`;
   const extra = (language: string) => ({
     language,
-    searchedQueries: ['wärmepumpe förderung 2024'],
-    mergedClaims: 2,
-    skippedSources: [{ id: 'S4', title: 'Fußball', url: 'https://sport.example/4', score: 0.05 }],
-    minRelevance: 0.2,
+    searched_queries: ['wärmepumpe förderung 2024'],
+    merged_claims: 2,
+    skipped_sources: [{ id: 'S4', title: 'Fußball', url: 'https://sport.example/4', score: 0.05 }],
+    min_relevance: 0.2,
     confidence: { high: 1 },
-    openGapList: ['Wie hoch ist die Förderung 2025?'],
+    open_gap_list: ['Wie hoch ist die Förderung 2025?'],
   });
   const english = [/^## Sources$/m, /^## Notes$/m, /\*\*Gap:\*\*/, /Citations: /, /repeated claim/, /were not read/, /Confidence of the findings/, /Open questions the research/];
 

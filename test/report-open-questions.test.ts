@@ -1,7 +1,7 @@
 // Open questions as a reader expects them: each once, phrased as a question, citing only sources
 // the report lists, never a finding restated; listed in the outline's own section when it has one.
 import { describe, expect, it } from 'vitest';
-import { verifyReportCitations } from '../src/report/markdown';
+import { verifyReportCitations } from '../src/report/final-check';
 import { isQuestion } from '../src/report/open-questions';
 
 const fetched = [1, 2, 3].map((n) => ({ id: `S${n}`, title: `Games ${n}`, url: `https://games.example/${n}` }));
@@ -20,7 +20,7 @@ const report = (outline: string) => `# Cloud gaming\n\n## Background\n\n${findin
 
 describe('open questions', () => {
   it('are listed once each, as questions, citing only listed sources, never a finding', () => {
-    const md = verifyReportCitations(report('Outlook'), fetched, 0, { openGapList: gaps, openGaps: gaps.length }).markdown;
+    const md = verifyReportCitations(report('Outlook'), fetched, 0, { open_gap_list: gaps, open_gaps: gaps.length }).markdown;
     const notes = md.split('## Notes')[1];
     const listed = notes.split('Open questions the research could not close:\n')[1].split('\n').filter((l) => l.startsWith('  - '));
     expect(listed).toEqual(['  - What did Stadia cost at launch?', '  - How many subscribers did Stadia have in 2021? [S1]', '  - ¿Cuántos jugadores usan Stadia?']);
@@ -32,7 +32,7 @@ describe('open questions', () => {
 
   it('go into the outline’s own section when it has one, and are not listed again in the Notes', () => {
     for (const title of ['Open questions', 'Offene Fragen']) {
-      const md = verifyReportCitations(report(title), fetched, 0, { openGapList: gaps }).markdown;
+      const md = verifyReportCitations(report(title), fetched, 0, { open_gap_list: gaps }).markdown;
       const section = md.split(`## ${title}\n\n`)[1].split('\n## ')[0];
       expect(section.trim().split('\n')).toEqual(['- What did Stadia cost at launch?', '- How many subscribers did Stadia have in 2021? [S1]', '- ¿Cuántos jugadores usan Stadia?']);
       expect(md.split('## Notes')[1]).not.toMatch(/Open questions|Stadia cost/);
@@ -40,7 +40,7 @@ describe('open questions', () => {
   });
 
   it('a writer’s own open questions are kept, and a gap that repeats one is not added again', () => {
-    const md = verifyReportCitations(report('Open questions').replace('_Research in progress._', '- What did Stadia cost at launch? [S1]'), fetched, 0, { openGapList: gaps }).markdown;
+    const md = verifyReportCitations(report('Open questions').replace('_Research in progress._', '- What did Stadia cost at launch? [S1]'), fetched, 0, { open_gap_list: gaps }).markdown;
     expect(md.match(/What did Stadia cost at launch\?/g)).toHaveLength(1);
     expect(md).toContain('- What did Stadia cost at launch? [S1]\n\n- How many subscribers');
   });
@@ -65,7 +65,7 @@ describe('what is still missing', () => {
       'Pricing outside the US is not covered (Source 4)',
       'No source compares Stadia with GeForce Now',
     ];
-    const md = verifyReportCitations(report('Outlook'), fetched, 0, { openGapList: [...statements, 'What did Stadia cost at launch?'], openGaps: statements.length + 1 }).markdown;
+    const md = verifyReportCitations(report('Outlook'), fetched, 0, { open_gap_list: [...statements, 'What did Stadia cost at launch?'], open_gaps: statements.length + 1 }).markdown;
     const notes = md.split('## Notes')[1];
     expect(notes).not.toMatch(/session state/);
     expect(notes).toContain('- Open questions the research could not close:\n  - What did Stadia cost at launch?');
@@ -74,9 +74,9 @@ describe('what is still missing', () => {
   });
 
   it('is said in the asker’s language, and nothing is said when every gap was a finding restated', () => {
-    const de = verifyReportCitations(report('Ausblick'), fetched, 0, { language: 'de', openGapList: ['Aktuelle Zahlen zu Stadia fehlen noch'], openGaps: 1 }).markdown;
+    const de = verifyReportCitations(report('Ausblick'), fetched, 0, { language: 'de', open_gap_list: ['Aktuelle Zahlen zu Stadia fehlen noch'], open_gaps: 1 }).markdown;
     expect(de).toContain('- Was noch fehlt (die Recherche hat danach gesucht und nichts Zitierbares gefunden):\n  - Aktuelle Zahlen zu Stadia fehlen noch');
-    const none = verifyReportCitations(report('Outlook'), fetched, 0, { openGapList: ['Stadia was expensive [S2].'], openGaps: 1 }).markdown;
+    const none = verifyReportCitations(report('Outlook'), fetched, 0, { open_gap_list: ['Stadia was expensive [S2].'], open_gaps: 1 }).markdown;
     expect(none.split('## Notes')[1]).not.toMatch(/Still missing|open question/i);
   });
 });

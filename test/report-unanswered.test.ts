@@ -1,7 +1,8 @@
 // A question the sources do not answer gets a report that says so: what was searched, what was
 // found and read and why it did not count, and no source cited — even where the writer cited one.
 import { describe, expect, it } from 'vitest';
-import { citedIds, verifyReportCitations } from '../src/report/markdown';
+import { citedIds } from '../src/report/markdown';
+import { verifyReportCitations } from '../src/report/final-check';
 
 const fetched = [
   { id: 'S1', title: 'Amsterdam Light Festival', url: 'https://lights.example/1' },
@@ -16,7 +17,7 @@ const skipped = [{ id: 'S4', title: 'Black Friday deals', url: 'https://deals.ex
 const report = '# How fast is cloud gaming growing?\n\n## Market\n\nThe festival drew 900,000 visitors [S1].\n\n## Expert opinion\n\n_Research in progress._\n';
 
 describe('a question the sources do not answer', () => {
-  const extra = { notCounted, skippedSources: skipped, minRelevance: 0.2, searchedQueries: ['cloud gaming market growth', 'cloud gaming players'] };
+  const extra = { not_counted: notCounted, skipped_sources: skipped, min_relevance: 0.2, searched_queries: ['cloud gaming market growth', 'cloud gaming players'] };
 
   it('cites no source, even one the writer cited, and says what was searched and read up front', () => {
     const v = verifyReportCitations(report, fetched, 0, extra);
@@ -43,7 +44,7 @@ describe('a question the sources do not answer', () => {
 
   it('lists the question as open even when a gap line tried queries with all its words', () => {
     const md = '# What is the average salary of a nurse in Norway?\n\n## Average nurse salary in Norway\n\n_Research in progress._\n';
-    const v = verifyReportCitations(md, fetched, 0, { ...extra, searchedQueries: ['average nurse salary Norway'] });
+    const v = verifyReportCitations(md, fetched, 0, { ...extra, searched_queries: ['average nurse salary Norway'] });
     expect(v.markdown).toContain('Queries tried: “average nurse salary Norway”.');
     expect(v.markdown).toContain('Open questions the research could not close:\n  - What is the average salary of a nurse in Norway?');
   });

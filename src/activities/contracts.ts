@@ -16,7 +16,6 @@ import type {
   SourceFidelity,
 } from '../domain/types';
 import type { GatedPhase } from '../domain/names';
-import type { ResumedRun } from '../report/resumed';
 import type { FoundTerms } from '../report/words';
 import type { VerifyClaimsInput, VerifyClaimsOutput } from '../verify/types';
 import type { CompareRunsInput, CompareRunsOutput, DeliverEmailInput, DeliverWebhookInput, DeliveryOutcome, RecordDeliveriesInput } from './delivery-contracts';
@@ -30,11 +29,12 @@ import type {
   WritePanelAnswerInput,
   WritePanelAnswerOutput,
 } from './panel-contracts';
+import type { ApplyReportPatchInput, ApplyReportPatchOutput, CreateReportInput, ReopenReportInput, ReportPatch, ReportVersion, VerifyCitationsInput, VerifyCitationsOutput } from './report-contracts';
 
 export type { ModelUsage, SourceRef } from '../domain/types';
 export type * from './delivery-contracts';
 export type * from './panel-contracts';
-
+export type * from './report-contracts';
 
 export interface ResolveProvidersInput {
   settings: ResearchSettings;
@@ -181,30 +181,6 @@ export interface AnalyzeSourcesOutput {
   budget_tokens: number;
 }
 
-/** The living report: a markdown file in the artifact store, addressed by its content. */
-export interface CreateReportInput {
-  query: string;
-  outline: string[];
-  /** Text to start from (a report carried in from an older state version); absent, an empty skeleton. */
-  seed?: string;
-}
-/** A closed report opened again for research that goes on from it (a resumed run, an enhanced version). */
-export interface ReopenReportInput {
-  report_file_id: string;
-  /** Sections to empty again: those a stopped run never reached ("Not written"), or those stated as gaps. */
-  sections: string[];
-}
-export interface ReportVersion {
-  report_file_id: string;
-  report_chars: number;
-  shape: ReportShape;
-}
-
-/** One section patch as the writer proposes it (bounded: applying it cuts it to max_update_chars). */
-export interface ReportPatch {
-  section: string;
-  markdown: string;
-}
 export interface WriteReportPatchInput extends ModelChoice {
   query: string;
   outline: string[];
@@ -221,69 +197,6 @@ export interface WriteReportPatchInput extends ModelChoice {
 export interface WriteReportPatchOutput {
   patches: ReportPatch[];
   usage: ModelUsage;
-}
-export interface ApplyReportPatchInput {
-  report_file_id: string;
-  outline: string[];
-  findings: Finding[];
-  sources: SourceRef[];
-  patches: ReportPatch[];
-  max_update_chars: number;
-}
-export interface ApplyReportPatchOutput extends ReportVersion {
-  sections_patched: string[];
-  added_chars: number;
-  /** Repeated findings and sentences merged into the claim they repeat. */
-  merged?: { sentence: string; merged_into: string }[];
-}
-
-export interface FetchedSourceRef extends SourceRef {
-  final_url?: string;
-  retrieved_at?: string;
-  file_id?: string;
-  tier?: string;
-}
-export interface VerifyCitationsInput {
-  report_file_id: string;
-  fetched: FetchedSourceRef[];
-  failed_sources: number;
-  /** Overall content fidelity of the analysis, for the report's notes. */
-  content_fidelity?: number;
-  open_gaps?: number;
-  open_gap_list?: string[];
-  confidence?: Record<string, number>;
-  contradictions?: string[];
-  /** Relevance of each scored source to its sub-question (0..1). */
-  relevance?: Record<string, number>;
-  /** Sources not read because they scored below min_relevance. */
-  skipped_sources?: { id: string; title: string; url: string; score: number }[];
-  min_relevance?: number;
-  /** Repeated claims merged while the report was patched. */
-  merged_claims?: number;
-  /** The queries searched, named in sections that found nothing. */
-  searched_queries?: string[];
-  /** Set when every search provider failed and the session went on without search. */
-  search_outage?: { message: string; queries_not_searched: string[] };
-  /** The research stopped before it was done ("was cancelled", "ran out of time"). */
-  stopped?: string;
-  /** What the gathering and analysis fell short of that no further round could change. */
-  shortfalls?: string[];
-  /** The asker's language (the plan's research context): the report's own words follow it. */
-  language?: string;
-  /** Sources read whose reader found they do not address the question: listed, never cited. */
-  not_counted?: { id: string; title: string; url: string; reason: string }[];
-  /** Earlier runs that stopped early and what the runs after them added. */
-  resumed?: ResumedRun[];
-}
-export interface VerifyCitationsOutput extends ReportVersion {
-  removed_citations: string[];
-  cited_sources: string[];
-  /** Every citation found, whatever its shape; absent in results recorded before it was counted. */
-  citations_found?: number;
-  /** Each removed citation with the claim it was attached to and why. */
-  removed_details?: { citation: string; claim: string; reason: string }[];
-  /** Repeated claims merged by the final check, after every removal (counted in the Notes). */
-  merged?: { sentence: string; merged_into: string }[];
 }
 
 export interface ScoreRelevanceInput {

@@ -14,7 +14,7 @@ import type {
   WritePanelAnswerInput,
   WritePanelAnswerOutput,
 } from './contracts';
-import { verifyReportCitations } from '../report/markdown';
+import { verifyReportCitations } from '../report/final-check';
 import { mergeRepeatedParagraphs, sideBySide } from '../report/repeated-paragraphs';
 import { createModelCall, type ModelDeps } from './model-call';
 import { reportLanguage } from './report-activities';
@@ -113,5 +113,5 @@ export function createPanelActivities(deps: ModelDeps) {
  */
 function checkedCitations(markdown: string, sources: SourceRef[]): string {
   // Panel reports merge their own repeats by paragraph (side by side, each answer keeps its own section).
-  return verifyReportCitations(markdown, sources, 0, { language: reportLanguage(undefined, markdown), mergeRepeats: false }).markdown;
+  return verifyReportCitations(markdown, sources, 0, { language: reportLanguage(undefined, markdown) }, { mergeRepeats: false }).markdown;
 }

@@ -3,7 +3,8 @@
 // addressed, so a retried step stores the same version under the same id). No model here.
 import { dedupeFindings } from '../report/dedupe';
 import { detectLanguage } from './prompts/language';
-import { applyPatches, reportShape, verifyReportCitations } from '../report/markdown';
+import { applyPatches, reportShape } from '../report/markdown';
+import { verifyReportCitations } from '../report/final-check';
 import { reopenReport } from '../report/reopen';
 import { PLACEHOLDER } from '../report/sections';
 import type { ArtifactStore } from '../stores/artifacts';
@@ -51,24 +52,8 @@ export function createReportActivities(artifacts: ArtifactStore) {
 
     async verifyCitations(input: VerifyCitationsInput): Promise<VerifyCitationsOutput> {
       const report = await artifacts.getText(input.report_file_id);
-      const result = verifyReportCitations(report, input.fetched, input.failed_sources, {
-        language: reportLanguage(input.language, report),
-        ...(input.not_counted?.length ? { notCounted: input.not_counted } : {}),
-        contentFidelity: input.content_fidelity,
-        openGaps: input.open_gaps,
-        openGapList: input.open_gap_list,
-        confidence: input.confidence,
-        contradictions: input.contradictions,
-        relevance: input.relevance,
-        skippedSources: input.skipped_sources,
-        minRelevance: input.min_relevance,
-        mergedClaims: input.merged_claims,
-        searchedQueries: input.searched_queries,
-        searchOutage: input.search_outage,
-        stopped: input.stopped,
-        shortfalls: input.shortfalls,
-        resumed: input.resumed,
-      });
+      const { report_file_id: _file, fetched, failed_sources: failed, ...notes } = input;
+      const result = verifyReportCitations(report, fetched, failed, { ...notes, language: reportLanguage(input.language, report) });
       return {
         ...(await storeReport(artifacts, result.markdown)),
         removed_citations: result.removed,

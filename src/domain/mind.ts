@@ -1,6 +1,6 @@
 // The research mind's state: the supervisor's phase machine, its gates and decisions, the user's
 // guidance and budget top-ups. Part of every session's state.
-import type { MindPhase } from './names';
+import type { GatedPhase, MindPhase } from './names';
 import type { BudgetLimits } from './settings';
 
 export interface AgentDecision {
@@ -13,7 +13,7 @@ export interface AgentDecision {
 }
 
 export interface GateRecord {
-  phase: string;
+  phase: GatedPhase;
   iteration: number;
   passed: boolean;
   failures: string[];

@@ -5,6 +5,7 @@ import type { MindState } from './mind';
 import type { EventType, MessageName, ResearchPhase, ResearchStatus } from './names';
 import type { InputContextRef, PanelState } from './panel';
 import type { ResearchSettings } from './settings';
+import type { ArtifactRef, ContentAllocation, ContentArchive, Finding, Gap, Source, SourceFidelity } from './sources';
 import type { SessionStep, WaitKind } from './steps';
 
 export type { EventType, GatedPhase, MindPhase, ResearchPhase, ResearchStatus } from './names';
@@ -13,6 +14,7 @@ export { TERMINAL_STATUSES } from './names';
 export type { BudgetLimits, ResearchSettings } from './settings';
 export type { AgentDecision, GateRecord, GuidanceNote, MindState } from './mind';
 
+export type { ArtifactKind, ArtifactRef, Confidence, ContentAllocation, ContentArchive, FetchedPage, Finding, Gap, Source, SourceFidelity, SourceRef, SourceStatus } from './sources';
 export type { InputContext, InputContextRef, PanelAnswer, PanelAnswerStatus, PanelConflict, PanelState } from './panel';
 
 export interface ExpandedQuery {
@@ -47,83 +49,6 @@ export interface ResearchContext {
 export interface Clarification {
   question: string;
   answer: string;
-}
-
-export type SourceStatus = 'pending' | 'fetched' | 'failed';
-
-export interface Source {
-  /** Stable citation id, e.g. "S3". */
-  id: string;
-  url: string;
-  title: string;
-  snippet: string;
-  query: string;
-  iteration: number;
-  status: SourceStatus;
-  retrieved_at?: string;
-  final_url?: string;
-  content_type?: string;
-  /** Raw bytes as fetched (artifact store id). */
-  file_id?: string;
-  /** Parsed text (artifact store id). */
-  text_file_id?: string;
-  /** Metadata and section offsets of the parsed text (artifact store id). */
-  meta_file_id?: string;
-  published?: string;
-  language?: string;
-  chars?: number;
-  notes?: string;
-  /** The search provider that found it. */
-  provider?: string;
-  /** Its findings have been extracted (the supervisor loop analyses each source once). */
-  analyzed?: boolean;
-  /** Credibility from host, TLD and known domains (source vetting). */
-  tier?: string;
-  credibility?: number;
-  /** The analyzer's rating of the source's evidence, combined with the tier into `credibility`. */
-  quality?: 'low' | 'medium' | 'high';
-  /** Academic providers: who wrote it, when, its DOI and an open PDF. */
-  paper?: { authors?: string[]; year?: number; doi?: string; pdf_url?: string };
-  /** BM25 relevance of its parsed text to its sub-question, 0..1 (scored before analysis). */
-  relevance?: number;
-  /** Not sent to the analyzer: relevance below settings.min_relevance. */
-  skipped_off_topic?: boolean;
-  /** Read, and the analyst found it does not address the question (why): listed, never cited. */
-  off_question?: string;
-}
-
-export type ArtifactKind = 'html' | 'pdf' | 'docx' | 'text';
-
-export interface ArtifactRef {
-  file_id: string;
-  name: string;
-  kind: ArtifactKind;
-  source_url?: string;
-}
-
-export type Confidence = 'low' | 'medium' | 'high' | 'confirmed' | 'speculation';
-
-export interface Finding {
-  id: string;
-  content: string;
-  confidence: Confidence;
-  source_ids: string[];
-  iteration: number;
-  category?: string;
-  /** Written into the report (the supervisor loop's synthesis phase). */
-  reported?: boolean;
-}
-
-export interface Gap {
-  description: string;
-  suggested_queries: string[];
-  priority: number;
-  addressed: boolean;
-  iteration: number;
-  /** What an enhanced version was asked to research (its focus, or the open questions it took on). */
-  for_enhancement?: boolean;
-  /** Queries searched for it as given: it counts as closed only once one of them brought a finding. */
-  searched_for?: string[];
 }
 
 export interface RoleUsage {
@@ -322,36 +247,6 @@ export interface StopRecord {
   resumed_at?: string;
 }
 
-export interface SourceFidelity {
-  level: string;
-  fidelity: number;
-  full_tokens: number;
-  allocated_tokens: number;
-  /** The condensed text is a model-written summary (absent: full, or trimmed by rules). */
-  summarized?: boolean;
-  /** "sha256:<hex>" of the full text in the content archive. */
-  archive_hash?: string;
-  /** When that record expires (archived_at + content_archive_ttl_hours) and is deleted. */
-  archive_expires_at?: string;
-}
-
-/** The content archive as far as one session is concerned: which full texts, kept until when. */
-export interface ContentArchive {
-  source_ids: string[];
-  /** When the first of those records expires and is deleted (content_archive_ttl_hours after it was written). */
-  expires_at: string;
-  /** When the last one does. */
-  last_expires_at: string;
-}
-
-export interface ContentAllocation {
-  analysis_budget_tokens: number;
-  overall_fidelity: number;
-  condensed: string[];
-  /** Sources left out of the analysis; their full text stays in the artifact store under this id. */
-  dropped: { source_id: string; text_file_id: string }[];
-}
-
 export interface ResearchInput {
   researchId: string;
   query: string;
@@ -398,13 +293,6 @@ export interface ModelUsage {
   repaired?: boolean;
 }
 
-/** A source as the writer and the checks cite it. */
-export interface SourceRef {
-  id: string;
-  title: string;
-  url: string;
-}
-
 /** The living report's length and "## " sections (the synthesis gate reads it). */
 export interface ReportShape {
   chars: number;
@@ -412,17 +300,6 @@ export interface ReportShape {
   sections_with_content: number;
   /** Outline sections nothing has been written into yet. */
   empty_sections?: string[];
-}
-
-/** A page as fetched: its bytes in the artifact store, and what the fetch found out. */
-export interface FetchedPage {
-  file_id: string;
-  kind: ArtifactKind;
-  content_type: string;
-  final_url: string;
-  status: number;
-  size: number;
-  fetched_at: string;
 }
 
 /**

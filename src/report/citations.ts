@@ -216,3 +216,13 @@ function claimAround(text: string, at: number): string {
   const plain = sentenceAt(text.replace(/\u0000[CR](\d+)\u0000/g, '[S$1]'), at);
   return plain.length > 200 ? `${plain.slice(0, 199)}…` : plain;
 }
+
+/** A bracketed group of well-formed citations ("[S1]", "[S1, S3]"); group 1 holds the ids. */
+export const CITATION_GROUP = /\[((?:S\d+)(?:\s*[,;]\s*S\d+)*)\]/g;
+
+/** The ids the text cites in well-formed citation groups, each once. */
+export function citedIds(markdown: string): string[] {
+  const ids = new Set<string>();
+  for (const m of markdown.matchAll(CITATION_GROUP)) m[1].split(/\s*[,;]\s*/).forEach((id) => ids.add(id));
+  return [...ids];
+}

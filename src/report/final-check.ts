@@ -1,7 +1,7 @@
 // The final citation check: every citation resolved to a fetched source or removed, repeats merged
 // once nothing else will change the text, and the generated Sources and Notes sections rebuilt
 // (replacing any earlier ones, so a retried check never duplicates them) in the asker's language.
-import { resolveCitations, type RemovedCitation } from './citations';
+import { CITATION_GROUP, resolveCitations, type RemovedCitation } from './citations';
 import { mergeRepeatedClaims, type MergedClaim } from './dedupe';
 import { labelsFor, type ReportLabels } from './labels';
 import { isGenerated, isOpenQuestionsTitle, parseReport, renderReport, type ParsedReport } from './markdown';
@@ -31,41 +31,51 @@ export interface VerifiedReport {
   merged: MergedClaim[];
 }
 
-export interface ReportExtras {
+/**
+ * The report's notes: what the research knows about itself that the final check writes into the
+ * Notes and gap statements. The verify-citations activity's input carries exactly this record
+ * (snake_case, as recorded in workflow histories), so it is written once.
+ */
+export interface ReportNotes {
   /** The asker's language (BCP 47): the report's own words follow it. */
   language?: string;
-  contentFidelity?: number;
-  openGaps?: number;
-  openGapList?: string[];
+  /** Overall content fidelity of the analysis. */
+  content_fidelity?: number;
+  open_gaps?: number;
+  open_gap_list?: string[];
   confidence?: Record<string, number>;
   contradictions?: string[];
-  /** Relevance score of each source to its sub-question. */
+  /** Relevance of each scored source to its sub-question (0..1). */
   relevance?: Record<string, number>;
-  skippedSources?: { id: string; title: string; url: string; score: number }[];
-  /** Sources read whose reader found they do not address the question: never cited. */
-  notCounted?: { id: string; title: string; url: string; reason: string }[];
-  minRelevance?: number;
-  mergedClaims?: number;
-  /** The queries searched, for sections that found nothing. */
-  searchedQueries?: string[];
-  /** Every search provider was down: said first, plainly. */
-  searchOutage?: { message: string; queries_not_searched: string[] };
-  /** Why the research stopped before it was done (cancelled, timed out): said in every unwritten section. */
+  /** Sources not read because they scored below min_relevance. */
+  skipped_sources?: { id: string; title: string; url: string; score: number }[];
+  /** Sources read whose reader found they do not address the question: listed, never cited. */
+  not_counted?: { id: string; title: string; url: string; reason: string }[];
+  min_relevance?: number;
+  /** Repeated claims merged while the report was patched. */
+  merged_claims?: number;
+  /** The queries searched, named in sections that found nothing. */
+  searched_queries?: string[];
+  /** Set when every search provider failed and the session went on without search: said first, plainly. */
+  search_outage?: { message: string; queries_not_searched: string[] };
+  /** The research stopped before it was done ("was cancelled", "ran out of time"): said in every unwritten section. */
   stopped?: string;
   /** What the gathering and analysis fell short of that no further round could change. */
   shortfalls?: string[];
-  /** Earlier runs that stopped early, and what the research added after each. */
+  /** Earlier runs that stopped early and what the runs after them added. */
   resumed?: ResumedRun[];
+}
+
+export interface CheckOptions {
   /** false: repeats are left to the caller (panel answers side by side merge by paragraph). */
   mergeRepeats?: boolean;
 }
 
-const CITATION_GROUP = /\[((?:S\d+)(?:\s*[,;]\s*S\d+)*)\]/g;
 const MAX_QUERIES_NAMED = 6;
 
-export function verifyReportCitations(markdown: string, fetched: CitableSource[], failedSources: number, extra: ReportExtras = {}): VerifiedReport {
+export function verifyReportCitations(markdown: string, fetched: CitableSource[], failedSources: number, extra: ReportNotes = {}, options: CheckOptions = {}): VerifiedReport {
   const labels = labelsFor(extra.language);
-  const notCounted = new Set((extra.notCounted ?? []).map((x) => x.id));
+  const notCounted = new Set((extra.not_counted ?? []).map((x) => x.id));
   // A source its reader found off the question is never evidence, whoever cites it.
   const citable = fetched.filter((s) => !notCounted.has(s.id));
   const known = new Map(citable.map((s) => [s.id, s]));
@@ -101,13 +111,13 @@ export function verifyReportCitations(markdown: string, fetched: CitableSource[]
   for (const s of report.sections) s.body = citationsAfterClaims(fix(s.body));
   // Repeats are merged last, once every removal is done: a sentence that differed from another
   // only by a citation now gone is the same sentence.
-  const repeated = extra.mergeRepeats === false ? [] : mergeAcrossSections(report, labels);
+  const repeated = options.mergeRepeats === false ? [] : mergeAcrossSections(report, labels);
   report.sections = finishSections(report.sections, { ...extra, labels });
   const citedSources = [...cited].map((id) => known.get(id) as CitableSource).sort((a, b) => idNumber(a.id) - idNumber(b.id));
   // Nothing cited, though pages were found: the question itself is the first open question.
-  const unanswered = !citedSources.length && !extra.stopped && !extra.searchOutage && Boolean(extra.notCounted?.length || extra.skippedSources?.length);
+  const unanswered = !citedSources.length && !extra.stopped && !extra.search_outage && Boolean(extra.not_counted?.length || extra.skipped_sources?.length);
   const asked = /^#\s+(.+)$/m.exec(report.head)?.[1]?.trim();
-  const questions = openQuestions([...(unanswered && asked ? [asked] : []), ...(extra.openGapList ?? [])], renderReport(report), citedSources);
+  const questions = openQuestions([...(unanswered && asked ? [asked] : []), ...(extra.open_gap_list ?? [])], renderReport(report), citedSources);
   const questionSection = report.sections.find((s) => isOpenQuestionsTitle(s.title));
   if (questionSection && questions.length) {
     // The outline has a section for them: listed there, once, and not again in the Notes.
@@ -115,13 +125,13 @@ export function verifyReportCitations(markdown: string, fetched: CitableSource[]
     questionSection.body = [body, questions.map((q) => `- ${inlineKeepingCitations(q)}`).join('\n')].filter(Boolean).join('\n\n');
   }
   if (unanswered) {
-    const queries = (extra.searchedQueries ?? []).slice(0, MAX_QUERIES_NAMED).map((q) => labels.quote(escapeInline(q))).join(', ');
-    const read = extra.notCounted?.length ?? 0;
-    report.head = `${report.head}\n\n> ${labels.notAnswered(read + (extra.skippedSources?.length ?? 0), read, queries || '—')}`;
+    const queries = (extra.searched_queries ?? []).slice(0, MAX_QUERIES_NAMED).map((q) => labels.quote(escapeInline(q))).join(', ');
+    const read = extra.not_counted?.length ?? 0;
+    report.head = `${report.head}\n\n> ${labels.notAnswered(read + (extra.skipped_sources?.length ?? 0), read, queries || '—')}`;
   }
   report.sections.push({ title: labels.sources, body: sourcesList(citedSources, extra, labels) });
-  const missing = stillMissing(extra.openGapList ?? [], renderReport(report));
-  const notes = notesList({ extra, labels, found, resolved: resolvedCount, removedCitations, removed, failedSources, merged: (extra.mergedClaims ?? 0) + repeated.length, questions: questionSection ? [] : questions, missing });
+  const missing = stillMissing(extra.open_gap_list ?? [], renderReport(report));
+  const notes = notesList({ extra, labels, found, resolved: resolvedCount, removedCitations, removed, failedSources, merged: (extra.merged_claims ?? 0) + repeated.length, questions: questionSection ? [] : questions, missing });
   if (notes.length) report.sections.push({ title: labels.notes, body: notes.join('\n') });
   return {
     markdown: renderReport(report),
@@ -149,7 +159,7 @@ function mergeAcrossSections(report: ParsedReport, labels: ReportLabels): Merged
   return out.merged;
 }
 
-function sourcesList(sources: CitableSource[], extra: ReportExtras, labels: ReportLabels): string {
+function sourcesList(sources: CitableSource[], extra: ReportNotes, labels: ReportLabels): string {
   if (!sources.length) return labels.noSourceCited;
   return sources
     .map((s) => {
@@ -162,7 +172,7 @@ function sourcesList(sources: CitableSource[], extra: ReportExtras, labels: Repo
 }
 
 interface NotesInput {
-  extra: ReportExtras;
+  extra: ReportNotes;
   labels: ReportLabels;
   found: number;
   resolved: number;
@@ -177,26 +187,26 @@ interface NotesInput {
 
 function notesList({ extra, labels, found, resolved, removedCitations, removed, failedSources, merged, questions, missing }: NotesInput): string[] {
   const notes: string[] = [];
-  if (extra.searchOutage) {
-    const missed = extra.searchOutage.queries_not_searched;
-    const outage = labels.searchOutage(escapeInline(extra.searchOutage.message));
+  if (extra.search_outage) {
+    const missed = extra.search_outage.queries_not_searched;
+    const outage = labels.searchOutage(escapeInline(extra.search_outage.message));
     notes.push(`> ${outage}${missed.length ? `; ${labels.notSearched(missed.slice(0, 10).map((q) => labels.quote(escapeInline(q))).join(', '))}` : ''}.`);
   }
   if (extra.resumed?.length) notes.push(...resumedNote(extra.resumed, escapeInline, labels));
   if (extra.stopped) notes.push(`> ${labels.unfinished(stoppedPhrase(extra.stopped, labels))}`);
   if (extra.shortfalls?.length) notes.push(`- ${labels.shortfalls}\n${shortfallLines(extra.shortfalls, labels).map((f) => `  - ${escapeInline(f)}`).join('\n')}`);
   notes.push(citationSummary(found, resolved, removedCitations, labels));
-  if (extra.notCounted?.length) {
+  if (extra.not_counted?.length) {
     notes.push(
-      `- ${labels.notCounted(extra.notCounted.length)}\n${extra.notCounted
+      `- ${labels.notCounted(extra.not_counted.length)}\n${extra.not_counted
         .slice(0, 20)
         .map((x) => `  - ${x.id} ${escapeInline(x.title || x.url)} — <${x.url}>: ${escapeInline(x.reason)}`)
         .join('\n')}`,
     );
   }
-  if (extra.skippedSources?.length) {
+  if (extra.skipped_sources?.length) {
     notes.push(
-      `- ${labels.skipped(extra.skippedSources.length, String(extra.minRelevance ?? '—'))}\n${extra.skippedSources
+      `- ${labels.skipped(extra.skipped_sources.length, String(extra.min_relevance ?? '—'))}\n${extra.skipped_sources
         .slice(0, 20)
         .map((x) => `  - ${x.id} ${escapeInline(x.title || x.url)} — <${x.url}> (${labels.relevance(x.score.toFixed(2))})`)
         .join('\n')}`,
@@ -205,8 +215,8 @@ function notesList({ extra, labels, found, resolved, removedCitations, removed, 
   if (merged) notes.push(`- ${labels.merged(merged)}`);
   if (removed.size) notes.push(`> ${labels.removedIds([...removed].sort((a, b) => idNumber(a) - idNumber(b)).join(', '))}`);
   if (failedSources) notes.push(`- ${labels.failed(failedSources)}`);
-  if (extra.contentFidelity !== undefined && extra.contentFidelity < 1) {
-    notes.push(`- ${labels.fidelity(Math.round(extra.contentFidelity * 100), fidelityBand(extra.contentFidelity, labels))}`);
+  if (extra.content_fidelity !== undefined && extra.content_fidelity < 1) {
+    notes.push(`- ${labels.fidelity(Math.round(extra.content_fidelity * 100), fidelityBand(extra.content_fidelity, labels))}`);
   }
   if (extra.confidence) {
     const counts = Object.entries(extra.confidence).filter(([, n]) => n > 0).map(([level, n]) => `${n} ${labels.levels[level] ?? level}`);
@@ -302,11 +312,6 @@ function firstSentenceEnd(text: string): number {
 }
 
 /** Every citation id in a report, in order of first appearance. */
-export function citedIds(markdown: string): string[] {
-  const ids = new Set<string>();
-  for (const m of markdown.matchAll(CITATION_GROUP)) m[1].split(/\s*[,;]\s*/).forEach((id) => ids.add(id));
-  return [...ids];
-}
 
 function idNumber(id: string): number {
   return Number(id.replace(/\D/g, '')) || 0;

@@ -1,6 +1,6 @@
 // What the report says of its own runs, in each language: the note for a run that stopped early and
 // was resumed, and the "What changed" section of an enhanced version or a scheduled run.
-import type { ReportLabels } from './labels';
+import type { ReportLabels } from './labels-shape';
 
 export const RUN_LABELS: Record<'en' | 'de' | 'es' | 'fr' | 'zh' | 'ja', Pick<ReportLabels, 'resumedRun' | 'whatChanged'>> = {
   en: {

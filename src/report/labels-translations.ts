@@ -1,5 +1,5 @@
 // The report's own words in German, Spanish, French, Chinese and Japanese (English is in labels.ts).
-import type { ReportLabels } from './labels';
+import type { ReportLabels } from './labels-shape';
 import { RUN_LABELS } from './labels-runs';
 
 const DE: ReportLabels = {

@@ -154,4 +154,4 @@ export function isOpenQuestionsTitle(title: string): boolean {
   return OPEN_QUESTIONS.some((g) => sameTitle(g, title)) || /^(?:open|unanswered|remaining) questions?$/i.test(title.trim());
 }
 
-export { citedIds, fidelityBand, verifyReportCitations, type CitableSource, type ReportExtras, type VerifiedReport } from './final-check';
+export { citedIds } from './citations';

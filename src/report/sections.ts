@@ -16,13 +16,13 @@ const MAX_QUERIES_LISTED = 6;
  * Outline sections left empty become stated gaps (or, when the research stopped early, say that
  * it stopped before them); generated sections are passed through.
  */
-export function finishSections(sections: Section[], extra: { searchedQueries?: string[]; stopped?: string; labels?: ReportLabels }): Section[] {
+export function finishSections(sections: Section[], extra: { searched_queries?: string[]; stopped?: string; labels?: ReportLabels }): Section[] {
   const labels = extra.labels ?? labelsFor('en');
   return sections.map((section) => {
     const body = section.body.split(PLACEHOLDER).join('').trim();
     if (hasContent(body)) return { ...section, body };
     if (extra.stopped) return { ...section, body: labels.notWritten(labels.stopped[extra.stopped] ?? extra.stopped, section.title) };
-    return { ...section, body: gapStatement(section.title, extra.searchedQueries ?? [], labels) };
+    return { ...section, body: gapStatement(section.title, extra.searched_queries ?? [], labels) };
   });
 }
 

@@ -12,6 +12,12 @@ export interface SessionSummary {
   updated_at: string;
 }
 
+export interface SessionListOptions {
+  limit?: number;
+  cursor?: string;
+  status?: string;
+}
+
 export interface SessionPage {
   sessions: SessionSummary[];
   next_cursor?: string;
@@ -21,7 +27,7 @@ export interface SessionStore {
   save(snapshot: ResearchSnapshot, events: ResearchEvent[]): Promise<void>;
   get(researchId: string): Promise<ResearchSnapshot | undefined>;
   events(researchId: string, afterSeq?: number, limit?: number): Promise<ResearchEvent[]>;
-  list(options?: { limit?: number; cursor?: string; status?: string }): Promise<SessionPage>;
+  list(options?: SessionListOptions): Promise<SessionPage>;
   /** The newest completed run a schedule started before `beforeId`'s run (its snapshot), if any. */
   previousScheduledRun(scheduleId: string, beforeId: string): Promise<ResearchSnapshot | undefined>;
   /** Writes (or rewrites, on a retry) one AgentStream event of a model call. */
@@ -130,29 +136,9 @@ export class SqliteSessionStore implements SessionStore {
   }
 
   /** Newest first. The cursor is opaque to callers: "<created_at>|<research_id>" of the last row. */
-  async list(options: { limit?: number; cursor?: string; status?: string } = {}): Promise<SessionPage> {
-    const limit = Math.max(1, Math.min(options.limit ?? 20, 200));
-    const params: unknown[] = [this.collection];
-    let where = 'collection = ?';
-    if (options.status) {
-      where += ' AND status = ?';
-      params.push(options.status);
-    }
-    if (options.cursor) {
-      const { created, id } = decodeSessionCursor(options.cursor);
-      where += ' AND (created_at < ? OR (created_at = ? AND research_id < ?))';
-      params.push(created, created, id);
-    }
-    const rows = this.db
-      .prepare(
-        `SELECT research_id, status, initial_query, created_at, updated_at FROM sessions WHERE ${where}
-         ORDER BY created_at DESC, research_id DESC LIMIT ?`,
-      )
-      .all(...params, limit + 1) as SessionSummary[];
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    const next = rows.length > limit && last ? encodeSessionCursor(last) : undefined;
-    return { sessions: page, next_cursor: next };
+  async list(options: SessionListOptions = {}): Promise<SessionPage> {
+    const query = sessionPageQuery(this.collection, options, () => '?');
+    return sessionPage(this.db.prepare(query.sql).all(...query.params) as SessionSummary[], query.limit);
   }
 
   async previousScheduledRun(scheduleId: string, beforeId: string): Promise<ResearchSnapshot | undefined> {
@@ -199,4 +185,34 @@ export function decodeSessionCursor(cursor: string): { created: string; id: stri
   const sep = decoded.indexOf('|');
   if (sep < 0) throw new Error('invalid cursor');
   return { created: decoded.slice(0, sep), id: decoded.slice(sep + 1) };
+}
+
+/**
+ * The one paging query of the SQL session stores, newest first: the filter and the cursor's
+ * position as a row comparison, asking one row more than the page to know whether another follows.
+ * `placeholder(n)` writes the nth parameter in the database's dialect (`?` or `$n`).
+ */
+export function sessionPageQuery(collection: string, options: SessionListOptions, placeholder: (n: number) => string): { sql: string; params: unknown[]; limit: number } {
+  const limit = Math.max(1, Math.min(options.limit ?? 20, 200));
+  const params: unknown[] = [];
+  const param = (value: unknown) => {
+    params.push(value);
+    return placeholder(params.length);
+  };
+  const where = [`collection = ${param(collection)}`];
+  if (options.status) where.push(`status = ${param(options.status)}`);
+  if (options.cursor) {
+    const { created, id } = decodeSessionCursor(options.cursor);
+    where.push(`(created_at, research_id) < (${param(created)}, ${param(id)})`);
+  }
+  const sql = `SELECT research_id, status, initial_query, created_at, updated_at FROM sessions WHERE ${where.join(' AND ')}
+    ORDER BY created_at DESC, research_id DESC LIMIT ${param(limit + 1)}`;
+  return { sql, params, limit };
+}
+
+/** The page from the rows a `sessionPageQuery` returned, with the cursor of its last row when more follow. */
+export function sessionPage(rows: SessionSummary[], limit: number): SessionPage {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return { sessions: page, next_cursor: rows.length > limit && last ? encodeSessionCursor(last) : undefined };
 }

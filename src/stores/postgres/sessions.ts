@@ -1,7 +1,7 @@
 // The session store in shared PostgreSQL: same contract as SqliteSessionStore, so `list` on any
 // machine sees every worker's sessions.
 import type { ResearchEvent, ResearchSnapshot } from '../../domain/types';
-import { artifactIdsIn, decodeSessionCursor, encodeSessionCursor, type SessionPage, type SessionStore, type SessionSummary } from '../sessions';
+import { artifactIdsIn, sessionPage, sessionPageQuery, type SessionListOptions, type SessionPage, type SessionStore, type SessionSummary } from '../sessions';
 import type { PgDatabase } from './database';
 
 export class PgSessionStore implements SessionStore {
@@ -63,28 +63,10 @@ export class PgSessionStore implements SessionStore {
     return rows.map((r) => JSON.parse(r.event) as ResearchEvent);
   }
 
-  async list(options: { limit?: number; cursor?: string; status?: string } = {}): Promise<SessionPage> {
-    const limit = Math.max(1, Math.min(options.limit ?? 20, 200));
-    const params: unknown[] = [this.collection];
-    let where = 'collection = $1';
-    if (options.status) {
-      params.push(options.status);
-      where += ` AND status = $${params.length}`;
-    }
-    if (options.cursor) {
-      const { created, id } = decodeSessionCursor(options.cursor);
-      params.push(created, id);
-      where += ` AND (created_at, research_id) < ($${params.length - 1}, $${params.length})`;
-    }
-    params.push(limit + 1);
-    const { rows } = await this.db.query<SessionSummary>(
-      `SELECT research_id, status, initial_query, created_at, updated_at FROM sessions WHERE ${where}
-       ORDER BY created_at DESC, research_id DESC LIMIT $${params.length}`,
-      params,
-    );
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return { sessions: page, next_cursor: rows.length > limit && last ? encodeSessionCursor(last) : undefined };
+  async list(options: SessionListOptions = {}): Promise<SessionPage> {
+    const query = sessionPageQuery(this.collection, options, (n) => `$${n}`);
+    const { rows } = await this.db.query<SessionSummary>(query.sql, query.params);
+    return sessionPage(rows, query.limit);
   }
 
   async previousScheduledRun(scheduleId: string, beforeId: string): Promise<ResearchSnapshot | undefined> {
