@@ -21,7 +21,7 @@ import {
   METADATA_WORKFLOW_TYPE,
   type Accepted,
 } from '../workflows/messages';
-import { type ApproveArgs, type ConfirmArgs, type MessageArgsOf, type ReviewArgs, type TopUpArgs } from '../domain/messages';
+import type { MessageArgsOf, ReviewArgs, TopUpArgs } from '../domain/messages';
 import type { MessageName } from '../domain/names';
 import type { InputContext, LiveSnapshot, ResearchEvent, ResearchInput, ResearchPlan, ResearchSnapshot } from '../domain/types';
 import type { InputCheckArgs, InputCheckResult } from '../workflows/input-check';
@@ -94,17 +94,6 @@ export class ResearchClient {
     return { researchId, workflowId, status: query ? 'planning' : 'awaiting_topic' };
   }
 
-  /** Seed 004's confirmPartialFailure: proceed with the answers there are, retry the failed models, or cancel. */
-  confirm(id: string, action: ConfirmArgs['action']): Promise<Accepted> {
-    return this.send(id, 'confirm', { action });
-  }
-
-  /** The question for a session that was started without one. */
-  provideTopic(id: string, query: string): Promise<Accepted> {
-    const checked = validateQuery(query);
-    return this.send(id, 'provideTopic', { query: checked });
-  }
-
   /** Seed 004's validateInput (or improveInput with mode "improve"), run by a worker's model. */
   async checkInput(args: InputCheckArgs): Promise<InputCheckResult> {
     const prompt = validateQuery(args.prompt);
@@ -138,43 +127,17 @@ export class ResearchClient {
     return (this.artifactStore ??= openArtifactStore(this.config, this.env));
   }
 
+  // Shorthands for the tests and scripts that steer a session; every front end sends by name (send).
   approve(id: string, plan?: Partial<ResearchPlan>, panel?: string[]): Promise<Accepted> {
-    const args: ApproveArgs = { ...(plan ? { plan } : {}), ...(panel?.length ? { panel } : {}) };
-    return this.send(id, 'approve', args);
+    return this.send(id, 'approve', { ...(plan ? { plan } : {}), ...(panel?.length ? { panel } : {}) });
   }
-
-  reject(id: string, reason?: string): Promise<Accepted> {
-    return this.send(id, 'reject', { reason });
-  }
-
-  answer(id: string, answers: string[] | Record<string, string>): Promise<Accepted> {
-    return this.send(id, 'answerClarifications', { answers });
-  }
-
-  revise(id: string, feedback: string): Promise<Accepted> {
-    return this.send(id, 'revisePlan', { feedback });
-  }
-
-  cancel(id: string, reason?: string): Promise<Accepted> {
-    return this.send(id, 'cancel', { reason });
-  }
-
-  guide(id: string, text: string): Promise<Accepted> {
-    return this.send(id, 'guidance', { text });
-  }
-
-  /** Ends a pause_for_guidance wait. */
-  continue(id: string): Promise<Accepted> {
-    return this.send(id, 'continue', undefined);
-  }
-
-  topUp(id: string, amounts: TopUpArgs): Promise<Accepted> {
-    return this.send(id, 'topUp', amounts);
-  }
-
-  review(id: string, review: ReviewArgs): Promise<Accepted> {
-    return this.send(id, 'reviewReport', review);
-  }
+  reject = (id: string, reason?: string) => this.send(id, 'reject', { reason });
+  answer = (id: string, answers: string[] | Record<string, string>) => this.send(id, 'answerClarifications', { answers });
+  revise = (id: string, feedback: string) => this.send(id, 'revisePlan', { feedback });
+  cancel = (id: string, reason?: string) => this.send(id, 'cancel', { reason });
+  guide = (id: string, text: string) => this.send(id, 'guidance', { text });
+  topUp = (id: string, amounts: TopUpArgs) => this.send(id, 'topUp', amounts);
+  review = (id: string, review: ReviewArgs) => this.send(id, 'reviewReport', review);
 
   /** The live state from the workflow, or the persisted snapshot once Temporal no longer has it. */
   /** `statusOnly`: while the artifact store is away, the live state without the report's text (status lines need none). */
