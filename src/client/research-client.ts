@@ -29,7 +29,7 @@ import type { ArtifactStore } from '../stores/artifacts';
 import type { ResearchMetadata } from '../workflows/metadata';
 import { TERMINAL_STATUSES, type ResearchState, type ResearchStatus } from '../domain/types';
 import { ResearchSchedules } from './schedules';
-import { explainFailure, isDroppedUpdate, isGone, ResearchError, UPDATE_ATTEMPTS, validateQuery } from './errors';
+import { explainFailure, isDroppedUpdate, isGone, ResearchError, UPDATE_ATTEMPTS, validateQuery, type Question } from './errors';
 import { storeInputContexts } from './input-contexts';
 import { continuationState, enhancedState, ENHANCEABLE, RESUMABLE, RETRYABLE, type EnhanceOptions } from './session-ops';
 import { redeliver, withResentDeliveries, type RedeliverOptions, type RedeliveryAnswer } from './redelivery';
@@ -45,6 +45,11 @@ export interface StartOptions {
   contexts?: InputContext[];
   /** Without a question, the session asks for one (seed 003's ask_topic) instead of failing. */
   askTopic?: boolean;
+}
+
+/** StartOptions parsed at the edge: the question checked once (validateQuery), or '' to ask for it. */
+export interface StartCommand extends Omit<StartOptions, 'query'> {
+  query: Question | '';
 }
 
 export class ResearchClient {
@@ -68,8 +73,14 @@ export class ResearchClient {
     });
   }
 
-  async start(opts: StartOptions): Promise<{ researchId: string; workflowId: string; status: string }> {
-    const query = opts.askTopic && !opts.query?.trim() ? '' : validateQuery(opts.query);
+  /** Starts a session; the question is checked here (front ends that checked it already: startCommand). */
+  start(opts: StartOptions): Promise<{ researchId: string; workflowId: string; status: string }> {
+    return this.startCommand({ ...opts, query: opts.askTopic && !opts.query?.trim() ? '' : validateQuery(opts.query) });
+  }
+
+  /** Starts a session from a checked question ('': the session asks for one). */
+  async startCommand(opts: StartCommand): Promise<{ researchId: string; workflowId: string; status: string }> {
+    const query = opts.query;
     const overrides = { ...(opts.settings ?? {}), ...(opts.autoApprove ? { auto_approve: true } : {}) };
     const settings = await resolveSettingsKept(this.config.data_dir, this.config.research.settings, overrides);
     const researchId = opts.researchId ?? randomUUID().slice(0, 8);

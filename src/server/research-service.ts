@@ -2,7 +2,7 @@
 // ownership, drafts, steering with 404/409 answers, favourites, share tokens and delete.
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ResearchClient } from '../client/research-client';
-import { ResearchError, validateQuery } from '../client/errors';
+import { ResearchError, validateQuery, type Question } from '../client/errors';
 import { ConfigError } from '../config/load';
 import { openArtifactStore, openServiceStore, openSharedLimits } from '../stores/open';
 import type { SharedLimits } from '../stores/limits';
@@ -95,7 +95,7 @@ export class ResearchService {
     const unattended = !!(req.auto_approve || settings.auto_approve);
     const start = startSettings(this.policy, settings, unattended);
     try {
-      await this.client.start({ query, settings: start.settings, researchId, autoApprove: req.auto_approve, askTopic: asksTopic, contexts: req.input_contexts });
+      await this.client.startCommand({ query, settings: start.settings, researchId, autoApprove: req.auto_approve, askTopic: asksTopic, contexts: req.input_contexts });
     } catch (err) {
       await this.store.remove(researchId);
       if (err instanceof ConfigError) throw invalid('body.settings', err.message);
@@ -163,7 +163,8 @@ export class ResearchService {
     const edited = plan ? { ...(s.plan ?? {}), ...plan } : (s.plan ?? undefined);
     if (edited) checkPlanEdit(this.client.config, s.settings, edited as Partial<ResearchPlan>);
     const start = startSettings(this.policy, s.settings, true);
-    await this.client.start({ query: s.query, settings: start.settings, researchId: id, autoApprove: true, plan: edited as Partial<ResearchPlan> | undefined, contexts: s.contexts });
+    // A draft's question was checked when it was saved or edited.
+    await this.client.startCommand({ query: s.query as Question, settings: start.settings, researchId: id, autoApprove: true, plan: edited as Partial<ResearchPlan> | undefined, contexts: s.contexts });
     this.liveStates.changed(id);
     await this.store.update(id, { status: 'planning', contexts: [] });
     this.watchForWorker(id);
@@ -365,7 +366,7 @@ export class ResearchService {
     return err instanceof Error ? err : new Error(String(err));
   }
 
-  private checkQuery(query: unknown, field = 'body.query'): string {
+  private checkQuery(query: unknown, field = 'body.query'): Question {
     try {
       return validateQuery(query);
     } catch (err) {
