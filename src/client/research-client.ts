@@ -74,7 +74,7 @@ export class ResearchClient {
   }
 
   /** Starts a session; the question is checked here (front ends that checked it already: startCommand). */
-  start(opts: StartOptions): Promise<{ researchId: string; workflowId: string; status: string }> {
+  async start(opts: StartOptions): Promise<{ researchId: string; workflowId: string; status: string }> {
     return this.startCommand({ ...opts, query: opts.askTopic && !opts.query?.trim() ? '' : validateQuery(opts.query) });
   }
 
@@ -107,11 +107,15 @@ export class ResearchClient {
 
   /** Seed 004's validateInput (or improveInput with mode "improve"), run by a worker's model. */
   async checkInput(args: InputCheckArgs): Promise<InputCheckResult> {
-    const prompt = validateQuery(args.prompt);
+    return this.checkQuestion({ ...args, prompt: validateQuery(args.prompt) });
+  }
+
+  /** checkInput of a question checked already (validateQuery). */
+  checkQuestion(args: InputCheckArgs & { prompt: Question }): Promise<InputCheckResult> {
     return this.client.workflow.execute(INPUT_CHECK_WORKFLOW_TYPE, {
       taskQueue: this.config.temporal.task_queue,
       workflowId: `input-check-${randomUUID()}`,
-      args: [{ ...args, prompt }],
+      args: [args],
       workflowExecutionTimeout: '3 minutes',
     });
   }

@@ -83,7 +83,8 @@ export class ResearchService {
     const query = asksTopic ? '' : this.checkQuery(req.query);
     const settings = { ...(req.settings ?? {}), ...panelSettings(req) };
     this.checkSettings(settings);
-    if (req.draft) {
+    const start = startSettings(this.policy, settings, !!(req.auto_approve || settings.auto_approve));
+    if (req.draft && query) {
       const researchId = await this.newId();
       // A draft keeps its input contexts until it starts; they are read as sources then.
       const view = sessionView(await this.store.insert({ research_id: researchId, owner, query, status: 'draft', settings, contexts: req.input_contexts, parent_id: null }));
@@ -92,8 +93,6 @@ export class ResearchService {
     const researchId = await this.newId();
     // Owned before the workflow exists, so no event or state is ever visible to anybody else.
     await this.store.insert({ research_id: researchId, owner, query, status: asksTopic ? 'awaiting_topic' : 'planning', settings: {}, parent_id: null });
-    const unattended = !!(req.auto_approve || settings.auto_approve);
-    const start = startSettings(this.policy, settings, unattended);
     try {
       await this.client.startCommand({ query, settings: start.settings, researchId, autoApprove: req.auto_approve, askTopic: asksTopic, contexts: req.input_contexts });
     } catch (err) {
@@ -123,9 +122,9 @@ export class ResearchService {
   }
 
   /** Seed 004's validateInput before a draft is approved: advice only, never a refusal. */
-  async adviseOn(query: string): Promise<InputCheckView> {
+  async adviseOn(query: Question): Promise<InputCheckView> {
     try {
-      const out = await withDeadline(this.client.checkInput({ prompt: query }), 20_000);
+      const out = await withDeadline(this.client.checkQuestion({ prompt: query }), 20_000);
       return { quality: out.quality, reason: out.reason, ...(out.improved_prompt ? { improved_prompt: out.improved_prompt } : {}) };
     } catch (err) {
       return { error: `the question could not be checked: ${(err as Error).message}` };
@@ -135,7 +134,7 @@ export class ResearchService {
   /** POST /api/check: validateInput, or improveInput with improve_only. */
   async check(req: { prompt: string; include_improvement?: boolean; improve_only?: boolean }): Promise<InputCheckView> {
     const prompt = this.checkQuery(req.prompt, 'body.prompt');
-    const out = await this.client.checkInput({ prompt, mode: req.improve_only ? 'improve' : 'validate', include_improvement: req.include_improvement !== false });
+    const out = await this.client.checkQuestion({ prompt, mode: req.improve_only ? 'improve' : 'validate', include_improvement: req.include_improvement !== false });
     return { ...(out.quality !== undefined ? { quality: out.quality, reason: out.reason } : {}), ...(out.improved_prompt ? { improved_prompt: out.improved_prompt } : {}) };
   }
 
