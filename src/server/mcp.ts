@@ -8,6 +8,7 @@ import { ApiError } from './errors';
 import { apiError } from './api-schemas';
 import { sessionSettings } from './route-schemas';
 import type { ResearchService } from './research-service';
+import { createCommand } from './service-requests';
 
 type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean };
 
@@ -33,7 +34,7 @@ export function createMcpServer(service: ResearchService, user: string): McpServ
       settings: sessionSettings(service.client.config).optional(),
       panel: z.array(z.string().min(2).max(200)).min(1).max(10).optional().describe('panel research: "provider:model" items or plain words ("Claude and Gemini")'),
     },
-  }, ({ query, auto_approve, settings, panel }) => answer(() => service.create(user, { query, auto_approve, settings, panel })));
+  }, ({ query, auto_approve, settings, panel }) => answer(() => service.create(user, createCommand({ query, auto_approve, settings, panel }))));
 
   server.registerTool('check', {
     description: 'Judge a research question before starting: quality 0 (unusable), 1 (vague), 2 (clear), the reason, and an improved question.',

@@ -2,7 +2,7 @@
 // ownership, drafts, steering with 404/409 answers, favourites, share tokens and delete.
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ResearchClient } from '../client/research-client';
-import { ResearchError, validateQuery, type Question } from '../client/errors';
+import { ResearchError, type Question } from '../client/errors';
 import { ConfigError } from '../config/load';
 import { openArtifactStore, openServiceStore, openSharedLimits } from '../stores/open';
 import type { SharedLimits } from '../stores/limits';
@@ -20,7 +20,7 @@ import type { ListFilter, OwnedSession, ServiceStore } from '../stores/service';
 import { OwnershipUnknownError, rememberingServiceStore } from './remembering-store';
 import { withDeadline } from './deadline';
 import { LiveStates } from './live-states';
-import { panelSettings, readContexts, sessionView, type CreateRequest, type EnhanceRequest, type InputCheckView, type SessionView } from './service-requests';
+import { panelSettings, question, readContexts, sessionView, type CreateCommand, type EnhanceRequest, type InputCheckView, type SessionView } from './service-requests';
 import { operatorsFromEnv, Visibility } from './visibility';
 import { removeSession } from './artifact-release';
 import { DEFAULT_READINESS, Readiness } from './readiness';
@@ -76,11 +76,11 @@ export class ResearchService {
     return s;
   }
 
-  async create(owner: string, req: CreateRequest): Promise<SessionView & { input_check?: InputCheckView }> {
-    // Only a question left out is asked for; an empty one is a mistake to point out.
+  async create(owner: string, req: CreateCommand): Promise<SessionView & { input_check?: InputCheckView }> {
+    // Only a question left out is asked for (an empty one was refused at the edge).
     const asksTopic = req.query === undefined;
     if (asksTopic && req.draft) throw invalid('body.query', 'a draft needs its research question');
-    const query = asksTopic ? '' : this.checkQuery(req.query);
+    const query = req.query ?? '';
     const settings = { ...(req.settings ?? {}), ...panelSettings(req) };
     this.checkSettings(settings);
     const start = startSettings(this.policy, settings, !!(req.auto_approve || settings.auto_approve));
@@ -112,7 +112,7 @@ export class ResearchService {
   ): Promise<SessionView & { input_check?: InputCheckView }> {
     const s = await this.owned(owner, id);
     if (s.status !== 'draft') throw wrongState(id, s.status, `research ${id} is ${s.status}; only a draft can be edited`);
-    const query = changes.query === undefined ? undefined : this.checkQuery(changes.query);
+    const query = changes.query === undefined ? undefined : question(changes.query);
     const settings = changes.settings === undefined ? undefined : { ...s.settings, ...changes.settings };
     if (settings) this.checkSettings(settings);
     const plan = changes.plan === undefined ? undefined : { ...(s.plan ?? {}), ...changes.plan };
@@ -133,7 +133,7 @@ export class ResearchService {
 
   /** POST /api/check: validateInput, or improveInput with improve_only. */
   async check(req: { prompt: string; include_improvement?: boolean; improve_only?: boolean }): Promise<InputCheckView> {
-    const prompt = this.checkQuery(req.prompt, 'body.prompt');
+    const prompt = question(req.prompt, 'body.prompt');
     const out = await this.client.checkQuestion({ prompt, mode: req.improve_only ? 'improve' : 'validate', include_improvement: req.include_improvement !== false });
     return { ...(out.quality !== undefined ? { quality: out.quality, reason: out.reason } : {}), ...(out.improved_prompt ? { improved_prompt: out.improved_prompt } : {}) };
   }
@@ -149,7 +149,7 @@ export class ResearchService {
       if (s.status === 'draft') return this.startDraft(s, (args as ApproveArgs | undefined)?.plan);
     }
     if (name === 'provideTopic') {
-      const query = this.checkQuery((args as TopicArgs).query);
+      const query = question((args as TopicArgs).query);
       const accepted = await this.steer(owner, id, (c) => c.send(id, 'provideTopic', { query }));
       await this.store.update(id, { query });
       return accepted;
@@ -363,14 +363,6 @@ export class ResearchService {
   private plain(id: string, err: unknown): Error {
     if (err instanceof ResearchError && /^unknown research id/.test(err.message)) return notFound(id);
     return err instanceof Error ? err : new Error(String(err));
-  }
-
-  private checkQuery(query: unknown, field = 'body.query'): Question {
-    try {
-      return validateQuery(query);
-    } catch (err) {
-      throw invalid(field, (err as Error).message);
-    }
   }
 
   private checkSettings(settings: Record<string, unknown>): void {
