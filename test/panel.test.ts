@@ -80,7 +80,7 @@ describe('panel research', () => {
     expect(status.stdout).toMatch(/panel: openai:scripted-model \(completed\), anthropic:claude-test \(completed\), google:gemini-test \(FAILED: .+\)$/m);
     const anthropicCalls = anthropic?.requests.length;
 
-    await e.client.confirm(researchId, 'retry');
+    await e.client.send(researchId, 'confirm', { action: 'retry' });
     await e.client.waitForResult(researchId);
     const s = await e.client.state(researchId);
     expect(s.status).toBe('completed');
@@ -163,13 +163,13 @@ describe('panel research', () => {
     const e = await setup({ geminiFailures: 3 });
     const { researchId } = await e.client.start({ query: 'Panel check: solar power', settings: { ...fast, panel: PANEL }, autoApprove: true });
     await untilStatus(e, researchId, 'awaiting_confirmation');
-    await e.client.confirm(researchId, 'cancel');
+    await e.client.send(researchId, 'confirm', { action: 'cancel' });
     await e.client.waitForResult(researchId).catch(() => undefined);
     const s = await untilStatus(e, researchId, 'cancelled');
     expect(s.reason).toContain('partial-failure confirmation');
     expect(s.panel?.report_file_id).toBeUndefined();
     expect(harness?.model.requests.some((r) => JSON.stringify(r.body).includes('panel_synthesis'))).toBe(false);
-    await expect(e.client.confirm(researchId, 'proceed')).rejects.toThrow(/already finished|not awaiting/);
+    await expect(e.client.send(researchId, 'confirm', { action: 'proceed' })).rejects.toThrow(/already finished|not awaiting/);
   });
 
   it('takes the panel from plain words, drops models without a key with a note, and answers side by side', async () => {

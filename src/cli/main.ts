@@ -63,49 +63,6 @@ export function buildProgram(): Command {
     await researchCommand().start(question, o);
   });
 
-  program
-    .command('approve')
-    .argument('<researchId>')
-    .option('--plan <file>', 'an edited plan (JSON) to approve instead')
-    .option('--panel <models>', 'the panel, for a panel session whose panel came out empty')
-    .option('--json')
-    .action(async (id: string, o: Common & { plan?: string; panel?: string }) => {
-      const plan = o.plan ? (JSON.parse(readFileSync(o.plan, 'utf8')) as Record<string, unknown>) : undefined;
-      const panel = panelSettings(o as PanelFlags).panel as string[] | undefined;
-      await withClient({}, async (c) => out(o.json, { researchId: id, ...(await c.approve(id, plan, panel)) }, `research ${id}: approved`));
-    });
-  program
-    .command('reject')
-    .argument('<researchId>')
-    .option('--reason <text>')
-    .option('--json')
-    .action(async (id: string, o: Common & { reason?: string }) => {
-      await withClient({}, async (c) => out(o.json, { researchId: id, ...(await c.reject(id, o.reason)) }, `research ${id}: rejected`));
-    });
-  program
-    .command('answer')
-    .argument('<researchId>')
-    .argument('<answers...>', 'one answer per clarifying question, in order')
-    .option('--json')
-    .action(async (id: string, answers: string[], o: Common) => {
-      await withClient({}, async (c) => out(o.json, { researchId: id, ...(await c.answer(id, answers)) }, `research ${id}: answers sent`));
-    });
-  program
-    .command('revise')
-    .argument('<researchId>')
-    .argument('<feedback>')
-    .option('--json')
-    .action(async (id: string, feedback: string, o: Common) => {
-      await withClient({}, async (c) => out(o.json, { researchId: id, ...(await c.revise(id, feedback)) }, `research ${id}: revising the plan`));
-    });
-  program
-    .command('cancel')
-    .argument('<researchId>')
-    .option('--reason <text>')
-    .option('--json')
-    .action(async (id: string, o: Common & { reason?: string }) => {
-      await withClient({}, async (c) => out(o.json, { researchId: id, ...(await c.cancel(id, o.reason)) }, `research ${id}: cancelling`));
-    });
   registerSteeringCommands(program, withClient, out);
   registerPanelCommands(program, withClient, out);
   registerServiceCommands(program, log);

@@ -1,5 +1,6 @@
 // Panel research, input checks and the question asked for at the terminal (seed 004, seed 003's
-// ask_topic): `confirm`, `check`, `topic`, and the --panel / --context start options.
+// ask_topic): `check`, the confirmation asked at the terminal, and the --panel / --context start
+// options (`confirm` and `topic` are message commands: steering.ts).
 import type { Command } from 'commander';
 import { createInterface } from 'node:readline/promises';
 import type { ResearchClient } from '../client/research-client';
@@ -80,7 +81,7 @@ export async function askConfirmation(client: ResearchClient, s: ResearchSnapsho
       if (answer.startsWith('d')) return false;
       const action = answer.startsWith('p') ? 'proceed' : answer.startsWith('r') ? 'retry' : answer.startsWith('c') ? 'cancel' : undefined;
       if (!action) continue;
-      await client.confirm(s.research_id, action);
+      await client.send(s.research_id, 'confirm', { action });
       return true;
     }
   } finally {
@@ -89,25 +90,6 @@ export async function askConfirmation(client: ResearchClient, s: ResearchSnapsho
 }
 
 export function registerPanelCommands(program: Command, withClient: WithClient, out: Out): void {
-  program
-    .command('confirm')
-    .argument('<researchId>')
-    .argument('<action>', 'proceed (synthesize the answers there are), retry (only the failed models) or cancel')
-    .description('answer a partial failure of panel research (awaiting_confirmation)')
-    .option('--json')
-    .action(async (id: string, action: string, o: Common) => {
-      if (!['proceed', 'retry', 'cancel'].includes(action)) throw new Error(`action must be proceed, retry or cancel, not "${action}"`);
-      await withClient({}, async (c) => out(o.json, { researchId: id, ...(await c.confirm(id, action as 'proceed' | 'retry' | 'cancel')) }, `research ${id}: ${action}`));
-    });
-  program
-    .command('topic')
-    .argument('<researchId>')
-    .argument('<question>')
-    .description('give the question to a session started without one (awaiting_topic)')
-    .option('--json')
-    .action(async (id: string, question: string, o: Common) => {
-      await withClient({}, async (c) => out(o.json, { researchId: id, ...(await c.provideTopic(id, question)) }, `research ${id}: question given`));
-    });
   program
     .command('check')
     .argument('<question>')

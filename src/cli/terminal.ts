@@ -94,20 +94,20 @@ export async function askApproval(client: ResearchClient, id: string, s: Researc
         const answers: string[] = [];
         log('The planner has questions (Enter skips one):');
         for (const q of state.plan.clarifying_questions) answers.push((await rl.question(`${q}\n> `)).trim());
-        await client.answer(id, answers);
+        await client.send(id, 'answerClarifications', { answers });
       } else {
         const answer = (await rl.question('Approve this plan? [y]es, [n]o, [r]evise, [d]etach: ')).trim().toLowerCase();
         if (answer.startsWith('y')) {
-          await client.approve(id);
+          await client.send(id, 'approve', undefined);
           return 'approved';
         }
         if (answer.startsWith('n')) {
-          await client.reject(id, (await rl.question('Reason (optional): ')).trim() || undefined);
+          await client.send(id, 'reject', { reason: (await rl.question('Reason (optional): ')).trim() || undefined });
           return 'rejected';
         }
         if (answer.startsWith('d')) return 'detached';
         if (!answer.startsWith('r')) continue;
-        await client.revise(id, await rl.question('What should change?\n> '));
+        await client.send(id, 'revisePlan', { feedback: await rl.question('What should change?\n> ') });
       }
       state = await waitForPlan(client, id);
       if (state.plan) log(`\n${formatPlan(state.plan)}\n`);
@@ -130,9 +130,9 @@ export async function askReview(client: ResearchClient, id: string, json?: boole
       log(`\n${(await client.report(id)).slice(0, 4_000)}\n`);
       const answer = (await rl.question('Accept this report? [a]ccept, [r]eject, [f]eedback, [d]etach: ')).trim().toLowerCase();
       if (answer.startsWith('d')) return client.state(id);
-      if (answer.startsWith('a')) await client.review(id, { action: 'accept' });
-      else if (answer.startsWith('r')) await client.review(id, { action: 'reject', feedback: (await rl.question('Why (optional): ')).trim() || undefined });
-      else if (answer.startsWith('f')) await client.review(id, { action: 'feedback', feedback: (await rl.question('What should another pass cover?\n> ')).trim() });
+      if (answer.startsWith('a')) await client.send(id, 'reviewReport', { action: 'accept' });
+      else if (answer.startsWith('r')) await client.send(id, 'reviewReport', { action: 'reject', feedback: (await rl.question('Why (optional): ')).trim() || undefined });
+      else if (answer.startsWith('f')) await client.send(id, 'reviewReport', { action: 'feedback', feedback: (await rl.question('What should another pass cover?\n> ')).trim() });
       else continue;
       const s = await followProgress(client, id, json);
       if (s.status !== 'awaiting_review') return s;

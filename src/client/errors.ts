@@ -16,13 +16,17 @@ export class ResearchError extends Error {
   }
 }
 
-export function validateQuery(query: unknown): string {
+declare const checked: unique symbol;
+/** A research question as validateQuery returns it: trimmed, not empty, within the limit. */
+export type Question = string & { readonly [checked]: true };
+
+export function validateQuery(query: unknown): Question {
   if (typeof query !== 'string' || !query.trim()) throw new ResearchError('the research question is empty');
   const trimmed = query.trim();
   if (trimmed.length > MAX_QUERY_CHARS) {
     throw new ResearchError(`the research question is ${trimmed.length} characters long; the limit is ${MAX_QUERY_CHARS}`);
   }
-  return trimmed;
+  return trimmed as Question;
 }
 
 export function isGone(err: unknown): boolean {

@@ -10,7 +10,17 @@ import { REDELIVERY_WORKFLOW_TYPE, redeliveryWorkflowIdFor } from '../workflows/
 import type { RedeliveryInput, RedeliveryResult } from '../workflows/redelivery';
 import type { SessionStore } from '../stores/sessions';
 import { ResearchError } from './errors';
-import type { ResearchClient } from './research-client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { AppConfig } from '../config/schema';
+
+/** What a re-send needs of the client (ResearchClient is one). */
+export interface RedeliveryGateway {
+  readonly client: Client;
+  readonly config: Pick<AppConfig, 'temporal'>;
+  sessions(): SessionStore;
+  state(id: string): Promise<ResearchSnapshot>;
+  handle(id: string): WorkflowHandle;
+}
 
 export interface RedeliverOptions {
   /** Send to every target again, also those already delivered to. */
@@ -31,7 +41,7 @@ export interface RedeliveryAnswer {
   message: string;
 }
 
-export async function redeliver(client: ResearchClient, id: string, opts: RedeliverOptions = {}): Promise<RedeliveryAnswer> {
+export async function redeliver(client: RedeliveryGateway, id: string, opts: RedeliverOptions = {}): Promise<RedeliveryAnswer> {
   const stored = await endedSession(client, id);
   const event = stored.status as DeliveryEvent;
   const targets = deliveryTargets(stored, event, !!opts.force);
@@ -61,7 +71,7 @@ export async function redeliver(client: ResearchClient, id: string, opts: Redeli
 }
 
 /** The stored copy of a session that has ended and whose own run is no longer delivering. */
-async function endedSession(client: ResearchClient, id: string): Promise<ResearchSnapshot> {
+async function endedSession(client: RedeliveryGateway, id: string): Promise<ResearchSnapshot> {
   const stored = await client.sessions().get(id);
   if (!stored) {
     // Unknown, or never persisted: the engine says which.

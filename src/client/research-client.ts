@@ -21,7 +21,7 @@ import {
   METADATA_WORKFLOW_TYPE,
   type Accepted,
 } from '../workflows/messages';
-import { type ApproveArgs, type ConfirmArgs, type MessageArgsOf, type ReviewArgs, type TopUpArgs } from '../domain/messages';
+import type { MessageArgsOf, ReviewArgs, TopUpArgs } from '../domain/messages';
 import type { MessageName } from '../domain/names';
 import type { InputContext, LiveSnapshot, ResearchEvent, ResearchInput, ResearchPlan, ResearchSnapshot } from '../domain/types';
 import type { InputCheckArgs, InputCheckResult } from '../workflows/input-check';
@@ -29,7 +29,7 @@ import type { ArtifactStore } from '../stores/artifacts';
 import type { ResearchMetadata } from '../workflows/metadata';
 import { TERMINAL_STATUSES, type ResearchState, type ResearchStatus } from '../domain/types';
 import { ResearchSchedules } from './schedules';
-import { explainFailure, isDroppedUpdate, isGone, ResearchError, UPDATE_ATTEMPTS, validateQuery } from './errors';
+import { explainFailure, isDroppedUpdate, isGone, ResearchError, UPDATE_ATTEMPTS, validateQuery, type Question } from './errors';
 import { storeInputContexts } from './input-contexts';
 import { continuationState, enhancedState, ENHANCEABLE, RESUMABLE, RETRYABLE, type EnhanceOptions } from './session-ops';
 import { redeliver, withResentDeliveries, type RedeliverOptions, type RedeliveryAnswer } from './redelivery';
@@ -45,6 +45,11 @@ export interface StartOptions {
   contexts?: InputContext[];
   /** Without a question, the session asks for one (seed 003's ask_topic) instead of failing. */
   askTopic?: boolean;
+}
+
+/** StartOptions parsed at the edge: the question checked once (validateQuery), or '' to ask for it. */
+export interface StartCommand extends Omit<StartOptions, 'query'> {
+  query: Question | '';
 }
 
 export class ResearchClient {
@@ -68,8 +73,14 @@ export class ResearchClient {
     });
   }
 
+  /** Starts a session; the question is checked here (front ends that checked it already: startCommand). */
   async start(opts: StartOptions): Promise<{ researchId: string; workflowId: string; status: string }> {
-    const query = opts.askTopic && !opts.query?.trim() ? '' : validateQuery(opts.query);
+    return this.startCommand({ ...opts, query: opts.askTopic && !opts.query?.trim() ? '' : validateQuery(opts.query) });
+  }
+
+  /** Starts a session from a checked question ('': the session asks for one). */
+  async startCommand(opts: StartCommand): Promise<{ researchId: string; workflowId: string; status: string }> {
+    const query = opts.query;
     const overrides = { ...(opts.settings ?? {}), ...(opts.autoApprove ? { auto_approve: true } : {}) };
     const settings = await resolveSettingsKept(this.config.data_dir, this.config.research.settings, overrides);
     const researchId = opts.researchId ?? randomUUID().slice(0, 8);
@@ -94,24 +105,17 @@ export class ResearchClient {
     return { researchId, workflowId, status: query ? 'planning' : 'awaiting_topic' };
   }
 
-  /** Seed 004's confirmPartialFailure: proceed with the answers there are, retry the failed models, or cancel. */
-  confirm(id: string, action: ConfirmArgs['action']): Promise<Accepted> {
-    return this.send(id, 'confirm', { action });
-  }
-
-  /** The question for a session that was started without one. */
-  provideTopic(id: string, query: string): Promise<Accepted> {
-    const checked = validateQuery(query);
-    return this.send(id, 'provideTopic', { query: checked });
-  }
-
   /** Seed 004's validateInput (or improveInput with mode "improve"), run by a worker's model. */
   async checkInput(args: InputCheckArgs): Promise<InputCheckResult> {
-    const prompt = validateQuery(args.prompt);
+    return this.checkQuestion({ ...args, prompt: validateQuery(args.prompt) });
+  }
+
+  /** checkInput of a question checked already (validateQuery). */
+  checkQuestion(args: InputCheckArgs & { prompt: Question }): Promise<InputCheckResult> {
     return this.client.workflow.execute(INPUT_CHECK_WORKFLOW_TYPE, {
       taskQueue: this.config.temporal.task_queue,
       workflowId: `input-check-${randomUUID()}`,
-      args: [{ ...args, prompt }],
+      args: [args],
       workflowExecutionTimeout: '3 minutes',
     });
   }
@@ -138,43 +142,17 @@ export class ResearchClient {
     return (this.artifactStore ??= openArtifactStore(this.config, this.env));
   }
 
+  // Shorthands for the tests and scripts that steer a session; every front end sends by name (send).
   approve(id: string, plan?: Partial<ResearchPlan>, panel?: string[]): Promise<Accepted> {
-    const args: ApproveArgs = { ...(plan ? { plan } : {}), ...(panel?.length ? { panel } : {}) };
-    return this.send(id, 'approve', args);
+    return this.send(id, 'approve', { ...(plan ? { plan } : {}), ...(panel?.length ? { panel } : {}) });
   }
-
-  reject(id: string, reason?: string): Promise<Accepted> {
-    return this.send(id, 'reject', { reason });
-  }
-
-  answer(id: string, answers: string[] | Record<string, string>): Promise<Accepted> {
-    return this.send(id, 'answerClarifications', { answers });
-  }
-
-  revise(id: string, feedback: string): Promise<Accepted> {
-    return this.send(id, 'revisePlan', { feedback });
-  }
-
-  cancel(id: string, reason?: string): Promise<Accepted> {
-    return this.send(id, 'cancel', { reason });
-  }
-
-  guide(id: string, text: string): Promise<Accepted> {
-    return this.send(id, 'guidance', { text });
-  }
-
-  /** Ends a pause_for_guidance wait. */
-  continue(id: string): Promise<Accepted> {
-    return this.send(id, 'continue', undefined);
-  }
-
-  topUp(id: string, amounts: TopUpArgs): Promise<Accepted> {
-    return this.send(id, 'topUp', amounts);
-  }
-
-  review(id: string, review: ReviewArgs): Promise<Accepted> {
-    return this.send(id, 'reviewReport', review);
-  }
+  reject = (id: string, reason?: string) => this.send(id, 'reject', { reason });
+  answer = (id: string, answers: string[] | Record<string, string>) => this.send(id, 'answerClarifications', { answers });
+  revise = (id: string, feedback: string) => this.send(id, 'revisePlan', { feedback });
+  cancel = (id: string, reason?: string) => this.send(id, 'cancel', { reason });
+  guide = (id: string, text: string) => this.send(id, 'guidance', { text });
+  topUp = (id: string, amounts: TopUpArgs) => this.send(id, 'topUp', amounts);
+  review = (id: string, review: ReviewArgs) => this.send(id, 'reviewReport', review);
 
   /** The live state from the workflow, or the persisted snapshot once Temporal no longer has it. */
   /** `statusOnly`: while the artifact store is away, the live state without the report's text (status lines need none). */

@@ -1,8 +1,10 @@
 // What a deleted session leaves behind: its references go, and of its artifacts only those that no
 // other session references (running ones included) or names in a saved snapshot are removed.
+import type { WorkflowHandle } from '@temporalio/client';
 import { openFetchCache } from '../stores/open';
 import type { ArtifactStore } from '../stores/artifacts';
-import type { SessionStore } from '../stores/sessions';
+import { artifactIdsIn, type SessionStore } from '../stores/sessions';
+import { stateQuery } from '../workflows/messages';
 import type { AppConfig } from '../config/schema';
 
 export interface ReleaseDeps {
@@ -27,4 +29,52 @@ export async function releaseArtifacts(deps: ReleaseDeps, researchId: string, ca
   const orphans = unused.filter((fileId) => !named.has(fileId));
   for (const fileId of orphans) await deps.artifacts.delete(fileId);
   return orphans.length;
+}
+
+/** How long after a delete writes of activities that were in flight are swept up. */
+const LATE_WRITES_MS = 120_000;
+
+export interface RemovalDeps extends ReleaseDeps {
+  /** The session's workflow; none for a draft, which never ran. */
+  workflow?: WorkflowHandle;
+  /** Forgets the session's owner: the last step, so a failed removal can be asked again. */
+  disown(): Promise<void>;
+  /** Whether somebody owns the id again by the time late writes are swept up. */
+  owned(): Promise<boolean>;
+  /** Runs later unless the service has closed. */
+  later(ms: number, run: () => void): void;
+}
+
+/** Ends a running workflow, then removes the session, its events and the artifacts no other session uses; returns how many. */
+export async function removeSession(deps: RemovalDeps, researchId: string): Promise<number> {
+  const mine = new Set<string>();
+  const handle = deps.workflow;
+  if (handle) {
+    const described = await handle.describe().catch(() => undefined);
+    if (described?.status.name === 'RUNNING') await handle.terminate('deleted by its owner').catch(() => undefined);
+    // The final live state (a query answers on a closed workflow too) names pages fetched since the last snapshot.
+    const live = await handle.query(stateQuery).catch(() => undefined);
+    if (live) for (const fileId of artifactIdsIn(JSON.stringify(live))) mine.add(fileId);
+  }
+  const stored = await deps.sessions.get(researchId);
+  if (stored) for (const fileId of artifactIdsIn(JSON.stringify(stored))) mine.add(fileId);
+  const removed = await releaseArtifacts(deps, researchId, mine);
+  await deps.sessions.delete(researchId);
+  await deps.disown();
+  // Terminating does not stop activities already running: a model call may still stream rows, a
+  // persist may still save a snapshot. Once they have given up, remove what they left.
+  if (handle) {
+    deps.later(LATE_WRITES_MS, () => {
+      // A failure here means the service closed meanwhile.
+      deps
+        .owned()
+        .then(async (owned) => {
+          if (owned) return;
+          await deps.sessions.delete(researchId);
+          await releaseArtifacts(deps, researchId, []);
+        })
+        .catch(() => undefined);
+    });
+  }
+  return removed;
 }

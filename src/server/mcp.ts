@@ -8,6 +8,7 @@ import { ApiError } from './errors';
 import { apiError } from './api-schemas';
 import { sessionSettings } from './route-schemas';
 import type { ResearchService } from './research-service';
+import { createCommand } from './service-requests';
 
 type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean };
 
@@ -33,7 +34,7 @@ export function createMcpServer(service: ResearchService, user: string): McpServ
       settings: sessionSettings(service.client.config).optional(),
       panel: z.array(z.string().min(2).max(200)).min(1).max(10).optional().describe('panel research: "provider:model" items or plain words ("Claude and Gemini")'),
     },
-  }, ({ query, auto_approve, settings, panel }) => answer(() => service.create(user, { query, auto_approve, settings, panel })));
+  }, ({ query, auto_approve, settings, panel }) => answer(() => service.create(user, createCommand({ query, auto_approve, settings, panel }))));
 
   server.registerTool('check', {
     description: 'Judge a research question before starting: quality 0 (unusable), 1 (vague), 2 (clear), the reason, and an improved question.',
@@ -43,7 +44,7 @@ export function createMcpServer(service: ResearchService, user: string): McpServ
   server.registerTool('confirm', {
     description: 'Answer a partial failure of panel research (status awaiting_confirmation): proceed with the answers there are, retry the failed models, or cancel.',
     inputSchema: { research_id: id, action: z.enum(['proceed', 'retry', 'cancel']) },
-  }, ({ research_id, action }) => answer(() => service.confirm(user, research_id, action)));
+  }, ({ research_id, action }) => answer(() => service.send(user, research_id, 'confirm', { action })));
 
   server.registerTool('status', {
     description: 'Status, plan (with clarifying questions), source and finding counts of a research session.',
@@ -64,17 +65,17 @@ export function createMcpServer(service: ResearchService, user: string): McpServ
   server.registerTool('approve', {
     description: 'Approve the plan of a session awaiting approval (or start a draft).',
     inputSchema: { research_id: id },
-  }, ({ research_id }) => answer(() => service.approve(user, research_id)));
+  }, ({ research_id }) => answer(() => service.send(user, research_id, 'approve', undefined)));
 
   server.registerTool('answer', {
     description: 'Answer the clarifying questions of a session awaiting clarification, in order.',
     inputSchema: { research_id: id, answers: z.array(z.string().max(4000)).min(1).max(20) },
-  }, ({ research_id, answers }) => answer(() => service.answer(user, research_id, answers)));
+  }, ({ research_id, answers }) => answer(() => service.send(user, research_id, 'answerClarifications', { answers })));
 
   server.registerTool('review', {
     description: 'Accept or reject the finished report of a session awaiting review, or give feedback for another pass.',
     inputSchema: { research_id: id, action: z.enum(['accept', 'reject', 'feedback']), feedback: z.string().min(1).max(4000).optional() },
-  }, ({ research_id, action, feedback }) => answer(() => service.review(user, research_id, { action, feedback })));
+  }, ({ research_id, action, feedback }) => answer(() => service.send(user, research_id, 'reviewReport', { action, feedback })));
 
   server.registerTool('deliver', {
     description: "Send the delivery (e-mail, webhooks) of a session that has ended again, to the targets it failed; force: to every target. Answers each target's outcome.",

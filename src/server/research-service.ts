@@ -2,26 +2,27 @@
 // ownership, drafts, steering with 404/409 answers, favourites, share tokens and delete.
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ResearchClient } from '../client/research-client';
-import { ResearchError, validateQuery } from '../client/errors';
+import { ResearchError, type Question } from '../client/errors';
 import { ConfigError } from '../config/load';
-import { openArtifactStore, openFetchCache, openServiceStore, openSharedLimits } from '../stores/open';
+import { openArtifactStore, openServiceStore, openSharedLimits } from '../stores/open';
 import type { SharedLimits } from '../stores/limits';
-import { artifactIdsIn, type SessionStore } from '../stores/sessions';
+import type { SessionStore } from '../stores/sessions';
 import type { ArtifactStore } from '../stores/artifacts';
 import type { EnhanceOptions } from '../client/session-ops';
 import { PayloadKeyError } from '../client/payload-keys';
 import { activePollers, waitingForWorkerLine } from '../runtime/local';
-import { stateQuery, type Accepted } from '../workflows/messages';
-import type { ReviewArgs, TopUpArgs } from '../domain/messages';
+import type { Accepted } from '../workflows/messages';
+import type { ApproveArgs, MessageArgsOf, TopicArgs } from '../domain/messages';
+import type { MessageName } from '../domain/names';
 import type { ResearchEvent, ResearchPlan, ResearchSnapshot, ResearchStatus } from '../domain/types';
 import { ApiError, invalid, notFound, notFoundWhileStoreAway, wrongState } from './errors';
 import type { ListFilter, OwnedSession, ServiceStore } from '../stores/service';
 import { OwnershipUnknownError, rememberingServiceStore } from './remembering-store';
 import { withDeadline } from './deadline';
 import { LiveStates } from './live-states';
-import { panelSettings, readContexts, sessionView, type CreateRequest, type EnhanceRequest, type InputCheckView, type SessionView } from './service-requests';
+import { panelSettings, question, readContexts, sessionView, type CreateCommand, type EnhanceRequest, type InputCheckView, type SessionView } from './service-requests';
 import { operatorsFromEnv, Visibility } from './visibility';
-import { releaseArtifacts } from './artifact-release';
+import { removeSession } from './artifact-release';
 import { DEFAULT_READINESS, Readiness } from './readiness';
 import { checkPlanEdit, checkServiceSettings, policyFromEnv, startSettings, type SessionPolicy } from './session-policy';
 
@@ -33,9 +34,6 @@ export function publicIds<T extends { researchId: string }>(answer: T): Omit<T, 
 
 /** A research id no session has (ids are 12 hex characters): readiness asks the session store for it. */
 const READINESS_PROBE_ID = 'readiness-probe';
-
-/** How long after a delete writes of activities that were in flight are swept up. */
-const LATE_WRITES_MS = 120_000;
 
 export class ResearchService {
   readonly store: ServiceStore;
@@ -78,14 +76,15 @@ export class ResearchService {
     return s;
   }
 
-  async create(owner: string, req: CreateRequest): Promise<SessionView & { input_check?: InputCheckView }> {
-    // Only a question left out is asked for; an empty one is a mistake to point out.
+  async create(owner: string, req: CreateCommand): Promise<SessionView & { input_check?: InputCheckView }> {
+    // Only a question left out is asked for (an empty one was refused at the edge).
     const asksTopic = req.query === undefined;
     if (asksTopic && req.draft) throw invalid('body.query', 'a draft needs its research question');
-    const query = asksTopic ? '' : this.checkQuery(req.query);
+    const query = req.query ?? '';
     const settings = { ...(req.settings ?? {}), ...panelSettings(req) };
     this.checkSettings(settings);
-    if (req.draft) {
+    const start = startSettings(this.policy, settings, !!(req.auto_approve || settings.auto_approve));
+    if (req.draft && query) {
       const researchId = await this.newId();
       // A draft keeps its input contexts until it starts; they are read as sources then.
       const view = sessionView(await this.store.insert({ research_id: researchId, owner, query, status: 'draft', settings, contexts: req.input_contexts, parent_id: null }));
@@ -94,10 +93,8 @@ export class ResearchService {
     const researchId = await this.newId();
     // Owned before the workflow exists, so no event or state is ever visible to anybody else.
     await this.store.insert({ research_id: researchId, owner, query, status: asksTopic ? 'awaiting_topic' : 'planning', settings: {}, parent_id: null });
-    const unattended = !!(req.auto_approve || settings.auto_approve);
-    const start = startSettings(this.policy, settings, unattended);
     try {
-      await this.client.start({ query, settings: start.settings, researchId, autoApprove: req.auto_approve, askTopic: asksTopic, contexts: req.input_contexts });
+      await this.client.startCommand({ query, settings: start.settings, researchId, autoApprove: req.auto_approve, askTopic: asksTopic, contexts: req.input_contexts });
     } catch (err) {
       await this.store.remove(researchId);
       if (err instanceof ConfigError) throw invalid('body.settings', err.message);
@@ -115,7 +112,7 @@ export class ResearchService {
   ): Promise<SessionView & { input_check?: InputCheckView }> {
     const s = await this.owned(owner, id);
     if (s.status !== 'draft') throw wrongState(id, s.status, `research ${id} is ${s.status}; only a draft can be edited`);
-    const query = changes.query === undefined ? undefined : this.checkQuery(changes.query);
+    const query = changes.query === undefined ? undefined : question(changes.query);
     const settings = changes.settings === undefined ? undefined : { ...s.settings, ...changes.settings };
     if (settings) this.checkSettings(settings);
     const plan = changes.plan === undefined ? undefined : { ...(s.plan ?? {}), ...changes.plan };
@@ -125,9 +122,9 @@ export class ResearchService {
   }
 
   /** Seed 004's validateInput before a draft is approved: advice only, never a refusal. */
-  async adviseOn(query: string): Promise<InputCheckView> {
+  async adviseOn(query: Question): Promise<InputCheckView> {
     try {
-      const out = await withDeadline(this.client.checkInput({ prompt: query }), 20_000);
+      const out = await withDeadline(this.client.checkQuestion({ prompt: query }), 20_000);
       return { quality: out.quality, reason: out.reason, ...(out.improved_prompt ? { improved_prompt: out.improved_prompt } : {}) };
     } catch (err) {
       return { error: `the question could not be checked: ${(err as Error).message}` };
@@ -136,45 +133,42 @@ export class ResearchService {
 
   /** POST /api/check: validateInput, or improveInput with improve_only. */
   async check(req: { prompt: string; include_improvement?: boolean; improve_only?: boolean }): Promise<InputCheckView> {
-    const prompt = this.checkQuery(req.prompt, 'body.prompt');
-    const out = await this.client.checkInput({ prompt, mode: req.improve_only ? 'improve' : 'validate', include_improvement: req.include_improvement !== false });
+    const prompt = question(req.prompt, 'body.prompt');
+    const out = await this.client.checkQuestion({ prompt, mode: req.improve_only ? 'improve' : 'validate', include_improvement: req.include_improvement !== false });
     return { ...(out.quality !== undefined ? { quality: out.quality, reason: out.reason } : {}), ...(out.improved_prompt ? { improved_prompt: out.improved_prompt } : {}) };
   }
 
   /**
-   * A draft starts running with its plan approved ahead (its stored plan edits, or the `plan` given
-   * now, applied to the planner's plan); a plan waiting for approval is approved.
+   * Any message of the table (src/domain/messages.ts), its arguments validated at the edge. A draft
+   * takes only `approve`: it starts running with its plan approved ahead (its stored plan edits, or
+   * the `plan` given now, applied to the planner's plan).
    */
-  async approve(owner: string, id: string, plan?: Partial<ResearchPlan>, panel?: string[]): Promise<Accepted | { status: string; notes?: string[] }> {
-    const s = await this.owned(owner, id);
-    if (s.status === 'draft') {
-      const edited = plan ? { ...(s.plan ?? {}), ...plan } : (s.plan ?? undefined);
-      if (edited) checkPlanEdit(this.client.config, s.settings, edited as Partial<ResearchPlan>);
-      const start = startSettings(this.policy, s.settings, true);
-      await this.client.start({ query: s.query, settings: start.settings, researchId: id, autoApprove: true, plan: edited as Partial<ResearchPlan> | undefined, contexts: s.contexts });
-      this.liveStates.changed(id);
-      await this.store.update(id, { status: 'planning', contexts: [] });
-      this.watchForWorker(id);
-      return { status: 'planning', ...(start.notes.length ? { notes: start.notes } : {}) };
+  async send<N extends MessageName>(owner: string, id: string, name: N, args: MessageArgsOf<N>): Promise<Accepted | { status: string; notes?: string[] }> {
+    if (name === 'approve') {
+      const s = await this.owned(owner, id);
+      if (s.status === 'draft') return this.startDraft(s, (args as ApproveArgs | undefined)?.plan);
     }
-    return this.steer(owner, id, (c) => c.approve(id, plan, panel));
+    if (name === 'provideTopic') {
+      const query = question((args as TopicArgs).query);
+      const accepted = await this.steer(owner, id, (c) => c.send(id, 'provideTopic', { query }));
+      await this.store.update(id, { query });
+      return accepted;
+    }
+    return this.steer(owner, id, (c) => c.send(id, name, args));
   }
 
-  reject = (owner: string, id: string, reason?: string) => this.steer(owner, id, (c) => c.reject(id, reason));
-  answer = (owner: string, id: string, answers: string[] | Record<string, string>) => this.steer(owner, id, (c) => c.answer(id, answers));
-  revise = (owner: string, id: string, feedback: string) => this.steer(owner, id, (c) => c.revise(id, feedback));
-  guide = (owner: string, id: string, text: string) => this.steer(owner, id, (c) => c.guide(id, text));
-  topUp = (owner: string, id: string, amounts: TopUpArgs) => this.steer(owner, id, (c) => c.topUp(id, amounts));
-  review = (owner: string, id: string, review: ReviewArgs) => this.steer(owner, id, (c) => c.review(id, review));
-  cancel = (owner: string, id: string, reason?: string) => this.steer(owner, id, (c) => c.cancel(id, reason));
-
-  confirm = (owner: string, id: string, action: 'proceed' | 'retry' | 'cancel') => this.steer(owner, id, (c) => c.confirm(id, action));
-  provideTopic = async (owner: string, id: string, query: string) => {
-    const checked = this.checkQuery(query);
-    const accepted = await this.steer(owner, id, (c) => c.provideTopic(id, checked));
-    await this.store.update(id, { query: checked });
-    return accepted;
-  };
+  private async startDraft(s: OwnedSession, plan: Partial<ResearchPlan> | undefined): Promise<{ status: string; notes?: string[] }> {
+    const id = s.research_id;
+    const edited = plan ? { ...(s.plan ?? {}), ...plan } : (s.plan ?? undefined);
+    if (edited) checkPlanEdit(this.client.config, s.settings, edited as Partial<ResearchPlan>);
+    const start = startSettings(this.policy, s.settings, true);
+    // A draft's question was checked when it was saved or edited.
+    await this.client.startCommand({ query: s.query as Question, settings: start.settings, researchId: id, autoApprove: true, plan: edited as Partial<ResearchPlan> | undefined, contexts: s.contexts });
+    this.liveStates.changed(id);
+    await this.store.update(id, { status: 'planning', contexts: [] });
+    this.watchForWorker(id);
+    return { status: 'planning', ...(start.notes.length ? { notes: start.notes } : {}) };
+  }
 
   retry = (owner: string, id: string) => this.steer(owner, id, async (c) => publicIds(await c.retry(id)));
   resume = (owner: string, id: string, opts: { timeoutSeconds?: number } = {}) => this.steer(owner, id, async (c) => publicIds(await c.resume(id, opts)));
@@ -199,8 +193,6 @@ export class ResearchService {
     await this.store.insert({ research_id: researchId, owner, query: parent.query, status: 'running', settings: {}, parent_id: id });
     return sessionView(await this.owned(owner, researchId));
   }
-
-  continue = (owner: string, id: string) => this.steer(owner, id, (c) => c.continue(id));
 
   async state(owner: string, id: string): Promise<{ research: SessionView; state: ResearchSnapshot | null }> {
     const s = await this.owned(owner, id);
@@ -276,41 +268,14 @@ export class ResearchService {
   async delete(owner: string, id: string): Promise<{ deleted: string; artifacts_removed: number }> {
     const s = await this.owned(owner, id);
     this.liveStates.unwatched(id);
-    const mine = new Set<string>();
-    if (s.status !== 'draft') {
-      const handle = this.client.handle(id);
-      const described = await handle.describe().catch(() => undefined);
-      if (described?.status.name === 'RUNNING') await handle.terminate('deleted by its owner').catch(() => undefined);
-      // The final live state (a query answers on a closed workflow too) names pages fetched since the last snapshot.
-      const live = await handle.query(stateQuery).catch(() => undefined);
-      if (live) for (const fileId of artifactIdsIn(JSON.stringify(live))) mine.add(fileId);
-    }
-    const sessions = this.sessions();
-    const stored = await sessions.get(id);
-    if (stored) for (const fileId of artifactIdsIn(JSON.stringify(stored))) mine.add(fileId);
-    const removed = await releaseArtifacts(this.releaseDeps(), id, mine);
-    await sessions.delete(id);
-    await this.store.remove(id);
-    // Terminating does not stop activities already running: a model call may still stream rows, a
-    // persist may still save a snapshot. Once they have given up, remove what they left.
-    if (s.status !== 'draft') {
-      this.later(LATE_WRITES_MS, () => {
-        // A failure here means the service closed meanwhile.
-        this.store
-          .exists(id)
-          .then(async (exists) => {
-            if (exists) return;
-            await sessions.delete(id);
-            await releaseArtifacts(this.releaseDeps(), id, []);
-          })
-          .catch(() => undefined);
-      });
-    }
+    const removed = await removeSession({
+      config: this.client.config, env: this.client.env, artifacts: this.artifacts(), sessions: this.sessions(),
+      ...(s.status !== 'draft' ? { workflow: this.client.handle(id) } : {}),
+      disown: () => this.store.remove(id),
+      owned: () => this.store.exists(id),
+      later: (ms, run) => this.later(ms, run),
+    }, id);
     return { deleted: id, artifacts_removed: removed };
-  }
-
-  private releaseDeps() {
-    return { config: this.client.config, env: this.client.env, artifacts: this.artifacts(), sessions: this.sessions() };
   }
 
   /** One log line when a new session has no worker to run it after a few seconds. */
@@ -398,14 +363,6 @@ export class ResearchService {
   private plain(id: string, err: unknown): Error {
     if (err instanceof ResearchError && /^unknown research id/.test(err.message)) return notFound(id);
     return err instanceof Error ? err : new Error(String(err));
-  }
-
-  private checkQuery(query: unknown, field = 'body.query'): string {
-    try {
-      return validateQuery(query);
-    } catch (err) {
-      throw invalid(field, (err as Error).message);
-    }
   }
 
   private checkSettings(settings: Record<string, unknown>): void {

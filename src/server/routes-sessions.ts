@@ -12,6 +12,7 @@ import { InvalidCursorError } from '../stores/service';
 import { LISTED_STATUSES } from '../domain/names';
 import { keptStoreWaits } from './kept-store-waits';
 import type { ResearchPlan } from '../domain/types';
+import { createCommand } from './service-requests';
 
 const STATUSES = LISTED_STATUSES;
 
@@ -40,7 +41,7 @@ export function registerSessionRoutes(root: FastifyInstance, service: ResearchSe
           .describe("text given with the question (seed 004's inputContexts), read as sources"),
       }).strict(),
     },
-  }, async (req, reply) => reply.code(201).send(await service.create(req.user, req.body)));
+  }, async (req, reply) => reply.code(201).send(await service.create(req.user, createCommand(req.body))));
 
   app.post('/api/check', {
     schema: {

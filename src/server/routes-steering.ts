@@ -1,83 +1,27 @@
-// Steering a session: approve, reject, answer, revise, guide, continue, top-up, review, cancel.
-// Each answers 404 for an unknown id, 409 with the current status when the session is not in a
-// state that accepts it, 400 naming the field for bad input.
+// Steering a session: a route per message of the table (message-routes.ts), and the operations on
+// a session that has ended (retry, resume, deliver, enhance). Each answers 404 for an unknown id,
+// 409 with the current status when the session is not in a state that accepts it, 400 naming the
+// field for bad input.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { researchSettingsSchema } from '../domain/settings';
-import type { ResearchPlan } from '../domain/types';
+import type { MessageName } from '../domain/names';
 import type { ResearchService } from './research-service';
-import { idParams, planEdit, text } from './route-schemas';
+import { idParams, text } from './route-schemas';
+import { MESSAGE_ROUTES, type MessageRoute } from './message-routes';
 import { accepted, apiError, redelivery, sessionView } from './api-schemas';
 
 export function registerSteeringRoutes(root: FastifyInstance, service: ResearchService): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
   const tags = ['steering'];
 
-  app.post('/api/research/:id/approve', {
-    schema: {
-      operationId: 'approveResearch', response: { 200: accepted, 409: apiError }, tags, summary: 'Approve a draft (starts it) or a plan awaiting approval, optionally edited (approveResearch); a panel session whose panel came out empty takes its panel here', params: idParams,
-      body: z.object({ plan: planEdit.optional(), panel: z.array(text(200)).min(1).max(10).optional() }).strict().nullish(),
-    },
-  }, async (req) => service.approve(req.user, req.params.id, req.body?.plan as Partial<ResearchPlan> | undefined, req.body?.panel));
-
-  app.post('/api/research/:id/confirm', {
-    schema: {
-      operationId: 'confirmPartialFailure', response: { 200: accepted, 409: apiError }, tags, summary: 'Answer a partial failure of panel research (confirmPartialFailure): proceed with the answers there are, retry only the failed models, or cancel', params: idParams,
-      body: z.object({ action: z.enum(['proceed', 'retry', 'cancel']) }).strict(),
-    },
-  }, async (req) => service.confirm(req.user, req.params.id, req.body.action));
-
-  app.post('/api/research/:id/topic', {
-    schema: { operationId: 'provideTopic', response: { 200: accepted, 409: apiError }, tags, summary: 'Give the research question to a session that was started without one (awaiting_topic)', params: idParams, body: z.object({ query: text(4000) }).strict() },
-  }, async (req) => service.provideTopic(req.user, req.params.id, req.body.query));
-
-  app.post('/api/research/:id/reject', {
-    schema: { operationId: 'rejectPlan', response: { 200: accepted, 409: apiError }, tags, summary: 'Reject the plan; the session ends', params: idParams, body: z.object({ reason: text(2000).optional() }).strict().nullish() },
-  }, async (req) => service.reject(req.user, req.params.id, req.body?.reason));
-
-  app.post('/api/research/:id/answer', {
-    schema: {
-      operationId: 'answerClarifications', response: { 200: accepted, 409: apiError }, tags, summary: 'Answer the clarifying questions, in order or by question', params: idParams,
-      body: z.object({ answers: z.union([z.array(z.string().max(4000)).min(1).max(20), z.record(z.string(), z.string().max(4000))]) }).strict(),
-    },
-  }, async (req) => service.answer(req.user, req.params.id, req.body.answers));
-
-  app.post('/api/research/:id/revise', {
-    schema: { operationId: 'revisePlan', response: { 200: accepted, 409: apiError }, tags, summary: 'Ask for a revised plan', params: idParams, body: z.object({ feedback: text(4000) }).strict() },
-  }, async (req) => service.revise(req.user, req.params.id, req.body.feedback));
-
-  app.post('/api/research/:id/guide', {
-    schema: { operationId: 'guideResearch', response: { 200: accepted, 409: apiError }, tags, summary: 'Steer the next phase with guidance', params: idParams, body: z.object({ text: text(4000) }).strict() },
-  }, async (req) => service.guide(req.user, req.params.id, req.body.text));
-
-  app.post('/api/research/:id/continue', {
-    schema: { operationId: 'continueResearch', response: { 200: accepted, 409: apiError }, tags, summary: 'End a pause for guidance without guidance', params: idParams },
-  }, async (req) => service.continue(req.user, req.params.id));
-
-  app.post('/api/research/:id/top-up', {
-    schema: {
-      operationId: 'topUpBudget', response: { 200: accepted, 409: apiError }, tags, summary: 'Raise the budget of a session (e.g. one waiting in awaiting_budget)', params: idParams,
-      body: z.object({
-        tokens: z.number().int().positive().max(1e9).optional(),
-        cost_usd: z.number().positive().max(1e4).optional(),
-        searches: z.number().int().positive().max(1e5).optional(),
-        fetches: z.number().int().positive().max(1e5).optional(),
-        wall_seconds: z.number().int().positive().max(1e7).optional(),
-      }).strict().refine((b) => Object.keys(b).length > 0, 'name at least one of tokens, cost_usd, searches, fetches, wall_seconds'),
-    },
-  }, async (req) => service.topUp(req.user, req.params.id, req.body));
-
-  app.post('/api/research/:id/review', {
-    schema: {
-      operationId: 'reviewReport', response: { 200: accepted, 409: apiError }, tags, summary: 'Accept, reject or give feedback on the finished report', params: idParams,
-      body: z.object({ action: z.enum(['accept', 'reject', 'feedback']), feedback: text(4000).optional() }).strict(),
-    },
-  }, async (req) => service.review(req.user, req.params.id, req.body));
-
-  app.post('/api/research/:id/cancel', {
-    schema: { operationId: 'cancelResearch', response: { 200: accepted, 409: apiError }, tags, summary: 'Cancel a running session (what is done is kept)', params: idParams, body: z.object({ reason: text(2000).optional() }).strict().nullish() },
-  }, async (req) => service.cancel(req.user, req.params.id, req.body?.reason));
+  // One route per message of the table (src/domain/messages.ts), as its HTTP row says.
+  for (const [name, row] of Object.entries(MESSAGE_ROUTES) as [MessageName, MessageRoute][]) {
+    app.post(`/api/research/:id/${row.path}`, {
+      schema: { operationId: row.operationId, response: { 200: accepted, 409: apiError }, tags, summary: row.summary, params: idParams, ...(row.body ? { body: row.body } : {}) },
+    }, async (req) => service.send(req.user, req.params.id, name, row.args(req.body)));
+  }
 
   app.post('/api/research/:id/retry', {
     schema: { operationId: 'retryFromFailed', response: { 200: accepted, 409: apiError }, tags: ['operations'], summary: 'Retry a failed session from where it failed; finished searches, fetches and findings are reused (retryFromFailed)', params: idParams },

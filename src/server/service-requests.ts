@@ -4,6 +4,7 @@ import type { EnhanceOptions } from '../client/session-ops';
 import { contextFromFile } from '../client/context-files';
 import type { InputContext } from '../domain/types';
 import type { OwnedSession } from '../stores/service';
+import { validateQuery, type Question } from '../client/errors';
 import { invalid } from './errors';
 
 export interface CreateRequest {
@@ -82,6 +83,25 @@ export async function readContexts(contexts: EnhanceContext[]): Promise<{ conten
 }
 
 /** The panel fields of a create request, as session settings. */
+/** A create request parsed at the edge (the route, the MCP tool): its question checked, once. */
+export interface CreateCommand extends Omit<CreateRequest, 'query'> {
+  /** Absent: the session asks for its question. */
+  query?: Question;
+}
+
+export function createCommand(req: CreateRequest): CreateCommand {
+  return { ...req, query: req.query === undefined ? undefined : question(req.query) };
+}
+
+/** The question checked; refused as a 400 naming the field. */
+export function question(query: unknown, field = 'body.query'): Question {
+  try {
+    return validateQuery(query);
+  } catch (err) {
+    throw invalid(field, (err as Error).message);
+  }
+}
+
 export function panelSettings(req: CreateRequest): Record<string, unknown> {
   const panel = typeof req.panel === 'string' ? [req.panel] : req.panel;
   return {
