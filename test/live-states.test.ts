@@ -62,7 +62,8 @@ describe('the engine state kept while a stream watches the session', () => {
     const id = await create('Unwatched: how fast is wind power growing?');
     const engine = vi.spyOn(api.service.client, 'state');
     for (let i = 0; i < 5; i++) expect(await status(id)).toBe('awaiting_approval');
-    expect(engine.mock.calls.length).toBe(5);
+    // This session's reads only: the watcher of the session before may still read its own once more.
+    expect(engine.mock.calls.filter(([asked]) => asked === id).length).toBe(5);
     engine.mockRestore();
     await env.client.cancel(id).catch(() => undefined);
   }, 120_000);

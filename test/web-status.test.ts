@@ -64,6 +64,8 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'session status in Chromium' : `session st
     const accepted = await api.call('POST', `/api/research/${id}/review`, { body: { action: 'accept' } });
     expect(accepted.status).toBe(200);
     await env.client.waitForResult(id);
+    // The page shows what the API says: wait for the API first, so a slow machine's lag is not the page's.
+    await waitFor('completed over the API', async () => (await api.call('GET', `/api/research/${id}`)).body.state?.status === 'completed', 60_000, 300);
     await page.goto(`${api.url}/#/r/${id}`);
     await page.waitForFunction(() => document.querySelector('.session-head .badge')?.textContent === 'completed', { timeout: 30_000 });
     expect(await page.$eval('.session-head .meta', (el) => el.textContent ?? '')).not.toMatch(/verifying|running|searching|analyzing/);
@@ -77,6 +79,8 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'session status in Chromium' : `session st
     expect(created.status).toBe(201);
     const id = created.body.research_id as string;
     await env.client.waitForResult(id);
+    // The page shows what the API says: wait for the API first, so a slow machine's lag is not the page's.
+    await waitFor('completed over the API', async () => (await api.call('GET', `/api/research/${id}`)).body.state?.status === 'completed', 60_000, 300);
     await page.goto(`${api.url}/#/r/${id}`);
     await page.waitForSelector('.panel-members .left-out');
     expect(await page.$eval('.panel-members p', (el) => el.textContent)).toBe('Panel: openai:gpt-4o (completed)');
