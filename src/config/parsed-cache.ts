@@ -55,7 +55,7 @@ export function keepValidated(text: string, raw: unknown, env: NodeJS.ProcessEnv
 }
 
 /**
- * Session settings: `defaults` with `overrides`, validated (src/config/load.ts's resolveSettings),
+ * Session settings: `defaults` with `overrides`, validated (src/config/validate-settings.ts),
  * or as validated before for the same two under this data directory. An invalid combination is never
  * kept, so its error is reported every time.
  */
@@ -71,15 +71,15 @@ export async function resolveSettingsKept(dataDir: string, defaults: ResearchSet
 }
 
 /**
- * src/config/load (zod and the schema), loaded on first need: require() where modules are CommonJS
- * (the built CLI, or its sources under tsx), import() where they are ES modules (vitest).
+ * The settings' validation (zod and the schema), loaded on first need: require() where modules are
+ * CommonJS (the built CLI, or its sources under tsx), import() where they are ES modules (vitest).
  */
-async function validation(): Promise<typeof import('./load')> {
+async function validation(): Promise<typeof import('./validate-settings')> {
   try {
-    return require('./load') as typeof import('./load');
+    return require('./validate-settings') as typeof import('./validate-settings');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
-    return import('./load.js');
+    return import('./validate-settings.js');
   }
 }
 

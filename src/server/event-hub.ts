@@ -5,47 +5,14 @@
 // history, which costs the engine nothing while the session waits); new watchers start through an
 // admission queue with a bounded rate; and a watcher lingers a while after its last stream left, so
 // a reconnect storm (a proxy restart) finds its session's watcher and its events still there.
-import type { ResearchEvent } from '../domain/types';
-import { Admission, DEFAULT_ADMISSION, type AdmissionOptions } from './admission';
+import { Admission, DEFAULT_ADMISSION } from './admission';
+import type { EventBatch, HubOptions, HubSource } from './hub-source';
 import { chunkKey, coalesce, modelOutputFrame } from './model-output';
 import { SessionWatcher } from './session-watcher';
 import { deliver, errorFrame, eventFrame, finish, HubClosedError, type StreamSink, type Subscriber } from './stream-frames';
 
+export type { EventBatch, HubOptions, HubSource } from './hub-source';
 export type { StreamSink } from './stream-frames';
-
-export interface EventBatch {
-  events: ResearchEvent[];
-  status: string;
-}
-
-export interface HubSource {
-  /** Events the session store holds after `after`, in seq order (no engine call). */
-  storedEvents(id: string, after: number): Promise<ResearchEvent[]>;
-  /** The engine's events after `after` and the session's status. */
-  events(id: string, after: number): Promise<EventBatch>;
-  /** Stored AgentStream chunks after `after`, in seq order. */
-  streamEvents(id: string, after: number): Promise<ResearchEvent[]>;
-  streamCount(id: string): Promise<number>;
-  /**
-   * Calls `changed` whenever the session's workflow history grows, until `signal` aborts; calls
-   * `caughtUp` once the watch is in place (growth from then on is reported).
-   */
-  watchHistory(id: string, signal: AbortSignal, changed: () => void, caughtUp?: () => void): Promise<void>;
-  isFinal(status: string): boolean;
-}
-
-export interface HubOptions {
-  heartbeatMs: number;
-  /** Least time between two fetches of one session's events. */
-  minFetchGapMs: number;
-  /** A stream whose client reads slower than this many bytes behind is closed (it reconnects). */
-  maxBufferedBytes: number;
-  /** How long a watcher stays after its last stream left (reconnects find it). */
-  lingerMs: number;
-  /** Bytes of event frames a watcher keeps for streams that join later. */
-  keptBytes: number;
-  admission: AdmissionOptions;
-}
 
 export const DEFAULT_HUB_OPTIONS: HubOptions = { heartbeatMs: 15_000, minFetchGapMs: 500, maxBufferedBytes: 1_000_000, lingerMs: 30_000, keptBytes: 4_000_000, admission: DEFAULT_ADMISSION };
 

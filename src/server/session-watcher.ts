@@ -4,7 +4,7 @@
 // that is further behind than what is kept is caught up by one engine call. Every event reaches
 // every stream once, in seq order.
 import type { ResearchEvent } from '../domain/types';
-import type { EventBatch, HubOptions, HubSource } from './event-hub';
+import type { EventBatch, HubOptions, HubSource } from './hub-source';
 import { deliver, endWith, errorFrame, eventFrame, finish, patiently, type Frame, type Subscriber } from './stream-frames';
 import { chunkKey, coalesce, modelOutputFrame } from './model-output';
 
