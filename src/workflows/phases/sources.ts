@@ -86,7 +86,7 @@ export function nothingToWriteFrom(s: ResearchSession): boolean {
 
 export async function fetchAndParse(s: ResearchSession, batch: Source[]): Promise<void> {
   s.setPhase('fetching');
-  const found = foundSoFar(s);
+  const found = foundUpTo(s, batch);
   await settleAll(batch.filter((x) => x.status === 'pending'), s.settings.fetch_concurrency, (source) => fetchOne(s, source, found));
   const fetched = s.state.sources.filter((src) => src.status === 'fetched').length;
   s.info(`fetched ${fetched} of ${s.state.sources.length} sources`);
@@ -97,10 +97,16 @@ function plannedQueries(s: ResearchSession): string[] {
   return (s.state.plan?.expanded_queries ?? []).map((q) => q.query);
 }
 
-/** What the session's searches found so far (titles and snippets), counted by the words of the question and its queries. */
-function foundSoFar(s: ResearchSession): FoundTerms {
+/**
+ * What the session's searches had found up to the last of `batch`'s sources (titles and snippets),
+ * counted by the words of the question and its queries. Searches register their sources in plan
+ * order, so all before the batch's are there whichever search finished first; those after them
+ * are left out even when already there, so the scores do not depend on which search was faster.
+ */
+function foundUpTo(s: ResearchSession, batch: Source[]): FoundTerms {
   const st = s.state;
-  return foundTerms([st.initial_query, ...plannedQueries(s), ...new Set(st.sources.map((x) => x.query))], st.sources.map((x) => `${x.title}\n${x.snippet}`));
+  const known = st.sources.slice(0, Math.max(-1, ...batch.map((x) => st.sources.indexOf(x))) + 1);
+  return foundTerms([st.initial_query, ...plannedQueries(s), ...new Set(known.map((x) => x.query))], known.map((x) => `${x.title}\n${x.snippet}`));
 }
 
 async function fetchOne(s: ResearchSession, source: Source, found: FoundTerms): Promise<void> {
@@ -152,7 +158,7 @@ export async function skipOffTopic(s: ResearchSession, fetched: Source[]): Promi
     const out = await s.tool(
       'score_relevance',
       { sources: unscored.map((src) => src.id) },
-      () => store.scoreRelevance({ question: s.state.initial_query, sub_questions: plannedQueries(s), found: foundSoFar(s), sources: unscored.map((src) => ({ id: src.id, text_file_id: src.text_file_id as string, sub_question: src.query })) }),
+      () => store.scoreRelevance({ question: s.state.initial_query, sub_questions: plannedQueries(s), found: foundUpTo(s, unscored), sources: unscored.map((src) => ({ id: src.id, text_file_id: src.text_file_id as string, sub_question: src.query })) }),
       (r) => ({ scores: r.scores }),
     );
     for (const src of unscored) src.relevance = out.scores[src.id] ?? 0;
