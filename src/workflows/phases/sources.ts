@@ -4,7 +4,6 @@
 import type { SearchHit } from '../../activities/contracts';
 import { classifySource } from '../../research/vetting';
 import { normalizeUrl } from '../../domain/text';
-import { foundTerms, type FoundTerms } from '../../report/words';
 import type { Source } from '../../domain/types';
 import { store, web } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
@@ -86,8 +85,7 @@ export function nothingToWriteFrom(s: ResearchSession): boolean {
 
 export async function fetchAndParse(s: ResearchSession, batch: Source[]): Promise<void> {
   s.setPhase('fetching');
-  const found = foundUpTo(s, batch);
-  await settleAll(batch.filter((x) => x.status === 'pending'), s.settings.fetch_concurrency, (source) => fetchOne(s, source, found));
+  await settleAll(batch.filter((x) => x.status === 'pending'), s.settings.fetch_concurrency, (source) => fetchOne(s, source));
   const fetched = s.state.sources.filter((src) => src.status === 'fetched').length;
   s.info(`fetched ${fetched} of ${s.state.sources.length} sources`);
 }
@@ -97,22 +95,10 @@ function plannedQueries(s: ResearchSession): string[] {
   return (s.state.plan?.expanded_queries ?? []).map((q) => q.query);
 }
 
-/**
- * What the session's searches had found up to the last of `batch`'s sources (titles and snippets),
- * counted by the words of the question and its queries. Searches register their sources in plan
- * order, so all before the batch's are there whichever search finished first; those after them
- * are left out even when already there, so the scores do not depend on which search was faster.
- */
-function foundUpTo(s: ResearchSession, batch: Source[]): FoundTerms {
-  const st = s.state;
-  const known = st.sources.slice(0, Math.max(-1, ...batch.map((x) => st.sources.indexOf(x))) + 1);
-  return foundTerms([st.initial_query, ...plannedQueries(s), ...new Set(known.map((x) => x.query))], known.map((x) => `${x.title}\n${x.snippet}`));
-}
-
-async function fetchOne(s: ResearchSession, source: Source, found: FoundTerms): Promise<void> {
+async function fetchOne(s: ResearchSession, source: Source): Promise<void> {
   try {
     reserveBudget(s, 'fetch');
-    const relevance = { question: s.state.initial_query, sub_question: source.query, sub_questions: plannedQueries(s), found };
+    const relevance = { question: s.state.initial_query, sub_question: source.query, sub_questions: plannedQueries(s) };
     const raw = await s.tool('fetch_url', { url: source.url, source_id: source.id }, () => web.fetchUrl({ url: source.url, parse: { relevance } }), (r) => ({
       file_id: r.file_id,
       status: r.status,
@@ -158,7 +144,7 @@ export async function skipOffTopic(s: ResearchSession, fetched: Source[]): Promi
     const out = await s.tool(
       'score_relevance',
       { sources: unscored.map((src) => src.id) },
-      () => store.scoreRelevance({ question: s.state.initial_query, sub_questions: plannedQueries(s), found: foundUpTo(s, unscored), sources: unscored.map((src) => ({ id: src.id, text_file_id: src.text_file_id as string, sub_question: src.query })) }),
+      () => store.scoreRelevance({ question: s.state.initial_query, sub_questions: plannedQueries(s), sources: unscored.map((src) => ({ id: src.id, text_file_id: src.text_file_id as string, sub_question: src.query })) }),
       (r) => ({ scores: r.scores }),
     );
     for (const src of unscored) src.relevance = out.scores[src.id] ?? 0;
