@@ -9,6 +9,12 @@ export interface Source {
   url: string;
   title: string;
   snippet: string;
+  /**
+   * The title and snippet as its search gave them, which the fetch may replace: relevance weighs
+   * the question's words by what the session's searches found, and must not depend on which pages
+   * were fetched by then.
+   */
+  found_as?: string;
   query: string;
   iteration: number;
   status: SourceStatus;

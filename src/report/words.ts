@@ -83,3 +83,24 @@ export function foundTerms(questions: string[], results: string[]): FoundTerms {
   for (const text of results) for (const t of new Set(relevanceTerms(text))) if (wanted.has(t)) df[t] = (df[t] ?? 0) + 1;
   return { results: results.length, df };
 }
+
+/** A found source as the found-results counts read it. */
+export interface FoundSource {
+  query: string;
+  title: string;
+  snippet: string;
+  /** Title and snippet as the search gave them, when the fetch may have replaced them since. */
+  found_as?: string;
+}
+
+/**
+ * What the session's searches had found up to the last of `batch`'s sources, counted by the words
+ * of the question, the plan's queries and the queries that found them. Sources are registered in
+ * plan order, so all before the batch's are there whichever search finished first; those after it
+ * are left out even when already there, and each counts as its search gave it, not as its page
+ * (fetched or not by then) calls itself: the counts depend on neither timing.
+ */
+export function foundUpTo(question: string, plan: string[], sources: FoundSource[], batch: FoundSource[]): FoundTerms {
+  const known = sources.slice(0, Math.max(-1, ...batch.map((x) => sources.indexOf(x))) + 1);
+  return foundTerms([question, ...plan, ...new Set(known.map((x) => x.query))], known.map((x) => x.found_as ?? `${x.title}\n${x.snippet}`));
+}

@@ -55,6 +55,7 @@ export const sourceSchema = obj({
     url: str,
     title: str,
     snippet: str,
+    found_as: str.optional().describe('its title and snippet as the search gave them (the fetch may replace them)'),
     query: str.describe('the sub-question that found it'),
     iteration: int,
     status: z.enum(['pending', 'fetched', 'failed']),

@@ -5,6 +5,7 @@ import type { SearchHit } from '../../activities/contracts';
 import { classifySource } from '../../research/vetting';
 import { normalizeUrl } from '../../domain/text';
 import type { Source } from '../../domain/types';
+import { foundUpTo, type FoundTerms } from '../../report/words';
 import { store, web } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
 import { settleAll } from '../concurrency';
@@ -38,6 +39,7 @@ export function addSources(s: ResearchSession, query: string, hits: SearchHit[])
       url: hit.url,
       title: hit.title,
       snippet: hit.snippet.slice(0, 300),
+      found_as: `${hit.title}\n${hit.snippet.slice(0, 300)}`,
       query,
       iteration: st.iteration,
       status: 'pending',
@@ -85,7 +87,8 @@ export function nothingToWriteFrom(s: ResearchSession): boolean {
 
 export async function fetchAndParse(s: ResearchSession, batch: Source[]): Promise<void> {
   s.setPhase('fetching');
-  await settleAll(batch.filter((x) => x.status === 'pending'), s.settings.fetch_concurrency, (source) => fetchOne(s, source));
+  const found = foundFor(s, batch);
+  await settleAll(batch.filter((x) => x.status === 'pending'), s.settings.fetch_concurrency, (source) => fetchOne(s, source, found));
   const fetched = s.state.sources.filter((src) => src.status === 'fetched').length;
   s.info(`fetched ${fetched} of ${s.state.sources.length} sources`);
 }
@@ -95,10 +98,15 @@ function plannedQueries(s: ResearchSession): string[] {
   return (s.state.plan?.expanded_queries ?? []).map((q) => q.query);
 }
 
-async function fetchOne(s: ResearchSession, source: Source): Promise<void> {
+/** What the session's searches had found up to `batch`, as relevance weighs the question's words by it. */
+function foundFor(s: ResearchSession, batch: Source[]): FoundTerms {
+  return foundUpTo(s.state.initial_query, plannedQueries(s), s.state.sources, batch);
+}
+
+async function fetchOne(s: ResearchSession, source: Source, found: FoundTerms): Promise<void> {
   try {
     reserveBudget(s, 'fetch');
-    const relevance = { question: s.state.initial_query, sub_question: source.query, sub_questions: plannedQueries(s) };
+    const relevance = { question: s.state.initial_query, sub_question: source.query, sub_questions: plannedQueries(s), found };
     const raw = await s.tool('fetch_url', { url: source.url, source_id: source.id }, () => web.fetchUrl({ url: source.url, parse: { relevance } }), (r) => ({
       file_id: r.file_id,
       status: r.status,
@@ -144,7 +152,7 @@ export async function skipOffTopic(s: ResearchSession, fetched: Source[]): Promi
     const out = await s.tool(
       'score_relevance',
       { sources: unscored.map((src) => src.id) },
-      () => store.scoreRelevance({ question: s.state.initial_query, sub_questions: plannedQueries(s), sources: unscored.map((src) => ({ id: src.id, text_file_id: src.text_file_id as string, sub_question: src.query })) }),
+      () => store.scoreRelevance({ question: s.state.initial_query, sub_questions: plannedQueries(s), found: foundFor(s, unscored), sources: unscored.map((src) => ({ id: src.id, text_file_id: src.text_file_id as string, sub_question: src.query })) }),
       (r) => ({ scores: r.scores }),
     );
     for (const src of unscored) src.relevance = out.scores[src.id] ?? 0;
