@@ -121,6 +121,26 @@ const CASES: Case[] = [
     off: [['sueddeutsche.de.flixtrain.html', 'Heizen Zukunft erneuerbare Energien']],
   },
   {
+    // A planner's sub-question that lost the question's subject ("health risks study") matches a
+    // multivitamin page as well as any: it counts only when no question says more.
+    question: 'What are the health risks of vaping?',
+    plan: ['health risks vaping', 'health risks study'],
+    on: [],
+    off: [
+      ['thelist.com.multivitamin.html', 'What are the health risks of vaping'],
+      ['thelist.com.multivitamin.html', 'health risks study'],
+    ],
+  },
+  {
+    question: 'What makes a good sourdough bread recipe?',
+    plan: ['makes good sourdough', 'makes good study'],
+    on: [],
+    off: [
+      ['nature.com.telescope.html', 'makes good study'],
+      ['blog.gaijinpot.com.chikan.html', 'makes good study'],
+    ],
+  },
+  {
     question: 'How do you care for hydrangeas?',
     on: [['realsimple.com.hydrangea.html', 'hydrangea care watering']],
     off: [['plantcaretoday.com.bougainvillea.html', 'hydrangea care watering']],

@@ -143,6 +143,19 @@ function aboutness(page: PageProfile, question: Map<string, string[]>, found?: F
   return total ? (said / total) * (present / total) ** COVERAGE_EXPONENT : 0;
 }
 
+/** A question word at least this weighty (rarer than "health", "risks", "study", "makes", "good") names something a page can be about. */
+const MIN_TELLING_WEIGHT = 2.5;
+
+/**
+ * Whether a question names something a page can be about. A planner's sub-question of common words
+ * only ("health risks study", "makes good study") lost the question's subject: a multivitamin page
+ * or a telescope's opening would match it as well as any. It counts only when no question says more.
+ */
+function saysSomething(wanted: Map<string, string[]>): boolean {
+  for (const t of wanted.keys()) if (termWeight(t) >= MIN_TELLING_WEIGHT) return true;
+  return false;
+}
+
 /**
  * The page's relevance to the best-matched of `questions` (its sub-question, the whole question).
  * 1 when no question has a word to look for: nothing is skipped on a guess. With what the session
@@ -152,10 +165,10 @@ function aboutness(page: PageProfile, question: Map<string, string[]>, found?: F
  */
 export function relevanceScore(text: string, questions: string[], title = '', found?: FoundTerms): number {
   const page = profile(text, title);
+  const asked = questions.map(wantedTerms).filter((wanted) => wanted.size);
+  const telling = asked.filter(saysSomething);
   let best: number | undefined;
-  for (const question of questions) {
-    const wanted = wantedTerms(question);
-    if (!wanted.size) continue;
+  for (const wanted of telling.length ? telling : asked) {
     best = Math.max(best ?? 0, found ? Math.min(aboutness(page, wanted), aboutness(page, wanted, found)) : aboutness(page, wanted));
   }
   return best === undefined ? 1 : Math.round(best * 1000) / 1000;
