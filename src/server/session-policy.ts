@@ -1,10 +1,9 @@
 // What the service adds to a session's settings before it starts, and what it refuses: sessions
 // started over HTTP never read the operator's files unless the operator allows it, and (seed 003)
 // clarifying questions and the final review are on unless the run is unattended.
-import { LOCAL_SEARCH_PROVIDER } from '../domain/names';
 import { resolveSettings } from '../config/load';
 import type { AppConfig } from '../config/schema';
-import { expandSearchPresets } from '../providers/registry';
+import { expandSearchPresets, readsServerFiles } from '../providers/registry';
 import type { ResearchPlan } from '../domain/types';
 import { invalid } from './errors';
 
@@ -26,8 +25,9 @@ export function checkServiceSettings(config: AppConfig, policy: SessionPolicy, s
   const presets = config.search.presets;
   const named = (value: unknown) => expandSearchPresets(Array.isArray(value) ? (value as string[]) : typeof value === 'string' ? [value] : [], presets);
   for (const field of ['search_providers', 'search_provider'] as const) {
-    if (named(settings[field]).includes(LOCAL_SEARCH_PROVIDER)) {
-      throw invalid(`body.settings.${field}`, `the "local" search provider reads files on the server; this service does not offer it (the operator can allow it with DEEP_RESEARCH_SERVICE_LOCAL_DOCS=1)`);
+    const reader = named(settings[field]).find(readsServerFiles);
+    if (reader) {
+      throw invalid(`body.settings.${field}`, `the "${reader}" search provider reads files on the server; this service does not offer it (the operator can allow it with DEEP_RESEARCH_SERVICE_LOCAL_DOCS=1)`);
     }
   }
   if (settings.local_documents === true) throw invalid('body.settings.local_documents', 'this service does not read local documents (the operator can allow it with DEEP_RESEARCH_SERVICE_LOCAL_DOCS=1)');
