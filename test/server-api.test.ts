@@ -242,6 +242,11 @@ describe('the HTTP service', () => {
     expect(unknown.body.message).toContain('unknown search provider "altavista"');
     const single = await api.call('POST', '/api/research', { token: alice, body: { query: 'providers', settings: { search_provider: 'altavista' } } });
     expect(single.body.field).toBe('body.settings.search_provider');
+    // The panel fields are checked as the settings they become, at the edge: the field is named.
+    const synthesis = await api.call('POST', '/api/research', { token: alice, body: { query: 'panel', panel: ['openai:gpt-4o'], synthesis_model: 'gpt-4o' } });
+    expect(synthesis.status).toBe(400);
+    expect(synthesis.body.field).toBe('body.synthesis_model');
+    expect(synthesis.body.message).toContain('provider:model');
     expect((await api.service.store.list({})).sessions.length).toBe(sessionsBefore);
 
     // JSON.parse makes "__proto__" an own key; the server drops it (and constructor.prototype) and goes on.

@@ -1,19 +1,15 @@
 // Builds the activity implementations from their dependencies (config, stores, providers).
-import path from 'node:path';
 import { sweepArchive } from '../budget/archive';
 import { budgetSettingsOf } from '../budget/settings';
-import { ConfigError } from '../config/load';
 import { warmUpParsing } from '../parsing';
 import { preparePdfWorkers } from '../parsing/pdf-worker';
 import { relevanceScore } from '../report/relevance';
 import type { AppConfig } from '../config/schema';
 import { createModelProvider } from '../providers/model/ai-sdk';
 import { createEmbedder, type Embedder } from '../providers/model/embeddings';
-import { modelConnection, modelProviders, resolveProviderPlan, searchAvailability } from '../providers/registry';
-import { createSearchProvider, searchApiKeyFromEnv, SEARCH_PROVIDERS, type SearchProviderName } from '../providers/search/catalog';
+import { createSearch, modelConnection, modelProviders, notesSource, resolveProviderPlan, searchSetupVariable } from '../providers/registry';
 import type { ModelProvider } from '../providers/model/types';
-import { LocalDocumentSearch, NOTE_MIN_RELEVANCE, queryContentWords } from '../providers/search/local';
-import { SearxngSearch } from '../providers/search/searxng';
+import { NOTE_MIN_RELEVANCE, queryContentWords } from '../providers/search/local';
 import type { SearchProvider, SearchResult } from '../providers/search/types';
 import { fetcherFromConfig } from '../fetching/fetcher';
 import type { ArtifactStore } from '../stores/artifacts';
@@ -118,12 +114,13 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
     scoreRelevance: relevance.scoreRelevance,
     ...createDeliveryActivities({ config, env, sessions: sessionsWaiting, artifacts: store }),
     async lookupLocalKnowledge({ query, maxResults }) {
-      if (!config.search.local_path) return { hits: [] };
+      const notes = notesSource(config, env);
+      if (!notes) return { hits: [] };
       try {
-        const hits = (await searchProvider('local').search({ query, maxResults })).filter(matchesQuestion(query));
+        const hits = (await searchProvider(notes).search({ query, maxResults })).filter(matchesQuestion(query));
         return { hits: hits.map((h) => ({ title: h.title.slice(0, 200), url: h.url, snippet: h.snippet.slice(0, 300) })) };
       } catch (err) {
-        throw toFailure(err, 'looking up the local documents', 'LOCAL_DOCS_DIR');
+        throw toFailure(err, 'looking up the local documents', searchSetupVariable(notes));
       }
     },
     async resolveProviders({ settings }) {
@@ -182,21 +179,4 @@ function relevanceEmbedder(config: AppConfig, env: NodeJS.ProcessEnv): () => Emb
     if (!ref) return undefined;
     return (embedder ??= createEmbedder(modelConnection(config, env, ref)));
   };
-}
-
-function createSearch(config: AppConfig, env: NodeJS.ProcessEnv, name: string): SearchProvider {
-  const availability = searchAvailability(config, env, name);
-  if (!availability.ok) throw new ConfigError(`search provider ${name} is not available: ${availability.reason}`);
-  const userAgent = config.fetch.user_agent;
-  const timeoutMs = config.search.timeout_seconds * 1000;
-  if (name === 'local') {
-    const embedding = config.search.embedding_model;
-    const embedder = embedding ? createEmbedder(modelConnection(config, env, embedding)) : undefined;
-    return new LocalDocumentSearch(config.search.local_path as string, path.join(config.data_dir, 'local-index.json'), embedder);
-  }
-  if (name === 'searxng') return new SearxngSearch(config.search.searxng_url as string, timeoutMs, userAgent);
-  const provider = name as SearchProviderName;
-  const baseUrl = config.search.providers[name]?.base_url ?? SEARCH_PROVIDERS[provider].defaultBaseUrl ?? '';
-  const engineEnv = SEARCH_PROVIDERS[provider].requiredEnv;
-  return createSearchProvider(provider, { baseUrl, apiKey: searchApiKeyFromEnv(provider, env), ...(engineEnv ? { engineId: env[engineEnv] } : {}), timeoutMs, userAgent });
 }

@@ -55,7 +55,7 @@ export function registerScheduleCommands(program: Command, withClient: WithClien
           };
         }
         await withClient({ startRuntime: true }, async (c) => {
-          const view = await c.schedules().create({ query: first, every: o.every as string, settings, scheduleId: o.id, runNow: o.now });
+          const view = await c.schedules().create({ query: first, every: o.every as string, settings: await c.parseSettings(settings), scheduleId: o.id, runNow: o.now });
           out(o.json, view, `${formatSchedule(view)}\nrunning unattended: the plan is approved automatically and clarifying questions are skipped (the plan's assumptions say so)`);
         });
         return;

@@ -23,7 +23,7 @@ import {
 } from '../workflows/messages';
 import type { MessageArgsOf, ReviewArgs, TopUpArgs } from '../domain/messages';
 import type { MessageName } from '../domain/names';
-import type { InputContext, LiveSnapshot, ResearchEvent, ResearchInput, ResearchPlan, ResearchSnapshot } from '../domain/types';
+import type { InputContext, LiveSnapshot, ResearchEvent, ResearchInput, ResearchPlan, ResearchSettings, ResearchSnapshot } from '../domain/types';
 import type { InputCheckArgs, InputCheckResult } from '../workflows/input-check';
 import type { ArtifactStore } from '../stores/artifacts';
 import type { ResearchMetadata } from '../workflows/metadata';
@@ -47,9 +47,13 @@ export interface StartOptions {
   askTopic?: boolean;
 }
 
-/** StartOptions parsed at the edge: the question checked once (validateQuery), or '' to ask for it. */
-export interface StartCommand extends Omit<StartOptions, 'query'> {
+/**
+ * StartOptions parsed at the edge: the question checked once (validateQuery), or '' to ask for it,
+ * and the session's whole settings (validated overrides on the installation's defaults).
+ */
+export interface StartCommand extends Omit<StartOptions, 'query' | 'settings'> {
   query: Question | '';
+  settings: ResearchSettings;
 }
 
 export class ResearchClient {
@@ -73,16 +77,26 @@ export class ResearchClient {
     });
   }
 
-  /** Starts a session; the question is checked here (front ends that checked it already: startCommand). */
+  /** Starts a session from unchecked input (the terminal's, a script's): parsed here, once (parseStart). */
   async start(opts: StartOptions): Promise<{ researchId: string; workflowId: string; status: string }> {
-    return this.startCommand({ ...opts, query: opts.askTopic && !opts.query?.trim() ? '' : validateQuery(opts.query) });
+    return this.startCommand(await this.parseStart(opts));
   }
 
-  /** Starts a session from a checked question ('': the session asks for one). */
+  /** The edge's parse of a start: the question checked, the settings validated on the installation's defaults. */
+  async parseStart(opts: StartOptions): Promise<StartCommand> {
+    const query = opts.askTopic && !opts.query?.trim() ? '' : validateQuery(opts.query);
+    return { ...opts, query, settings: await this.parseSettings(opts.settings) };
+  }
+
+  /** A session's settings from unchecked overrides (a terminal's flags): validated on the installation's defaults. */
+  parseSettings(overrides: Record<string, unknown> = {}): Promise<ResearchSettings> {
+    return resolveSettingsKept(this.config.data_dir, this.config.research.settings, overrides);
+  }
+
+  /** Starts a session from a parsed start ('': the session asks for its question); nothing is checked again. */
   async startCommand(opts: StartCommand): Promise<{ researchId: string; workflowId: string; status: string }> {
     const query = opts.query;
-    const overrides = { ...(opts.settings ?? {}), ...(opts.autoApprove ? { auto_approve: true } : {}) };
-    const settings = await resolveSettingsKept(this.config.data_dir, this.config.research.settings, overrides);
+    const settings: ResearchSettings = opts.autoApprove ? { ...opts.settings, auto_approve: true } : opts.settings;
     const researchId = opts.researchId ?? randomUUID().slice(0, 8);
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(researchId)) throw new ResearchError('a research id may use letters, digits, "-", "_" and "." (at most 64)');
     const contexts = await storeInputContexts(this.artifacts(), researchId, opts.contexts ?? []);

@@ -2,7 +2,7 @@
 // (plan approved automatically, clarifying questions skipped and said so in the plan's assumptions).
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleDescription } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { resolveSettingsKept } from '../config/parsed-cache';
+import { withOverrides, type SettingsOverrides } from '../config/session-settings';
 import type { AppConfig } from '../config/schema';
 import { SCHEDULED_WORKFLOW_TYPE } from '../workflows/messages';
 import { scheduledResearchId, type ScheduledRunInput } from '../workflows/scheduled';
@@ -17,7 +17,8 @@ export interface CreateScheduleOptions {
   query: string;
   /** "7d", "12h", "30m", "2w", "10s". */
   every: string;
-  settings?: Record<string, unknown>;
+  /** Checked at the edge (the route's schema, or ResearchClient.parseSettings at the terminal). */
+  settings?: SettingsOverrides;
   scheduleId?: string;
   /** Who owns it (the API's token owner); listed and steered only by them. */
   owner?: string;
@@ -61,7 +62,7 @@ export class ResearchSchedules {
     const scheduleId = opts.scheduleId ?? randomUUID().slice(0, 8);
     if (!/^[A-Za-z0-9_-]{1,40}$/.test(scheduleId)) throw new ResearchError('a schedule id may use letters, digits, "-" and "_" (at most 40)');
     // Unattended: nobody is there to approve or answer, and the settings say so in every run.
-    const settings = await resolveSettingsKept(this.config.data_dir, this.config.research.settings, { ...(opts.settings ?? {}), auto_approve: true, ask_clarifications: false, schedule_id: scheduleId });
+    const settings = withOverrides(this.config.research.settings, { ...(opts.settings ?? {}), auto_approve: true, ask_clarifications: false, schedule_id: scheduleId });
     const input: ScheduledRunInput = { scheduleId, query, settings, searchAttributes: this.searchAttributes };
     try {
       await this.client.schedule.create({

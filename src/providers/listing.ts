@@ -2,9 +2,8 @@
 // their keys, what each serves, and (with --check) which answer. Keys are never printed.
 import { MODEL_ROLES, splitModelRef } from '../config/model-catalog';
 import type { AppConfig } from '../config/schema';
-import { LOCAL_SEARCH_PROVIDER } from '../domain/names';
-import { ALL_SEARCH_PROVIDERS, modelAvailability, modelProviders, searchAvailability, searchKind, searchLocation, searchRate } from './registry';
-import { createSearchProvider, isSearchProviderName, searchApiKeyFromEnv, SEARCH_PROVIDERS, type SearchProviderName } from './search/catalog';
+import { ALL_SEARCH_PROVIDERS, modelAvailability, modelProviders, probeSearch, searchAvailability, searchKind, searchLocation, searchRate } from './registry';
+import { isSearchProviderName, searchApiKeyFromEnv, SEARCH_PROVIDERS } from './search/catalog';
 
 export interface ProviderRow {
   type: 'model' | 'search';
@@ -76,12 +75,7 @@ function searchRows(config: AppConfig, env: NodeJS.ProcessEnv): ProviderRow[] {
 async function probe(config: AppConfig, env: NodeJS.ProcessEnv, row: ProviderRow): Promise<string> {
   try {
     if (row.type === 'search') {
-      if (row.name === LOCAL_SEARCH_PROVIDER) return 'ok';
-      const name = row.name as SearchProviderName;
-      const engineEnv = SEARCH_PROVIDERS[name].requiredEnv;
-      const options = { baseUrl: row.base_url as string, apiKey: searchApiKeyFromEnv(name, env), ...(engineEnv ? { engineId: env[engineEnv] } : {}), timeoutMs: 10_000, userAgent: config.fetch.user_agent };
-      const provider = createSearchProvider(name, options);
-      await provider.search({ query: 'test', maxResults: 1 });
+      await probeSearch(config, env, row.name);
       return 'ok';
     }
     const base = (row.base_url ?? '').replace(/\/+$/, '');

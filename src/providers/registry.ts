@@ -1,6 +1,7 @@
 // Settles which providers serve a session: the model chain per role and the search chain, from the
 // config, the session's settings and which keys this worker's environment holds. Nothing here
 // returns a key: only names, and why a provider was left out.
+import path from 'node:path';
 import { LOCAL_SEARCH_PROVIDER } from '../domain/names';
 import { LEFT_OUT_OF_PANEL } from '../domain/panel';
 import { ConfigError } from '../config/load';
@@ -9,7 +10,8 @@ import type { AppConfig } from '../config/schema';
 import type { ProviderPlan, ResearchSettings } from '../domain/types';
 import type { ModelConnection } from './model/types';
 import { choosePanel } from '../research/panel';
-import { isSearchProviderName, searchApiKeyFromEnv, SEARCH_PROVIDER_NAMES, SEARCH_PROVIDERS } from './search/catalog';
+import { createSearchProvider, isSearchProviderName, searchApiKeyFromEnv, SEARCH_PROVIDER_NAMES, SEARCH_PROVIDERS, type SearchProviderName } from './search/catalog';
+import type { SearchProvider } from './search/types';
 
 type Availability = { ok: true } | { ok: false; reason: string };
 
@@ -63,60 +65,166 @@ export function modelConnection(config: AppConfig, env: NodeJS.ProcessEnv, ref: 
   };
 }
 
-/**
- * Search sources that are the user's own rather than a service: the folder of their documents and
- * their SearXNG instance. They need no key, are never throttled unless configured, and exist once
- * the variable naming where they are is set.
- */
-const OWN_SEARCH_SOURCES: Record<string, { variable: string; kind: string; location: (config: AppConfig) => string | undefined }> = {
-  [LOCAL_SEARCH_PROVIDER]: { variable: 'LOCAL_DOCS_DIR', kind: 'your documents', location: (c) => c.search.local_path },
-  searxng: { variable: 'SEARXNG_URL', kind: 'web', location: (c) => c.search.searxng_url },
+/** One search provider as this installation serves it: where it is, what it needs, how to build and probe it. */
+interface SearchSource {
+  /** How its results read: web pages, papers, or the user's own documents. */
+  kind: string;
+  /** The variable it needs set: its key, or where it is. */
+  variable?: string;
+  /** Where it answers: its base URL, or the folder of the user's documents. */
+  location(config: AppConfig): string | undefined;
+  availability(config: AppConfig, env: NodeJS.ProcessEnv): Availability;
+  /** Requests per second from all sessions together when the config names none (undefined: not throttled). */
+  rate?: number;
+  /** Calls it may take back to back when the config names none. */
+  burst: number;
+  /** Why a session's settings leave it out (undefined: they do not). */
+  offFor?(settings: ResearchSettings): string | undefined;
+  /** It reads files on the machine the worker runs on: a service offers it only where its operator allows. */
+  readsServerFiles?: boolean;
+  /** It holds the user's notes, which the planner looks up before drafting (the plan's local_corpus). */
+  holdsNotes?: boolean;
+  create(config: AppConfig, env: NodeJS.ProcessEnv): SearchProvider;
+  /** `providers --check`: resolves once it answered, throws what went wrong. */
+  probe(config: AppConfig, env: NodeJS.ProcessEnv): Promise<void>;
+}
+
+/** A service from the catalog, at `location` (its configured or public base URL unless said otherwise). */
+function httpSource(name: SearchProviderName, location = (config: AppConfig) => config.search.providers[name]?.base_url ?? SEARCH_PROVIDERS[name].defaultBaseUrl): SearchSource {
+  const entry = SEARCH_PROVIDERS[name];
+  const build = (config: AppConfig, env: NodeJS.ProcessEnv, timeoutMs: number) =>
+    createSearchProvider(name, {
+      baseUrl: location(config) ?? '',
+      apiKey: searchApiKeyFromEnv(name, env),
+      ...(entry.requiredEnv ? { engineId: env[entry.requiredEnv] } : {}),
+      timeoutMs,
+      userAgent: config.fetch.user_agent,
+    });
+  return {
+    kind: entry.academic ? 'academic' : 'web',
+    variable: entry.keyEnv,
+    location,
+    availability: (_config, env) => {
+      if (entry.keyRequired && !searchApiKeyFromEnv(name, env)) return { ok: false, reason: `${entry.keyEnv} is not set` };
+      if (entry.requiredEnv && !env[entry.requiredEnv]?.trim()) return { ok: false, reason: `${entry.requiredEnv} is not set` };
+      return { ok: true };
+    },
+    rate: entry.requestsPerSecond,
+    burst: entry.burst ?? 1,
+    create: (config, env) => build(config, env, config.search.timeout_seconds * 1000),
+    probe: async (config, env) => {
+      await build(config, env, 10_000).search({ query: 'test', maxResults: 1 });
+    },
+  };
+}
+
+/** A source that is the user's own rather than a service: it exists once the variable naming where it is is set. */
+const ownSource = (variable: string, location: (config: AppConfig) => string | undefined) => ({
+  variable,
+  location,
+  availability: (config: AppConfig): Availability => (location(config) ? { ok: true } : { ok: false, reason: `${variable} is not set` }),
+  // Your own instance (or your own files) is not throttled unless you say so.
+  rate: undefined,
+});
+
+/** The user's documents (LOCAL_DOCS_DIR), searched on this machine; the parser and the index load when first searched. */
+const localDocuments: SearchSource = {
+  kind: 'your documents',
+  ...ownSource('LOCAL_DOCS_DIR', (c) => c.search.local_path),
+  burst: 1,
+  offFor: (settings) => (settings.local_documents === false ? 'local documents are off for this session' : undefined),
+  readsServerFiles: true,
+  holdsNotes: true,
+  create: (config, env) => {
+    const embedding = config.search.embedding_model;
+    const open = async (): Promise<SearchProvider> =>
+      (await localSearchModule()).openLocalDocuments(config.search.local_path as string, path.join(config.data_dir, 'local-index.json'), embedding ? modelConnection(config, env, embedding) : undefined);
+    let opened: Promise<SearchProvider> | undefined;
+    return { name: LOCAL_SEARCH_PROVIDER, search: async (request) => (await (opened ??= open())).search(request) };
+  },
+  // Nothing to call: the folder is read when it is searched.
+  probe: async () => undefined,
 };
 
+/**
+ * The local search (MiniSearch, the parsers, the embedding client), loaded when first searched, not by
+ * every command that reads this registry: require() where modules are CommonJS (the built CLI, tsx),
+ * import() where they are ES modules (vitest).
+ */
+async function localSearchModule(): Promise<typeof import('./search/local')> {
+  try {
+    return require('./search/local') as typeof import('./search/local');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
+    return import('./search/local.js');
+  }
+}
+
+/** Every search provider this installation knows, by name. */
+const SEARCH_SOURCES: Readonly<Record<string, SearchSource>> = {
+  ...Object.fromEntries(SEARCH_PROVIDER_NAMES.map((name) => [name, httpSource(name)])),
+  searxng: { ...httpSource('searxng', (c) => c.search.searxng_url), ...ownSource('SEARXNG_URL', (c) => c.search.searxng_url) },
+  [LOCAL_SEARCH_PROVIDER]: localDocuments,
+};
+
+const sourceOf = (name: string): SearchSource | undefined => (Object.hasOwn(SEARCH_SOURCES, name) ? SEARCH_SOURCES[name] : undefined);
+
 /** Every search provider name this installation knows. */
-export const ALL_SEARCH_PROVIDERS: readonly string[] = [...new Set([...SEARCH_PROVIDER_NAMES, ...Object.keys(OWN_SEARCH_SOURCES)])];
+export const ALL_SEARCH_PROVIDERS: readonly string[] = Object.keys(SEARCH_SOURCES);
 
 /** The variable a provider needs set: its key, or where an own source is. */
 export function searchSetupVariable(name: string): string | undefined {
-  return OWN_SEARCH_SOURCES[name]?.variable ?? (isSearchProviderName(name) ? SEARCH_PROVIDERS[name].keyEnv : undefined);
+  return sourceOf(name)?.variable;
 }
 
 /** Where a provider answers: its base URL, or the folder of the user's documents. */
 export function searchLocation(config: AppConfig, name: string): string | undefined {
-  const own = OWN_SEARCH_SOURCES[name];
-  if (own) return own.location(config);
-  return config.search.providers[name]?.base_url ?? (isSearchProviderName(name) ? SEARCH_PROVIDERS[name].defaultBaseUrl : undefined);
+  return sourceOf(name)?.location(config) ?? config.search.providers[name]?.base_url;
 }
 
 /** How a provider's results read: web pages, papers, or the user's own documents. */
 export function searchKind(name: string): string {
-  return OWN_SEARCH_SOURCES[name]?.kind ?? (isSearchProviderName(name) && SEARCH_PROVIDERS[name].academic ? 'academic' : 'web');
+  return sourceOf(name)?.kind ?? 'web';
 }
 
 export function searchAvailability(config: AppConfig, env: NodeJS.ProcessEnv, name: string): Availability {
-  const own = OWN_SEARCH_SOURCES[name];
-  if (own) return own.location(config) ? { ok: true } : { ok: false, reason: `${own.variable} is not set` };
-  if (!isSearchProviderName(name)) return { ok: false, reason: `unknown search provider "${name}" (known: ${ALL_SEARCH_PROVIDERS.join(', ')})` };
-  const entry = SEARCH_PROVIDERS[name];
-  if (entry.keyRequired && !searchApiKeyFromEnv(name, env)) return { ok: false, reason: `${entry.keyEnv} is not set` };
-  if (entry.requiredEnv && !env[entry.requiredEnv]?.trim()) return { ok: false, reason: `${entry.requiredEnv} is not set` };
-  return { ok: true };
+  const source = sourceOf(name);
+  if (!source) return { ok: false, reason: `unknown search provider "${name}" (known: ${ALL_SEARCH_PROVIDERS.join(', ')})` };
+  return source.availability(config, env);
+}
+
+/** Whether a provider reads files on the server (a service offers it only where its operator allows). */
+export function readsServerFiles(name: string): boolean {
+  return sourceOf(name)?.readsServerFiles === true;
+}
+
+/** The provider holding the user's notes that the planner looks up, when there is one. */
+export function notesSource(config: AppConfig, env: NodeJS.ProcessEnv): string | undefined {
+  return ALL_SEARCH_PROVIDERS.find((name) => SEARCH_SOURCES[name].holdsNotes && SEARCH_SOURCES[name].availability(config, env).ok);
+}
+
+/** Builds a provider for activities (its key read here, never passed on); one that cannot serve is a ConfigError saying why. */
+export function createSearch(config: AppConfig, env: NodeJS.ProcessEnv, name: string): SearchProvider {
+  const availability = searchAvailability(config, env, name);
+  if (!availability.ok) throw new ConfigError(`search provider ${name} is not available: ${availability.reason}`);
+  return SEARCH_SOURCES[name].create(config, env);
+}
+
+/** `providers --check` for one search provider: resolves once it answered. */
+export function probeSearch(config: AppConfig, env: NodeJS.ProcessEnv, name: string): Promise<void> {
+  const source = sourceOf(name);
+  if (!source) return Promise.reject(new Error(`unknown search provider "${name}"`));
+  return source.probe(config, env);
 }
 
 /** Requests per second a provider may receive from all sessions together (Temporal enforces it per task queue). */
 export function searchRate(config: AppConfig, name: string): number | undefined {
-  const configured = config.search.providers[name]?.requests_per_second;
-  if (configured !== undefined) return configured;
-  // Your own instance (or your own files) is not throttled unless you say so.
-  if (OWN_SEARCH_SOURCES[name]) return undefined;
-  return isSearchProviderName(name) ? SEARCH_PROVIDERS[name].requestsPerSecond : undefined;
+  return config.search.providers[name]?.requests_per_second ?? sourceOf(name)?.rate;
 }
 
 /** Calls a provider may take back to back (its documented window, or search.providers.<name>.burst); 1: none. */
 export function searchBurst(config: AppConfig, name: string): number {
-  const configured = config.search.providers[name]?.burst;
-  if (configured !== undefined) return configured;
-  return isSearchProviderName(name) ? (SEARCH_PROVIDERS[name].burst ?? 1) : 1;
+  return config.search.providers[name]?.burst ?? sourceOf(name)?.burst ?? 1;
 }
 
 /** Fails early, with what to set, when no model could serve this installation's planner. */
@@ -161,21 +269,23 @@ export function resolveProviderPlan(config: AppConfig, env: NodeJS.ProcessEnv, s
     settings.search_providers ?? [...(settings.search_provider ? [settings.search_provider] : []), ...config.search.chain],
     config.search.presets,
   );
-  const localOff = settings.local_documents === false;
-  const search_chain = unique(wantedSearch).filter((name) =>
-    keep(name, localOff && name === LOCAL_SEARCH_PROVIDER ? { ok: false, reason: 'local documents are off for this session' } : searchAvailability(config, env, name)),
-  );
+  const offFor = (name: string) => sourceOf(name)?.offFor?.(settings);
+  const search_chain = unique(wantedSearch).filter((name) => {
+    const off = offFor(name);
+    return keep(name, off ? { ok: false, reason: off } : searchAvailability(config, env, name));
+  });
   if (search_chain.length === 0) {
     throw new ConfigError(
       `no search provider available: set SEARXNG_URL, TAVILY_API_KEY, BRAVE_API_KEY or EXA_API_KEY, add duckduckgo to the chain, or point LOCAL_DOCS_DIR at your documents (${describeSkipped(all)})`,
     );
   }
+  const notes = notesSource(config, env);
   return {
     model_chains,
     search_chain,
     search_mode: settings.search_mode ?? config.search.mode,
     skipped,
-    ...(config.search.local_path && !localOff ? { local_corpus: true } : {}),
+    ...(notes && !offFor(notes) ? { local_corpus: true } : {}),
     ...(settings.panel ? panelPlan(config, env, settings, model_chains.writer[0] ?? model_chains.planner[0], skipped) : {}),
   };
 }

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from './errors';
 import { apiError } from './api-schemas';
-import { sessionSettings } from './route-schemas';
+import { panelList, sessionSettings } from './route-schemas';
 import type { ResearchService } from './research-service';
 import { createCommand } from './service-requests';
 
@@ -32,7 +32,7 @@ export function createMcpServer(service: ResearchService, user: string): McpServ
       query: z.string().min(1).max(4000),
       auto_approve: z.boolean().optional(),
       settings: sessionSettings(service.client.config).optional(),
-      panel: z.array(z.string().min(2).max(200)).min(1).max(10).optional().describe('panel research: "provider:model" items or plain words ("Claude and Gemini")'),
+      panel: panelList.optional().describe('panel research: "provider:model" items or plain words ("Claude and Gemini")'),
     },
   }, ({ query, auto_approve, settings, panel }) => answer(() => service.create(user, createCommand({ query, auto_approve, settings, panel }))));
 

@@ -3,7 +3,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ResearchClient } from '../client/research-client';
 import { ResearchError, type Question } from '../client/errors';
-import { ConfigError } from '../config/load';
+import { withOverrides, type SettingsOverrides } from '../config/session-settings';
 import { openArtifactStore, openServiceStore, openSharedLimits } from '../stores/open';
 import type { SharedLimits } from '../stores/limits';
 import type { SessionStore } from '../stores/sessions';
@@ -14,7 +14,7 @@ import { activePollers, waitingForWorkerLine } from '../runtime/local';
 import type { Accepted } from '../workflows/messages';
 import type { ApproveArgs, MessageArgsOf, TopicArgs } from '../domain/messages';
 import type { MessageName } from '../domain/names';
-import type { ResearchEvent, ResearchPlan, ResearchSnapshot, ResearchStatus } from '../domain/types';
+import type { ResearchEvent, ResearchPlan, ResearchSettings, ResearchSnapshot, ResearchStatus } from '../domain/types';
 import { ApiError, invalid, notFound, notFoundWhileStoreAway, wrongState } from './errors';
 import type { ListFilter, OwnedSession, ServiceStore } from '../stores/service';
 import { OwnershipUnknownError, rememberingServiceStore } from './remembering-store';
@@ -31,6 +31,9 @@ export function publicIds<T extends { researchId: string }>(answer: T): Omit<T, 
   const { researchId, ...rest } = answer;
   return { research_id: researchId, ...rest, researchId };
 }
+
+/** A draft's settings, validated by the route's schema when they were saved. */
+const draftSettings = (s: OwnedSession): SettingsOverrides => s.settings as SettingsOverrides;
 
 /** A research id no session has (ids are 12 hex characters): readiness asks the session store for it. */
 const READINESS_PROBE_ID = 'readiness-probe';
@@ -94,10 +97,9 @@ export class ResearchService {
     // Owned before the workflow exists, so no event or state is ever visible to anybody else.
     await this.store.insert({ research_id: researchId, owner, query, status: asksTopic ? 'awaiting_topic' : 'planning', settings: {}, parent_id: null });
     try {
-      await this.client.startCommand({ query, settings: start.settings, researchId, autoApprove: req.auto_approve, askTopic: asksTopic, contexts: req.input_contexts });
+      await this.client.startCommand({ query, settings: this.sessionSettings(start.settings), researchId, autoApprove: req.auto_approve, askTopic: asksTopic, contexts: req.input_contexts });
     } catch (err) {
       await this.store.remove(researchId);
-      if (err instanceof ConfigError) throw invalid('body.settings', err.message);
       if (err instanceof ResearchError) throw invalid(/input context/.test(err.message) ? 'body.input_contexts' : 'body.query', err.message);
       throw err;
     }
@@ -108,15 +110,15 @@ export class ResearchService {
   async editDraft(
     owner: string,
     id: string,
-    changes: { query?: string; settings?: Record<string, unknown>; plan?: Partial<ResearchPlan> },
+    changes: { query?: string; settings?: SettingsOverrides; plan?: Partial<ResearchPlan> },
   ): Promise<SessionView & { input_check?: InputCheckView }> {
     const s = await this.owned(owner, id);
     if (s.status !== 'draft') throw wrongState(id, s.status, `research ${id} is ${s.status}; only a draft can be edited`);
     const query = changes.query === undefined ? undefined : question(changes.query);
-    const settings = changes.settings === undefined ? undefined : { ...s.settings, ...changes.settings };
+    const settings = changes.settings === undefined ? undefined : { ...draftSettings(s), ...changes.settings };
     if (settings) this.checkSettings(settings);
     const plan = changes.plan === undefined ? undefined : { ...(s.plan ?? {}), ...changes.plan };
-    if (plan || settings) checkPlanEdit(this.client.config, settings ?? s.settings, (plan ?? s.plan ?? {}) as Partial<ResearchPlan>);
+    if (plan || settings) checkPlanEdit(this.client.config, settings ?? draftSettings(s), (plan ?? s.plan ?? {}) as Partial<ResearchPlan>);
     const view = sessionView(await this.store.update(id, { query, settings, plan }));
     return query === undefined ? view : { ...view, input_check: await this.adviseOn(query) };
   }
@@ -149,7 +151,8 @@ export class ResearchService {
       if (s.status === 'draft') return this.startDraft(s, (args as ApproveArgs | undefined)?.plan);
     }
     if (name === 'provideTopic') {
-      const query = question((args as TopicArgs).query);
+      // Checked at the edge (the route's schema), as every message's arguments are.
+      const { query } = args as TopicArgs;
       const accepted = await this.steer(owner, id, (c) => c.send(id, 'provideTopic', { query }));
       await this.store.update(id, { query });
       return accepted;
@@ -159,11 +162,12 @@ export class ResearchService {
 
   private async startDraft(s: OwnedSession, plan: Partial<ResearchPlan> | undefined): Promise<{ status: string; notes?: string[] }> {
     const id = s.research_id;
+    // The draft's stored plan was checked against its settings when either was saved; only what comes now is new.
+    if (plan) checkPlanEdit(this.client.config, draftSettings(s), plan);
     const edited = plan ? { ...(s.plan ?? {}), ...plan } : (s.plan ?? undefined);
-    if (edited) checkPlanEdit(this.client.config, s.settings, edited as Partial<ResearchPlan>);
-    const start = startSettings(this.policy, s.settings, true);
-    // A draft's question was checked when it was saved or edited.
-    await this.client.startCommand({ query: s.query as Question, settings: start.settings, researchId: id, autoApprove: true, plan: edited as Partial<ResearchPlan> | undefined, contexts: s.contexts });
+    const start = startSettings(this.policy, draftSettings(s), true);
+    // A draft's question and settings were checked when it was saved or edited.
+    await this.client.startCommand({ query: s.query as Question, settings: this.sessionSettings(start.settings), researchId: id, autoApprove: true, plan: edited as Partial<ResearchPlan> | undefined, contexts: s.contexts });
     this.liveStates.changed(id);
     await this.store.update(id, { status: 'planning', contexts: [] });
     this.watchForWorker(id);
@@ -365,8 +369,13 @@ export class ResearchService {
     return err instanceof Error ? err : new Error(String(err));
   }
 
-  private checkSettings(settings: Record<string, unknown>): void {
+  private checkSettings(settings: SettingsOverrides): void {
     checkServiceSettings(this.client.config, this.policy, settings);
+  }
+
+  /** A session's whole settings from overrides the route's schema validated (not validated again). */
+  private sessionSettings(overrides: SettingsOverrides): ResearchSettings {
+    return withOverrides(this.client.config.research.settings, overrides);
   }
 
   private async newId(): Promise<string> {

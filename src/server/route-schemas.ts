@@ -2,7 +2,7 @@
 // caller may edit it (a draft's PATCH and approve), and a session's settings.
 import { z } from 'zod';
 import type { AppConfig } from '../config/schema';
-import { researchSettingsOverrides } from '../domain/settings';
+import { researchSettingsOverrides, researchSettingsSchema } from '../domain/settings';
 import { ALL_SEARCH_PROVIDERS } from '../providers/registry';
 
 export const idParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'not a research id') });
@@ -17,6 +17,21 @@ export const planEdit = z
     research_brief: text(4000).optional(),
   })
   .passthrough();
+
+const panelModel = researchSettingsSchema.shape.panel.unwrap().element;
+/** A panel as its models (the session setting `panel`). */
+export const panelList = z.array(panelModel).min(1).max(10);
+
+/**
+ * The panel fields of a create request (the route's and MCP's start), each validated as the session
+ * setting it becomes, so the settings built from them need no second check.
+ */
+export const panelFields = {
+  panel: z.union([panelList, panelModel]).optional()
+    .describe('panel research: "provider:model" items or plain words ("use Claude and Gemini"); one model per vendor (its maker, also through a gateway), first match wins, models without a key dropped'),
+  synthesis_model: researchSettingsSchema.shape.synthesis_model.describe('"provider:model" that merges the panel answers (its key is required)'),
+  skip_synthesis: researchSettingsSchema.shape.skip_synthesis.describe('return the panel answers side by side'),
+};
 
 /**
  * A session's settings as the service takes them (POST and PATCH of a session, schedules, MCP's

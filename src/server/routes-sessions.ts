@@ -5,7 +5,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError, invalid } from './errors';
 import type { ResearchService } from './research-service';
-import { idParams, planEdit, sessionSettings } from './route-schemas';
+import { idParams, panelFields, planEdit, sessionSettings } from './route-schemas';
 import { withDeadline } from './deadline';
 import { apiError, metadata, deleted, inputCheck, sessionPage, sessionState, sessionView, sharedSession } from './api-schemas';
 import { InvalidCursorError } from '../stores/service';
@@ -33,10 +33,7 @@ export function registerSessionRoutes(root: FastifyInstance, service: ResearchSe
         settings: settings.optional(),
         draft: z.boolean().optional().describe('save as a draft; nothing runs until it is approved (the answer carries advisory input_check)'),
         auto_approve: z.boolean().optional().describe('run the plan without waiting for approval'),
-        panel: z.union([z.array(z.string().trim().min(2).max(200)).min(1).max(10), z.string().trim().min(2).max(400)]).optional()
-          .describe('panel research: "provider:model" items or plain words ("use Claude and Gemini"); one model per vendor (its maker, also through a gateway), first match wins, models without a key dropped'),
-        synthesis_model: z.string().trim().min(3).max(200).optional().describe('"provider:model" that merges the panel answers (its key is required)'),
-        skip_synthesis: z.boolean().optional().describe('return the panel answers side by side'),
+        ...panelFields,
         input_contexts: z.array(z.object({ content: z.string().trim().min(1).max(50_000), label: z.string().trim().min(1).max(200).optional() }).strict()).max(10).optional()
           .describe("text given with the question (seed 004's inputContexts), read as sources"),
       }).strict(),

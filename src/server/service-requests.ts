@@ -2,6 +2,7 @@
 // an enhance request's contexts (text, or files parsed here), and the panel fields as settings.
 import type { EnhanceOptions } from '../client/session-ops';
 import { contextFromFile } from '../client/context-files';
+import type { SettingsOverrides } from '../config/session-settings';
 import type { InputContext } from '../domain/types';
 import type { OwnedSession } from '../stores/service';
 import { validateQuery, type Question } from '../client/errors';
@@ -10,7 +11,8 @@ import { invalid } from './errors';
 export interface CreateRequest {
   /** Absent: the session asks for its question (seed 003's ask_topic). */
   query?: string;
-  settings?: Record<string, unknown>;
+  /** Validated by the route's schema (sessionSettings), once. */
+  settings?: SettingsOverrides;
   draft?: boolean;
   auto_approve?: boolean;
   /** Panel research: "provider:model" items, or plain words ("use Claude and Gemini"). */
@@ -102,7 +104,7 @@ export function question(query: unknown, field = 'body.query'): Question {
   }
 }
 
-export function panelSettings(req: CreateRequest): Record<string, unknown> {
+export function panelSettings(req: CreateRequest): SettingsOverrides {
   const panel = typeof req.panel === 'string' ? [req.panel] : req.panel;
   return {
     ...(panel?.length ? { panel } : {}),

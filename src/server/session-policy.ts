@@ -1,10 +1,9 @@
 // What the service adds to a session's settings before it starts, and what it refuses: sessions
 // started over HTTP never read the operator's files unless the operator allows it, and (seed 003)
 // clarifying questions and the final review are on unless the run is unattended.
-import { LOCAL_SEARCH_PROVIDER } from '../domain/names';
-import { resolveSettings } from '../config/load';
+import { withOverrides, type SettingsOverrides } from '../config/session-settings';
 import type { AppConfig } from '../config/schema';
-import { expandSearchPresets } from '../providers/registry';
+import { expandSearchPresets, readsServerFiles } from '../providers/registry';
 import type { ResearchPlan } from '../domain/types';
 import { invalid } from './errors';
 
@@ -26,8 +25,9 @@ export function checkServiceSettings(config: AppConfig, policy: SessionPolicy, s
   const presets = config.search.presets;
   const named = (value: unknown) => expandSearchPresets(Array.isArray(value) ? (value as string[]) : typeof value === 'string' ? [value] : [], presets);
   for (const field of ['search_providers', 'search_provider'] as const) {
-    if (named(settings[field]).includes(LOCAL_SEARCH_PROVIDER)) {
-      throw invalid(`body.settings.${field}`, `the "local" search provider reads files on the server; this service does not offer it (the operator can allow it with DEEP_RESEARCH_SERVICE_LOCAL_DOCS=1)`);
+    const reader = named(settings[field]).find(readsServerFiles);
+    if (reader) {
+      throw invalid(`body.settings.${field}`, `the "${reader}" search provider reads files on the server; this service does not offer it (the operator can allow it with DEEP_RESEARCH_SERVICE_LOCAL_DOCS=1)`);
     }
   }
   if (settings.local_documents === true) throw invalid('body.settings.local_documents', 'this service does not read local documents (the operator can allow it with DEEP_RESEARCH_SERVICE_LOCAL_DOCS=1)');
@@ -37,8 +37,8 @@ export function checkServiceSettings(config: AppConfig, policy: SessionPolicy, s
  * The settings a session starts with: the caller's, plus the service's defaults where the caller
  * said nothing. Returns notes for what an unattended run leaves out.
  */
-export function startSettings(policy: SessionPolicy, settings: Record<string, unknown>, unattended: boolean): { settings: Record<string, unknown>; notes: string[] } {
-  const out: Record<string, unknown> = { ...settings };
+export function startSettings(policy: SessionPolicy, settings: SettingsOverrides, unattended: boolean): { settings: SettingsOverrides; notes: string[] } {
+  const out: SettingsOverrides = { ...settings };
   const notes: string[] = [];
   const unset = ATTENDED_DEFAULTS.filter((key) => settings[key] === undefined);
   for (const key of unset) out[key] = !unattended;
@@ -49,12 +49,14 @@ export function startSettings(policy: SessionPolicy, settings: Record<string, un
   return { settings: out, notes };
 }
 
-/** An edited plan as the workflow's approve validator would take it, checked before a draft starts. */
-export function checkPlanEdit(config: AppConfig, settings: Record<string, unknown>, plan: Partial<ResearchPlan>): void {
+/**
+ * A draft's plan edit against the draft's settings (its shape is the route schema's to check): the
+ * session's limit the workflow's approve validator would hold it to, checked when it is saved.
+ */
+export function checkPlanEdit(config: AppConfig, settings: SettingsOverrides, plan: Partial<ResearchPlan>): void {
   const queries = plan.expanded_queries;
   if (queries !== undefined) {
-    const max = resolveSettings(config.research.settings, settings).max_sub_queries ?? 5;
-    if (queries.length === 0) throw invalid('body.plan.expanded_queries', 'an edited plan needs at least one expanded query');
+    const max = withOverrides(config.research.settings, settings).max_sub_queries;
     if (queries.length > max) throw invalid('body.plan.expanded_queries', `an edited plan may have at most ${max} expanded queries (max_sub_queries); it has ${queries.length}`);
   }
 }

@@ -4,8 +4,7 @@ import pino, { type Logger } from 'pino';
 import { createActivities } from '../activities';
 import { prepareSharedStores } from '../stores/open';
 import type { AppConfig } from '../config/schema';
-import { searchAvailability, searchBurst, searchRate } from '../providers/registry';
-import { SEARCH_PROVIDER_NAMES } from '../providers/search/catalog';
+import { ALL_SEARCH_PROVIDERS, searchAvailability, searchBurst, searchRate } from '../providers/registry';
 import { dataConverterFromEnv } from '../temporal/codec';
 import { researchActivityInterceptor, storeWaitReporter } from '../telemetry/metrics';
 import { activityTracingInterceptors, tracingSinks, tracingRequested } from '../telemetry/tracing';
@@ -15,7 +14,6 @@ import { TokenBucket } from './token-bucket';
 import { workflowCacheSize } from './cache-size';
 import { buildIdOf, deploymentNameOf, versioningOptions } from './versioning';
 import { promoteBuild, type BuildIdentity } from '../temporal/deployments';
-import { LOCAL_SEARCH_PROVIDER } from '../domain/names';
 
 export { WORKFLOWS_PATH } from './bundle-cache';
 
@@ -126,7 +124,7 @@ export async function createResearchWorker(opts: ResearchWorkerOptions): Promise
     ...opts.overrides,
   });
   const search: Worker[] = [];
-  for (const provider of [...SEARCH_PROVIDER_NAMES, LOCAL_SEARCH_PROVIDER]) {
+  for (const provider of ALL_SEARCH_PROVIDERS) {
     if (!searchAvailability(config, env, provider).ok) continue;
     const rate = searchRate(config, provider);
     const burst = rate ? searchBurst(config, provider) : 1;

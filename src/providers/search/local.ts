@@ -7,9 +7,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { LOCAL_SEARCH_PROVIDER } from '../../domain/names';
 import { parseDocument } from '../../parsing';
 import { relevanceScore, relevanceTerms } from '../../report/relevance';
-import { cosine, reciprocalRankFusion, type Embedder } from '../model/embeddings';
+import { cosine, createEmbedder, reciprocalRankFusion, type Embedder } from '../model/embeddings';
+import type { ModelConnection } from '../model/types';
 import type { SearchProvider, SearchRequest, SearchResult } from './types';
 
 const EXTENSIONS: Record<string, string> = {
@@ -57,8 +59,13 @@ export function contentTypeForFile(file: string): string | undefined {
   return EXTENSIONS[path.extname(file).toLowerCase()];
 }
 
+/** The documents in `folder`, indexed into `indexFile`; also by meaning with an embedding model's connection. */
+export function openLocalDocuments(folder: string, indexFile: string, embedding?: ModelConnection): LocalDocumentSearch {
+  return new LocalDocumentSearch(folder, indexFile, embedding ? createEmbedder(embedding) : undefined);
+}
+
 export class LocalDocumentSearch implements SearchProvider {
-  readonly name = 'local';
+  readonly name = LOCAL_SEARCH_PROVIDER;
   constructor(private readonly folder: string, private readonly indexFile: string, private readonly embedder?: Embedder) {}
 
   async search({ query, maxResults }: SearchRequest): Promise<SearchResult[]> {
