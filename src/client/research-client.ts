@@ -21,8 +21,7 @@ import {
   METADATA_WORKFLOW_TYPE,
   type Accepted,
 } from '../workflows/messages';
-import type { MessageArgsOf, ReviewArgs, TopUpArgs } from '../domain/messages';
-import type { MessageName } from '../domain/names';
+import type { MessageArgsOf, MessageName, ReviewArgs, TopUpArgs } from '../domain/messages';
 import type { InputContext, LiveSnapshot, ResearchEvent, ResearchInput, ResearchPlan, ResearchSettings, ResearchSnapshot } from '../domain/types';
 import type { InputCheckArgs, InputCheckResult } from '../workflows/input-check';
 import type { ArtifactStore } from '../stores/artifacts';
