@@ -53,7 +53,7 @@ export function registerSteeringRoutes(root: FastifyInstance, service: ResearchS
       operationId: 'enhanceResearch', response: { 201: sessionView, 409: apiError }, tags: ['operations'], summary: 'Research a completed session further into a new version; the old report stays readable (enhanceResearch)', params: idParams,
       body: z.object({
         iterations: z.number().int().min(1).max(10).optional(),
-        model: z.string().trim().min(3).max(200).optional().describe('"provider:model" for every role'),
+        model: researchSettingsSchema.shape.model.describe('"provider:model" for every role'),
         focus: text(2000).optional(),
         contexts: z.array(enhanceContext).max(10).optional(),
       }).strict().nullish(),
