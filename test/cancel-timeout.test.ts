@@ -93,6 +93,8 @@ describe('cancel and timeout', () => {
       await api.close();
     }
     expect((await runCli(['resume', researchId, '--timeout', 'soon'], env.env)).stderr).toContain('--timeout expects whole seconds');
+    expect((await runCli(['resume', researchId, '--timeout', '5'], env.env)).stderr).toMatch(/invalid settings: "timeout_seconds"/);
+    expect((await env.client.state(researchId)).status).toBe('timed_out');
     const resumed = await runCli(['resume', researchId, '--timeout', '900'], env.env);
     expect(resumed.stdout.trim(), resumed.stderr).toBe(`research ${researchId}: resumed with 900 s to run`);
     const done = (await env.client.waitForResult(researchId)) as { status: string };

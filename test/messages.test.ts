@@ -1,13 +1,17 @@
 // The message table: which statuses take which message, what a refusal says, and the list the
 // snapshot carries for front ends (plain functions, no Temporal).
 import { describe, expect, it } from 'vitest';
-import { acceptedNow, accepts, MESSAGES, refusal, waitsForAnswer } from '../src/domain/messages';
-import { MESSAGE_NAMES, RESEARCH_STATUSES, TERMINAL_STATUSES } from '../src/domain/names';
+import { acceptedNow, accepts, MESSAGE_NAMES, MESSAGE_ROWS, refusal, waitsForAnswer } from '../src/domain/messages';
+import { RESEARCH_STATUSES, TERMINAL_STATUSES } from '../src/domain/names';
 import { WAITS } from '../src/domain/steps';
 
 describe('the message table', () => {
-  it('has a row for every message name, and every wait for a person is answered by one', () => {
-    expect(Object.keys(MESSAGES).sort()).toEqual([...MESSAGE_NAMES].sort());
+  it('gives every message its own route, command and tool, and every wait for a person is answered by one', () => {
+    const rows = MESSAGE_NAMES.map((name) => MESSAGE_ROWS[name]);
+    for (const edge of [(r: (typeof rows)[number]) => r.http.path, (r: (typeof rows)[number]) => r.http.operationId, (r: (typeof rows)[number]) => r.cli.command]) {
+      expect(new Set(rows.map(edge)).size).toBe(rows.length);
+    }
+    expect(rows.flatMap((r) => (r.tool ? [r.tool.name] : [])).sort()).toEqual(['answer', 'approve', 'confirm', 'review']);
     for (const wait of Object.values(WAITS)) expect(acceptedNow(wait.status).length).toBeGreaterThan(0);
     // A wait with a form of its own is answered by its message; a budget wait only by a top-up.
     expect(acceptedNow('awaiting_topic')).toContain('provideTopic');

@@ -96,6 +96,9 @@ describe('retry, resume and enhance through the API', () => {
     const pdf = makePdf('Farm ledger', [['Kelp ledger: the Orkney farm harvested 41 tonnes in 2025.']]);
     const unreadable = await api.call('POST', `/api/research/${id}/enhance`, { token, body: { contexts: [{ filename: 'ledger.pdf', data_base64: Buffer.from('not a pdf').toString('base64') }] } });
     expect(unreadable.body).toMatchObject({ error: 'INVALID_REQUEST', field: 'body.contexts.0' });
+    const bareModel = await api.call('POST', `/api/research/${id}/enhance`, { token, body: { model: 'second-model' } });
+    expect(bareModel.body).toMatchObject({ error: 'INVALID_REQUEST', field: 'body.model' });
+    expect(bareModel.body.message).toContain('provider:model');
     const before = harness.model.requests.length;
     const enhanced = await api.call('POST', `/api/research/${id}/enhance`, {
       token,

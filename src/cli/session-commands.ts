@@ -30,8 +30,11 @@ export function registerSessionCommands(program: Command, withClient: WithClient
     .action(async (id: string, o: Common & { timeout?: string }) => {
       const timeoutSeconds = o.timeout === undefined ? undefined : Number(o.timeout);
       if (timeoutSeconds !== undefined && !Number.isInteger(timeoutSeconds)) throw new Error(`--timeout expects whole seconds, got "${o.timeout}"`);
-      await withClient({ startRuntime: true }, async (c) =>
-        out(o.json, await c.resume(id, { timeoutSeconds }), `research ${id}: resumed${timeoutSeconds !== undefined ? ` with ${timeoutSeconds} s to run` : ''}`));
+      await withClient({ startRuntime: true }, async (c) => {
+        // Checked here, once, as the setting it becomes.
+        if (timeoutSeconds !== undefined) await c.parseSettings({ timeout_seconds: timeoutSeconds });
+        out(o.json, await c.resume(id, { timeoutSeconds }), `research ${id}: resumed${timeoutSeconds !== undefined ? ` with ${timeoutSeconds} s to run` : ''}`);
+      });
     });
   program
     .command('deliver')
@@ -61,6 +64,7 @@ export function registerSessionCommands(program: Command, withClient: WithClient
       const contexts = await Promise.all((o.context ?? []).map((file) => contextFromFile({ filename: file, bytes: readFileSync(file) })));
       await withClient({ startRuntime: true }, async (c) => {
         const { cliOwner, recordOwner } = require('./ownership') as typeof import('./ownership');
+        if (o.model) await c.parseSettings({ model: o.model });
         const owner = await cliOwner(c);
         const started = await c.enhance(id, { iterations: Number(o.iterations) || 1, model: o.model, focus: o.focus, contexts });
         await recordOwner(c, owner, { researchId: started.researchId, query: (await c.state(id)).initial_query, status: started.status, parentId: id }, log);

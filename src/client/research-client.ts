@@ -3,6 +3,7 @@
 import { Client, WorkflowExecutionAlreadyStartedError, type Connection } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { resolveSettingsKept } from '../config/parsed-cache';
+import { withOverrides, type SettingsOverrides } from '../config/session-settings';
 import type { AppConfig } from '../config/schema';
 import { dataConverterFromEnv } from '../temporal/codec';
 import { clientTracingInterceptors } from '../telemetry/tracing';
@@ -21,8 +22,7 @@ import {
   METADATA_WORKFLOW_TYPE,
   type Accepted,
 } from '../workflows/messages';
-import type { MessageArgsOf, ReviewArgs, TopUpArgs } from '../domain/messages';
-import type { MessageName } from '../domain/names';
+import type { MessageArgsOf, MessageName, ReviewArgs, TopUpArgs } from '../domain/messages';
 import type { InputContext, LiveSnapshot, ResearchEvent, ResearchInput, ResearchPlan, ResearchSettings, ResearchSnapshot } from '../domain/types';
 import type { InputCheckArgs, InputCheckResult } from '../workflows/input-check';
 import type { ArtifactStore } from '../stores/artifacts';
@@ -224,7 +224,7 @@ export class ResearchClient {
     return this.runAgain(id, RETRYABLE, 'only a failed session can be retried');
   }
 
-  /** A cancelled or timed-out session goes on from where it stopped, as the same session; with a new time limit if given. */
+  /** A cancelled or timed-out session goes on from where it stopped, as the same session; with a new time limit if given (checked at the edge). */
   resume(id: string, opts: { timeoutSeconds?: number } = {}): Promise<{ researchId: string; status: ResearchStatus }> {
     const overrides = opts.timeoutSeconds !== undefined ? { timeout_seconds: opts.timeoutSeconds } : undefined;
     return this.runAgain(id, RESUMABLE, 'only a cancelled or timed-out session can be resumed', overrides);
@@ -235,11 +235,11 @@ export class ResearchClient {
     return redeliver(this, id, opts);
   }
 
-  /** A completed session researched further into a new version; the old one and its report stay. */
+  /** A completed session researched further into a new version; the old one and its report stay. `model` is checked at the edge (the route's schema, parseSettings). */
   async enhance(id: string, opts: EnhanceOptions = {}): Promise<{ researchId: string; status: ResearchStatus; parentId: string }> {
     const snapshot = await this.finishedSnapshot(id);
     if (!ENHANCEABLE.includes(snapshot.status)) throw new ResearchError(`research ${id} is ${snapshot.status}; only a completed session can be enhanced`);
-    const settings = await resolveSettingsKept(this.config.data_dir, snapshot.settings, opts.model ? { model: opts.model } : {});
+    const settings = withOverrides(snapshot.settings, opts.model ? { model: opts.model } : {});
     const contexts = await storeInputContexts(this.artifacts(), id, opts.contexts ?? []);
     for (let version = 2; version < 100; version++) {
       const researchId = opts.researchId ?? `${id.replace(/-v\d+$/, '').slice(0, 56)}-v${version}`;
@@ -256,10 +256,10 @@ export class ResearchClient {
     throw new ResearchError(`research ${id} has too many versions`);
   }
 
-  private async runAgain(id: string, allowed: readonly ResearchStatus[], rule: string, overrides?: Record<string, unknown>): Promise<{ researchId: string; status: ResearchStatus }> {
+  private async runAgain(id: string, allowed: readonly ResearchStatus[], rule: string, overrides?: SettingsOverrides): Promise<{ researchId: string; status: ResearchStatus }> {
     const snapshot = await this.finishedSnapshot(id);
     if (!allowed.includes(snapshot.status)) throw new ResearchError(`research ${id} is ${snapshot.status}; ${rule}`);
-    const state = continuationState(snapshot, overrides && (await resolveSettingsKept(this.config.data_dir, snapshot.settings, overrides)));
+    const state = continuationState(snapshot, overrides && withOverrides(snapshot.settings, overrides));
     // The store's copy stops saying the session has ended before the new run starts: `status` trusts
     // an ended copy without asking Temporal (the new run's first write replaces this one).
     const stored = await this.sessions().get(id);

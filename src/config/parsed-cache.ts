@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { applyEnvironment, expandHome, readConfigFile } from './read';
+import { onFirstNeed } from './on-first-need';
 import type { ResearchSettings } from '../domain/types';
 import type { AppConfig } from './schema';
 
@@ -70,18 +71,8 @@ export async function resolveSettingsKept(dataDir: string, defaults: ResearchSet
   return resolved;
 }
 
-/**
- * The settings' validation (zod and the schema), loaded on first need: require() where modules are
- * CommonJS (the built CLI, or its sources under tsx), import() where they are ES modules (vitest).
- */
-async function validation(): Promise<typeof import('./validate-settings')> {
-  try {
-    return require('./validate-settings') as typeof import('./validate-settings');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
-    return import('./validate-settings.js');
-  }
-}
+/** The settings' validation (zod and the schema), loaded on first need. */
+const validation = () => onFirstNeed(() => require('./validate-settings') as typeof import('./validate-settings'), () => import('./validate-settings.js'));
 
 /** An override set to undefined replaces a default (`{ ...defaults, ...overrides }`): it must not key like an absent one. */
 const keepUndefined = (_key: string, value: unknown) => (value === undefined ? '\u0000undefined' : value);

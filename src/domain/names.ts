@@ -46,10 +46,6 @@ export const SETTLED_STATUSES: readonly string[] = [DRAFT_STATUS, ...TERMINAL_ST
 export const isTerminal = (status: string): boolean => (TERMINAL_STATUSES as readonly string[]).includes(status);
 export const isWaiting = (status: string): boolean => (WAITING_STATUSES as readonly string[]).includes(status);
 
-/** What a person can send a session (src/domain/messages.ts: what each carries, who accepts it, where it leads). */
-export const MESSAGE_NAMES = ['provideTopic', 'answerClarifications', 'approve', 'revisePlan', 'reject', 'confirm', 'guidance', 'continue', 'topUp', 'reviewReport', 'cancel'] as const;
-export type MessageName = (typeof MESSAGE_NAMES)[number];
-
 export const RESEARCH_PHASES = [
   'planning',
   'awaiting_clarification',

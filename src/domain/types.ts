@@ -2,11 +2,13 @@
 // layer may use and that use no other layer (names and settings come from beside them).
 import type { DeliveryRecord, WhatChanged } from './delivery';
 import type { MindState } from './mind';
-import type { EventType, MessageName, ResearchPhase, ResearchStatus } from './names';
+import type { EventType, ResearchPhase, ResearchStatus } from './names';
 import type { InputContextRef, PanelState } from './panel';
 import type { ResearchSettings } from './settings';
 import type { ArtifactRef, ContentAllocation, ContentArchive, Finding, Gap, Source, SourceFidelity } from './sources';
 import type { SessionStep, WaitKind } from './steps';
+import type { MessageName } from './messages';
+import type { ResearchPlan } from './plan';
 
 export type { EventType, GatedPhase, MindPhase, ResearchPhase, ResearchStatus } from './names';
 export type { InboxKind, SessionStep, WaitKind } from './steps';
@@ -16,35 +18,7 @@ export type { AgentDecision, GateRecord, GuidanceNote, MindState } from './mind'
 
 export type { ArtifactKind, ArtifactRef, Confidence, ContentAllocation, ContentArchive, FetchedPage, Finding, Gap, Source, SourceFidelity, SourceRef, SourceStatus } from './sources';
 export type { InputContext, InputContextRef, PanelAnswer, PanelAnswerStatus, PanelConflict, PanelState } from './panel';
-
-export interface ExpandedQuery {
-  query: string;
-  rationale: string;
-  /** 1 is most important. */
-  priority: number;
-}
-
-export interface ResearchPlan {
-  clarifying_questions: string[];
-  expanded_queries: ExpandedQuery[];
-  outline: string[];
-  research_brief: string;
-  assumptions: string[];
-  /** Who is asking what, in which language (absent in plans drafted before it). */
-  context?: ResearchContext;
-}
-
-/** The asker's language and intent, as the planner read them (seed 004's ResearchContext). */
-export interface ResearchContext {
-  /** BCP 47 tag of the question's language ("en", "zh", "de"); the report is written in it. */
-  language: string;
-  domain: 'technical' | 'business' | 'academic' | 'creative' | 'general';
-  mode: 'deep_dive' | 'quick_answer' | 'comparison' | 'standard';
-  intent_summary: string;
-  answer_style: string[];
-  time_scope?: string;
-  locale_scope?: string;
-}
+export type { ExpandedQuery, ResearchContext, ResearchPlan } from './plan';
 
 export interface Clarification {
   question: string;

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { LOCAL_SEARCH_PROVIDER } from '../domain/names';
 import { LEFT_OUT_OF_PANEL } from '../domain/panel';
 import { ConfigError } from '../config/load';
+import { onFirstNeed } from '../config/on-first-need';
 import { MODEL_PROVIDER_DEFAULTS, MODEL_ROLES, isReasoningModel, splitModelRef, type ModelProviderDefaults, type ModelRole } from '../config/model-catalog';
 import type { AppConfig } from '../config/schema';
 import type { ProviderPlan, ResearchSettings } from '../domain/types';
@@ -146,19 +147,8 @@ const localDocuments: SearchSource = {
   probe: async () => undefined,
 };
 
-/**
- * The local search (MiniSearch, the parsers, the embedding client), loaded when first searched, not by
- * every command that reads this registry: require() where modules are CommonJS (the built CLI, tsx),
- * import() where they are ES modules (vitest).
- */
-async function localSearchModule(): Promise<typeof import('./search/local')> {
-  try {
-    return require('./search/local') as typeof import('./search/local');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw err;
-    return import('./search/local.js');
-  }
-}
+/** The local search (MiniSearch, the parsers, the embedding client), loaded when first searched, not by every command that reads this registry. */
+const localSearchModule = () => onFirstNeed(() => require('./search/local') as typeof import('./search/local'), () => import('./search/local.js'));
 
 /** Every search provider this installation knows, by name. */
 const SEARCH_SOURCES: Readonly<Record<string, SearchSource>> = {

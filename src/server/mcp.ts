@@ -1,5 +1,5 @@
 // The research service as MCP tools (seed 001's `research action=…`): start, status, approve,
-// answer, report, list — over stdio (`deep-research mcp`) and over the service's HTTP transport.
+// answer, report, list — the messages' tools made from their rows in src/domain/messages.ts — over stdio (`deep-research mcp`) and over the service's HTTP transport.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance } from 'fastify';
@@ -7,6 +7,8 @@ import { z } from 'zod';
 import { ApiError } from './errors';
 import { apiError } from './api-schemas';
 import { panelList, sessionSettings } from './route-schemas';
+import { argsOf, argsShape } from './message-routes';
+import { MESSAGE_ROWS, type MessageName, type MessageRow } from '../domain/messages';
 import type { ResearchService } from './research-service';
 import { createCommand } from './service-requests';
 
@@ -41,11 +43,6 @@ export function createMcpServer(service: ResearchService, user: string): McpServ
     inputSchema: { prompt: z.string().min(1).max(4000) },
   }, ({ prompt }) => answer(() => service.check({ prompt })));
 
-  server.registerTool('confirm', {
-    description: 'Answer a partial failure of panel research (status awaiting_confirmation): proceed with the answers there are, retry the failed models, or cancel.',
-    inputSchema: { research_id: id, action: z.enum(['proceed', 'retry', 'cancel']) },
-  }, ({ research_id, action }) => answer(() => service.send(user, research_id, 'confirm', { action })));
-
   server.registerTool('status', {
     description: 'Status, plan (with clarifying questions), source and finding counts of a research session.',
     inputSchema: { research_id: id },
@@ -62,20 +59,13 @@ export function createMcpServer(service: ResearchService, user: string): McpServ
       };
     }));
 
-  server.registerTool('approve', {
-    description: 'Approve the plan of a session awaiting approval (or start a draft).',
-    inputSchema: { research_id: id },
-  }, ({ research_id }) => answer(() => service.send(user, research_id, 'approve', undefined)));
-
-  server.registerTool('answer', {
-    description: 'Answer the clarifying questions of a session awaiting clarification, in order.',
-    inputSchema: { research_id: id, answers: z.array(z.string().max(4000)).min(1).max(20) },
-  }, ({ research_id, answers }) => answer(() => service.send(user, research_id, 'answerClarifications', { answers })));
-
-  server.registerTool('review', {
-    description: 'Accept or reject the finished report of a session awaiting review, or give feedback for another pass.',
-    inputSchema: { research_id: id, action: z.enum(['accept', 'reject', 'feedback']), feedback: z.string().min(1).max(4000).optional() },
-  }, ({ research_id, action, feedback }) => answer(() => service.send(user, research_id, 'reviewReport', { action, feedback })));
+  // A tool per message whose row names one (src/domain/messages.ts), taking the row's fields.
+  for (const [name, row] of Object.entries(MESSAGE_ROWS) as [MessageName, MessageRow][]) {
+    if (!row.tool) continue;
+    server.registerTool(row.tool.name, { description: row.tool.description, inputSchema: { research_id: id, ...argsShape(row) } }, (input: Record<string, unknown>) =>
+      answer(() => service.send(user, input.research_id as string, name, argsOf(row, input))),
+    );
+  }
 
   server.registerTool('deliver', {
     description: "Send the delivery (e-mail, webhooks) of a session that has ended again, to the targets it failed; force: to every target. Answers each target's outcome.",

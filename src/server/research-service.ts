@@ -12,8 +12,7 @@ import type { EnhanceOptions } from '../client/session-ops';
 import { PayloadKeyError } from '../client/payload-keys';
 import { activePollers, waitingForWorkerLine } from '../runtime/local';
 import type { Accepted } from '../workflows/messages';
-import type { ApproveArgs, MessageArgsOf, TopicArgs } from '../domain/messages';
-import type { MessageName } from '../domain/names';
+import type { ApproveArgs, MessageArgsOf, MessageName, TopicArgs } from '../domain/messages';
 import type { ResearchEvent, ResearchPlan, ResearchSettings, ResearchSnapshot, ResearchStatus } from '../domain/types';
 import { ApiError, invalid, notFound, notFoundWhileStoreAway, wrongState } from './errors';
 import type { ListFilter, OwnedSession, ServiceStore } from '../stores/service';
@@ -184,13 +183,9 @@ export class ResearchService {
     const parent = await this.owned(owner, id);
     const opts: EnhanceOptions = { ...request, contexts: await readContexts(request.contexts ?? []) };
     let started: { researchId: string } | undefined;
+    // The model was checked by the route's schema.
     await this.steer(owner, id, async (c) => {
-      try {
-        started = await c.enhance(id, { ...opts, researchId: undefined });
-      } catch (err) {
-        if (/^invalid settings/.test((err as Error).message)) throw invalid('body.model', (err as Error).message);
-        throw err;
-      }
+      started = await c.enhance(id, { ...opts, researchId: undefined });
       return { status: parent.status };
     });
     const researchId = (started as { researchId: string }).researchId;

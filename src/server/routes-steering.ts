@@ -1,4 +1,5 @@
-// Steering a session: a route per message of the table (message-routes.ts), and the operations on
+// Steering a session: a route per message of the table (src/domain/messages.ts, its row's `http`
+// and fields, made into schemas by message-routes.ts), and the operations on
 // a session that has ended (retry, resume, deliver, enhance). Each answers 404 for an unknown id,
 // 409 with the current status when the session is not in a state that accepts it, 400 naming the
 // field for bad input.
@@ -6,21 +7,22 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { researchSettingsSchema } from '../domain/settings';
-import type { MessageName } from '../domain/names';
+import { MESSAGE_ROWS, type MessageName } from '../domain/messages';
 import type { ResearchService } from './research-service';
 import { idParams, text } from './route-schemas';
-import { MESSAGE_ROUTES, type MessageRoute } from './message-routes';
+import { argsOf, bodySchema } from './message-routes';
 import { accepted, apiError, redelivery, sessionView } from './api-schemas';
 
 export function registerSteeringRoutes(root: FastifyInstance, service: ResearchService): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
   const tags = ['steering'];
 
-  // One route per message of the table (src/domain/messages.ts), as its HTTP row says.
-  for (const [name, row] of Object.entries(MESSAGE_ROUTES) as [MessageName, MessageRoute][]) {
-    app.post(`/api/research/:id/${row.path}`, {
-      schema: { operationId: row.operationId, response: { 200: accepted, 409: apiError }, tags, summary: row.summary, params: idParams, ...(row.body ? { body: row.body } : {}) },
-    }, async (req) => service.send(req.user, req.params.id, name, row.args(req.body)));
+  // One route per message of the table (src/domain/messages.ts), as its row says.
+  for (const [name, row] of Object.entries(MESSAGE_ROWS) as [MessageName, (typeof MESSAGE_ROWS)[MessageName]][]) {
+    const body = bodySchema(row);
+    app.post(`/api/research/:id/${row.http.path}`, {
+      schema: { operationId: row.http.operationId, response: { 200: accepted, 409: apiError }, tags, summary: row.http.summary, params: idParams, ...(body ? { body } : {}) },
+    }, async (req) => service.send(req.user, req.params.id, name, argsOf(row, req.body)));
   }
 
   app.post('/api/research/:id/retry', {
@@ -51,7 +53,7 @@ export function registerSteeringRoutes(root: FastifyInstance, service: ResearchS
       operationId: 'enhanceResearch', response: { 201: sessionView, 409: apiError }, tags: ['operations'], summary: 'Research a completed session further into a new version; the old report stays readable (enhanceResearch)', params: idParams,
       body: z.object({
         iterations: z.number().int().min(1).max(10).optional(),
-        model: z.string().trim().min(3).max(200).optional().describe('"provider:model" for every role'),
+        model: researchSettingsSchema.shape.model.describe('"provider:model" for every role'),
         focus: text(2000).optional(),
         contexts: z.array(enhanceContext).max(10).optional(),
       }).strict().nullish(),

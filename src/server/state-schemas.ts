@@ -4,7 +4,8 @@
 // by the ranges settings are given in: a snapshot stored by an older version is answered, never a 500.
 // The type check at the end keeps these schemas in step with the domain types.
 import { z } from 'zod';
-import { CREDIBILITY_TIERS, EVENT_TYPES, LISTED_STATUSES, MESSAGE_NAMES, MIND_PHASES, RESEARCH_PHASES } from '../domain/names';
+import { CREDIBILITY_TIERS, EVENT_TYPES, LISTED_STATUSES, MIND_PHASES, RESEARCH_PHASES } from '../domain/names';
+import { MESSAGE_NAMES } from '../domain/messages';
 import type { ModelOutputEvent, ResearchEvent, ResearchSnapshot } from '../domain/types';
 import { SESSION_STEPS } from '../domain/steps';
 

@@ -4,8 +4,8 @@
 // one is logged and ignored) and a validated update of the same name that returns the status the
 // session is heading for. Registered before the first await.
 import { defineSignal, defineUpdate, setHandler } from '@temporalio/workflow';
-import { type ApproveArgs, type AnswerClarificationsArgs, type ConfirmArgs, type GuidanceArgs, type MessageArgsOf, MESSAGES, refusal, type ReviewArgs, type RevisePlanArgs, type TopUpArgs } from '../domain/messages';
-import { MESSAGE_NAMES, type MessageName, type ResearchStatus } from '../domain/names';
+import { type ApproveArgs, type AnswerClarificationsArgs, type ConfirmArgs, type GuidanceArgs, type MessageArgsOf, MESSAGE_NAMES, MESSAGE_ROWS, type MessageName, refusal, type ReviewArgs, type RevisePlanArgs, type TopUpArgs } from '../domain/messages';
+import type { ResearchStatus } from '../domain/names';
 import type { BudgetLimits, InboxMessage } from '../domain/types';
 import * as m from './messages';
 import { invalidArgument, wrongState } from './refusals';
@@ -97,7 +97,7 @@ export function registerHandlers(s: ResearchSession): void {
     setHandler(
       defineUpdate<m.Accepted, [unknown]>(name),
       (args: unknown) => {
-        const leadsTo = MESSAGES[name].leadsTo;
+        const leadsTo = MESSAGE_ROWS[name].leadsTo;
         const next = leadsTo === 'depends' ? (handler.next as NonNullable<Handler<unknown>['next']>)(s, args) : leadsTo;
         handler.apply(s, args);
         return { status: next };
