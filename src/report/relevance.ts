@@ -29,13 +29,13 @@ const SMALL_NUMBER_ZIPF = 6;
 const K = 1.2;
 /** Content words of an ordinary article, for the length normalisation. */
 const TYPICAL_PAGE_TERMS = 400;
-/** What a word in the title or opening earns, at least. */
 /** How hard a missing word counts against a page (the share of the question's weight present, to this power). */
 const COVERAGE_EXPONENT = 1.5;
 /** What a word found only inside longer words earns, of what it would earn on its own. */
 const COMPOUND_CREDIT = 0.5;
 /** Shorter words are not looked for inside compounds ("art" in "start"). */
 const MIN_COMPOUND_PART = 5;
+/** What a word in the title or opening earns, at least. */
 const HEADLINE_CREDIT = 0.8;
 /** What a word every found result has keeps of its weight, at least. */
 const FOUND_FLOOR = 0.02;
