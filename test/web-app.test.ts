@@ -300,6 +300,8 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
     // Where it stopped, not a full progress bar.
     expect(await page.$eval('.session-head .stopped', (p) => p.textContent)).toBe('Stopped (cancelled) before any source was read.');
     expect(await page.$('#progress')).toBeNull();
+    // Why it stopped, named as such (not a bare "later" under the buttons).
+    expect(await page.$eval('.session-head .reason', (p) => p.textContent)).toBe('Reason: later');
     await page.click('#resume-minutes', { count: 3 });
     await page.type('#resume-minutes', '45');
     await shot('13-resume-with-time-limit');

@@ -163,7 +163,7 @@ export function SessionView({ id }: { id: string }) {
         <button type="button" class="danger" disabled=${busy !== ''} onClick=${() => confirm('Delete this research? Its report, sources and events are removed.') && act('delete', async () => (await api('DELETE', `/api/research/${id}`), navigate('#/')))}>Delete</button>
       </div>
       <${Alert} error=${error} />
-      ${state?.reason && html`<p class="hint">${state.reason}</p>`}
+      ${state?.reason && html`<p class="hint reason">Reason: ${state.reason}</p>`}
       ${state && html`<${PanelMembers} state=${state} />`}
     </header>
 
