@@ -1,5 +1,5 @@
 // Many sessions on one worker: BENCH_WAITING sessions wait for approval while BENCH_RUNNING run to
-// the end at once (model calls 0.5 s). The worker is started as the README's scale-out section says,
+// the end at once (model calls 0.5 s). The worker is started as docs/deployment.md says,
 // `deep-research worker` (compiled: dist/, built here), with nothing of the bench's own but the
 // memory probe it preloads, so its memory is what users get, measured alone.
 //   npm run bench:load                              (1,000 waiting + 100 running)
