@@ -1,6 +1,7 @@
 // The guidebook holds together: the README stays a front door (≤ 300 lines, every page of docs/ one
-// link away), no relative link or anchor is broken, and docs/configuration.md names every setting of
-// the two schemas with the schema's own default, and every environment variable src/ reads.
+// link away), no relative link or anchor is broken, docs/configuration.md names every setting of the
+// two schemas with the schema's own default and every environment variable src/ reads, and
+// docs/cli.md every command.
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -71,6 +72,15 @@ describe('the guidebook', () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  it('cli.md names every command of the CLI, the steering commands of the message table among them', () => {
+    const code = filesUnder(path.join(PROJECT_ROOT, 'src'), '.ts').map(read).join('\n');
+    const commands = new Set([...code.matchAll(/\bprogram\s*\.command\(\s*'([a-z-]+)'/g), ...code.matchAll(/\bcli:\s*\{\s*command:\s*'([a-z-]+)'/g)].map((m) => m[1]));
+    expect(commands.size).toBeGreaterThan(25);
+    const cli = read(path.join(DOCS, 'cli.md'));
+    const listed = new Set(tableRowsOf(cli).flatMap((cells) => codeNamesIn(cells[0]).map((name) => name.split(/\s/)[0])));
+    expect([...commands].filter((command) => !listed.has(command))).toEqual([]);
   });
 
   it('configuration.md names every environment variable src/ reads', () => {
