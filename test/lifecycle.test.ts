@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureTemporalBinary } from '../src/temporal/binary';
-import { workflowIdFor } from '../src/workflows/messages';
+import { workflowIdFor } from '../src/contract/names';
 import type { ResearchSnapshot } from '../src/domain/types';
 import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
 

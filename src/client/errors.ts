@@ -1,7 +1,7 @@
 // How the client refuses: one sentence, and whether the input or the session's state was wrong;
 // and Temporal's failures said that way.
 import { ApplicationFailure, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { REFUSAL_TYPES } from '../workflows/messages';
+import { REFUSAL_TYPES } from '../contract/names';
 
 export const MAX_QUERY_CHARS = 4_000;
 

@@ -12,21 +12,12 @@ import type { SessionPage, SessionStore } from '../stores/sessions';
 import { withReportText } from './report-events';
 import { PayloadKeyError, payloadKeyProblem } from './payload-keys';
 import { isStoreUnavailable } from '../stores/unavailable';
-import {
-  INPUT_CHECK_WORKFLOW_TYPE,
-  eventsQuery,
-  SEARCH_ATTRIBUTES,
-  stateQuery,
-  workflowIdFor,
-  WORKFLOW_TYPE,
-  METADATA_WORKFLOW_TYPE,
-  type Accepted,
-} from '../workflows/messages';
+import { INPUT_CHECK_WORKFLOW_TYPE, METADATA_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, WORKFLOW_TYPE, workflowIdFor } from '../contract/names';
+import { eventsQuery, stateQuery, type Accepted } from '../contract/queries';
+import type { InputCheckArgs, InputCheckResult, ResearchMetadata } from '../contract/workflows';
 import type { MessageArgsOf, MessageName, ReviewArgs, TopUpArgs } from '../domain/messages';
 import type { InputContext, LiveSnapshot, ResearchEvent, ResearchInput, ResearchPlan, ResearchSettings, ResearchSnapshot } from '../domain/types';
-import type { InputCheckArgs, InputCheckResult } from '../workflows/input-check';
 import type { ArtifactStore } from '../stores/artifacts';
-import type { ResearchMetadata } from '../workflows/metadata';
 import { TERMINAL_STATUSES, type ResearchState, type ResearchStatus } from '../domain/types';
 import { ResearchSchedules } from './schedules';
 import { explainFailure, isDroppedUpdate, isGone, ResearchError, UPDATE_ATTEMPTS, validateQuery, type Question } from './errors';

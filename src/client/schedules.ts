@@ -4,8 +4,8 @@ import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type Schedul
 import { randomUUID } from 'node:crypto';
 import { withOverrides, type SettingsOverrides } from '../config/session-settings';
 import type { AppConfig } from '../config/schema';
-import { SCHEDULED_WORKFLOW_TYPE } from '../workflows/messages';
-import { scheduledResearchId, type ScheduledRunInput } from '../workflows/scheduled';
+import { SCHEDULED_WORKFLOW_TYPE, scheduledResearchId } from '../contract/names';
+import type { ScheduledRunInput } from '../contract/workflows';
 import { ResearchError, validateQuery } from './errors';
 
 const PREFIX = 'research-schedule-';

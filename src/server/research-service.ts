@@ -11,7 +11,7 @@ import type { ArtifactStore } from '../stores/artifacts';
 import type { EnhanceOptions } from '../client/session-ops';
 import { PayloadKeyError } from '../client/payload-keys';
 import { activePollers, waitingForWorkerLine } from '../runtime/local';
-import type { Accepted } from '../workflows/messages';
+import type { Accepted } from '../contract/queries';
 import type { ApproveArgs, MessageArgsOf, MessageName, TopicArgs } from '../domain/messages';
 import type { ResearchEvent, ResearchPlan, ResearchSettings, ResearchSnapshot, ResearchStatus } from '../domain/types';
 import { ApiError, invalid, notFound, notFoundWhileStoreAway, wrongState } from './errors';

@@ -9,7 +9,7 @@ import { dataConverterFromEnv } from '../temporal/codec';
 import { researchActivityInterceptor, storeWaitReporter } from '../telemetry/metrics';
 import { activityTracingInterceptors, tracingSinks, tracingRequested } from '../telemetry/tracing';
 import { cachedWorkflowCode } from './bundle-cache';
-import { searchTaskQueue } from '../workflows/messages';
+import { searchTaskQueue } from '../contract/names';
 import { TokenBucket } from './token-bucket';
 import { workflowCacheSize } from './cache-size';
 import { buildIdOf, deploymentNameOf, versioningOptions } from './versioning';

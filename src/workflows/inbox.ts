@@ -7,7 +7,7 @@ import { defineSignal, defineUpdate, setHandler } from '@temporalio/workflow';
 import { type ApproveArgs, type AnswerClarificationsArgs, type ConfirmArgs, type GuidanceArgs, type MessageArgsOf, MESSAGE_NAMES, MESSAGE_ROWS, type MessageName, refusal, type ReviewArgs, type RevisePlanArgs, type TopUpArgs } from '../domain/messages';
 import type { ResearchStatus } from '../domain/names';
 import type { BudgetLimits, InboxMessage } from '../domain/types';
-import * as m from './messages';
+import { eventsQuery, reportQuery, stateQuery, type Accepted } from '../contract/queries';
 import { invalidArgument, wrongState } from './refusals';
 import type { ResearchSession } from './session';
 
@@ -80,9 +80,9 @@ function check(s: ResearchSession, name: MessageName, args: unknown): void {
 }
 
 export function registerHandlers(s: ResearchSession): void {
-  setHandler(m.stateQuery, () => s.snapshot());
-  setHandler(m.reportQuery, () => ({ report_file_id: s.state.panel?.report_file_id ?? s.state.report_file_id, chars: s.state.report_chars }));
-  setHandler(m.eventsQuery, (args) => s.state.events.filter((e) => e.seq > (args?.afterSeq ?? 0)));
+  setHandler(stateQuery, () => s.snapshot());
+  setHandler(reportQuery, () => ({ report_file_id: s.state.panel?.report_file_id ?? s.state.report_file_id, chars: s.state.report_chars }));
+  setHandler(eventsQuery, (args) => s.state.events.filter((e) => e.seq > (args?.afterSeq ?? 0)));
   for (const name of MESSAGE_NAMES) {
     const handler = HANDLERS[name] as Handler<unknown>;
     setHandler(defineSignal<[unknown]>(name), (args: unknown) => {
@@ -95,7 +95,7 @@ export function registerHandlers(s: ResearchSession): void {
       handler.apply(s, args);
     });
     setHandler(
-      defineUpdate<m.Accepted, [unknown]>(name),
+      defineUpdate<Accepted, [unknown]>(name),
       (args: unknown) => {
         const leadsTo = MESSAGE_ROWS[name].leadsTo;
         const next = leadsTo === 'depends' ? (handler.next as NonNullable<Handler<unknown>['next']>)(s, args) : leadsTo;
