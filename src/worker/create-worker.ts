@@ -6,7 +6,7 @@ import { prepareSharedStores } from '../stores/open';
 import type { AppConfig } from '../config/schema';
 import { ALL_SEARCH_PROVIDERS, searchAvailability, searchBurst, searchRate } from '../providers/registry';
 import { dataConverterFromEnv } from '../temporal/codec';
-import { researchActivityInterceptor, storeWaitReporter } from '../telemetry/metrics';
+import { researchActivityInterceptor, storeWaitReporter } from './metrics';
 import { activityTracingInterceptors, tracingSinks, tracingRequested } from '../telemetry/tracing';
 import { cachedWorkflowCode } from './bundle-cache';
 import { searchTaskQueue } from '../contract/names';
