@@ -2,8 +2,7 @@
 // and Temporal's failures said that way.
 import { ApplicationFailure, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { REFUSAL_TYPES } from '../contract/names';
-
-export const MAX_QUERY_CHARS = 4_000;
+import { MAX_QUERY_CHARS } from '../domain/messages';
 
 export class ResearchError extends Error {
   override name = 'ResearchError';

@@ -3,8 +3,7 @@
 // from what was validated. Input is validated here, once; the service sends the arguments as they
 // come. Nothing here names a message: a new row gets its route (and its tool) as it is.
 import { z } from 'zod';
-import type { ArgSpec, MessageArgsOf, MessageName, MessageRow } from '../domain/messages';
-import { MAX_QUERY_CHARS } from '../client/errors';
+import { MAX_QUERY_CHARS, type ArgSpec, type MessageArgsOf, type MessageName, type MessageRow } from '../domain/messages';
 import { panelList, planEdit, text } from './route-schemas';
 
 /** What one field of a message takes, as its kind says. */
