@@ -12,7 +12,9 @@ import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, jsonSchemaTra
 import { documentErrors, PUBLIC_ROUTES, readinessAnswer, withoutUnusedSchemas } from './api-schemas';
 import { authenticate, isLoopback, rateLimitKey } from './auth';
 import { ApiError } from './errors';
+import { answerMethodNotAllowed, MethodTable } from './method-not-allowed';
 import { describeStoreError, isStoreUnavailable } from '../stores/unavailable';
+import { ArtifactMissingError } from '../stores/artifacts';
 import type { PayloadCodec } from '@temporalio/common';
 import { payloadCodecFromEnv } from '../temporal/codec';
 import { registerMcpRoutes } from './mcp';
@@ -85,9 +87,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  // Before any route: every route's errors are documented the same way, from the same schemas.
+  // Before any route: every route's errors are documented the same way, from the same schemas;
+  // each path's methods are learnt for the 405 a method it does not have answers.
+  const methods = new MethodTable();
   app.addHook('onRoute', (route) => {
     documentErrors(route);
+    methods.onRoute(route);
     opts.onRoute?.(route);
   });
 
@@ -101,6 +106,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const rateStore = sharedRateLimitStore(service.limits, rateLimitPerMinute, (err) => app.log.warn({ err: (err as Error).message }, 'rate limit counted on this server alone: the shared count is unavailable'));
   await app.register(rateLimit, { global: false, max: rateLimitPerMinute, timeWindow: '1 minute', keyGenerator: (req) => rateLimitKey(req, service.store), store: rateStore });
   app.addHook('onRequest', app.rateLimit());
+  answerMethodNotAllowed(app, methods);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -144,6 +150,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       const unknownKey = first.keyword === 'unrecognized_keys' ? (first.params as { keys?: string[] }).keys?.[0] : undefined;
       const field = [where, ...first.instancePath.split('/').filter(Boolean), ...(unknownKey ? [unknownKey] : [])].join('.');
       return reply.code(400).send({ error: 'INVALID_REQUEST', message: `${field}: ${unknownKey ? 'unknown key' : first.message}`, field });
+    }
+    // A session that names an artifact its store no longer has: gone, and which one is said.
+    if (err instanceof ArtifactMissingError) {
+      const id = (req.params as { id?: unknown } | undefined)?.id;
+      req.log.warn(err);
+      return reply.code(410).send({ error: 'GONE', message: `${typeof id === 'string' ? `research ${id}: ` : ''}artifact ${err.fileId} is no longer stored (removed with a deleted session, or lost from the artifact store)` });
     }
     const status = (err as FastifyError).statusCode;
     if (status && status >= 400 && status < 500) {

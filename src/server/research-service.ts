@@ -270,7 +270,7 @@ export class ResearchService {
     const removed = await removeSession({
       config: this.client.config, env: this.client.env, artifacts: this.artifacts(), sessions: this.sessions(),
       ...(s.status !== 'draft' ? { workflow: this.client.handle(id) } : {}),
-      disown: () => this.store.remove(id),
+      disown: () => this.store.markDeleted(id),
       owned: () => this.store.exists(id),
       later: (ms, run) => this.later(ms, run),
     }, id);

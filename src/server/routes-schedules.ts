@@ -25,12 +25,23 @@ const createBody = (settings: ReturnType<typeof sessionSettings>) => z
 export function registerScheduleRoutes(root: FastifyInstance, service: ResearchService): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
   const schedules = () => service.client.schedules();
-  /** Sessions a schedule started become the schedule owner's, so the session routes serve them. */
+  /**
+   * Sessions a schedule started become the schedule owner's, so the session routes serve them; a
+   * run whose session was deleted stays deleted (its snapshot and artifacts are gone) and is not listed.
+   */
   const adopt = async (owner: string, view: ScheduleView): Promise<ScheduleView> => {
+    const runs: ScheduleView['runs'] = [];
     for (const run of view.runs) {
-      if (!(await service.store.exists(run.research_id))) await service.store.insert({ research_id: run.research_id, owner, query: view.query, status: 'planning', settings: {}, parent_id: null });
+      if (await service.store.wasDeleted(run.research_id)) continue;
+      if (!(await service.store.exists(run.research_id))) {
+        // Two readers of the schedule at once: the second finds the run adopted already.
+        await service.store.insert({ research_id: run.research_id, owner, query: view.query, status: 'planning', settings: {}, parent_id: null }).catch(async (err: unknown) => {
+          if (!(await service.store.exists(run.research_id))) throw err;
+        });
+      }
+      runs.push(run);
     }
-    return view;
+    return { ...view, runs };
   };
   const explain = async <T>(field: string, run: () => Promise<T>): Promise<T> => {
     try {

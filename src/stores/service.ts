@@ -61,6 +61,10 @@ export interface ServiceStore {
   byShareToken(token: string): Promise<OwnedSession | undefined>;
   update(researchId: string, changes: SessionChanges): Promise<OwnedSession>;
   remove(researchId: string): Promise<void>;
+  /** Removes a deleted session's ownership and remembers its id, so nothing adopts it again (a schedule's run list). */
+  markDeleted(researchId: string): Promise<void>;
+  /** Whether a session of this id was deleted. */
+  wasDeleted(researchId: string): Promise<boolean>;
   /** Newest first; the cursor is opaque: base64url of "<created_at>|<research_id>". */
   list(f: ListFilter): Promise<{ sessions: OwnedSession[]; next_cursor?: string }>;
   /** Sessions of `owner` (absent: of everybody) whose last known status may still change. */
@@ -98,6 +102,7 @@ export class SqliteServiceStore implements ServiceStore {
         favourite INTEGER NOT NULL DEFAULT 0, settings TEXT NOT NULL DEFAULT '{}', share_token TEXT UNIQUE,
         parent_id TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
       CREATE INDEX IF NOT EXISTS owned_by_created ON owned_sessions (owner, created_at DESC, research_id DESC);
+      CREATE TABLE IF NOT EXISTS deleted_sessions (research_id TEXT PRIMARY KEY, deleted_at TEXT NOT NULL);
     `);
     const columns = this.sql('PRAGMA table_info(owned_sessions)').all() as { name: string }[];
     if (!columns.some((c) => c.name === 'contexts')) this.db.exec("ALTER TABLE owned_sessions ADD COLUMN contexts TEXT NOT NULL DEFAULT '[]'");
@@ -176,6 +181,19 @@ export class SqliteServiceStore implements ServiceStore {
 
   async remove(researchId: string): Promise<void> {
     this.sql('DELETE FROM owned_sessions WHERE research_id = ?').run(researchId);
+  }
+
+  async markDeleted(researchId: string): Promise<void> {
+    const mark = this.sql('INSERT OR IGNORE INTO deleted_sessions (research_id, deleted_at) VALUES (?, ?)');
+    const remove = this.sql('DELETE FROM owned_sessions WHERE research_id = ?');
+    this.db.transaction(() => {
+      mark.run(researchId, new Date().toISOString());
+      remove.run(researchId);
+    })();
+  }
+
+  async wasDeleted(researchId: string): Promise<boolean> {
+    return !!this.sql('SELECT 1 FROM deleted_sessions WHERE research_id = ?').get(researchId);
   }
 
   async list(f: ListFilter): Promise<{ sessions: OwnedSession[]; next_cursor?: string }> {
