@@ -14,7 +14,9 @@ import { webRoot } from '../src/server/routes-web';
 import { startHarness, waitFor } from '../test/harness';
 import { freePort, startTestServer } from '../test/harness/temporal';
 
-export const SCHEMATHESIS_VERSION = '4.32.5';
+/** The pinned requirement (scripts/contract-requirements.txt, which .ci/run installs too). */
+const REQUIREMENTS = path.join(PROJECT_ROOT, 'scripts', 'contract-requirements.txt');
+const PINNED = /^schemathesis==(\S+)$/m.exec(readFileSync(REQUIREMENTS, 'utf8'))?.[1] ?? '';
 
 const arg = (name: string): string | undefined => {
   const at = process.argv.indexOf(`--${name}`);
@@ -28,10 +30,10 @@ const cliArgs = (...args: string[]) => ['--require', 'tsx/cjs', path.join(PROJEC
 function ensureSchemathesis(): string {
   const bin = venvBin('schemathesis');
   const version = existsSync(bin) ? spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout : '';
-  if (!version.includes(SCHEMATHESIS_VERSION)) {
+  if (!PINNED || !version.includes(PINNED)) {
     if (!existsSync(venvBin('pip'))) spawnSync('python3', ['-m', 'venv', path.join(PROJECT_ROOT, '.venv')], { stdio: 'inherit' });
-    const pip = spawnSync(venvBin('pip'), ['install', '-q', `schemathesis==${SCHEMATHESIS_VERSION}`], { stdio: 'inherit' });
-    if (pip.status !== 0) throw new Error(`pip could not install schemathesis==${SCHEMATHESIS_VERSION}`);
+    const pip = spawnSync(venvBin('pip'), ['install', '-q', '-r', REQUIREMENTS], { stdio: 'inherit' });
+    if (pip.status !== 0) throw new Error(`pip could not install ${REQUIREMENTS}`);
   }
   return bin;
 }

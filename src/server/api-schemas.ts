@@ -188,6 +188,22 @@ export function documentErrors(route: RouteOptions): void {
   for (const code of codes) response[code] ??= apiError;
 }
 
+/**
+ * The event stream's frames as they travel: `data` is a line of JSON text whose content the frame's
+ * schema types (contentMediaType, contentSchema); a frame without its own `id:` carries the last
+ * one an SSE client kept, and `retry:` may stand in any frame.
+ */
+export function framesAsSent<T extends object>(document: T): T {
+  const frames = (document as { components?: { schemas?: Record<string, { anyOf?: { properties?: Record<string, unknown> }[] }> } }).components?.schemas?.StreamFrame?.anyOf ?? [];
+  for (const frame of frames) {
+    const properties = frame.properties ?? {};
+    properties.data = { type: 'string', contentMediaType: 'application/json', contentSchema: properties.data };
+    properties.id ??= { type: 'string', description: "the last event's seq, as an SSE client keeps it" };
+    properties.retry = { type: 'integer', minimum: 0, description: 'milliseconds to wait before reconnecting' };
+  }
+  return document;
+}
+
 /** The document without component schemas that nothing refers to. */
 export function withoutUnusedSchemas<T extends object>(document: T): T {
   const components = (document as { components?: { schemas?: Record<string, unknown> } }).components;

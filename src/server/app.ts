@@ -9,10 +9,11 @@ import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstanc
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import { documentErrors, PUBLIC_ROUTES, readinessAnswer, withoutUnusedSchemas } from './api-schemas';
+import { documentErrors, framesAsSent, PUBLIC_ROUTES, readinessAnswer, withoutUnusedSchemas } from './api-schemas';
 import { authenticate, isLoopback, rateLimitKey } from './auth';
 import { ApiError } from './errors';
-import { answerMethodNotAllowed, MethodTable } from './method-not-allowed';
+import { withLinks } from './openapi-links';
+import { answerMethodNotAllowed, clientErrorAnswer, MethodTable } from './method-not-allowed';
 import { describeStoreError, isStoreUnavailable } from '../stores/unavailable';
 import { ArtifactMissingError } from '../stores/artifacts';
 import type { PayloadCodec } from '@temporalio/common';
@@ -74,7 +75,10 @@ const API_TAGS = [
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { service } = opts;
+  // Each path's methods, learnt as routes are registered: a method a path lacks answers 405.
+  const methods = new MethodTable();
   const app = Fastify({
+    clientErrorHandler: clientErrorAnswer(methods),
     ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance as FastifyBaseLogger } : { logger: opts.logger ?? false }),
     bodyLimit: opts.bodyLimitBytes ?? 256 * 1024,
     // Path parameters longer than this are refused before any route runs.
@@ -87,9 +91,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
-  // Before any route: every route's errors are documented the same way, from the same schemas;
-  // each path's methods are learnt for the 405 a method it does not have answers.
-  const methods = new MethodTable();
+  // Before any route: every route's errors are documented the same way, from the same schemas.
   app.addHook('onRoute', (route) => {
     documentErrors(route);
     methods.onRoute(route);
@@ -123,7 +125,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     },
     transform: jsonSchemaTransform,
     // Only the components some operation uses (the transform makes an input and an output variant of each).
-    transformObject: (document) => withoutUnusedSchemas(jsonSchemaTransformObject(document)),
+    // With the links from the answers that give ids to the operations that take them.
+    transformObject: (document) => withLinks(framesAsSent(withoutUnusedSchemas(jsonSchemaTransformObject(document)))),
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
 

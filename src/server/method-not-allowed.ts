@@ -2,6 +2,8 @@
 // The routes are learnt as they are registered; the answer is given before authentication and
 // before any body is read, so an unknown method (QUERY, TRACE) never reaches a parser.
 import type { FastifyInstance, RouteOptions } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { ApiError } from './errors';
 
 interface PathMethods {
@@ -45,4 +47,30 @@ export function answerMethodNotAllowed(app: FastifyInstance, table: MethodTable)
     if (!allowed || allowed.includes(req.method)) return;
     throw new ApiError(405, 'METHOD_NOT_ALLOWED', `${req.method} is not a method of ${req.url.split('?')[0]}; it allows ${allowed.join(', ')}`, {}, { allow: allowed.join(', ') });
   });
+}
+
+type ClientError = Error & { code?: string; rawPacket?: unknown };
+type HttpSocket = Socket & { _httpMessage?: ServerResponse };
+
+/**
+ * Node's parser refuses a body on a method that takes none (TRACE): the request was already
+ * routed, so its answer (405 from the hook above) goes out, then the connection closes. Any other
+ * malformed request is answered 400 and closed, as Fastify does by default.
+ */
+export function clientErrorAnswer(table: MethodTable): (err: ClientError, socket: Socket) => void {
+  return (err, socket) => {
+    if (err.code === 'ECONNRESET' || socket.destroyed) return;
+    const pending = (socket as HttpSocket)._httpMessage;
+    if (err.code === 'HPE_INVALID_METHOD' && pending && !pending.writableEnded) {
+      pending.once('finish', () => socket.destroy());
+      return;
+    }
+    const [method, url] = String(err.rawPacket ?? '').split('\r\n')[0].split(' ');
+    const allowed = err.code === 'HPE_INVALID_METHOD' && url ? table.allowed(url) : undefined;
+    const [status, body, extra] = allowed && !allowed.includes(method)
+      ? ['405 Method Not Allowed', JSON.stringify({ error: 'METHOD_NOT_ALLOWED', message: `${method} is not a method of ${url.split('?')[0]}; it allows ${allowed.join(', ')}` }), `Allow: ${allowed.join(', ')}\r\n`]
+      : ['400 Bad Request', JSON.stringify({ error: 'INVALID_REQUEST', message: 'the request is not well-formed HTTP' }), ''];
+    if (socket.writable) socket.write(`HTTP/1.1 ${status}\r\n${extra}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.destroy();
+  };
 }

@@ -4,10 +4,16 @@ import { z } from 'zod';
 import type { AppConfig } from '../config/schema';
 import { researchSettingsOverrides, researchSettingsSchema } from '../domain/settings';
 import { ALL_SEARCH_PROVIDERS } from '../providers/registry';
+import { NON_BLANK, trimmedText } from '../domain/text-rules';
+import { MAX_QUERY_CHARS } from '../client/errors';
 
 export const idParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'not a research id') });
 
-export const text = (max: number) => z.string().trim().min(1).max(max);
+/** Text of at most `max` characters as sent, trimmed, not blank (the document states both). */
+export const text = (max: number) => trimmedText(max);
+
+/** A research question as sent: at most 4000 characters, not blank (the question is trimmed where it is read). */
+export const questionText = z.string().max(MAX_QUERY_CHARS).regex(NON_BLANK, 'the research question is empty');
 
 export const planEdit = z
   .object({

@@ -4,7 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ResearchError } from '../client/errors';
-import type { ScheduleView } from '../client/schedules';
+import { everyPattern, type ScheduleView } from '../client/schedules';
+import { MAX_QUERY_CHARS } from '../client/errors';
+import { NON_BLANK } from '../domain/text-rules';
 import { ApiError, invalid } from './errors';
 import type { ResearchService } from './research-service';
 import { checkServiceSettings } from './session-policy';
@@ -14,8 +16,8 @@ import { apiError, noContent, scheduleView } from './api-schemas';
 const scheduleParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'not a schedule id') });
 const createBody = (settings: ReturnType<typeof sessionSettings>) => z
   .object({
-    query: z.string().min(1).max(4000),
-    every: z.string().regex(/^\s*\d+\s*[smhdw]\s*$/i, 'a number and a unit (s, m, h, d, w), e.g. 7d').describe('how often, e.g. 7d, 12h'),
+    query: z.string().max(MAX_QUERY_CHARS).regex(NON_BLANK, 'the research question is empty'),
+    every: z.string().regex(everyPattern(), 'a whole number and a unit (s, m, h, d, w): at most every 10 s and at least once a year (366 d), e.g. 7d').describe('how often, from 10 s to 366 days: a whole number and a unit (s, m, h, d, w), e.g. 7d, 12h'),
     settings: settings.optional().describe('per-session settings for every run, e.g. delivery'),
     schedule_id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/).optional(),
     run_now: z.boolean().optional().describe('start the first run now, not one interval from now'),

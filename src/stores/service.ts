@@ -65,7 +65,7 @@ export interface ServiceStore {
   markDeleted(researchId: string): Promise<void>;
   /** Whether a session of this id was deleted. */
   wasDeleted(researchId: string): Promise<boolean>;
-  /** Newest first; the cursor is opaque: base64url of "<created_at>|<research_id>". */
+  /** Newest first; the cursor is "<created_at>~<research_id>" of the last row of the page before. */
   list(f: ListFilter): Promise<{ sessions: OwnedSession[]; next_cursor?: string }>;
   /** Sessions of `owner` (absent: of everybody) whose last known status may still change. */
   unsettled(owner?: string): Promise<OwnedSession[]>;
@@ -77,15 +77,19 @@ export type SessionChanges = Partial<Pick<OwnedSession, 'query' | 'status' | 'fa
 
 export const newApiToken = (): string => `drt_${randomBytes(24).toString('base64url')}`;
 
+/**
+ * A place in the list: "<created_at>~<research_id>" of the last row shown. Any such place is one
+ * to go on from (the rows before it in the list's order), so a caller may also write one.
+ */
+export const CURSOR = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?Z~[A-Za-z0-9_.-]{1,64}$/;
+
 export function decodeCursor(cursor: string): { created: string; id: string } {
-  const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
-  const sep = decoded.indexOf('|');
-  if (sep < 1 || Number.isNaN(Date.parse(decoded.slice(0, sep)))) throw new InvalidCursorError('cursor is not one this server issued');
-  return { created: decoded.slice(0, sep), id: decoded.slice(sep + 1) };
+  if (!CURSOR.test(cursor)) throw new InvalidCursorError('cursor is not a place in the list (a next_cursor: "<created_at>~<research_id>")');
+  const sep = cursor.indexOf('~');
+  return { created: cursor.slice(0, sep), id: cursor.slice(sep + 1) };
 }
 
-export const encodeCursor = (row: { created_at: string; research_id: string }): string =>
-  Buffer.from(`${row.created_at}|${row.research_id}`).toString('base64url');
+export const encodeCursor = (row: { created_at: string; research_id: string }): string => `${row.created_at}~${row.research_id}`;
 
 export class SqliteServiceStore implements ServiceStore {
   private readonly db: Database.Database;
