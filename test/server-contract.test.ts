@@ -77,6 +77,13 @@ describe('the API as its document states it', () => {
     expect((await call({ jsonrpc: '2.0' })).status).toBe(400);
   });
 
+  it("answers metadata at once from its own schemas, the same as the researchMetadata workflow's", async () => {
+    const since = Date.now();
+    const answer = await api.call('GET', '/api/metadata', { token });
+    expect(Date.now() - since).toBeLessThan(2_000);
+    expect(answer.body).toEqual(await env.client.metadata());
+  });
+
   it("states the rules it enforces: blank text, a schedule's bounds, a top-up's limits, a draft's question, delivery, cursors", async () => {
     const created = (await api.call('POST', '/api/research', { token, body: { query: 'Contract: tidal power', draft: true } })).body.research_id as string;
     // Text that trims to nothing is refused, and the document's pattern says so.
@@ -100,6 +107,13 @@ describe('the API as its document states it', () => {
     expect(settings?.properties?.delivery?.anyOf?.map((a) => a.required?.[0])).toEqual(['email', 'webhooks']);
     const refused = await api.call('PATCH', `/api/research/${created}`, { token, body: { settings: { delivery: { email: { to: ['no-at-sign.example'] } } } } });
     expect(refused.body.field).toBe('body.settings.delivery.email.to.0');
+    // A webhook is an http(s) URL every parser reads alike: the document's pattern and the server agree.
+    const webhook = settings?.properties?.delivery?.properties?.webhooks?.items?.properties?.url;
+    for (const [url, ok] of [['https://hooks.example.com/x?y=%2F', true], ['http://127.0.0.1:8080/h', true], ['HTTP:', false], ['http://999.1.1.1/', false], ['ftp://a.b', false], ['http://a:65536', false]] as const) {
+      expect({ url, documented: matches(webhook, url) }).toEqual({ url, documented: ok });
+      const res = await api.call('PATCH', `/api/research/${created}`, { token, body: { settings: { delivery: { webhooks: [{ url }] } } } });
+      expect({ url, status: res.status }).toEqual({ url, status: ok ? 200 : 400 });
+    }
     // A cursor is a place in the list that anyone may write: the rows after it.
     const cursor = doc.paths['/api/research'].get.parameters?.find((p) => p.name === 'cursor')?.schema;
     expect(matches(cursor, '2099-01-01T00:00:00.000Z~zzz')).toBe(true);

@@ -3,16 +3,27 @@
 // zod stays out of the workflow bundle).
 import { z } from 'zod';
 import { CREDIBILITY_TIERS, DELIVERY_EVENTS, MODEL_ROLES } from './names';
-import { LINE_CHARACTER, TWO_NON_BLANK } from './text-rules';
+import { LINE_CHARACTER, TWO_NON_BLANK, wholeNumberPattern } from './text-rules';
 
 export const modelRef = z.string().regex(new RegExp(`^[A-Za-z0-9][A-Za-z0-9_.-]*:${LINE_CHARACTER}+$`), 'write models as provider:model, e.g. openai:gpt-4o-mini');
 export const searchProviderName = z.string().regex(/^[a-z][a-z0-9_-]*$/, 'a search provider name such as tavily or searxng');
+
+/**
+ * An http(s) URL with a host name (its last label not a number) or an IPv4 address, a port within
+ * range, then path and query in the characters a URL may hold as they are (others %-encoded): one
+ * that every URL parser (RFC 3986, WHATWG's) takes the same way.
+ */
+const URL_CHARACTER = "(?:[A-Za-z0-9._~!$&'()*+,;=:@/-]|%[0-9A-Fa-f]{2})";
+const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
+const WEBHOOK_URL = new RegExp(
+  `^[Hh][Tt][Tt][Pp][Ss]?://(?:(?:${OCTET}\\.){3}${OCTET}|(?:[A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*)(?::${wholeNumberPattern(0, 65535)})?(?:/${URL_CHARACTER}*)?(?:\\?(?:${URL_CHARACTER}|\\?)*)?$`,
+);
 
 const deliverySchema = z
   .object({
     email: z.object({ to: z.array(z.email()).min(1).max(20) }).strict().optional().describe('Recipients; the SMTP server comes from SMTP_HOST, SMTP_PORT, SMTP_USER, SMTP_PASS, SMTP_FROM'),
     webhooks: z
-      .array(z.object({ url: z.string().url().refine((u) => /^https?:/i.test(u), 'only http(s) webhooks').meta({ pattern: '^[Hh][Tt][Tt][Pp][Ss]?:' }) }).strict())
+      .array(z.object({ url: z.string().max(2000).regex(WEBHOOK_URL, 'only http(s) webhooks, to a host name or an IPv4 address').url() }).strict())
       .max(10)
       .optional()
       .describe('POSTed a JSON body signed with WEBHOOK_SECRET (HMAC-SHA256)'),

@@ -3,6 +3,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { noContent } from './api-schemas';
 import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
@@ -112,7 +113,7 @@ export function registerMcpRoutes(app: FastifyInstance, service: ResearchService
       body: mcpMessage,
       response: {
         200: { description: "a request's JSON-RPC answer (a result, or an error object for an unknown method or bad params)", content: { 'application/json': { schema: z.looseObject({ jsonrpc: z.literal('2.0') }) } } },
-        202: { description: 'a notification or a response: taken, nothing to answer', content: { 'text/plain': { schema: z.string().max(0) } } },
+        202: noContent.describe('a notification or a response: taken, nothing to answer (no body)'),
       },
     },
   }, async (req, reply) => {
