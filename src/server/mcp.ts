@@ -35,7 +35,7 @@ export function createMcpServer(service: ResearchService, user: string): McpServ
     inputSchema: {
       query: z.string().min(1).max(4000),
       auto_approve: z.boolean().optional(),
-      settings: sessionSettings(service.client.config).optional(),
+      settings: sessionSettings(service.client.config, service.policy).optional(),
       panel: panelList.optional().describe('panel research: "provider:model" items or plain words ("Claude and Gemini")'),
     },
   }, ({ query, auto_approve, settings, panel }) => answer(() => service.create(user, createCommand({ query, auto_approve, settings, panel }))));

@@ -60,7 +60,7 @@ export function registerScheduleRoutes(root: FastifyInstance, service: ResearchS
   app.post('/api/schedules', {
     schema: {
       tags: ['schedules'], operationId: 'createSchedule', summary: 'Research a question again on a schedule; each run is unattended and says what changed since the last',
-      body: createBody(sessionSettings(service.client.config)), response: { 201: scheduleView, 409: apiError },
+      body: createBody(sessionSettings(service.client.config, service.policy)), response: { 201: scheduleView, 409: apiError },
     },
   }, async (req, reply) => {
     const b = req.body;

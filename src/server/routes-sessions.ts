@@ -18,7 +18,7 @@ const STATUSES = LISTED_STATUSES;
 
 export function registerSessionRoutes(root: FastifyInstance, service: ResearchService): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
-  const settings = sessionSettings(service.client.config);
+  const settings = sessionSettings(service.client.config, service.policy);
   // Store waits cost an engine call (describe): read once per session every few seconds, whoever asks.
   const storeWaitsOf = keptStoreWaits(service.client.client);
 
