@@ -6,7 +6,7 @@ import { researchSettingsOverrides, researchSettingsSchema } from '../domain/set
 import { ALL_SEARCH_PROVIDERS, expandSearchPresets, readsServerFiles } from '../providers/registry';
 import type { SessionPolicy } from './session-policy';
 import { NON_BLANK, trimmedText } from '../domain/text-rules';
-import { MAX_QUERY_CHARS } from '../client/errors';
+import { MAX_QUERY_CHARS } from '../domain/messages';
 
 export const idParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'not a research id') });
 

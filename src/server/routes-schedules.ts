@@ -5,7 +5,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ResearchError } from '../client/errors';
 import { everyPattern, type ScheduleView } from '../client/schedules';
-import { MAX_QUERY_CHARS } from '../client/errors';
+import { MAX_QUERY_CHARS } from '../domain/messages';
 import { NON_BLANK } from '../domain/text-rules';
 import { ApiError, invalid } from './errors';
 import type { ResearchService } from './research-service';
