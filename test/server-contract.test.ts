@@ -107,6 +107,11 @@ describe('the API as its document states it', () => {
     expect(settings?.properties?.delivery?.anyOf?.map((a) => a.required?.[0])).toEqual(['email', 'webhooks']);
     const refused = await api.call('PATCH', `/api/research/${created}`, { token, body: { settings: { delivery: { email: { to: ['no-at-sign.example'] } } } } });
     expect(refused.body.field).toBe('body.settings.delivery.email.to.0');
+    // Addresses within RFC 5321's lengths only (a contract fuzzer once sent a 103-character local part that was taken).
+    for (const [to, ok] of [[`${'a'.repeat(64)}@example.com`, true], [`${'a'.repeat(65)}@example.com`, false], [`a@${'b'.repeat(64)}.com`, false], [`a@${'b.'.repeat(127)}com`, false]] as const) {
+      const res = await api.call('PATCH', `/api/research/${created}`, { token, body: { settings: { delivery: { email: { to: [to] } } } } });
+      expect({ to, status: res.status }).toEqual({ to, status: ok ? 200 : 400 });
+    }
     // A webhook is an http(s) URL every parser reads alike: the document's pattern and the server agree.
     const webhook = settings?.properties?.delivery?.properties?.webhooks?.items?.properties?.url;
     for (const [url, ok] of [['https://hooks.example.com/x?y=%2F', true], ['http://127.0.0.1:8080/h', true], ['HTTP:', false], ['http://999.1.1.1/', false], ['ftp://a.b', false], ['http://a:65536', false]] as const) {

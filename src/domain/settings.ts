@@ -19,9 +19,16 @@ const WEBHOOK_URL = new RegExp(
   `^[Hh][Tt][Tt][Pp][Ss]?://(?:(?:${OCTET}\\.){3}${OCTET}|(?:[A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*)(?::${wholeNumberPattern(0, 65535)})?(?:/${URL_CHARACTER}*)?(?:\\?(?:${URL_CHARACTER}|\\?)*)?$`,
 );
 
+/** An address as mail servers take it: z.email()'s shape within RFC 5321's lengths (local part 64, domain 253, label 63). */
+const emailAddress = z.email().refine((address) => {
+  const at = address.lastIndexOf('@');
+  const domain = address.slice(at + 1);
+  return at <= 64 && domain.length <= 253 && domain.split('.').every((label) => label.length <= 63);
+}, 'an e-mail address within RFC 5321 lengths (local part up to 64 characters, domain up to 253, each label up to 63)');
+
 const deliverySchema = z
   .object({
-    email: z.object({ to: z.array(z.email()).min(1).max(20) }).strict().optional().describe('Recipients; the SMTP server comes from SMTP_HOST, SMTP_PORT, SMTP_USER, SMTP_PASS, SMTP_FROM'),
+    email: z.object({ to: z.array(emailAddress).min(1).max(20) }).strict().optional().describe('Recipients; the SMTP server comes from SMTP_HOST, SMTP_PORT, SMTP_USER, SMTP_PASS, SMTP_FROM'),
     webhooks: z
       .array(z.object({ url: z.string().max(2000).regex(WEBHOOK_URL, 'only http(s) webhooks, to a host name or an IPv4 address').url() }).strict())
       .max(10)
