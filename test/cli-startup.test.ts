@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../src/config/load';
 import { migrateState } from '../src/domain/migrations';
+import { describe as describePosition } from '../src/domain/position';
 import type { ResearchSnapshot } from '../src/domain/types';
 import { SqliteSessionStore } from '../src/stores/sessions';
 
@@ -68,7 +69,9 @@ describe('CLI start-up', () => {
     // A session as its last run stored it (a completed session recorded by an earlier build, in today's shape).
     const recorded = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'state-versions', 'v9-completed.json'), 'utf8')) as ResearchSnapshot;
     const store = new SqliteSessionStore(path.join(dir, 'sessions.db'));
-    await store.save({ ...migrateState(recorded), research_id: 'startup-done', report_markdown: recorded.report_markdown, last_event_seq: recorded.last_event_seq }, []);
+    const state = migrateState(recorded);
+    const { status, phase } = describePosition(state.position);
+    await store.save({ ...state, status, phase, research_id: 'startup-done', report_markdown: recorded.report_markdown, last_event_seq: recorded.last_event_seq }, []);
     await store.close();
     // Nothing listens at this address: a status that asked Temporal would fail. The first run
     // validates the config file and keeps it; the second reads it back without zod.

@@ -23,7 +23,8 @@ describe('an enhanced version starts from its parent', () => {
     expect(focused.gaps.filter((g) => g.for_enhancement)).toEqual([expect.objectContaining({ description: 'heat pumps in Norway', suggested_queries: ['heat pumps in Norway'], addressed: false })]);
     expect(openQuestions(focused).map((g) => g.description)).toEqual([...parent.gaps.map((g) => g.description), 'heat pumps in Norway']);
     expect(focused.enhancement).toEqual({ parent_id: parent.research_id, focus: 'heat pumps in Norway', reopen_sections: [] });
-    expect(focused.mind.phase).toBe('REFINEMENT');
+    // The new version's research picks up at refinement: its first round plans what it was asked for.
+    expect(focused.position).toEqual({ at: 'research', phase: 'REFINEMENT' });
     // The focus is part of the version's plan: a page it finds is about what was asked.
     expect(focused.plan?.expanded_queries.map((q) => q.query)).toEqual([...(parent.plan?.expanded_queries ?? []).map((q) => q.query), 'heat pumps in Norway']);
     expect(plain.plan).toEqual(parent.plan);

@@ -33,7 +33,7 @@ describe('the supervised research loop', () => {
     const s = await env.client.state(researchId);
     expect(s.status).toBe('completed');
     expect(s.iteration).toBe(3);
-    expect(s.mind?.phase).toBe('COMPLETED');
+    expect(s.position).toMatchObject({ at: 'ended', outcome: 'completed' });
     const log = actions(s);
     expect(log.filter((a) => a === 'supervisor:iterate')).toHaveLength(2);
     expect(log.filter((a) => a === 'supervisor:complete')).toHaveLength(1);

@@ -1,7 +1,7 @@
 // Every state version ever recorded (v1–v8, snapshots taken from the histories those builds wrote;
 // v9, snapshots of a cancelled and a completed session as that build's session store kept them;
 // v10, live snapshots of sessions waiting for approval, review, guidance and a top-up, and of one
-// mid-research)
+// mid-research; v11, the same sessions as the v11 build kept them)
 // is upgraded by plain migration functions, and a session going on from one completes on today's
 // build: a snapshot waiting for approval waits again and researches once approved, one caught mid-
 // research finishes its research. No branch in the workflow knows the old versions.
@@ -10,6 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { continuationState } from '../src/client/session-ops';
 import { migrateState, STATE_VERSION, stateVersionOf } from '../src/domain/migrations';
+import { isWaiting } from '../src/domain/names';
+import { describe as describePosition, LOOP_PHASES, placeOf } from '../src/domain/position';
 import { researchSettingsSchema } from '../src/domain/settings';
 import type { ResearchSnapshot } from '../src/domain/types';
 import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
@@ -24,7 +26,7 @@ const LOOP_FLAGS = ['supervised', 'parallel_branches', 'lean_oversight', 'pipeli
 
 describe('state migrations', () => {
   it('has a snapshot of every recorded version', () => {
-    expect([...new Set(fixtures.map((f) => f.version))].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect([...new Set(fixtures.map((f) => f.version))].sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
   });
 
   it.each(fixtures.map((f) => [f.file, f] as const))('%s is told apart and upgraded to today\'s shape', (_file, { version, raw }) => {
@@ -40,16 +42,20 @@ describe('state migrations', () => {
     // Before v9 the report's text travelled in state (carried as a seed); since, it is in the artifact store.
     expect(state.report_seed).toBe(version < 9 ? (raw.report_markdown as string) || undefined : undefined);
     expect(state.inbox).toEqual([]);
-    expect(state.mind.phase).toMatch(/^(PLANNING|GATHERING|ANALYSIS|SYNTHESIS|REFINEMENT|COMPLETED)$/);
+    // Where the session is: one position, nothing beside it that could disagree.
+    for (const gone of ['status', 'phase', 'step', 'waiting']) expect(state).not.toHaveProperty(gone);
+    expect(state.mind).not.toHaveProperty('phase');
+    const place = placeOf(state.position);
+    if (place.at === 'research') expect(LOOP_PHASES).toContain(place.phase);
+    // What every front end shows of it is what the recorded state said (a wait's status, a session at work).
+    const shown = describePosition(state.position);
+    if (isWaiting(String(raw.status)) || raw.status === 'running') expect(shown.status).toBe(raw.status);
     // Today's schema accepts the upgraded settings as they are: every default a version added is there.
     expect(researchSettingsSchema.parse(state.settings)).toEqual(state.settings);
     const status = raw.status as string;
-    if (status === 'awaiting_approval') expect(state.waiting).toMatchObject({ for: 'approval' });
-    if (status === 'awaiting_clarification') expect(state.waiting).toMatchObject({ for: 'clarification' });
-    if (status === 'running') {
-      expect(state.step).toBe('research');
-      expect(state.waiting).toBeUndefined();
-    } else if (status === 'awaiting_approval' || status === 'awaiting_clarification') expect(state.step).toBe('plan');
+    if (status === 'awaiting_approval') expect(state.position).toMatchObject({ at: 'waiting', wait: { for: 'approval' }, in: { at: 'plan' } });
+    if (status === 'awaiting_clarification') expect(state.position).toMatchObject({ at: 'waiting', wait: { for: 'clarification' }, in: { at: 'plan' } });
+    if (status === 'running') expect(state.position).toMatchObject({ at: 'research' });
     expect(state).not.toHaveProperty('approved');
     expect(state.mind).not.toHaveProperty('pause_after');
     // Upgrading an upgraded state changes nothing.
@@ -63,7 +69,7 @@ describe('state migrations', () => {
     expect(fetched.length).toBeGreaterThan(0);
     expect(fetched.every((x) => x.analyzed)).toBe(true);
     expect(state.findings.every((f) => f.reported)).toBe(true);
-    expect(state.mind.phase).toBe('GATHERING');
+    expect(state.position).toEqual({ at: 'research', phase: 'GATHERING' });
   });
 
   it('v10 records where a v9 session stopped early and which sections a finished v9 report stated as gaps', () => {
@@ -91,26 +97,34 @@ describe('state migrations', () => {
     expect(migrateState(bare).stops).toBeUndefined();
   });
 
-  it('v11 reads where a v10 session is in its life into its step, once, and keeps its wait', () => {
+  it('v11 reads where a v10 session is in its life into its step, once, and keeps its wait; v12 makes that one position', () => {
     const raw = (name: string) => fixtures.find((f) => f.file === name)?.raw as Record<string, unknown>;
     const at = (name: string) => migrateState(raw(name));
-    expect(at('v10-awaiting-approval.json')).toMatchObject({ step: 'plan', waiting: { for: 'approval' } });
-    // Mid-research, waiting for a top-up, paused for guidance: research goes on where it was.
-    expect(at('v10-researching.json')).toMatchObject({ step: 'research', mind: { phase: 'GATHERING' } });
-    expect(at('v10-awaiting-budget.json')).toMatchObject({ step: 'research', waiting: { for: 'budget' } });
-    const paused = at('v10-awaiting-guidance.json');
-    expect(paused).toMatchObject({ step: 'research', waiting: { for: 'guidance' } });
+    const waitingFor = (kind: string) => expect.objectContaining({ for: kind, since: expect.any(String) });
+    for (const v of ['v10', 'v11']) {
+      expect(at(`${v}-awaiting-approval.json`).position, v).toEqual({ at: 'waiting', wait: waitingFor('approval'), in: { at: 'plan' } });
+      // Mid-research, waiting for a top-up, paused for guidance: research goes on where it was.
+      expect(at(`${v}-researching.json`).position, v).toEqual({ at: 'research', phase: 'GATHERING' });
+      expect(at(`${v}-awaiting-budget.json`).position, v).toMatchObject({ at: 'waiting', wait: { for: 'budget', topups_seen: 0 }, in: { at: 'research', phase: 'GATHERING' } });
+      // Paused after gathering: the pause ends at analysis.
+      expect(at(`${v}-awaiting-guidance.json`).position, v).toMatchObject({ at: 'waiting', wait: { for: 'guidance' }, in: { at: 'research', phase: 'ANALYSIS' } });
+      // A verified report waiting for its review: the review step, which the reviewer's feedback leaves for research.
+      expect(at(`${v}-awaiting-review.json`), v).toMatchObject({ position: { at: 'waiting', wait: { for: 'review' }, in: { at: 'review' } }, verified: true });
+      // The status to go back to after a wait is the place's to say now.
+      expect(JSON.stringify(at(`${v}-awaiting-budget.json`).position), v).not.toMatch(/resume_/);
+    }
     expect((raw('v10-awaiting-guidance.json').mind as Record<string, unknown>).pause_after).toBe('gathering');
-    expect(paused.mind).not.toHaveProperty('pause_after');
-    // A verified report waiting for its review: the review step, which the reviewer's feedback leaves for research.
-    expect(at('v10-awaiting-review.json')).toMatchObject({ step: 'review', verified: true, waiting: { for: 'review' } });
+    expect(at('v10-awaiting-guidance.json').mind).not.toHaveProperty('pause_after');
     // A pause that was due but had not begun (the run continued as new in between) is that wait.
     const due = { ...raw('v10-researching.json'), mind: { ...(raw('v10-researching.json').mind as object), pause_after: 'analysis' } };
-    expect(migrateState(due).waiting).toMatchObject({ for: 'guidance', resume_status: 'running' });
+    expect(migrateState(due).position).toMatchObject({ at: 'waiting', wait: { for: 'guidance' }, in: { at: 'research', phase: 'GATHERING' } });
     // A session before approval asks for its topic or plans; one waiting for a panel's confirmation answers as a panel.
-    expect(migrateState({ ...raw('v10-awaiting-approval.json'), initial_query: '', waiting: undefined, status: 'awaiting_topic' }).step).toBe('topic');
+    expect(migrateState({ ...raw('v10-awaiting-approval.json'), initial_query: '', waiting: undefined, status: 'awaiting_topic' }).position).toEqual({ at: 'topic' });
     const panel = { ...raw('v10-awaiting-budget.json'), status: 'awaiting_confirmation', panel: { models: ['a:b'], answers: {}, confirmations: [], skip_synthesis: false }, waiting: { for: 'confirmation', since: 'x' } };
-    expect(migrateState(panel).step).toBe('panel');
+    expect(migrateState(panel).position).toEqual({ at: 'waiting', wait: { for: 'confirmation', since: 'x' }, in: { at: 'panel', part: 'answers' } });
+    // A v11 session that ended keeps the place it ended in: a resume goes on from there.
+    const ended = { ...raw('v11-researching.json'), status: 'timed_out', phase: 'done' };
+    expect(migrateState(ended).position).toEqual({ at: 'ended', outcome: 'timed_out', in: { at: 'research', phase: 'GATHERING' } });
   });
 
   it('refuses a state from a newer build, and what is not a state', () => {

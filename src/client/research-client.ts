@@ -19,6 +19,7 @@ import type { MessageArgsOf, MessageName, ReviewArgs, TopUpArgs } from '../domai
 import type { InputContext, LiveSnapshot, ResearchEvent, ResearchInput, ResearchPlan, ResearchSettings, ResearchSnapshot } from '../domain/types';
 import type { ArtifactStore } from '../stores/artifacts';
 import { TERMINAL_STATUSES, type ResearchState, type ResearchStatus } from '../domain/types';
+import { describe } from '../domain/position';
 import { ResearchSchedules } from './schedules';
 import { explainFailure, isDroppedUpdate, isGone, ResearchError, UPDATE_ATTEMPTS, validateQuery, type Question } from './errors';
 import { storeInputContexts } from './input-contexts';
@@ -254,7 +255,7 @@ export class ResearchClient {
     // The store's copy stops saying the session has ended before the new run starts: `status` trusts
     // an ended copy without asking Temporal (the new run's first write replaces this one).
     const stored = await this.sessions().get(id);
-    if (stored) await this.sessions().save({ ...stored, status: state.status, reason: undefined, updated_at: new Date().toISOString() }, []);
+    if (stored) await this.sessions().save({ ...stored, status: describe(state.position).status, reason: undefined, updated_at: new Date().toISOString() }, []);
     try {
       await this.startRun(state, 'ALLOW_DUPLICATE');
     } catch (err) {
@@ -286,7 +287,7 @@ export class ResearchClient {
       args: [input],
       ...(policy === 'REPLACE_RUNNING' ? { workflowIdReusePolicy: 'ALLOW_DUPLICATE' as const, workflowIdConflictPolicy: 'TERMINATE_EXISTING' as const } : { workflowIdReusePolicy: policy }),
       ...(this.searchAttributes
-        ? { searchAttributes: { [SEARCH_ATTRIBUTES.status]: ['running'], [SEARCH_ATTRIBUTES.createdAt]: [new Date(state.created_at)] } }
+        ? { searchAttributes: { [SEARCH_ATTRIBUTES.status]: [describe(state.position).status], [SEARCH_ATTRIBUTES.createdAt]: [new Date(state.created_at)] } }
         : {}),
     });
   }

@@ -2,7 +2,7 @@
 // enhanceResearch, plus resume): the new run is seeded with the stored state, the same way
 // continue-as-new carries it, so finished searches, fetches and findings are reused, not repeated.
 import { migrateState } from '../domain/migrations';
-import { stepAfterStop } from '../domain/steps';
+import { placeAfterStop } from '../domain/position';
 import type { Gap, InputContextRef, ResearchPlan, ResearchSettings, ResearchSnapshot, ResearchState, ResearchStatus } from '../domain/types';
 import { normalizeQuery } from '../domain/text';
 import { openQuestions } from '../domain/gaps';
@@ -31,7 +31,8 @@ export interface EnhanceOptions {
 export function stateOf(snapshot: ResearchSnapshot): ResearchState {
   const { last_event_seq, ...rest } = snapshot;
   const state = migrateState({ ...rest, events: [], persisted_seq: Math.max(snapshot.persisted_seq, last_event_seq) });
-  delete (state as Partial<ResearchSnapshot>).report_markdown;
+  // What the snapshot derives from the state (status, phase, what it accepts) is not state.
+  for (const derived of ['report_markdown', 'status', 'phase', 'accepts'] as const) delete (state as Partial<ResearchSnapshot>)[derived];
   return state;
 }
 
@@ -45,12 +46,10 @@ export function continuationState(snapshot: ResearchSnapshot, settings?: Researc
     ...rest,
     ...(settings ? { settings } : {}),
     inbox: [],
-    waiting: undefined,
     cancel_requested: undefined,
     verified: false,
-    step: stepAfterStop(rest.step),
-    // Not the old terminal status: until the new run's first step, a reader must not see it as ended.
-    status: 'planning',
+    // Not the old end: from its first moment the new run is where the stopped one goes on from.
+    position: placeAfterStop(rest.position),
     reason: undefined,
     // The deadline starts afresh.
     deadline_ms: undefined,
@@ -84,14 +83,13 @@ export function enhancedState(snapshot: ResearchSnapshot, newId: string, setting
   // The supervisor picks up at refinement: the round it plans searches what the version is for.
   // Its wall-time budget counts from now; the other budgets get as much again as they had.
   const startedMs = Date.parse(now);
-  const mind = { ...rest.mind, phase: 'REFINEMENT' as const, phase_visits: {}, sections_filled: undefined, section_fill: undefined, started_ms: startedMs, budget_topups: {} };
+  const mind = { ...rest.mind, phase_visits: {}, sections_filled: undefined, section_fill: undefined, started_ms: startedMs, budget_topups: {} };
   const used = budgetUsed(rest, startedMs);
   const limits = budgetLimits(settings, rest.mind.budget_topups);
   const budget = Object.fromEntries(Object.entries(limits).map(([k, v]) => [k, k === 'wall_seconds' ? v : (v as number) + used[k as keyof typeof used]]));
   return {
     ...rest,
     research_id: newId,
-    status: 'planning',
     settings: {
       ...settings,
       max_iterations: snapshot.iteration + iterations,
@@ -112,10 +110,10 @@ export function enhancedState(snapshot: ResearchSnapshot, newId: string, setting
     deadline_ms: undefined,
     continued_runs: 0,
     inbox: [],
-    waiting: undefined,
     cancel_requested: undefined,
     verified: false,
-    step: 'research',
+    position: { at: 'research', phase: 'REFINEMENT' },
+    branches: undefined,
     stops: undefined,
     stated_gaps: undefined,
     gaps,

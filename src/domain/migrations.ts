@@ -3,17 +3,18 @@
 // is upgraded here, by one plain function per version, never by branches in the workflow.
 // Each function records what its version introduced; it must not change once released.
 import type { MindState } from './mind';
-import type { ResearchState, Waiting } from './types';
-import { isTerminal, type ResearchStatus } from './names';
+import type { ResearchState } from './types';
+import type { LoopPhase, Outcome, Place, Position, Waiting } from './position';
+import { isTerminal, type ResearchPhase, type ResearchStatus } from './names';
 import { type SessionStep, waitOf, waitSeconds } from './steps';
 import type { ResearchSettings } from './settings';
 
 /** The state shape this build writes. */
-export const STATE_VERSION = 11;
+export const STATE_VERSION = 12;
 
 /** The research mind of a session that has not researched yet. */
 export function freshMind(startedMs: number): MindState {
-  return { phase: 'PLANNING', phase_visits: {}, reflexion_revisions: 0, review_rounds: 0, agent_decisions: [], gates: [], guidance: [], budget_topups: {}, started_ms: startedMs, contradictions: [] };
+  return { phase_visits: {}, reflexion_revisions: 0, review_rounds: 0, agent_decisions: [], gates: [], guidance: [], budget_topups: {}, started_ms: startedMs, contradictions: [] };
 }
 
 type Raw = Record<string, unknown> & { settings: Record<string, unknown> };
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<number, Migration> = {
   8: toOneEngine,
   9: recordStopsAndStatedGaps,
   10: toExplicitSteps,
+  11: toOnePosition,
 };
 
 /** The version a state was written by; states before v9 carry no number and are told by their marks. */
@@ -117,7 +119,7 @@ function toOneEngine(s: Raw): Raw {
   if (kind) {
     const since = String(s.updated_at);
     const seconds = Number(waitSeconds(kind, s.settings as unknown as ResearchSettings));
-    const waiting: Waiting = { for: kind, since, ...(Number.isFinite(seconds) ? { until: (Date.parse(since) || 0) + seconds * 1000 } : {}) };
+    const waiting: WaitingV11 = { for: kind, since, ...(Number.isFinite(seconds) ? { until: (Date.parse(since) || 0) + seconds * 1000 } : {}) };
     if (['budget', 'guidance', 'confirmation'].includes(kind)) Object.assign(waiting, { resume_status: 'running', resume_phase: 'searching' });
     out.waiting = waiting;
   }
@@ -184,20 +186,64 @@ function toExplicitSteps(s: Raw): Raw {
   const pauseAfter = mind.pause_after;
   delete mind.pause_after;
   out.mind = mind;
-  const waiting = s.waiting as Waiting | undefined;
+  const waiting = s.waiting as WaitingV11 | undefined;
   out.step = stepOfV10(s, approved === true, waiting);
   if (typeof pauseAfter === 'string' && !waiting && !isTerminal(String(s.status))) {
     const since = String(s.updated_at);
-    const pause: Waiting = { for: 'guidance', since, until: (Date.parse(since) || 0) + Number(s.settings.guidance_wait_seconds ?? 600) * 1000, resume_status: s.status as ResearchStatus, resume_phase: s.phase as Waiting['resume_phase'], topups_seen: Number(s.topups_received ?? 0) };
+    const pause: WaitingV11 = { for: 'guidance', since, until: (Date.parse(since) || 0) + Number(s.settings.guidance_wait_seconds ?? 600) * 1000, resume_status: s.status as ResearchStatus, resume_phase: s.phase as ResearchPhase, topups_seen: Number(s.topups_received ?? 0) };
     out.waiting = pause;
   }
   return out;
 }
 
-function stepOfV10(s: Raw, approved: boolean, waiting: Waiting | undefined): SessionStep {
+function stepOfV10(s: Raw, approved: boolean, waiting: WaitingV11 | undefined): SessionStep {
   if (!approved) return s.initial_query ? 'plan' : 'topic';
   if (waiting?.for === 'review' || s.verified === true) return 'review';
-  const phase = (s.mind as MindState | undefined)?.phase;
+  const phase = (s.mind as { phase?: string } | undefined)?.phase;
   if (s.panel && (waiting?.for === 'confirmation' || phase === 'COMPLETED' || phase === 'ABORTED')) return 'panel';
   return 'research';
 }
+
+/** The wait as v9–v11 kept it: beside the status, with the status and phase to go back to. */
+type WaitingV11 = Waiting & { resume_status?: ResearchStatus; resume_phase?: ResearchPhase };
+
+/**
+ * v12, one position: where the session is was kept in five fields (status, phase, step, the mind's
+ * phase, the wait); it is `position` now, read here once from them, and status and phase are
+ * derived from it (src/domain/position.ts). A wait keeps its own details, without the status to
+ * go back to (the place it waits in says it).
+ */
+function toOnePosition(s: Raw): Raw {
+  const { status, phase: _phase, step, waiting, ...out } = s;
+  out.state_version = 12;
+  const { phase: mindPhase, ...mind } = (s.mind ?? {}) as Record<string, unknown>;
+  out.mind = mind;
+  const wait = waiting as WaitingV11 | undefined;
+  const place = placeOfV11(String(step), String(mindPhase), String(status), wait);
+  let position: Position = place;
+  if (isTerminal(String(status))) position = { at: 'ended', outcome: status as Outcome, in: place };
+  else if (wait) {
+    const { resume_status: _rs, resume_phase: _rp, ...details } = wait;
+    position = { at: 'waiting', wait: details, in: place };
+  }
+  out.position = position;
+  return out;
+}
+
+function placeOfV11(step: string, mindPhase: string, status: string, wait: WaitingV11 | undefined): Place {
+  switch (step) {
+    case 'topic':
+    case 'plan':
+    case 'verify':
+    case 'review':
+      return { at: step };
+    case 'panel':
+      return { at: 'panel', part: status === 'synthesizing' || wait?.resume_status === 'synthesizing' ? 'synthesis' : 'answers' };
+    default:
+      return { at: 'research', phase: loopPhaseOfV11(mindPhase) };
+  }
+}
+
+/** The mind's phase as a loop phase: research not yet begun begins by gathering; an aborted one had finished. */
+const loopPhaseOfV11 = (phase: string): LoopPhase => (phase === 'PLANNING' || phase === 'undefined' ? 'GATHERING' : phase === 'ABORTED' ? 'COMPLETED' : (phase as LoopPhase));
+

@@ -1,6 +1,6 @@
-// The research mind's state: the supervisor's phase machine, its gates and decisions, the user's
+// The research mind's state (its phase is the session's position, src/domain/position.ts): its gates and decisions, the user's
 // guidance and budget top-ups. Part of every session's state.
-import type { GatedPhase, MindPhase } from './names';
+import type { GatedPhase } from './names';
 import type { BudgetLimits } from './settings';
 
 export interface AgentDecision {
@@ -27,7 +27,6 @@ export interface GuidanceNote {
 }
 
 export interface MindState {
-  phase: MindPhase;
   phase_visits: Record<string, number>;
   reflexion_revisions: number;
   review_rounds: number;

@@ -6,12 +6,13 @@ import type { EventType, ResearchPhase, ResearchStatus } from './names';
 import type { InputContextRef, PanelState } from './panel';
 import type { ResearchSettings } from './settings';
 import type { ArtifactRef, ContentAllocation, ContentArchive, Finding, Gap, Source, SourceFidelity } from './sources';
-import type { SessionStep, WaitKind } from './steps';
+import type { BranchStage, Position } from './position';
 import type { MessageName } from './messages';
 import type { ResearchPlan } from './plan';
 
 export type { EventType, GatedPhase, MindPhase, ResearchPhase, ResearchStatus } from './names';
 export type { InboxKind, SessionStep, WaitKind } from './steps';
+export type { BranchStage, LoopPhase, Outcome, Place, Position, Waiting } from './position';
 export { TERMINAL_STATUSES } from './names';
 export type { BudgetLimits, ResearchSettings } from './settings';
 export type { AgentDecision, GateRecord, GuidanceNote, MindState } from './mind';
@@ -86,33 +87,16 @@ export type InboxMessage =
   | { kind: 'review'; action: 'accept' | 'reject' | 'feedback'; feedback?: string }
   | { kind: 'continue' };
 
-export interface Waiting {
-  for: WaitKind;
-  /** When the wait began (workflow time, ISO). */
-  since: string;
-  /** Epoch ms when the wait gives up (absent: until answered). */
-  until?: number;
-  /** The status and phase to go back to when a wait in the middle of research ends. */
-  resume_status?: ResearchStatus;
-  resume_phase?: ResearchPhase;
-  /** Top-ups received before the wait began (a budget wait ends at the next one). */
-  topups_seen?: number;
-  /** Set by the waiting run when `until` passed without an answer. */
-  expired?: boolean;
-}
-
 export interface ResearchState {
   /** The shape of this state (src/domain/migrations.ts upgrades older ones). */
   state_version: number;
   research_id: string;
-  status: ResearchStatus;
-  phase: ResearchPhase;
+  /** Where the session is (src/domain/position.ts): moved only by the workflow's top-level loop; status and phase are derived from it. */
+  position: Position;
   initial_query: string;
   settings: ResearchSettings;
   created_at: string;
   updated_at: string;
-  /** Where the session is in its life (src/domain/steps.ts); a stopped session keeps the step it stopped in. */
-  step: SessionStep;
   plan?: ResearchPlan;
   /** The panel the user chose at approval (the settings keep the one the session started with). */
   chosen_panel?: string[];
@@ -171,8 +155,8 @@ export interface ResearchState {
   reason?: string;
   /** Messages received and not yet acted on. */
   inbox: InboxMessage[];
-  /** The wait that ended (or will end) the current run. */
-  waiting?: Waiting;
+  /** What each branch of the research round in flight is doing (each writes only its own). */
+  branches?: BranchStage[];
   /** A cancel was requested (signal, update or Temporal cancellation). */
   cancel_requested?: { reason?: string };
   /** Top-ups received so far (budget waits compare against it). */
@@ -245,6 +229,9 @@ export interface ResearchResult {
 
 /** State returned by the `state` query: the snapshot without the event log. */
 export type LiveSnapshot = Omit<ResearchState, 'events'> & {
+  /** Derived from the position (src/domain/position.ts's describe): what every front end shows. */
+  status: ResearchStatus;
+  phase: ResearchPhase;
   last_event_seq: number;
   /** The messages the session accepts now (src/domain/messages.ts); absent from snapshots older builds stored. */
   accepts?: MessageName[];

@@ -4,10 +4,10 @@
 // by the ranges settings are given in: a snapshot stored by an older version is answered, never a 500.
 // The type check at the end keeps these schemas in step with the domain types.
 import { z } from 'zod';
-import { CREDIBILITY_TIERS, EVENT_TYPES, LISTED_STATUSES, MIND_PHASES, RESEARCH_PHASES } from '../domain/names';
+import { CREDIBILITY_TIERS, EVENT_TYPES, LISTED_STATUSES, RESEARCH_PHASES } from '../domain/names';
+import { BRANCH_STAGES, LOOP_PHASES, OUTCOMES } from '../domain/position';
 import { MESSAGE_NAMES } from '../domain/messages';
 import type { ModelOutputEvent, ResearchEvent, ResearchSnapshot } from '../domain/types';
-import { SESSION_STEPS } from '../domain/steps';
 
 /** An object that lets fields it does not name through, typed (for the check below) as one that names them all. */
 const obj = <S extends z.ZodRawShape>(shape: S) => z.looseObject(shape) as unknown as z.ZodObject<S>;
@@ -116,7 +116,6 @@ const stop = obj({
 const decision = obj({ agent: str, action: str, rationale: str, inputs: z.record(str, z.unknown()), outputs: z.record(str, z.unknown()), timestamp: when });
 
 const mind = obj({
-    phase: z.enum(MIND_PHASES),
     phase_visits: z.record(str, int),
     reflexion_revisions: int,
     review_rounds: int,
@@ -194,24 +193,38 @@ const waiting = obj({
   for: z.enum(['topic', 'clarification', 'approval', 'confirmation', 'budget', 'guidance', 'review']),
   since: when,
   until: num.optional().describe('epoch ms when the wait gives up'),
-  resume_status: str.optional(),
-  resume_phase: str.optional(),
   topups_seen: int.optional(),
   expired: z.boolean().optional(),
 });
 
+const place = z
+  .union([
+    obj({ at: z.enum(['topic', 'plan', 'verify', 'review']) }),
+    obj({ at: z.literal('research'), phase: z.enum(LOOP_PHASES).describe("the research loop's phase") }),
+    obj({ at: z.literal('panel'), part: z.enum(['answers', 'synthesis']) }),
+  ])
+  .meta({ id: 'Place', description: "A step of the session's life (topic, plan, research, panel, verify, review), with research's loop phase or the panel's part" });
+
+const position = z
+  .union([
+    place,
+    obj({ at: z.literal('waiting'), wait: waiting, in: place }).describe('waiting for a person, in a place it comes back to with the answer'),
+    obj({ at: z.literal('ended'), outcome: z.enum(OUTCOMES), in: place }).describe('ended, in the place it ended in (a resume goes on from there)'),
+  ])
+  .meta({ id: 'Position', description: 'Where the session is, stored once; status and phase are derived from it' });
+
 export const researchStateSchema = obj({
     state_version: int,
     research_id: str,
-    status,
-    phase,
+    position: position.optional().describe('absent from snapshots stored before state version 12'),
+    status: status.describe('derived from the position: a session status'),
+    phase: phase.describe('derived from the position'),
     initial_query: str.describe('the question'),
     settings: z.record(str, z.unknown()).describe('the settings the session runs with, defaults filled in (their schema: GET /api/metadata)'),
     created_at: when,
     updated_at: when,
     report_markdown: str.describe('the report as it stands'),
     plan: planSchema.optional(),
-    step: z.enum(SESSION_STEPS).describe('where the session is in its life: topic, plan, research, panel, verify, review (a stopped session keeps the step it stopped in)'),
     chosen_panel: strings.optional().describe('the panel chosen at approval'),
     clarifications: z.array(obj({ question: str, answer: str })),
     clarification_rounds: int,
@@ -251,7 +264,7 @@ export const researchStateSchema = obj({
     continued_runs: int,
     reason: str.optional().describe('why the session ended as it did'),
     inbox: z.array(obj({ kind: str })).describe('answers received and not yet acted on'),
-    waiting: waiting.optional(),
+    branches: z.array(z.enum(BRANCH_STAGES)).optional().describe("what each branch of the research round in flight is doing"),
     cancel_requested: obj({ reason: str.optional() }).optional(),
     topups_received: int.optional(),
     delivery_log: z.array(deliveryRecord).optional().describe('each delivery: e-mail or webhook, its outcome'),

@@ -6,6 +6,7 @@
 import { defineSignal, defineUpdate, setHandler } from '@temporalio/workflow';
 import { type ApproveArgs, type AnswerClarificationsArgs, type ConfirmArgs, type GuidanceArgs, MAX_QUERY_CHARS, type MessageArgsOf, MESSAGE_NAMES, MESSAGE_ROWS, MESSAGES, type MessageName, refusal, type ReviewArgs, type RevisePlanArgs, type TopUpArgs } from '../domain/messages';
 import type { ResearchStatus } from '../domain/names';
+import { describe, placeOf } from '../domain/position';
 import type { BudgetLimits, InboxMessage } from '../domain/types';
 import { eventsQuery, reportQuery, stateQuery, type Accepted } from '../contract/queries';
 import { invalidArgument, wrongState } from './refusals';
@@ -56,13 +57,14 @@ const HANDLERS: { [N in MessageName]: Handler<MessageArgsOf<N>> } = {
       s.mind.guidance.push({ text: a.text.trim(), received_at: new Date().toISOString() });
       s.emit('Status', { level: 'info', kind: 'guidance', message: `guidance received: ${a.text.trim().slice(0, 200)}` });
     },
-    next: (s) => (s.state.status === 'awaiting_guidance' ? 'running' : s.state.status),
+    next: (s) => (s.status === 'awaiting_guidance' ? 'running' : s.status),
   },
   continue: { apply: (s) => post(s, { kind: 'continue' }) },
   topUp: {
     validate: validateTopUp,
     apply: topUp,
-    next: (s) => (s.state.status === 'awaiting_budget' ? (s.state.waiting?.resume_status ?? 'running') : s.state.status),
+    // A top-up ends a budget wait: back to what the place it waits in shows.
+    next: (s) => (s.status === 'awaiting_budget' ? describe(placeOf(s.position)).status : s.status),
   },
   reviewReport: {
     validate: validateReview,
@@ -74,7 +76,7 @@ const HANDLERS: { [N in MessageName]: Handler<MessageArgsOf<N>> } = {
 
 /** The table's check first (the status accepts the message), then the handler's own. */
 function check(s: ResearchSession, name: MessageName, args: unknown): void {
-  const refused = refusal(name, s.id, s.state.status);
+  const refused = refusal(name, s.id, s.status);
   if (refused) throw wrongState(refused);
   // A session being cancelled takes nothing more but the cancel (which changes nothing then).
   if (s.state.cancel_requested && name !== 'cancel') throw wrongState(`research ${s.id} is being cancelled`);

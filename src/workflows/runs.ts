@@ -6,23 +6,22 @@
 // build it started on. The top-level loop (deep-research.ts) is the only caller of the run ends.
 import { allHandlersFinished, condition, isCancellation, makeContinueAsNewFunc, workflowInfo } from '@temporalio/workflow';
 import { DELIVERY_EVENTS, type DeliveryEvent } from '../domain/names';
+import type { LoopPhase, Outcome, Place, Waiting } from '../domain/position';
 import { WAITS, waitSeconds, type WaitKind } from '../domain/steps';
-import type { InboxMessage, MindPhase, ResearchInput, ResearchResult, ResearchStatus, SessionStep } from '../domain/types';
+import type { InboxMessage, ResearchInput, ResearchResult } from '../domain/types';
 import { deliver } from './phases/deliver';
 import { RUN_KIND_MEMO, type RunKind } from '../contract/names';
 import type { ResearchSession } from './session';
 
 export const runKind = (): RunKind => ((workflowInfo().memo?.[RUN_KIND_MEMO] as RunKind | undefined) === 'waiting' ? 'waiting' : 'working');
 
-/** Where a step sends the session: on to a step (itself: its next part), into a wait for a person, or to its end. */
-export type Next =
-  | { step: SessionStep; /** Research again from this phase of the mind (the reviewer's feedback: REFINEMENT). */ mind?: MindPhase }
-  | { wait: WaitKind }
-  | { end: ResearchStatus; reason?: string };
+/** Where a step sends the session: on to a place (itself: its next part), into a wait for a person, or to its end. */
+export type Next = { go: Place } | { wait: WaitKind; /** The place to come back to with the answer (absent: the one the step ran in). */ in?: Place } | { end: Outcome; reason?: string };
 
-export const goTo = (step: SessionStep, mind?: MindPhase): Next => (mind ? { step, mind } : { step });
-export const waitFor = (kind: WaitKind): Next => ({ wait: kind });
-export const endAs = (status: ResearchStatus, reason?: string): Next => (reason !== undefined ? { end: status, reason } : { end: status });
+export const goTo = (place: Place): Next => ({ go: place });
+export const researchFrom = (phase: LoopPhase): Next => ({ go: { at: 'research', phase } });
+export const waitFor = (kind: WaitKind, place?: Place): Next => (place ? { wait: kind, in: place } : { wait: kind });
+export const endAs = (outcome: Outcome, reason?: string): Next => (reason !== undefined ? { end: outcome, reason } : { end: outcome });
 
 /** The person's answer to the step's wait: their message, or none when the wait ended otherwise (guidance came, a top-up, `expired`). */
 export interface Answer {
@@ -32,77 +31,64 @@ export interface Answer {
 }
 
 /** A wait also ends without a message: guidance arrived, or a top-up. */
-function settledOtherwise(s: ResearchSession, kind: WaitKind): boolean {
-  const w = s.state.waiting;
-  if (kind === 'guidance') return s.mind.guidance.some((g) => !g.applied_to);
-  if (kind === 'budget') return (s.state.topups_received ?? 0) > (w?.topups_seen ?? 0);
+function settledOtherwise(s: ResearchSession, wait: Waiting): boolean {
+  if (wait.for === 'guidance') return s.mind.guidance.some((g) => !g.applied_to);
+  if (wait.for === 'budget') return (s.state.topups_received ?? 0) > (wait.topups_seen ?? 0);
   return false;
 }
 
-function answered(s: ResearchSession, kind: WaitKind): boolean {
-  return !!s.state.cancel_requested || s.state.inbox.some((m) => WAITS[kind].answers.includes(m.kind)) || settledOtherwise(s, kind);
+function answered(s: ResearchSession, wait: Waiting): boolean {
+  return !!s.state.cancel_requested || s.state.inbox.some((m) => WAITS[wait.for].answers.includes(m.kind)) || settledOtherwise(s, wait);
 }
 
 /**
- * The answer to the wait the session is in, which ends it: the status before it comes back, and a
- * wait in research gives its time back to the deadline. Undefined when the session waits for
- * nothing, and while its wait goes on.
+ * The answer to the wait the session is in, taken from the inbox; a wait in research gives its
+ * time back to the deadline. Undefined when the session waits for nothing, and while its wait goes
+ * on. The top-level loop then moves the session back to the place it waited in.
  */
 export function takeAnswer(s: ResearchSession): Answer | undefined {
   const st = s.state;
-  const w = st.waiting;
-  if (!w) return undefined;
+  const position = s.position;
+  if (position.at !== 'waiting') return undefined;
+  const w = position.wait;
   const at = st.inbox.findIndex((m) => WAITS[w.for].answers.includes(m.kind));
   const answer: Answer | undefined =
-    at >= 0 ? { to: w.for, message: st.inbox.splice(at, 1)[0] } : settledOtherwise(s, w.for) ? { to: w.for } : w.expired ? { to: w.for, expired: true } : undefined;
+    at >= 0 ? { to: w.for, message: st.inbox.splice(at, 1)[0] } : settledOtherwise(s, w) ? { to: w.for } : w.expired ? { to: w.for, expired: true } : undefined;
   if (!answer) return undefined;
-  if (st.deadline_ms !== undefined && st.step !== 'topic' && st.step !== 'plan') st.deadline_ms += Math.max(0, Date.now() - Date.parse(w.since));
-  st.waiting = undefined;
-  if (w.resume_status) s.setStatus(w.resume_status, w.resume_phase);
+  if (st.deadline_ms !== undefined && position.in.at !== 'topic' && position.in.at !== 'plan') st.deadline_ms += Math.max(0, Date.now() - Date.parse(w.since));
   return answer;
 }
 
+/** A new wait for `kind`, from now, for as long as the settings give it. */
+export function newWait(s: ResearchSession, kind: WaitKind): Waiting {
+  const now = Date.now();
+  const seconds = waitSeconds(kind, s.settings);
+  return { for: kind, since: new Date(now).toISOString(), ...(seconds !== undefined ? { until: now + seconds * 1000 } : {}), topups_seen: s.state.topups_received ?? 0 };
+}
+
 /**
- * The session waits for `kind`: saved as waiting (with what was left beside landed first: the
+ * The session, now waiting, is saved as waiting (with what was left beside landed first: the
  * supervisor's advice before the person is asked), delivered where the wait is a delivery moment,
  * and this run ends into a waiting run.
  */
-export async function waitForPerson(s: ResearchSession, kind: WaitKind): Promise<never> {
-  const st = s.state;
-  const rule = WAITS[kind];
-  if (st.waiting?.for !== kind) {
-    const now = Date.now();
-    const seconds = waitSeconds(kind, s.settings);
-    st.waiting = {
-      for: kind,
-      since: new Date(now).toISOString(),
-      ...(seconds !== undefined ? { until: now + seconds * 1000 } : {}),
-      resume_status: st.status,
-      resume_phase: st.phase,
-      topups_seen: st.topups_received ?? 0,
-    };
-  }
-  s.setStatus(rule.status, rule.phase);
+export async function waitForPerson(s: ResearchSession): Promise<never> {
+  const status = s.status;
   await landWork(s);
   await s.save();
-  if ((DELIVERY_EVENTS as readonly string[]).includes(rule.status)) await deliver(s, rule.status as DeliveryEvent);
+  if ((DELIVERY_EVENTS as readonly string[]).includes(status)) await deliver(s, status as DeliveryEvent);
   return endRun(s, 'waiting');
 }
 
-/** The waiting run: one timer and the handlers, until an answer, a cancel or the timeout. */
-export async function waitingRun(s: ResearchSession): Promise<ResearchResult> {
-  const w = s.state.waiting;
-  if (w) {
-    try {
-      const arrived = await condition(() => answered(s, w.for), w.until !== undefined ? Math.max(1, w.until - Date.now()) : undefined);
-      if (!arrived) w.expired = true;
-    } catch (err) {
-      if (!isCancellation(err)) throw err;
-      // `temporal workflow cancel`: the working run ends the session as cancelled.
-      s.state.cancel_requested ??= { reason: 'cancelled through Temporal' };
-    }
+/** The waiting run's one timer, beside the handlers: true once an answer (or a cancel) came, false when the wait's time ran out. */
+export async function answerArrives(s: ResearchSession, wait: Waiting): Promise<boolean> {
+  try {
+    return await condition(() => answered(s, wait), wait.until !== undefined ? Math.max(1, wait.until - Date.now()) : undefined);
+  } catch (err) {
+    if (!isCancellation(err)) throw err;
+    // `temporal workflow cancel`: the working run ends the session as cancelled.
+    s.state.cancel_requested ??= { reason: 'cancelled through Temporal' };
+    return true;
   }
-  return endRun(s, 'working');
 }
 
 /** Ends the run when its history is long (Temporal suggests it, or continue_as_new_after_events). */
@@ -130,7 +116,7 @@ async function landWork(s: ResearchSession): Promise<void> {
  * Ends this run and hands the state to the next. Into a waiting run, or out of one, the next run
  * starts on the current build; a run continued for its history's length stays on its build.
  */
-async function endRun(s: ResearchSession, next: RunKind, opts: { sameBuild?: boolean } = {}): Promise<never> {
+export async function endRun(s: ResearchSession, next: RunKind, opts: { sameBuild?: boolean } = {}): Promise<never> {
   await s.joinBeside();
   await condition(allHandlersFinished);
   s.state.continued_runs += 1;

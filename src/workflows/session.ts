@@ -6,8 +6,8 @@
 import { type CancellationScope, isCancellation, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { ModelUsage } from '../activities/contracts';
 import { acceptedNow } from '../domain/messages';
-import { isTerminal } from '../domain/names';
-import type { AgentDecision, EventType, LiveSnapshot, ResearchEvent, ResearchInput, ResearchPhase, ResearchState, ResearchStatus, RoleUsage } from '../domain/types';
+import { type Described, describe, isEnded, type Position, startingPlace } from '../domain/position';
+import type { AgentDecision, EventType, LiveSnapshot, ResearchEvent, ResearchInput, ResearchState, ResearchStatus, RoleUsage } from '../domain/types';
 import { freshMind, migrateState, STATE_VERSION } from '../domain/migrations';
 import { store } from './activities';
 import { awaitedLater, Pool, ReportQueue } from './concurrency';
@@ -58,24 +58,42 @@ export class ResearchSession {
     return this.state.mind;
   }
 
+  get position(): Position {
+    return this.state.position;
+  }
+
+  /** What every front end shows of where the session is: derived from its position, never stored. */
+  described(): Described {
+    return describe(this.state.position, this.state.branches);
+  }
+
+  get status(): ResearchStatus {
+    return this.described().status;
+  }
+
   isTerminal(): boolean {
-    return isTerminal(this.state.status);
+    return isEnded(this.state.position);
   }
 
-  setStatus(status: ResearchStatus, phase?: ResearchPhase): void {
-    const changed = status !== this.state.status;
-    this.state.status = status;
-    if (phase) this.state.phase = phase;
+  /**
+   * Moves the session to `position`. Only the top-level loop (deep-research.ts) calls this: it is
+   * the one place the position changes. A new status is logged and put in the search attribute.
+   */
+  moveTo(position: Position): void {
+    const before = this.status;
+    this.state.position = position;
     this.touch();
-    if (changed) {
-      this.info(`status: ${status}`);
-      if (this.searchAttributes) upsertSearchAttributes({ [SEARCH_ATTRIBUTES.status]: [status] });
-    }
+    if (this.status !== before) this.announceStatus();
   }
 
-  setPhase(phase: ResearchPhase): void {
-    this.state.phase = phase;
-    this.touch();
+  /** A run's first moment: the search attribute catches up with where the session is (a new session without its question, a resumed one). */
+  catchUpStatus(listed: unknown): void {
+    if (this.searchAttributes && Array.isArray(listed) && listed[0] !== this.status) upsertSearchAttributes({ [SEARCH_ATTRIBUTES.status]: [this.status] });
+  }
+
+  private announceStatus(): void {
+    this.info(`status: ${this.status}`);
+    if (this.searchAttributes) upsertSearchAttributes({ [SEARCH_ATTRIBUTES.status]: [this.status] });
   }
 
   emit(type: EventType, data: Record<string, unknown>): ResearchEvent {
@@ -102,7 +120,7 @@ export class ResearchSession {
   }
 
   error(message: string, sourceId?: string): void {
-    this.state.errors.push({ time: new Date().toISOString(), phase: this.state.phase, message, source_id: sourceId });
+    this.state.errors.push({ time: new Date().toISOString(), phase: this.described().phase, message, source_id: sourceId });
     this.emit('Status', { level: 'error', message, ...(sourceId ? { source_id: sourceId } : {}) });
   }
 
@@ -201,7 +219,8 @@ export class ResearchSession {
   snapshot(): LiveSnapshot {
     const { events, ...rest } = this.state;
     const lastSeq = events.length ? events[events.length - 1].seq : this.state.persisted_seq;
-    return { ...rest, last_event_seq: lastSeq, accepts: acceptedNow(this.state.status, this.state.cancel_requested !== undefined) };
+    const { status, phase } = this.described();
+    return { ...rest, status, phase, last_event_seq: lastSeq, accepts: acceptedNow(status, this.state.cancel_requested !== undefined) };
   }
 
   unpersistedEvents(): ResearchEvent[] {
@@ -243,9 +262,7 @@ function initialState(input: ResearchInput): ResearchState {
   return {
     state_version: STATE_VERSION,
     research_id: input.researchId,
-    status: input.query.trim() ? 'planning' : 'awaiting_topic',
-    phase: 'planning',
-    step: input.query.trim() ? 'plan' : 'topic',
+    position: startingPlace(input.query),
     initial_query: input.query.trim(),
     settings: input.settings,
     created_at: now,

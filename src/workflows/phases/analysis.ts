@@ -15,7 +15,6 @@ export async function analyzeBatch(s: ResearchSession, batch: Source[], knownFin
   const st = s.state;
   const readable = await skipOffTopic(s, batch.filter((src) => src.status === 'fetched' && src.text_file_id && !src.skipped_off_topic && !src.analyzed));
   if (readable.length === 0) return [];
-  s.setPhase('analyzing');
   const plan = st.plan as ResearchPlan;
   const input = {
     query: st.initial_query,

@@ -2,7 +2,7 @@
 // is registered) are fetched, parsed and analysed batch by batch, the next batch's fetches
 // overlapping this batch's analysis, and each batch's findings are promised from the moment the
 // batches are known, so the report can write them as soon as they are analysed.
-import type { Finding, Source } from '../../domain/types';
+import type { BranchStage, Finding, Source } from '../../domain/types';
 import { awaitedLater, Deferred, type Pool } from '../concurrency';
 import type { ResearchSession } from '../session';
 import { analyzeBatch } from './analysis';
@@ -50,6 +50,7 @@ export class Branch {
       const batches: Batch[] = (this.list = Array.from({ length: Math.ceil(sources.length / size) }, (_, i) => ({ sources: sources.slice(i * size, (i + 1) * size), findings: new Deferred<Finding[]>() })));
       this.batches.resolve(batches);
       for (const [index, batch] of batches.entries()) {
+        this.stage(s, 'fetching');
         await fetchAndParse(s, batch.sources);
         // Relevance calls no model: it runs now, outside the model slots, beside the previous analysis.
         const scored = awaitedLater(skipOffTopic(s, batch.sources.filter((src) => src.status === 'fetched' && src.text_file_id && !src.skipped_off_topic)));
@@ -57,6 +58,7 @@ export class Branch {
         analysis = awaitedLater(
           (async () => {
             await Promise.all([previous, scored]);
+            this.stage(s, 'analyzing');
             const findings = await analysing.run(() => analyzeBatch(s, batch.sources, [...known, ...own].slice(-30)));
             own.push(...findings.map((f) => f.content));
             batch.found = findings;
@@ -74,8 +76,15 @@ export class Branch {
       // report's round does not wait for it (synthesis writes what the branch found later).
       await analysis.then(undefined, () => undefined);
       this.close();
+      this.stage(s, 'done');
     }
     await analysis;
+  }
+
+  /** What this branch is doing, in its own slot of the round's progress. */
+  private stage(s: ResearchSession, stage: BranchStage): void {
+    const branches = s.state.branches;
+    if (branches && this.index < branches.length) branches[this.index] = stage;
   }
 
   /** The findings of each batch analysed so far, in batch order. */

@@ -1,14 +1,16 @@
-// The end of a session, whatever way it ends: the outcome recorded and persisted (even while the
-// workflow is being cancelled), then delivered.
+// The end of a session, whatever way it ends, in two halves around the move to its end (which the
+// top-level loop makes): what ran beside landed and an unfinished report closed; then the outcome
+// recorded and persisted (even while the workflow is being cancelled), then delivered.
 import { CancellationScope } from '@temporalio/workflow';
-import type { ResearchResult, ResearchStatus } from '../../domain/types';
+import type { Outcome } from '../../domain/position';
+import type { ResearchResult } from '../../domain/types';
 import type { DeliveryEvent } from '../../domain/delivery';
 import type { ResearchSession } from '../session';
 import { addWhatChanged, deliver } from './deliver';
 import { recordStop, stoppedPhrase } from './resume';
 import { closeUnfinishedReport } from './verify';
 
-export async function finish(s: ResearchSession, status: ResearchStatus, reason?: string): Promise<ResearchResult> {
+export async function closeOut(s: ResearchSession, status: Outcome, reason?: string): Promise<void> {
   const st = s.state;
   if (reason) st.reason = reason;
   await CancellationScope.nonCancellable(async () => {
@@ -21,9 +23,11 @@ export async function finish(s: ResearchSession, status: ResearchStatus, reason?
     if (stopped) recordStop(s, status);
     if (stopped) await closeUnfinishedReport(s, stopped).catch((err: unknown) => s.warn(`could not close the unfinished report: ${(err as Error).message}`));
   });
-  st.waiting = undefined;
   st.inbox = [];
-  s.setStatus(status, 'done');
+}
+
+export async function announceEnd(s: ResearchSession, status: Outcome): Promise<ResearchResult> {
+  const st = s.state;
   if (status === 'cancelled') s.emit('WorkflowCancelledEvent', { reason: st.reason ?? 'cancelled' });
   s.emit('StopEvent', { status, reason: st.reason });
   await CancellationScope.nonCancellable(() => s.save());

@@ -24,7 +24,6 @@ export async function gatherRound(s: ResearchSession): Promise<void> {
   // searches only what was not yet registered.
   const queries = [...st.pending_queries];
   const leftovers = pendingByQuery(st.sources.filter((x) => x.status === 'pending'), st.searched_queries);
-  if (queries.length) s.setPhase('searching');
   if (queries.length && st.search_outage) {
     st.search_outage.queries_not_searched.push(...queries.filter((q) => !st.search_outage?.queries_not_searched.includes(q)));
     st.pending_queries = [];
@@ -45,9 +44,12 @@ export async function gatherRound(s: ResearchSession): Promise<void> {
   s.adviceReads += 1;
   s.info(`research branches: ${branches.length} (searching and fetching at once, at most ${s.settings.max_concurrency} analysing)`);
   const analysing = new Pool(s.settings.max_concurrency);
+  // Each branch says what it is doing in its own slot (what the session's phase is derived from).
+  st.branches = branches.map(() => 'searching');
   try {
     await settleAll(branches, branches.length, (branch) => branch.run(s, known, analysing));
   } finally {
+    st.branches = undefined;
     joinInPlanOrder(s, firstFinding, firstGap, branches);
   }
 }

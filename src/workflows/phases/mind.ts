@@ -1,86 +1,111 @@
-// The research mind's judgement between rounds. After analysis the iteration is decided by rule;
-// then the critic (PASS, or REVISE with queries) and the refiner (open gaps, critique and guidance
+// The research mind's judgement between rounds. After analysis the iteration is decided by rule
+// (src/research/round.ts, a pure function); then the critic (PASS, or REVISE with queries) and the refiner (open gaps, critique and guidance
 // into the next round's queries) answer side by side, and the next round searches what both ask
 // for. Each is asked only when its answer could change what happens next.
 import { isCancellation } from '@temporalio/workflow';
 import { decisionFromIteration } from '../../research/decisions';
-import { decideIteration, refinementGate } from '../../research/gates';
+import { refinementGate } from '../../research/gates';
+import { guidanceCanRun, noRoomToSearch as noRoom, planRound, type RoundFacts } from '../../research/round';
+import type { LoopPhase } from '../../domain/position';
 import { normalizeQuery } from '../../domain/text';
-import type { Gap, MindPhase, ResearchPlan } from '../../domain/types';
+import type { BudgetLimits, Gap, ResearchPlan } from '../../domain/types';
 import { model } from '../activities';
+import { type Next, waitFor } from '../runs';
 import { errorMessage, type ResearchSession } from '../session';
-import { BudgetSpent, exhaustedBudget, stopsResearch } from './budget';
+import { exhaustedBudget, spentMessage, stopsResearch } from './budget';
 import { enhancementRound, plannedFor } from './enhance';
 import { finishReadingForEmptySections, startReadingForEmptySections } from './fill';
 import { afterPhase } from './oversight';
 import { callModel } from './providers';
-
-/** Why no further search round can run (search down, budget or sources spent), if so. */
-export function noRoomToSearch(s: ResearchSession): string | undefined {
-  const st = s.state;
-  if (st.search_outage) return 'search is unavailable';
-  if (exhaustedBudget(s, 'search')) return 'the search budget is spent';
-  if (st.sources.length >= s.settings.max_sources) return `the source budget (${s.settings.max_sources}) is used`;
-  return undefined;
-}
 
 interface Revision {
   queries: string[];
   feedback: string[];
 }
 
+/** What the end of a round decides from, read from the session. */
+export function roundFacts(s: ResearchSession): RoundFacts {
+  const st = s.state;
+  return {
+    gaps: st.gaps,
+    iteration: st.iteration,
+    maxIterations: s.maxIterations,
+    sources: st.sources.length,
+    maxSources: s.settings.max_sources,
+    searchOutage: st.search_outage !== undefined,
+    searchBudgetSpent: exhaustedBudget(s, 'search'),
+    guidancePending: s.mind.guidance.some((g) => !g.applied_to),
+    reflexion: s.settings.reflexion,
+    revisions: s.mind.reflexion_revisions,
+    maxRevisions: s.settings.max_reflexion_revisions,
+    findings: st.findings.length,
+  };
+}
+
+/** Why no further search round can run (search down, budget or sources spent), if so. */
+export const noRoomToSearch = (s: ResearchSession): string | undefined => noRoom(roundFacts(s));
+
 /**
- * Decides the iteration by rule, then asks the critic and the refiner at once (each only when its
- * answer could change what follows). A revision round on the critic's queries and the next
- * iteration's queries are one round; with no query left, the research goes to synthesis.
+ * The end of a round, as planRound decides it (src/research/round.ts): a wait for a top-up; or the
+ * critic and the refiner asked at once (each only when its answer could change what follows), a
+ * revision round on the critic's queries and the next iteration's queries being one round; with no
+ * query left, synthesis.
  */
-export async function refine(s: ResearchSession): Promise<MindPhase> {
+export async function refine(s: ResearchSession): Promise<LoopPhase | Next> {
   const st = s.state;
   const open = st.gaps.filter((g) => !g.addressed);
-  const sourcesFull = st.sources.length >= s.settings.max_sources;
-  waitForSearchBudget(s, sourcesFull);
-  // With search down, another iteration could only re-read what is already here.
-  const budgetSpent = exhaustedBudget(s, 'search') !== undefined || st.search_outage !== undefined;
-  const decision = sourcesFull && open.length
-    ? { action: 'complete' as const, rationale: `${open.length} gaps open, but the source budget (${s.settings.max_sources}) is used` }
-    : decideIteration(st.gaps, st.iteration, s.maxIterations, budgetSpent);
-  s.decide(decisionFromIteration(decision, { iteration: st.iteration, maxIterations: s.maxIterations, openGaps: open.length, budgetExhausted: budgetSpent }, ''));
-  const criticAsked = criticCanChangeAnything(s);
-  // Guidance that came after the decision to finish is worth one more round of its own.
-  const guidanceRound = decision.action === 'complete' && guidanceCanRun(s);
-  const refinerAsked = decision.action !== 'complete' || guidanceRound;
+  const plan = planRound(roundFacts(s));
+  if ('wait' in plan) {
+    s.decide({ agent: 'supervisor', action: 'budget_wait', rationale: plan.rationale, inputs: { iteration: st.iteration }, outputs: { limit: plan.limit } });
+    s.warn(spentMessage(s, plan.limit as keyof BudgetLimits));
+    return waitFor('budget');
+  }
+  const { decision, critic, refiner, guidanceRound } = plan;
+  s.decide(decisionFromIteration(decision, { iteration: st.iteration, maxIterations: s.maxIterations, openGaps: open.length, budgetExhausted: plan.budgetSpent }, ''));
+  if (typeof critic === 'object') s.decide({ agent: 'critic', action: 'critique_skipped', rationale: `no revision round could follow: ${critic.skipped}`, inputs: { findings: st.findings.length, revision: s.mind.reflexion_revisions }, outputs: {} });
+  const criticAsked = critic === 'ask';
   // An enhanced version's first round: what it was asked for is searched as given, beside the refiner's queries for it.
-  const enhancing = refinerAsked ? enhancementRound(s) : undefined;
+  const enhancing = refiner ? enhancementRound(s) : undefined;
   // The supervisor's advice so far is for this critic and refiner; a reflection started now advises the next ones.
-  const advice = criticAsked || refinerAsked ? takeAdvice(s) : [];
+  const advice = criticAsked || refiner ? takeAdvice(s) : [];
   // Guidance no round can act on any more is declined here, not left to a reflection that changes nothing.
-  if (decision.action === 'complete' && !guidanceRound) guidanceAfterFinish(s);
+  if (plan.declineGuidance) guidanceAfterFinish(s);
   // No further iteration: the outline's empty sections are read for now, beside the critic.
-  if (!refinerAsked) startReadingForEmptySections(s, { early: true });
+  if (!refiner) startReadingForEmptySections(s, { early: true });
   // The refinement gate and the iteration's reflection, beside the critic and the refiner; when
   // neither follows, the reflection has the last word on the user's guidance.
-  endOfIteration(s, open.length, budgetSpent || sourcesFull, { lastWord: !criticAsked && !refinerAsked, noPhaseAfter: !refinerAsked });
-  if (!criticAsked && !refinerAsked) return 'SYNTHESIS';
+  endOfIteration(s, open.length, plan.searchSpent, { lastWord: !criticAsked && !refiner, noPhaseAfter: !refiner });
+  if (!criticAsked && !refiner) return 'SYNTHESIS';
   // The user's words go to both, verbatim; the supervisor's advice too.
   const guidance = s.takeGuidance('refinement');
   const answers = Promise.all([
     criticAsked ? critique(s, guidance, advice) : Promise.resolve(undefined),
-    refinerAsked ? refinedQueries(s, undefined, guidance, advice, enhancing) : Promise.resolve(undefined),
+    refiner ? refinedQueries(s, undefined, guidance, advice, enhancing) : Promise.resolve(undefined),
   ]);
   // The critic and the refiner have read the advice there is. A reflection still waiting for its
   // slot would now come after them and hold a slot the round they plan needs: it is not asked for.
   s.adviceReads += 1;
   const [revision, refined] = await answers;
+  return nextRound(s, { open, revision, refined, enhancing, guidanceRound, refinerAsked: refiner });
+}
+
+/** The next round's queries from what the critic and the refiner said, or synthesis when none is left. */
+async function nextRound(
+  s: ResearchSession,
+  r: { open: Gap[]; revision?: Revision; refined?: Revision; enhancing?: { gaps: Gap[]; verbatim: string[] }; guidanceRound: boolean; refinerAsked: boolean },
+): Promise<LoopPhase> {
+  const st = s.state;
+  const { open, revision, refined, enhancing } = r;
   if (refined && enhancing) plannedFor(enhancing.gaps, refined.queries, st.enhancement?.focus !== undefined);
   else if (refined) for (const gap of open) gap.addressed = true;
   const queries = unique([...(enhancing?.verbatim ?? []), ...(revision?.queries ?? []), ...(refined?.queries ?? [])], s);
   if (queries.length === 0) {
-    if (refinerAsked) s.decide({ agent: 'refiner', action: 'complete', rationale: 'open gaps suggest no new queries', inputs: { open_gaps: open.length }, outputs: {} });
+    if (r.refinerAsked) s.decide({ agent: 'refiner', action: 'complete', rationale: 'open gaps suggest no new queries', inputs: { open_gaps: open.length }, outputs: {} });
     return 'SYNTHESIS';
   }
   await finishReadingForEmptySections(s);
   if (revision) s.mind.reflexion_revisions += 1;
-  const nextIteration = !guidanceRound && (refined?.queries.length ?? 0) + (enhancing?.verbatim.length ?? 0) > 0;
+  const nextIteration = !r.guidanceRound && (refined?.queries.length ?? 0) + (enhancing?.verbatim.length ?? 0) > 0;
   if (nextIteration) st.iteration += 1;
   // What the critic and the refiner said travels with the queries into every branch of the round.
   const reviewer = (s.mind.research_feedback ?? []).filter((f) => f.startsWith('Reviewer: '));
@@ -91,57 +116,25 @@ export async function refine(s: ResearchSession): Promise<MindPhase> {
 }
 
 /**
- * A search budget spent when the research would go on: the session waits for a top-up (or a
- * cancel) instead of finishing short. Finishing is for research that has nothing left to look for.
- */
-function waitForSearchBudget(s: ResearchSession, sourcesFull: boolean): void {
-  const st = s.state;
-  const spent = exhaustedBudget(s, 'search');
-  if (!spent || sourcesFull || st.search_outage) return;
-  const wouldGoOn = decideIteration(st.gaps, st.iteration, s.maxIterations, false).action === 'iterate' || guidanceCanRun(s, { budget: false });
-  if (!wouldGoOn) return;
-  s.decide({ agent: 'supervisor', action: 'budget_wait', rationale: `the research would go on (iteration ${st.iteration} of ${s.maxIterations}), but the "${spent}" budget is spent: waiting for a top-up`, inputs: { iteration: st.iteration }, outputs: { limit: spent } });
-  throw new BudgetSpent(spent);
-}
-
-/** Guidance is waiting and a round could still act on it. */
-export function guidanceCanRun(s: ResearchSession, opts: { budget?: boolean } = {}): boolean {
-  if (!s.mind.guidance.some((g) => !g.applied_to)) return false;
-  const st = s.state;
-  if (opts.budget === false) return !st.search_outage && st.sources.length < s.settings.max_sources;
-  return noRoomToSearch(s) === undefined;
-}
-
-/**
  * Guidance that arrived once the research had decided to finish (while it was writing, or in a
- * pause after synthesis): one more round applies it, or — when no round can run — it is declined
- * in the decision log and said so, instead of being dropped unread.
+ * pause after synthesis): one more round applies it (true), or — when no round can run — it is
+ * declined in the decision log and said so, instead of being dropped unread.
  */
-export function guidanceAfterFinish(s: ResearchSession): MindPhase | undefined {
+export function guidanceAfterFinish(s: ResearchSession): boolean {
   const pending = s.mind.guidance.filter((g) => !g.applied_to);
-  if (!pending.length) return undefined;
-  if (guidanceCanRun(s)) {
+  if (!pending.length) return false;
+  const facts = roundFacts(s);
+  if (guidanceCanRun(facts)) {
     s.decide({ agent: 'supervisor', action: 'guidance_round', rationale: 'guidance came after the decision to finish: one more round applies it', inputs: { guidance: pending.length }, outputs: {} });
-    return 'REFINEMENT';
+    return true;
   }
-  const why = noRoomToSearch(s) ?? 'no round can run';
+  const why = noRoom(facts) ?? 'no round can run';
   for (const g of pending) {
     g.applied_to = `declined: ${why}`;
     s.decide({ agent: 'user', action: 'guidance_declined', rationale: g.text, inputs: { received_at: g.received_at }, outputs: { why } });
   }
   s.warn(`guidance came after the research had finished and no further round can run (${why}): it was not applied`);
-  return undefined;
-}
-
-/** The critic's verdict matters only if a revision round could follow it. */
-function criticCanChangeAnything(s: ResearchSession): boolean {
-  const st = s.state;
-  const mind = s.mind;
-  if (!s.settings.reflexion || st.findings.length === 0) return false;
-  const max = s.settings.max_reflexion_revisions;
-  const why = mind.reflexion_revisions >= max ? `all ${max} revisions are used` : noRoomToSearch(s);
-  if (why) s.decide({ agent: 'critic', action: 'critique_skipped', rationale: `no revision round could follow: ${why}`, inputs: { findings: st.findings.length, revision: mind.reflexion_revisions }, outputs: {} });
-  return !why;
+  return false;
 }
 
 /** The critic reviews the merged findings: a revision (queries and its words) when it asks for one. */

@@ -4,6 +4,7 @@
 // Then one model merges the answers with attribution and a list of conflicts. Answers and the
 // report live in the artifact store; the workflow keeps their ids.
 import { ApplicationFailure } from '@temporalio/workflow';
+import { placeOf } from '../../domain/position';
 import type { PanelState, ProviderPlan, ResearchPlan, Source } from '../../domain/types';
 import { panel as panelActivity, synthesizer } from '../activities';
 import { type Answer, goTo, type Next, waitFor } from '../runs';
@@ -38,18 +39,22 @@ export async function settlePanel(s: ResearchSession): Promise<void> {
 }
 
 /**
- * The panel step: every panel model answers (again, for those that failed, when the person said
- * retry); when some fail, the person confirms how to go on (a wait); then the synthesis, whose
- * report the verification checks.
+ * The panel step, in two parts: every panel model answers (again, for those that failed, when the
+ * person said retry); when some fail, the person confirms how to go on (a wait); then the
+ * synthesis, whose report the verification checks.
  */
 export async function answerAsPanel(s: ResearchSession, answer: Answer | undefined): Promise<Next> {
   const st = s.state;
   const panel = st.panel as PanelState;
+  const place = placeOf(s.position);
+  if (place.at === 'panel' && place.part === 'synthesis') {
+    await synthesize(s);
+    return checkedNext(s);
+  }
   const action = answer?.to === 'confirmation' ? confirmed(s, answer) : undefined;
   if (action === 'retry') for (const m of panel.models.filter((x) => panel.answers[x].status === 'failed')) panel.answers[m].status = 'pending';
   const todo = panel.models.filter((m) => panel.answers[m].status === 'pending');
   if (todo.length) {
-    s.setStatus('processing', 'panel_answers');
     await Promise.all(todo.map((m) => answerWith(s, m)));
     await s.save();
   }
@@ -58,10 +63,21 @@ export async function answerAsPanel(s: ResearchSession, answer: Answer | undefin
     s.emit('Status', { level: 'warning', kind: 'partial_failure', failed, message: `${failed.length} of ${panel.models.length} panel models failed (${failed.join(', ')}): confirm proceed, retry or cancel` });
     return waitFor('confirmation');
   }
-  if (!panel.report_file_id) await synthesize(s);
-  // The merged report goes through the same citation and claim checks as any report.
-  st.report_file_id = panel.report_file_id;
-  return goTo('verify');
+  if (!panel.report_file_id) {
+    // Merging the answers is a model call, the synthesis part; side by side they are laid out at once.
+    if (!panel.skip_synthesis && panel.synthesis_model) {
+      reserveBudget(s, 'model');
+      return goTo({ at: 'panel', part: 'synthesis' });
+    }
+    await synthesize(s);
+  }
+  return checkedNext(s);
+}
+
+/** The merged report goes through the same citation and claim checks as any report. */
+function checkedNext(s: ResearchSession): Next {
+  s.state.report_file_id = (s.state.panel as PanelState).report_file_id;
+  return goTo({ at: 'verify' });
 }
 
 /** The person's answer to a partial failure: proceed (also when the wait ended without one) or retry; cancel ends the session. */
@@ -118,10 +134,6 @@ async function synthesize(s: ResearchSession): Promise<void> {
   const failed = panel.models.filter((m) => panel.answers[m].status === 'failed');
   if (done.length === 0) throw ApplicationFailure.nonRetryable('no panel model answered: nothing to synthesize', 'PanelFailed');
   const skip = panel.skip_synthesis || !panel.synthesis_model;
-  if (!skip) {
-    reserveBudget(s, 'model');
-    s.setStatus('synthesizing', 'synthesizing');
-  }
   const out = await s.tool(
     'synthesize_panel',
     { answers: done, model: skip ? 'none (side by side)' : panel.synthesis_model },

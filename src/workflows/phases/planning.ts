@@ -4,7 +4,7 @@
 import { planningGate } from '../../research/gates';
 import type { ExpandedQuery, InboxMessage, ResearchPlan } from '../../domain/types';
 import { knowledge, planner } from '../activities';
-import { type Answer, endAs, goTo, type Next, waitFor } from '../runs';
+import { type Answer, endAs, goTo, type Next, researchFrom, waitFor } from '../runs';
 import { errorMessage, type ResearchSession } from '../session';
 import { afterPhase, retryByRule } from './oversight';
 import { startPanel } from './panel';
@@ -20,8 +20,7 @@ export async function askForTopic(s: ResearchSession, answer: Answer | undefined
   const query = answer.message.query;
   s.state.initial_query = query;
   s.info(`research question: ${query.slice(0, 200)}`);
-  s.setStatus('planning', 'planning');
-  return goTo('plan');
+  return goTo({ at: 'plan' });
 }
 
 /**
@@ -68,7 +67,7 @@ function nextForPlan(s: ResearchSession): Next {
     if (plan.clarifying_questions.length && !s.settings.ask_clarifications && st.clarifications.length === 0) noteUnasked(plan, 'unattended run');
     if (s.input.approved_plan) applyEditedPlan(s, s.input.approved_plan);
     s.info('plan approved automatically (auto_approve)');
-    return goTo('research');
+    return researchFrom('GATHERING');
   }
   // Questions the planner asked that nobody was asked: the plan goes to approval saying so.
   if (plan.clarifying_questions.length && st.clarifications.length === 0 && st.clarification_rounds === 0) noteUnasked(plan, 'not asked: ask_clarifications is off');
@@ -83,7 +82,7 @@ function approved(s: ResearchSession, answer: Extract<InboxMessage, { kind: 'app
     s.state.providers = undefined;
   }
   s.info('plan approved');
-  return goTo('research');
+  return researchFrom('GATHERING');
 }
 
 /** Model and search chains, once; a panel session also settles its panel. */
@@ -111,7 +110,6 @@ async function lookUpLocalKnowledge(s: ResearchSession): Promise<void> {
 }
 
 async function draftPlan(s: ResearchSession): Promise<void> {
-  s.setStatus('planning', 'planning');
   const st = s.state;
   await lookUpLocalKnowledge(s);
   s.emit('AgentInput', { role: 'planner', query: st.initial_query, clarifications: st.clarifications, feedback: st.plan_feedback });

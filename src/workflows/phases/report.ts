@@ -57,7 +57,6 @@ async function propose(s: ResearchSession, findings: Finding[], baseId: string, 
   const maxChars = s.settings.max_report_update_size * Math.max(1, opts.batches ?? 1);
   const st = s.state;
   const plan = st.plan as ResearchPlan;
-  s.setPhase('updating_report');
   const cited = new Set(findings.flatMap((f) => f.source_ids));
   const sources = st.sources.filter((src) => cited.has(src.id)).map((src) => ({ id: src.id, title: src.title, url: src.url }));
   const callId = s.nextCallId('update_report');

@@ -1,14 +1,18 @@
-// The research step: the seed's phase machine, one phase per call.
-//   GATHERING → ANALYSIS → REFINEMENT (critic ‖ refiner) → GATHERING … → SYNTHESIS → COMPLETED
+// The research step: the research loop, one phase per call; the phase is the session's position
+// (research(phase)), which the top-level loop moves to the phase this step names next.
+//   a round:  queries → GATHERING (search, fetch, read) → ANALYSIS → REFINEMENT → next queries, or
+//             SYNTHESIS → COMPLETED
 // Gathering fans out into branches whose findings the report queue writes beside the loop; every
-// phase ends with its quality gate (and a reflection only when it matters). With
-// pause_for_guidance the session waits for a person after each phase. All progress lives in state
-// (the mind's phase, marks on sources and findings), so a new run resumes exactly here.
+// phase ends with its quality gate (and a reflection only when it matters); what refinement
+// decides is one pure function (src/research/round.ts). With pause_for_guidance the session waits
+// for a person after each phase. All progress lives in state (the position, marks on sources and
+// findings), so a new run resumes exactly here.
 import { analysisGate, gatheringGate, synthesisGate } from '../../research/gates';
-import type { MindPhase, ResearchPlan } from '../../domain/types';
+import { type LoopPhase, placeOf } from '../../domain/position';
+import type { ResearchPlan } from '../../domain/types';
 import { normalizeQuery } from '../../domain/text';
 import { ApplicationFailure } from '@temporalio/workflow';
-import { type Answer, goTo, type Next, waitFor } from '../runs';
+import { type Answer, goTo, type Next, researchFrom, waitFor } from '../runs';
 import type { ResearchSession } from '../session';
 import { analyzeBatch } from './analysis';
 import { readInputContexts } from './contexts';
@@ -23,9 +27,10 @@ import { patchReport, startReport } from './report';
 import { reopenAfterStop } from './resume';
 import { nothingToWriteFrom, rateSources } from './sources';
 
-type WorkingPhase = Exclude<MindPhase, 'COMPLETED' | 'ABORTED' | 'PLANNING'>;
+type WorkingPhase = Exclude<LoopPhase, 'COMPLETED'>;
 
-const PHASES: Record<WorkingPhase, (s: ResearchSession) => Promise<MindPhase>> = {
+/** Each phase names the phase after it; refinement may instead make the session wait (for a top-up). */
+const PHASES: Record<WorkingPhase, (s: ResearchSession) => Promise<LoopPhase | Next>> = {
   GATHERING: gather,
   ANALYSIS: analyze,
   REFINEMENT: refine,
@@ -33,16 +38,17 @@ const PHASES: Record<WorkingPhase, (s: ResearchSession) => Promise<MindPhase>> =
 };
 
 export async function research(s: ResearchSession, answer: Answer | undefined): Promise<Next> {
-  const mind = s.mind;
   if (answer?.to === 'guidance' && answer.expired) s.info('no guidance arrived: continuing');
-  await beginResearch(s);
-  if (mind.phase === 'COMPLETED' || mind.phase === 'ABORTED') return endOfResearch(s);
-  const phase = mind.phase as WorkingPhase;
-  if (!visit(s, phase)) return goTo('research', 'COMPLETED');
+  const place = placeOf(s.position);
+  const phase: LoopPhase = place.at === 'research' ? place.phase : 'GATHERING';
+  await beginResearch(s, phase);
+  if (phase === 'COMPLETED') return endOfResearch(s);
+  if (!visit(s, phase)) return researchFrom('COMPLETED');
   // A panel writes no living report: its models answer from the findings once research is done.
-  if (phase === 'SYNTHESIS' && s.state.panel) return goTo('research', 'COMPLETED');
-  mind.phase = await PHASES[phase](s);
-  return pauseAfter(s, phase) ?? goTo('research');
+  if (phase === 'SYNTHESIS' && s.state.panel) return researchFrom('COMPLETED');
+  const next = await PHASES[phase](s);
+  if (typeof next !== 'string') return next;
+  return pauseAfter(s, phase, next) ?? researchFrom(next);
 }
 
 /**
@@ -51,36 +57,34 @@ export async function research(s: ResearchSession, answer: Answer | undefined): 
  * report reopened, an enhanced version's parent report reopened, the user's contexts read, the
  * first iteration's queries.
  */
-async function beginResearch(s: ResearchSession): Promise<void> {
+async function beginResearch(s: ResearchSession, phase: LoopPhase): Promise<void> {
   const st = s.state;
-  if (st.status !== 'running') s.setStatus('running', 'searching');
   if (st.panel) await settlePanel(s);
   else if (!st.providers) await chooseProviders(s);
   if (!st.panel) startReport(s);
-  await reopenAfterStop(s);
+  await reopenAfterStop(s, phase);
   await beginEnhancement(s);
   await readInputContexts(s);
   if (st.iteration === 0) startFirstIteration(s);
-  if (s.mind.phase === 'PLANNING') s.mind.phase = 'GATHERING';
 }
 
 /** Every patch written; guidance that came meanwhile is one more round (or declined); then the checks. */
 async function endOfResearch(s: ResearchSession): Promise<Next> {
   const st = s.state;
   await s.report.flush();
-  if (guidanceAfterFinish(s)) return goTo('research', 'REFINEMENT');
+  if (guidanceAfterFinish(s)) return researchFrom('REFINEMENT');
   if (nothingToWriteFrom(s)) {
     const outage = st.search_outage as { message: string };
     throw ApplicationFailure.nonRetryable(`search was unavailable from the start and nothing was gathered to write from (${outage.message})`, 'SearchUnavailable');
   }
-  return goTo(st.panel ? 'panel' : 'verify');
+  return goTo(st.panel ? { at: 'panel', part: 'answers' } : { at: 'verify' });
 }
 
-/** pause_for_guidance: after a phase the session waits for guidance or continue, unless guidance is already waiting. */
-function pauseAfter(s: ResearchSession, phase: WorkingPhase): Next | undefined {
+/** pause_for_guidance: after a phase the session waits for guidance or continue (at the phase after it), unless guidance is already waiting. */
+function pauseAfter(s: ResearchSession, phase: WorkingPhase, next: LoopPhase): Next | undefined {
   if (!s.settings.pause_for_guidance || s.mind.guidance.some((g) => !g.applied_to)) return undefined;
   s.info(`paused after ${phase.toLowerCase()}: send guidance or continue (waiting up to ${s.settings.guidance_wait_seconds} s)`);
-  return waitFor('guidance');
+  return waitFor('guidance', { at: 'research', phase: next });
 }
 
 export function startFirstIteration(s: ResearchSession): void {
@@ -100,7 +104,7 @@ function visit(s: ResearchSession, phase: WorkingPhase): boolean {
   return false;
 }
 
-async function gather(s: ResearchSession): Promise<MindPhase> {
+async function gather(s: ResearchSession): Promise<LoopPhase> {
   const st = s.state;
   await gatherRound(s);
   const planned = st.searched_queries.length;
@@ -119,7 +123,7 @@ async function gather(s: ResearchSession): Promise<MindPhase> {
 }
 
 /** Sources a branch fetched but did not analyse (a stopped run), then the analysis gate and the critic. */
-async function analyze(s: ResearchSession): Promise<MindPhase> {
+async function analyze(s: ResearchSession): Promise<LoopPhase> {
   const st = s.state;
   const unanalyzed = () => st.sources.filter((x) => x.status === 'fetched' && !x.analyzed).slice(0, s.settings.batch_size);
   for (let batch = unanalyzed(); batch.length > 0; batch = unanalyzed()) {
@@ -136,7 +140,7 @@ async function analyze(s: ResearchSession): Promise<MindPhase> {
 }
 
 /** The queued patches, then whatever findings no patch has written yet. */
-async function synthesize(s: ResearchSession): Promise<MindPhase> {
+async function synthesize(s: ResearchSession): Promise<LoopPhase> {
   const st = s.state;
   const chunk = Math.max(2, s.settings.batch_size * 2);
   await fillEmptySections(s);

@@ -3,6 +3,7 @@
 // the report never reached. The run that goes on reopens the closed report (those sections empty
 // again, Sources and Notes dropped), so synthesis runs again — the reading for empty sections
 // included — and the final check says what the stopped run missed and what was added since.
+import type { LoopPhase } from '../../domain/position';
 import type { ResearchState, ResearchStatus } from '../../domain/types';
 import type { ResumedRun } from '../../report/resumed';
 import { store } from '../activities';
@@ -33,7 +34,7 @@ export function recordStop(s: ResearchSession, status: ResearchStatus): void {
  * The first step of a run that goes on from a stop: the closed report opened again and synthesis
  * made to run again (with its reading for sections still empty), however far the stopped run got.
  */
-export async function reopenAfterStop(s: ResearchSession): Promise<void> {
+export async function reopenAfterStop(s: ResearchSession, phase: LoopPhase): Promise<void> {
   const st = s.state;
   const stop = st.stops?.[st.stops.length - 1];
   if (!stop || stop.resumed_at) return;
@@ -41,13 +42,12 @@ export async function reopenAfterStop(s: ResearchSession): Promise<void> {
   stop.resumed_at = new Date().toISOString();
   st.mind.sections_filled = undefined;
   st.mind.section_fill = undefined;
-  if (st.mind.phase === 'COMPLETED' || st.mind.phase === 'ABORTED') st.mind.phase = 'SYNTHESIS';
   s.decide({
     agent: 'supervisor',
     action: 'resumed',
     rationale: `going on from a run that ${stoppedPhrase(stop.status) ?? stop.status}: the report is reopened${stop.unwritten.length ? ` (${stop.unwritten.length} sections it never reached are to be written)` : ''} and synthesis runs again`,
     inputs: { stopped_at: stop.at, sources_read: stop.sources_read, findings: stop.findings },
-    outputs: { reopened_sections: stop.unwritten, phase: st.mind.phase },
+    outputs: { reopened_sections: stop.unwritten, phase },
   });
 }
 

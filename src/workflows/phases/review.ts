@@ -1,7 +1,7 @@
 // The final review (review_final_report): the finished report waits for accept, reject or
 // feedback. Feedback becomes a gap and research goes on from refinement for one more round
 // (bounded by max_review_rounds); then the report is verified and reviewed again.
-import { goTo, type Answer, endAs, type Next, waitFor } from '../runs';
+import { type Answer, endAs, type Next, researchFrom, waitFor } from '../runs';
 import type { ResearchSession } from '../session';
 
 export async function reviewReport(s: ResearchSession, answer: Answer | undefined): Promise<Next> {
@@ -40,5 +40,5 @@ export async function reviewReport(s: ResearchSession, answer: Answer | undefine
   mind.research_feedback = [`Reviewer: ${feedback}`];
   // One more round on the reviewer's gap, whatever iterations were used before.
   st.iteration_limit = Math.max(s.maxIterations, st.iteration + 1);
-  return goTo('research', 'REFINEMENT');
+  return researchFrom('REFINEMENT');
 }

@@ -86,7 +86,6 @@ export function nothingToWriteFrom(s: ResearchSession): boolean {
 }
 
 export async function fetchAndParse(s: ResearchSession, batch: Source[]): Promise<void> {
-  s.setPhase('fetching');
   const found = foundFor(s, batch);
   await settleAll(batch.filter((x) => x.status === 'pending'), s.settings.fetch_concurrency, (source) => fetchOne(s, source, found));
   const fetched = s.state.sources.filter((src) => src.status === 'fetched').length;

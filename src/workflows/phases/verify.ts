@@ -20,11 +20,10 @@ export async function verify(s: ResearchSession): Promise<Next> {
   if (panel) panel.report_file_id = s.state.report_file_id;
   // Saved by what comes next: the end of the session, or the wait for its review.
   await s.joinBeside();
-  return goTo('review');
+  return goTo({ at: 'review' });
 }
 
 async function verifyReport(s: ResearchSession): Promise<void> {
-  s.setStatus('verifying', 'verifying');
   const extra = { shortfalls: shortfalls(s) };
   // The sections the check is about to state as gaps: an enhanced version reopens them.
   s.state.stated_gaps = s.state.report_shape?.empty_sections ?? [];
