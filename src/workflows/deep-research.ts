@@ -8,9 +8,8 @@
 // `state.position` says where the session is (src/domain/position.ts), and this file alone moves
 // it: the loop below runs the step of the place the session is in, and the step says what comes
 // next: another place (another step, or the next phase of research), a wait for a person, or the
-// end. A wait ends the run (continue-as-new
-// into a waiting run); the next run, on the build current then, comes back to the same step with
-// the answer. A cancel request ends the session at the next step; the research deadline, a spent
+// end. A wait ends the run (continue-as-new into a waiting run); the next run, on the build
+// current then, comes back to the same place with the answer. A cancel request ends the session at the next step; the research deadline, a spent
 // budget (a wait for a top-up) and a cancel also stop the research steps while they run. The run
 // ends in three places, all here: a wait, a long history, the end.
 import { ApplicationFailure, ContinueAsNew, isCancellation, workflowInfo } from '@temporalio/workflow';
@@ -31,8 +30,9 @@ export async function deepResearch(input: ResearchInput): Promise<ResearchResult
   const listed = workflowInfo().searchAttributes?.ResearchStatus;
   const s = new ResearchSession(input, listed !== undefined);
   registerHandlers(s);
-  s.catchUpStatus(listed);
+  // A waiting run only waits: any build replays it as it was recorded, so it adds no command.
   if (runKind() === 'waiting') return waitingRun(s);
+  s.catchUpStatus(listed);
   try {
     return await liveSession(s);
   } catch (err) {
