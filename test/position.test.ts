@@ -5,7 +5,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RESEARCH_PHASES, RESEARCH_STATUSES } from '../src/domain/names';
-import { describe as describePosition, LOOP_PHASES, OUTCOMES, type Place, placeAfterStop, type Position, startingPlace } from '../src/domain/position';
+import { describe as describePosition, LOOP_PHASES, loopProgress, OUTCOMES, type Place, placeAfterStop, type Position, startingPlace } from '../src/domain/position';
 import { WAITS, type WaitKind } from '../src/domain/steps';
 
 const PLACES: Place[] = [
@@ -76,6 +76,12 @@ describe('describe: status and phase from the position', () => {
 });
 
 describe('where a session starts and goes on from', () => {
+  it("names the research loop's progress as the supervisor's line always did", () => {
+    expect(PLACES.map((p) => loopProgress(p))).toEqual(['PLANNING', 'PLANNING', ...LOOP_PHASES, 'COMPLETED', 'COMPLETED', 'COMPLETED', 'COMPLETED']);
+    expect(loopProgress({ at: 'ended', outcome: 'completed', in: { at: 'review' } })).toBe('COMPLETED');
+    expect(loopProgress({ at: 'waiting', wait: wait('guidance'), in: { at: 'research', phase: 'ANALYSIS' } })).toBe('ANALYSIS');
+  });
+
   it('starts by asking for its question or by planning', () => {
     expect(startingPlace('  ')).toEqual({ at: 'topic' });
     expect(startingPlace('tidal energy')).toEqual({ at: 'plan' });

@@ -3,7 +3,7 @@ import { budgetLimits, budgetUsed } from '../research/budget';
 import { panelSummary } from '../domain/panel';
 import type { ResearchEvent, ResearchPlan, ResearchSnapshot } from '../domain/types';
 import { TERMINAL_STATUSES } from '../domain/names';
-import { describe } from '../domain/position';
+import { loopProgress } from '../domain/position';
 
 export function formatPlan(plan: ResearchPlan): string {
   const lines = ['Research plan', '', `Brief: ${plan.research_brief}`, '', 'Search queries (most important first):'];
@@ -100,7 +100,7 @@ function mindLines(s: ResearchSnapshot): string[] {
   const of = (key: keyof typeof limits, fmt = (n: number) => String(n)) => `${fmt(used[key])}${limits[key] !== undefined ? ` of ${fmt(limits[key] as number)}` : ''}`;
   const tiers = s.sources.reduce<Record<string, number>>((acc, x) => (x.tier ? { ...acc, [x.tier]: (acc[x.tier] ?? 0) + 1 } : acc), {});
   return [
-    `supervisor: ${(s.position && describe(s.position).loop) ?? 'not researching'}, critic revisions ${mind.reflexion_revisions}, review rounds ${mind.review_rounds}`,
+    `supervisor: ${s.position ? loopProgress(s.position) : 'PLANNING'}, critic revisions ${mind.reflexion_revisions}, review rounds ${mind.review_rounds}`,
     `gates: ${passed} passed, ${failed.length} failed${failed.length ? ` (last: ${failed[failed.length - 1].phase}: ${failed[failed.length - 1].failures.join('; ')})` : ''}`,
     `budget used: tokens ${of('tokens')}, cost ${of('cost_usd', usd)}, searches ${of('searches')}, fetches ${of('fetches')}`,
     ...(Object.keys(tiers).length ? [`source tiers: ${Object.entries(tiers).map(([t, n]) => `${t} ${n}`).join(', ')}`] : []),

@@ -112,6 +112,13 @@ function researchPhase(loop: LoopPhase, branches: readonly BranchStage[]): Resea
   return 'updating_report';
 }
 
+/** Where the research loop is, as the supervisor's line names it: not begun (PLANNING), its phase, or past it (COMPLETED). */
+export function loopProgress(position: Position): 'PLANNING' | LoopPhase {
+  const place = placeOf(position);
+  if (place.at === 'topic' || place.at === 'plan') return 'PLANNING';
+  return place.at === 'research' ? place.phase : 'COMPLETED';
+}
+
 /** The place a session starts in: asking for its question, or planning. */
 export const startingPlace = (query: string): Place => (query.trim() ? { at: 'plan' } : { at: 'topic' });
 
