@@ -16,6 +16,8 @@ import { hash, overlap, quotableSentences, words } from './real-pages';
 export interface GroundedPlan {
   queries: string[];
   outline: string[];
+  /** The question as the sources say it, in their other languages. */
+  translations?: { language: string; question: string }[];
 }
 
 export interface GroundedOptions {
@@ -23,6 +25,8 @@ export interface GroundedOptions {
   plans?: Map<string, GroundedPlan>;
   /** Addresses of the world's pages are on this port (for a URL the writer invents). */
   webPort?: number;
+  /** Answers the triage of doubtful pages ('source_triage'); absent, the fake model's triage by words does. */
+  triage?: (prompt: string) => unknown;
 }
 
 export interface GroundedModel {
@@ -66,6 +70,7 @@ function plan(prompt: string, opts: GroundedOptions) {
     research_brief: german ? `Klären, was über „${question}“ bekannt ist, mit Quellen.` : `Establish what is known about "${question}", with sources.`,
     assumptions: [german ? 'Keine Einschränkung auf Region oder Zeitraum.' : 'No restriction to a region or period.'],
     context: { language: german ? 'de' : 'en', domain: 'general', mode: 'standard', intent_summary: question, answer_style: [], time_scope: null, locale_scope: null },
+    translations: known?.translations ?? [],
   };
 }
 
@@ -191,6 +196,8 @@ export function createGroundedModel(opts: GroundedOptions = {}): GroundedModel {
           return phaseReflection(prompt);
         case 'content_summary':
           return contentSummary(prompt);
+        case 'source_triage':
+          return opts.triage?.(prompt);
         case 'input_check':
           return inputCheck(prompt);
         case 'panel_answer':

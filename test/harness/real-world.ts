@@ -63,6 +63,8 @@ export interface RealWorldOptions {
   plans?: Map<string, GroundedPlan>;
   /** What each call to the world takes, as real providers do (bench:speed); none by default. */
   latency?: { modelMs?: number; searchMs?: number; fetchMs?: number };
+  /** How the model triages doubtful pages (see grounded-model.ts); absent, by words. */
+  triage?: (prompt: string) => unknown;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -100,7 +102,7 @@ export async function startRealWorld(opts: RealWorldOptions = {}): Promise<RealW
   const hosts = new Set(corpus.pages.map((p) => p.url.hostname.toLowerCase()));
   const unmap = mapHosts(hosts);
   const search = await startRealSearch(recorder, index, addressOf, 10, opts.latency?.searchMs);
-  const grounded = createGroundedModel({ plans: opts.plans, webPort: port });
+  const grounded = createGroundedModel({ plans: opts.plans, webPort: port, triage: opts.triage });
   const model = await startModel(recorder, { respond: grounded.respond, delayMs: opts.latency?.modelMs });
   return {
     corpus,

@@ -1,7 +1,8 @@
 // Text embeddings over an OpenAI-compatible /v1/embeddings endpoint (OpenAI, Ollama, LM Studio,
-// vLLM, ...), through the AI SDK. Retries are Temporal's: the SDK's own are off.
+// vLLM, ...) or Google's, through the AI SDK. Retries are Temporal's: the SDK's own are off.
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { embedMany } from 'ai';
+import { embedMany, type EmbeddingModel } from 'ai';
 import { ConfigError } from '../../config/load';
 import type { ModelConnection } from './types';
 
@@ -11,12 +12,17 @@ export interface Embedder {
   embed(texts: string[]): Promise<number[][]>;
 }
 
-export function createEmbedder(connection: ModelConnection): Embedder {
+function embeddingModelOf(connection: ModelConnection): EmbeddingModel {
+  if (connection.kind === 'google') return createGoogleGenerativeAI({ baseURL: connection.baseURL, apiKey: connection.apiKey }).embeddingModel(connection.model);
   if (connection.kind !== 'openai' && connection.kind !== 'openai-compatible') {
-    throw new ConfigError(`embedding model ${connection.provider}:${connection.model}: only OpenAI-compatible providers serve /v1/embeddings here`);
+    throw new ConfigError(`embedding model ${connection.provider}:${connection.model}: only OpenAI-compatible providers and Google serve embeddings here`);
   }
   if (!connection.baseURL) throw new ConfigError(`embedding provider "${connection.provider}" needs a base URL`);
-  const model = createOpenAICompatible({ name: connection.provider, baseURL: connection.baseURL, apiKey: connection.apiKey }).embeddingModel(connection.model);
+  return createOpenAICompatible({ name: connection.provider, baseURL: connection.baseURL, apiKey: connection.apiKey }).embeddingModel(connection.model);
+}
+
+export function createEmbedder(connection: ModelConnection): Embedder {
+  const model = embeddingModelOf(connection);
   return {
     model: `${connection.provider}:${connection.model}`,
     async embed(texts) {

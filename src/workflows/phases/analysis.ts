@@ -4,7 +4,7 @@ import type { Finding, ResearchPlan, Source, SourceFidelity } from '../../domain
 import { model } from '../activities';
 import type { ResearchSession } from '../session';
 import { callModel } from './providers';
-import { skipOffTopic } from './sources';
+import { sortForReading, triage } from './judging';
 
 /**
  * Extracts a batch's findings. `knownFindings` is what the analyzer is told is already known (a
@@ -13,7 +13,12 @@ import { skipOffTopic } from './sources';
  */
 export async function analyzeBatch(s: ResearchSession, batch: Source[], knownFindings?: string[], feedback?: string[]): Promise<Finding[]> {
   const st = s.state;
-  const readable = await skipOffTopic(s, batch.filter((src) => src.status === 'fetched' && src.text_file_id && !src.skipped_off_topic && !src.analyzed));
+  const { read: readable, judge } = await sortForReading(s, batch.filter((src) => src.status === 'fetched' && src.text_file_id && !src.skipped_off_topic && !src.analyzed));
+  // Outside a round (a stopped run's leftovers, a filling pass), doubtful pages are triaged here.
+  if (judge.length) {
+    await triage(s, judge);
+    readable.push(...judge.filter((src) => !src.skipped_off_topic));
+  }
   if (readable.length === 0) return [];
   s.setPhase('analyzing');
   const plan = st.plan as ResearchPlan;

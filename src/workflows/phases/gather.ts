@@ -10,6 +10,7 @@ import { normalizeQuery } from '../../domain/text';
 import { awaitedLater, Pool, settleAll } from '../concurrency';
 import type { ResearchSession } from '../session';
 import { Branch } from './branch';
+import { RoundTriage } from './judging';
 import { startRound, writeRound } from './report';
 import { addSources, searchFor } from './sources';
 
@@ -45,8 +46,9 @@ export async function gatherRound(s: ResearchSession): Promise<void> {
   s.adviceReads += 1;
   s.info(`research branches: ${branches.length} (searching and fetching at once, at most ${s.settings.max_concurrency} analysing)`);
   const analysing = new Pool(s.settings.max_concurrency);
+  const triage = new RoundTriage(s, branches.length);
   try {
-    await settleAll(branches, branches.length, (branch) => branch.run(s, known, analysing));
+    await settleAll(branches, branches.length, (branch) => branch.run(s, known, analysing, triage));
   } finally {
     joinInPlanOrder(s, firstFinding, firstGap, branches);
   }
