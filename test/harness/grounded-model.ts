@@ -36,6 +36,10 @@ export interface GroundedModel {
 
 const GERMAN = /\b(wie|welche[rsn]?|und|der|die|das|ist|wird|werden|für|viele|gibt|warum|wer)\b|[äöüß]/i;
 const isGerman = (text: string) => GERMAN.test(text);
+const SPANISH = /[¿¡ñ]|\b(por qué|cómo|qué|cuál|las|los|hubo|para|durante)\b/i;
+const FRENCH = /\b(pourquoi|comment|quelle?s?|est-ce|l'|a-t-il|été|les|des)\b/i;
+/** The question's language as a model's plan names it (the report is written in it). */
+const languageOf = (text: string) => (isGerman(text) ? 'de' : SPANISH.test(text) ? 'es' : FRENCH.test(text) ? 'fr' : 'en');
 
 const section = (prompt: string, label: string): string => new RegExp(`${label}:\\n([\\s\\S]*?)(?:\\n\\n|$)`).exec(prompt)?.[1]?.trim() ?? '';
 
@@ -69,7 +73,7 @@ function plan(prompt: string, opts: GroundedOptions) {
     outline,
     research_brief: german ? `Klären, was über „${question}“ bekannt ist, mit Quellen.` : `Establish what is known about "${question}", with sources.`,
     assumptions: [german ? 'Keine Einschränkung auf Region oder Zeitraum.' : 'No restriction to a region or period.'],
-    context: { language: german ? 'de' : 'en', domain: 'general', mode: 'standard', intent_summary: question, answer_style: [], time_scope: null, locale_scope: null },
+    context: { language: languageOf(question), domain: 'general', mode: 'standard', intent_summary: question, answer_style: [], time_scope: null, locale_scope: null },
     translations: known?.translations ?? [],
   };
 }

@@ -23,6 +23,8 @@ export interface RealWorld {
   model: FakeModel;
   grounded: GroundedModel;
   search: RealSearch;
+  /** How many results the search answers each query with. */
+  resultsPerQuery: number;
   /** Every page GET, as "host/path". */
   fetched: string[];
   env: Record<string, string>;
@@ -101,7 +103,8 @@ export async function startRealWorld(opts: RealWorldOptions = {}): Promise<RealW
   const addressOf = (page: CorpusPage) => `http://${page.url.hostname}:${port}${page.url.pathname}${page.url.search}`;
   const hosts = new Set(corpus.pages.map((p) => p.url.hostname.toLowerCase()));
   const unmap = mapHosts(hosts);
-  const search = await startRealSearch(recorder, index, addressOf, 10, opts.latency?.searchMs);
+  const resultsPerQuery = 10;
+  const search = await startRealSearch(recorder, index, addressOf, resultsPerQuery, opts.latency?.searchMs);
   const grounded = createGroundedModel({ plans: opts.plans, webPort: port, triage: opts.triage });
   const model = await startModel(recorder, { respond: grounded.respond, delayMs: opts.latency?.modelMs });
   return {
@@ -111,6 +114,7 @@ export async function startRealWorld(opts: RealWorldOptions = {}): Promise<RealW
     model,
     grounded,
     search,
+    resultsPerQuery,
     fetched,
     env: {
       OPENAI_BASE_URL: model.url,
@@ -153,7 +157,7 @@ export async function startRealEnvironment(world: RealWorld, address: string, ex
 }
 
 /** For scripts: a private Temporal dev server, the world and a worker, torn down whatever happens. */
-export function runInRealWorld(opts: RealWorldOptions, fn: (env: TestEnvironment, world: RealWorld) => Promise<void>, extra: EnvironmentOptions = {}): void {
+export function runInRealWorld(opts: RealWorldOptions, fn: (env: TestEnvironment, world: RealWorld) => Promise<void>, extra: EnvironmentOptions = {}): Promise<void> {
   const main = async () => {
     const server = await startTestServer();
     const world = await startRealWorld(opts);
@@ -166,7 +170,7 @@ export function runInRealWorld(opts: RealWorldOptions, fn: (env: TestEnvironment
       await server.stop();
     }
   };
-  main().catch((err) => {
+  return main().catch((err) => {
     console.error(err);
     process.exit(1);
   });
