@@ -12,6 +12,7 @@
 import { contentSummary, inputCheck, panelAnswer, panelSynthesis } from './model-answers';
 import { groundedPatch, type WriterLog } from './grounded-writer';
 import { hash, overlap, quotableSentences, words } from './real-pages';
+import { REAL_TRANSLATIONS } from './real-translations';
 
 export interface GroundedPlan {
   queries: string[];
@@ -74,7 +75,7 @@ function plan(prompt: string, opts: GroundedOptions) {
     research_brief: german ? `Klären, was über „${question}“ bekannt ist, mit Quellen.` : `Establish what is known about "${question}", with sources.`,
     assumptions: [german ? 'Keine Einschränkung auf Region oder Zeitraum.' : 'No restriction to a region or period.'],
     context: { language: languageOf(question), domain: 'general', mode: 'standard', intent_summary: question, answer_style: [], time_scope: null, locale_scope: null },
-    translations: known?.translations ?? [],
+    translations: known?.translations ?? REAL_TRANSLATIONS.get(question) ?? [],
   };
 }
 
