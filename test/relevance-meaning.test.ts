@@ -1,7 +1,7 @@
 // Judging before reading, by meaning as well as by words (with a toy embedding that knows a few
-// synonyms; test/relevance-embeddings.test.ts judges real pages with a real model): with an
-// embedding model, a page that answers its sub-question in other words is judged to address it
-// rather than skipped; an unrelated page is still judged not to; with the embedding server down, a
+// synonyms; test/relevance-judged.test.ts judges real pages with a real model): with an embedding
+// model, a page that answers its sub-question in other words is not turned away (what embeddings
+// leave open the model's triage decides); an unrelated page is; with the embedding server down, a
 // page that shares no word with the question is judged by words.
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -46,10 +46,10 @@ describe('relevance by meaning', () => {
     expect(judged).toEqual({ S1: { by: 'words', verdict: 'no' }, S2: { by: 'words', verdict: 'no' } });
   });
 
-  it('with an embedding model, it is judged to address the question; the games review is not', async () => {
+  it('with an embedding model, it is not turned away (the model’s triage decides what embeddings leave open); the games review is', async () => {
     const embedder = embedderAt(fake.url);
     const out = await createRelevanceActivities(artifacts, () => embedder).scoreRelevance(await input());
-    expect(out.judged?.S1).toMatchObject({ by: 'meaning', verdict: 'addresses' });
+    expect(out.judged?.S1).toBeUndefined();
     expect(out.judged?.S2).toMatchObject({ by: 'meaning', verdict: 'no' });
     expect(fake.requests.filter((r) => r.path === '/v1/embeddings').length).toBe(1);
   });

@@ -4,8 +4,8 @@
 // the score orders reading, and a page at or above `judge_below` is read (the analyzer's verdict is
 // the last word). A page below it is judged: with an embedding model (the config's, or one the
 // session's providers offer) by meaning, each passage against the question in every language it is
-// asked in; without one, a page that shares no word with the question in any language asked is not
-// about it, and the others are left to the workflow's model triage.
+// asked in, where the embedding is clear either way; without one, a page that shares no word with
+// the question in any language asked is not about it. The others are left to the model's triage.
 import type { RelevanceJudgement } from '../domain/types';
 import { normalizeQuery } from '../domain/text';
 import type { Embedder } from '../providers/model/embeddings';
@@ -65,9 +65,13 @@ export function createRelevanceActivities(artifacts: ArtifactStore, chooseEmbedd
       if (scores[page.id] < (input.judge_below ?? 0)) doubtful.push(page);
     }
     const embedder = doubtful.length && chooseEmbedder ? await chooseEmbedder(input.models ?? []) : undefined;
-    if (embedder) Object.assign(judged, await byMeaning(embedder, vectors, askedIn(input), doubtful));
-    // Without a verdict by meaning, a page that shares no word with the question in any language asked is not about it.
-    for (const page of doubtful) if (!judged[page.id] && !sharesWords(page.text, [...askedIn(input), page.sub_question], page.title)) judged[page.id] = { by: 'words', verdict: 'no' };
+    const meaning = embedder ? await byMeaning(embedder, vectors, askedIn(input), doubtful) : new Map<string, RelevanceJudgement | undefined>();
+    for (const page of doubtful) {
+      const verdict = meaning.get(page.id);
+      if (verdict) judged[page.id] = verdict;
+      // Not weighed by meaning: a page that shares no word with the question in any language asked is not about it.
+      else if (!meaning.has(page.id) && !sharesWords(page.text, [...askedIn(input), page.sub_question], page.title)) judged[page.id] = { by: 'words', verdict: 'no' };
+    }
     return { scores, ...(Object.keys(judged).length ? { judged } : {}) };
   }
 }
@@ -100,8 +104,11 @@ function questionsOf(input: Omit<PageQuestions, 'sub_question'>, subQuestion: st
   return [...new Set([subQuestion, ...(input.sub_questions ?? []), ...askedIn(input)].filter((q) => q.trim()))];
 }
 
-/** Each page's verdict by meaning, in one call to the embedding model; none when it fails (the triage judges them then). */
-async function byMeaning(embedder: Embedder, cache: VectorCache, questions: string[], pages: Page[]): Promise<Record<string, RelevanceJudgement>> {
+/**
+ * Each page's verdict by meaning, in one call to the embedding model: undefined where it is unsure
+ * (the triage decides); no page at all when the call fails (left to words and the triage).
+ */
+async function byMeaning(embedder: Embedder, cache: VectorCache, questions: string[], pages: Page[]): Promise<Map<string, RelevanceJudgement | undefined>> {
   const passages = pages.map((page) => [
     ...(page.title.trim() ? [page.title.trim()] : []),
     ...splitPassages(page.text)
@@ -109,6 +116,7 @@ async function byMeaning(embedder: Embedder, cache: VectorCache, questions: stri
       .map((p) => p.text.slice(0, PASSAGE_CHARS))
       .filter((p) => p.trim()),
   ]);
+  const out = new Map<string, RelevanceJudgement | undefined>();
   try {
     // One call: the questions and decoys this model has not embedded yet, and the passages.
     const asked = [...questions, ...DECOY_QUESTIONS];
@@ -117,19 +125,18 @@ async function byMeaning(embedder: Embedder, cache: VectorCache, questions: stri
     const known = cache.add(embedder.model, missing, vectors.slice(0, missing.length), asked);
     const questionVectors = questions.map((q) => known.get(q) as number[]);
     const decoys = DECOY_QUESTIONS.map((q) => known.get(q) as number[]);
-    const out: Record<string, RelevanceJudgement> = {};
     let next = missing.length;
     pages.forEach((page, i) => {
       const own = passages[i].map(() => vectors[next++]);
       if (!own.length) return;
       const { verdict, margin } = meaningVerdict(own, questionVectors, decoys);
-      out[page.id] = { by: 'meaning', verdict, margin };
+      out.set(page.id, verdict === 'unsure' ? undefined : { by: 'meaning', verdict, margin });
     });
-    return out;
   } catch {
-    // The embedding server down or refusing: these pages are left to the triage.
-    return {};
+    // The embedding server down or refusing: these pages are left to words and the triage.
+    out.clear();
   }
+  return out;
 }
 
 /** Vectors of the questions and decoys, per embedding model: a session's pages ask for the same few again and again. */

@@ -13,8 +13,10 @@ import { startEnvironment, type EnvironmentOptions, type TestEnvironment } from 
 import { startModel, type FakeModel } from './model';
 import { loadCorpus, type Corpus, type CorpusPage } from './real-pages';
 import { Bm25Index, startRealSearch, type RealSearch } from './real-search';
+import { ALL_REAL_QUESTIONS, verdictFor } from './real-questions';
 import { Recorder } from './recorder';
 import { startTestServer } from './temporal';
+import { triageFromLabels } from './triage-answers';
 
 export interface RealWorld {
   corpus: Corpus;
@@ -65,7 +67,7 @@ export interface RealWorldOptions {
   plans?: Map<string, GroundedPlan>;
   /** What each call to the world takes, as real providers do (bench:speed); none by default. */
   latency?: { modelMs?: number; searchMs?: number; fetchMs?: number };
-  /** How the model triages doubtful pages (see grounded-model.ts); absent, by words. */
+  /** How the model triages doubtful pages (see grounded-model.ts); absent, from a person's labels of the pages (real-judgements.json), by words for a page none labelled. */
   triage?: (prompt: string) => unknown;
 }
 
@@ -105,7 +107,19 @@ export async function startRealWorld(opts: RealWorldOptions = {}): Promise<RealW
   const unmap = mapHosts(hosts);
   const resultsPerQuery = 10;
   const search = await startRealSearch(recorder, index, addressOf, resultsPerQuery, opts.latency?.searchMs);
-  const grounded = createGroundedModel({ plans: opts.plans, webPort: port, triage: opts.triage });
+  const labelled = (asked: string, url: string) => {
+    const page = pageAt(url);
+    const question = ALL_REAL_QUESTIONS.find((q) => q.question === asked);
+    return page && question ? verdictFor(question, page.key) : undefined;
+  };
+  const pageAt = (raw: string) => {
+    try {
+      return byKey.get(keyOf(new URL(raw)));
+    } catch {
+      return undefined;
+    }
+  };
+  const grounded = createGroundedModel({ plans: opts.plans, webPort: port, triage: opts.triage ?? triageFromLabels(labelled) });
   const model = await startModel(recorder, { respond: grounded.respond, delayMs: opts.latency?.modelMs });
   return {
     corpus,
@@ -125,13 +139,7 @@ export async function startRealWorld(opts: RealWorldOptions = {}): Promise<RealW
       FETCH_ALLOW_HOSTS: [...hosts].map((h) => `${h}:${port}`).join(','),
     },
     addressOf,
-    pageAt: (raw) => {
-      try {
-        return byKey.get(keyOf(new URL(raw)));
-      } catch {
-        return undefined;
-      }
-    },
+    pageAt,
     close: async () => {
       unmap();
       server.closeAllConnections();

@@ -3,7 +3,8 @@
 // - triageByWords: a careless reader, by how many of the question's words the page's title,
 //   snippet, opening and passage hold (every fake model answers so unless told otherwise);
 // - triageFromLabels: a reader who knows the answer, from a person's labels of the pages (the
-//   real-page world's judgements): it tests that the product asks well and uses the answer.
+//   real-page world's judgements; a page "about the subject area but not the question" does not
+//   address it): it tests that the product asks well and uses the answer.
 export interface TriagedPage {
   id: string;
   url: string;
@@ -49,7 +50,7 @@ export function triageFromLabels(label: PageLabel): (prompt: string) => unknown 
         known === 'on'
           ? { verdict: 'addresses' as const, why: 'It is about what the question asks.' }
           : known === 'borderline'
-            ? { verdict: 'partly' as const, why: 'It is about the subject, not quite what is asked.' }
+            ? { verdict: 'no' as const, why: 'It is about the subject area, not what the question asks.' }
             : known === 'off'
               ? { verdict: 'no' as const, why: 'It is about something else.' }
               : byWords(question, p);

@@ -2,7 +2,7 @@
 // is registered) are fetched, parsed and analysed batch by batch, the next batch's fetches
 // overlapping this batch's analysis, and each batch's findings are promised from the moment the
 // batches are known, so the report can write them as soon as they are analysed. The pages its
-// words could not let in wait for the round's triage; those it lets in are one last batch.
+// words could not let in wait for the round's triage (judging.ts); those it lets in are one last batch.
 import type { Finding, Source } from '../../domain/types';
 import { awaitedLater, Deferred, type Pool } from '../concurrency';
 import type { ResearchSession } from '../session';
@@ -41,8 +41,9 @@ export class Branch {
   /**
    * Fetches, parses and analyses the branch's batches (at most one fetched ahead of its analysis);
    * `known` is what the analyzer is told is known besides the branch's own earlier findings, and
-   * `analysing` the round's pool of analyses. Pages the words do not let in go to the round's
-   * triage; those it lets in are the branch's last batch. Returns once every batch is analysed.
+   * `analysing` the round's pool of analyses. The round's triage judges what the branch reads on
+   * its words and the pages they do not let in; those it lets in are the branch's last batch.
+   * Returns once every batch is analysed.
    */
   async run(s: ResearchSession, known: string[], analysing: Pool, triage: RoundTriage): Promise<void> {
     const own: string[] = [];
@@ -69,7 +70,7 @@ export class Branch {
       // The last batch: the pages the round's triage lets in (none, most rounds).
       const late: Batch = { sources: [], findings: new Deferred<Finding[]>() };
       this.batches.resolve((this.list = [...regular, late]));
-      const sorting: Promise<{ judge: Source[] }>[] = [];
+      const sorting: Promise<{ confirm: Source[]; judge: Source[] }>[] = [];
       for (const [index, batch] of regular.entries()) {
         await fetchAndParse(s, batch.sources);
         // Sorting calls no model: it runs now, outside the model slots, beside the previous analysis.
@@ -85,8 +86,9 @@ export class Branch {
         // Keep at most one batch fetched ahead of its analysis.
         if (index + 1 < regular.length) await previous;
       }
-      const doubtful = (await Promise.all(sorting)).flatMap((x) => x.judge);
-      triage.add(doubtful);
+      const sorted = await Promise.all(sorting);
+      const doubtful = sorted.flatMap((x) => x.judge);
+      triage.add([...sorted.flatMap((x) => x.confirm), ...doubtful]);
       handOver();
       late.sources = await triage.verdictsFor(doubtful);
       const previous = analysis;

@@ -1,12 +1,14 @@
-// Judging before reading: which fetched pages the analyzer reads. Meaning decides, words only
-// order. A page whose word score reaches min_relevance is read (the analyzer's "does not address
-// the question" is the last word). A page below it is judged by meaning: by the embedding model
-// when the fetch could (its verdict comes back with the page), else by the model's triage, one
-// call per round for all of the round's doubtful pages, made once the round has fetched what it
-// will, while the pages the words let in are already being read. Only a page that shares no word
-// with the question in any language it is asked in is skipped without a model's word.
+// Judging before reading: which fetched pages the analyst reads. Meaning decides, words only order.
+// A page the embedding model settles (clearly about the question, or clearly not) is read or
+// skipped at once. Every other page is judged by the model's triage: one call per research round
+// for all of the round's pages, made once the round has fetched what it will. A page whose word
+// score reaches min_relevance is read meanwhile (the words order it first), and if the triage finds
+// it does not address the question it is set aside as the analyst's own verdict would be: never
+// cited, its findings not written; a page below it waits for the triage. Only a page that shares
+// no word with the question in any language it is asked in is skipped on words alone. The analyst's
+// "does not address the question" stays the last word. min_relevance 0 reads every page unjudged.
 import type { PageQuestions } from '../../activities/contracts';
-import type { ResearchPlan, Source } from '../../domain/types';
+import type { Finding, ResearchPlan, Source } from '../../domain/types';
 import { foundUpTo, type FoundTerms } from '../../report/words';
 import { model, store } from '../activities';
 import { Deferred } from '../concurrency';
@@ -33,20 +35,21 @@ export function foundFor(s: ResearchSession, batch: Source[]): FoundTerms {
   return foundUpTo(s.state.initial_query, (s.state.plan?.expanded_queries ?? []).map((q) => q.query), s.state.sources, batch);
 }
 
-type Standing = 'read' | 'skip' | 'judge';
+/** read: now, settled; confirm: now, and judged by the round's triage; judge: after the triage; skip: never. */
+type Standing = 'read' | 'confirm' | 'judge' | 'skip';
 
-/** Whether a fetched page is read, skipped, or waits to be judged. */
 function standingOf(s: ResearchSession, src: Source): Standing {
+  if (s.settings.min_relevance <= 0) return 'read';
   if (src.judged) return src.judged.verdict === 'no' ? 'skip' : 'read';
-  return (src.relevance ?? 1) >= s.settings.min_relevance ? 'read' : 'judge';
+  return (src.relevance ?? 1) >= s.settings.min_relevance ? 'confirm' : 'judge';
 }
 
 /**
- * Sorts fetched pages: those to read now, and those still to be judged (the caller has them
- * triaged). A page scored before this build (or whose fetch did not score it) is scored here;
- * a page judged not to address the question is marked skipped, listed in the report, never read.
+ * Sorts fetched pages: those to read now (`confirm`: those of them still to be judged) and those
+ * that wait to be judged. A page scored before this build (or whose fetch did not score it) is
+ * scored here; a page judged not to address the question is marked skipped, listed, never read.
  */
-export async function sortForReading(s: ResearchSession, fetched: Source[]): Promise<{ read: Source[]; judge: Source[] }> {
+export async function sortForReading(s: ResearchSession, fetched: Source[]): Promise<{ read: Source[]; confirm: Source[]; judge: Source[] }> {
   const unscored = fetched.filter((src) => src.relevance === undefined && src.text_file_id);
   if (unscored.length) {
     const out = await s.tool(
@@ -61,15 +64,17 @@ export async function sortForReading(s: ResearchSession, fetched: Source[]): Pro
       if (judged) src.judged = judged;
     }
   }
-  const read: Source[] = [];
-  const judge: Source[] = [];
+  const sorted = { read: [] as Source[], confirm: [] as Source[], judge: [] as Source[] };
   for (const src of fetched) {
     const standing = standingOf(s, src);
-    if (standing === 'read') read.push(src);
-    else if (standing === 'judge') judge.push(src);
-    else markSkipped(s, src);
+    if (standing === 'skip') markSkipped(s, src);
+    else if (standing === 'judge') sorted.judge.push(src);
+    else {
+      sorted.read.push(src);
+      if (standing === 'confirm') sorted.confirm.push(src);
+    }
   }
-  return { read, judge };
+  return sorted;
 }
 
 function markSkipped(s: ResearchSession, src: Source): void {
@@ -90,9 +95,10 @@ function skipReason(src: Source, threshold: number): string {
 }
 
 /**
- * The model's triage of `sources`, in one call; each gets its verdict (a page the model left out
- * is read, for the analyzer to judge). A triage that fails after its retries leaves them to the
- * analyzer too: no page is skipped for want of a verdict.
+ * The model's triage of `sources`, in one call; each gets its verdict. One it finds does not
+ * address the question is skipped if unread, set aside as off the question if read (never cited).
+ * A page the model leaves out, or all of them when the call fails after its retries, is read for
+ * the analyst to judge: no page is skipped for want of a verdict.
  */
 export async function triage(s: ResearchSession, sources: Source[]): Promise<void> {
   const pending = sources.filter((src) => !src.judged);
@@ -122,18 +128,52 @@ export async function triage(s: ResearchSession, sources: Source[]): Promise<voi
   for (const src of pending) {
     const v = verdicts[src.id];
     src.judged = v ? { by: 'model', verdict: v.verdict, why: v.why } : { by: 'model', verdict: 'partly', why: 'no verdict from the triage: read for the analyst to judge' };
-    if (v?.verdict === 'no') markSkipped(s, src);
+    if (v?.verdict !== 'no') continue;
+    if (src.analyzed || src.relevance === undefined || src.relevance >= s.settings.min_relevance) setAside(s, src, v.why);
+    else markSkipped(s, src);
   }
+  dropOffQuestion(s);
+}
+
+/** A page read before the triage found it does not address the question: as the analyst's own verdict, never cited. */
+function setAside(s: ResearchSession, src: Source, why: string): void {
+  if (src.off_question) return;
+  src.off_question = `the triage found it does not address the question: ${why}`.slice(0, 300);
+  s.info(`source ${src.id} set aside: ${src.off_question}`);
 }
 
 /**
- * A round's triage: its branches hand over the pages they could not let in by words, and once
- * every branch has fetched what it will, the pages are judged in one call. A branch gets on with
- * reading what the words let in meanwhile.
+ * Takes the sources found off the question out of the session's findings; a finding left with no
+ * source goes. Run when the triage sets pages aside and after each analysis, so whichever came
+ * first, no finding keeps such a source.
+ */
+export function dropOffQuestion(s: ResearchSession): void {
+  const off = new Set(s.state.sources.filter((x) => x.off_question).map((x) => x.id));
+  if (!off.size) return;
+  const findings = s.state.findings;
+  for (let i = findings.length - 1; i >= 0; i--) {
+    const f = findings[i];
+    if (!f.source_ids.some((id) => off.has(id))) continue;
+    f.source_ids = f.source_ids.filter((id) => !off.has(id));
+    if (!f.source_ids.length) findings.splice(i, 1);
+  }
+}
+
+/** Of `findings`, those the session still keeps (none that only a page set aside since stood for): what the writer is given. */
+export function withoutOffQuestion(s: ResearchSession, findings: Finding[]): Finding[] {
+  const kept = new Set(s.state.findings);
+  return findings.filter((f) => kept.has(f));
+}
+
+/**
+ * A round's triage: its branches hand over the pages they read on their words and those they
+ * could not let in, and once every branch has fetched what it will, the pages are judged in one
+ * call. Branches read what the words let in meanwhile; the round's report patches wait for the
+ * verdicts (they are written in the background), so what the triage sets aside is never written.
  */
 export class RoundTriage {
   private readonly waiting: Source[] = [];
-  private readonly judged = new Deferred<void>();
+  private readonly done = new Deferred<void>();
   private fetching: number;
   private failure: { err: unknown } | undefined;
 
@@ -142,7 +182,7 @@ export class RoundTriage {
     branches: number,
   ) {
     this.fetching = branches;
-    if (branches === 0) this.judged.resolve();
+    if (branches === 0) this.done.resolve();
   }
 
   /** Pages to be judged with the round's. */
@@ -155,18 +195,22 @@ export class RoundTriage {
     this.fetching -= 1;
     if (this.fetching !== 0) return;
     triage(this.s, this.waiting).then(
-      () => this.judged.resolve(),
+      () => this.done.resolve(),
       (err: unknown) => {
         this.failure = { err };
-        this.judged.resolve();
+        this.done.resolve();
       },
     );
   }
 
+  /** Once the round's pages are judged (its failure is the branches' to pass on). */
+  get judged(): Promise<void> {
+    return this.done.promise;
+  }
+
   /** Once the round's pages are judged; of `sources`, the ones to read. */
   async verdictsFor(sources: Source[]): Promise<Source[]> {
-    if (!sources.length) return [];
-    await this.judged.promise;
+    await this.done.promise;
     if (this.failure) throw this.failure.err;
     return sources.filter((src) => !src.skipped_off_topic);
   }
