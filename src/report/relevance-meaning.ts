@@ -5,7 +5,6 @@
 // how far it is closer to the question than to questions about other things (DECOY_QUESTIONS,
 // embedded once per model). A passage of boilerplate close to every question gains nothing.
 // Embeddings settle the clear cases; the model's triage the rest (see ADDRESSES_MARGIN).
-import { cosine } from '../providers/model/embeddings';
 
 /** addresses: read without asking a model; no: skipped; unsure: the model's triage decides. */
 export type MeaningVerdictKind = 'addresses' | 'unsure' | 'no';
@@ -83,4 +82,17 @@ export function meaningVerdict(passages: number[][], questions: number[][], deco
   const round = (x: number) => Math.round(x * 1000) / 1000;
   const verdict: MeaningVerdictKind = best.margin >= ADDRESSES_MARGIN ? 'addresses' : best.margin < NO_MARGIN ? 'no' : 'unsure';
   return { verdict, margin: round(best.margin), cosine: round(best.cosine) };
+}
+
+/** The cosine of two vectors' angle: 1 the same direction, 0 unrelated. */
+export function cosine(a: number[], b: number[]): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return na && nb ? dot / Math.sqrt(na * nb) : 0;
 }

@@ -6,6 +6,9 @@ import { embedMany, type EmbeddingModel } from 'ai';
 import { ConfigError } from '../../config/load';
 import type { ModelConnection } from './types';
 
+/** Vectors compare by their cosine (kept with relevance by meaning, its first user). */
+export { cosine } from '../../report/relevance-meaning';
+
 export interface Embedder {
   /** "provider:model", stored beside the vectors so a new model re-embeds everything. */
   readonly model: string;
@@ -33,17 +36,6 @@ export function createEmbedder(connection: ModelConnection): Embedder {
   };
 }
 
-export function cosine(a: number[], b: number[]): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return na && nb ? dot / Math.sqrt(na * nb) : 0;
-}
 
 /** Reciprocal rank fusion: each list adds 1 / (k + rank) for the ids it ranks (rank from 1). */
 export function reciprocalRankFusion(lists: string[][], k = 60): Map<string, number> {
