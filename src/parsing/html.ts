@@ -3,6 +3,7 @@
 // the same extraction quality (measured by `npm run bench:extract`).
 import { Readability } from '@mozilla/readability';
 import type { parseHTML as ParseHTML } from 'linkedom' with { 'resolution-mode': 'import' };
+import { parseDom } from './html-document';
 import { pruneFurniture, pruneLayout, pruneLinkBlocks, pruneOrphanHeadings } from './html-prune';
 import { toMarkdown } from './markdown';
 import type { DocumentMeta, ParsedDocument } from './types';
@@ -17,7 +18,7 @@ export const MAX_DOM_ELEMENTS = 25_000;
 
 export function parseHtml(html: string, url: string): ParsedDocument {
   if (countTags(html) > MAX_DOM_ELEMENTS) return parseWithoutDom(html);
-  const doc = parseHTML(html).document as unknown as Document;
+  const doc = parseDom(html);
   const pageTitle = doc.title?.trim() ?? '';
   const canonical = doc.querySelector('link[rel="canonical"]')?.getAttribute('href') ?? undefined;
   const language = doc.documentElement?.getAttribute('lang') || undefined;
@@ -31,7 +32,7 @@ export function parseHtml(html: string, url: string): ParsedDocument {
   let body: Element | undefined;
   const cleanedBody = (): Element => {
     if (body) return body;
-    const page = parseHTML(html).document as unknown as Document;
+    const page = parseDom(html);
     for (const el of Array.from(page.querySelectorAll(NON_CONTENT))) el.remove();
     const root = (page.body ?? page.documentElement) as Element;
     pruneLayout(root);

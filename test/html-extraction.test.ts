@@ -1,0 +1,41 @@
+// HTML extraction on the shapes real pages come in: broken skeletons, consent walls, paywalled
+// teasers and legacy encodings. Each case is a page as servers send it; the assertions are what a
+// reader of the extracted text would notice.
+import { describe, expect, it } from 'vitest';
+import { parseDocument } from '../src/parsing';
+
+const paragraphs = (topic: string, n = 4) =>
+  Array.from({ length: n }, (_, i) => `<p>${topic} paragraph ${i + 1} explains the findings in detail, with the numbers the study reported and what they mean for readers.</p>`).join('\n');
+
+async function html(page: string, contentType = 'text/html; charset=utf-8') {
+  return parseDocument(Buffer.from(page), contentType, 'https://news.example/story');
+}
+
+describe('HTML skeletons a browser would repair', () => {
+  it('reads the article of a page that opens with a PHP warning before <html>', async () => {
+    const doc = await html(`<br />\n<b>Warning</b>: mysql_get_server_info(): Access denied in <b>/www/plugin.php</b> on line <b>299</b><br />
+<!DOCTYPE html><html lang="de"><head><title>Relaunch</title></head><body><article>${paragraphs('Relaunch')}</article></body></html>`);
+    expect(doc.title).toBe('Relaunch');
+    expect(doc.text).toContain('Relaunch paragraph 4 explains');
+    expect(doc.text).not.toContain('mysql_get_server_info');
+  });
+
+  it('reads a page with a script between </head> and <body>', async () => {
+    const doc = await html(`<!DOCTYPE html><html><head><title>Election</title></head>
+<script>window.dataLayer = [];</script><body><main>${paragraphs('Election')}</main></body></html>`);
+    expect(doc.text).toContain('Election paragraph 1 explains');
+    expect(doc.text).not.toContain('dataLayer');
+  });
+
+  it('reads pages without <head> or <body> tags, and <html> nested by IE conditional comments', async () => {
+    const noBody = await html(`<!DOCTYPE html><html><head><title>No body</title></head><div class="content">${paragraphs('Bodiless')}</div></html>`);
+    expect(noBody.text).toContain('Bodiless paragraph 3 explains');
+    const noHead = await html(`<!DOCTYPE html><meta charset="utf-8"><title>No head</title><body><article>${paragraphs('Headless')}</article></body>`);
+    expect(noHead.title).toBe('No head');
+    expect(noHead.text).toContain('Headless paragraph 2 explains');
+    const ie = await html(`<!DOCTYPE html><!--[if lt IE 7 ]><!--><html class="ie6"><!--<![endif]--><!--[if IE 9 ]><!--><html class="ie9"><!--<![endif]-->
+<html lang="fr"><head><title>Éléphants</title></head><body><article>${paragraphs('Éléphants')}</article></body></html>`);
+    expect(ie.title).toBe('Éléphants');
+    expect(ie.text).toContain('Éléphants paragraph 4 explains');
+  });
+});
