@@ -39,3 +39,18 @@ describe('HTML skeletons a browser would repair', () => {
     expect(ie.text).toContain('Éléphants paragraph 4 explains');
   });
 });
+
+describe('text as a reader sees it', () => {
+  it('drops furigana readings, soft hyphens and zero-width spaces, and composes characters (NFC)', async () => {
+    const doc = await html(`<!doctype html><html lang="ja"><head><title>ニュース</title></head><body><article>
+<p><ruby>子<rt>こ</rt></ruby>どもへの<ruby>虐待<rt>ぎゃくたい</rt></ruby>をなくすための<ruby>法律<rt>ほうりつ</rt></ruby>ができて、親が子どもを教育するために、たたいたり蹴ったりすることは禁止されました。</p>
+<p>Schon im Mit&shy;tel&shy;al&shy;ter war der St. Mag&shy;da&shy;le&shy;ner das Aus&shy;hän&shy;ge&shy;schild der Süd&shy;ti&shy;ro&shy;ler Wein&shy;wirt&shy;schaft, lo&#8203;b&#8203;ten die Chronisten.</p>
+<p>কুষ্টি\u09dfা-১ (দৌলতপুর) আসনের সংসদ সদস্য এবং আরও অনেক কথা যা এখানে লেখা আছে পাঠকের জন্য।</p>
+</article></body></html>`);
+    expect(doc.text).toContain('子どもへの虐待をなくすための法律ができて');
+    expect(doc.text).not.toContain('ぎゃくたい');
+    expect(doc.text).toContain('Schon im Mittelalter war der St. Magdalener das Aushängeschild der Südtiroler Weinwirtschaft, lobten');
+    expect(doc.text).toContain('কুষ্টিয়া-১'.normalize('NFC'));
+    expect(doc.markdown).toContain('Südtiroler Weinwirtschaft');
+  });
+});

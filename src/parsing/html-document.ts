@@ -96,3 +96,28 @@ function escapeText(text: string): string {
 function escapeAttr(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
 }
+
+// Invisible characters that split words for search and citation: soft hyphens (&shy;, set by
+// hyphenation plugins inside every long word), zero-width spaces and stray byte-order marks.
+const INVISIBLE = /[\u00ad\u200b\u2060\ufeff]/g;
+const BEYOND_LATIN = /[^\u0000-\u024f]/;
+
+/**
+ * Text as a reader sees it: ruby annotations (Japanese furigana readings) dropped, invisible
+ * characters removed, and composed characters in one canonical form (NFC), so "কুষ্টিয়া" typed
+ * either way matches.
+ */
+export function tidyText(root: Element): void {
+  for (const el of Array.from(root.querySelectorAll('rt, rp'))) el.remove();
+  const visit = (node: Node) => {
+    for (let child = node.firstChild; child; child = child.nextSibling) {
+      if (child.nodeType === 3) {
+        const text = child.textContent ?? '';
+        let tidy = text.replace(INVISIBLE, '');
+        if (BEYOND_LATIN.test(tidy)) tidy = tidy.normalize('NFC');
+        if (tidy !== text) child.textContent = tidy;
+      } else if (child.nodeType === 1) visit(child);
+    }
+  };
+  visit(root);
+}

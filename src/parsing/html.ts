@@ -3,7 +3,7 @@
 // the same extraction quality (measured by `npm run bench:extract`).
 import { Readability } from '@mozilla/readability';
 import type { parseHTML as ParseHTML } from 'linkedom' with { 'resolution-mode': 'import' };
-import { parseDom } from './html-document';
+import { parseDom, tidyText } from './html-document';
 import { pruneFurniture, pruneLayout, pruneLinkBlocks, pruneOrphanHeadings } from './html-prune';
 import { toMarkdown } from './markdown';
 import type { DocumentMeta, ParsedDocument } from './types';
@@ -86,6 +86,7 @@ function fragment(html: string): Element {
 }
 
 function withoutBoilerplate(root: Element): Element {
+  tidyText(root);
   for (const el of Array.from(root.querySelectorAll('figcaption, time'))) el.remove();
   pruneFurniture(root);
   pruneLinkBlocks(root);
