@@ -54,3 +54,20 @@ describe('text as a reader sees it', () => {
     expect(doc.markdown).toContain('Südtiroler Weinwirtschaft');
   });
 });
+
+describe("an article's lead", () => {
+  it('keeps the lead that sits in the article header, apart from the body, and not the teasers of other articles', async () => {
+    const teaser = (n: number) => `<div class="teaser"><h3><a href="/other-${n}">Other story ${n}</a></h3><p class="teaser-text">A teaser for another story number ${n}, which readers of this article did not come for today.</p></div>`;
+    const doc = await html(`<!doctype html><html lang="de"><head><title>Wahl</title></head><body>
+<header class="site-header"><p class="site-description">Nachrichten aus der Region, jeden Tag neu für Sie zusammengestellt.</p></header>
+<article class="post"><header class="entry-header"><h1 class="entry-title">Die Wahl</h1><span class="byline">Von Erika Muster</span>
+<div class="entry-excerpt"><p>Die Lokalwahlen endeten mit einem großen Sieg der Opposition und dem Rücktritt des Premierministers am selben Abend.</p></div></header>
+<div class="entry-content">${paragraphs('Wahl', 5)}</div></article>
+<div class="more">${[1, 2, 3].map(teaser).join('')}</div></body></html>`);
+    expect(doc.text.indexOf('Die Lokalwahlen endeten mit einem großen Sieg')).toBeGreaterThanOrEqual(0);
+    expect(doc.text.indexOf('Die Lokalwahlen endeten')).toBeLessThan(doc.text.indexOf('Wahl paragraph 1'));
+    expect(doc.markdown).toContain('Die Lokalwahlen endeten');
+    expect(doc.text).not.toContain('A teaser for another story');
+    expect(doc.text).not.toContain('Nachrichten aus der Region');
+  });
+});

@@ -4,6 +4,7 @@
 import { Readability } from '@mozilla/readability';
 import type { parseHTML as ParseHTML } from 'linkedom' with { 'resolution-mode': 'import' };
 import { parseDom, tidyText } from './html-document';
+import { findLeads, missingLeads } from './html-lead';
 import { pruneFurniture, pruneLayout, pruneLinkBlocks, pruneOrphanHeadings } from './html-prune';
 import { toMarkdown } from './markdown';
 import type { DocumentMeta, ParsedDocument } from './types';
@@ -22,6 +23,7 @@ export function parseHtml(html: string, url: string): ParsedDocument {
   const pageTitle = doc.title?.trim() ?? '';
   const canonical = doc.querySelector('link[rel="canonical"]')?.getAttribute('href') ?? undefined;
   const language = doc.documentElement?.getAttribute('lang') || undefined;
+  const leads = findLeads((doc.body ?? doc.documentElement) as Element);
   let article: ReturnType<Readability['parse']> = null;
   try {
     article = new Readability(doc, { keepClasses: true }).parse(); // mutates `doc`
@@ -39,6 +41,7 @@ export function parseHtml(html: string, url: string): ParsedDocument {
     return (body = withoutBoilerplate(root));
   };
   const content = article ? withoutBoilerplate(fragment(article.content ?? '')) : undefined;
+  if (content) prependLeads(content, missingLeads(leads, normalizeText(blockText(content))));
   const readable = dropBoilerplateLines(normalizeText(blockText(content)));
   if (article && content && readable.length >= MIN_READABLE_CHARS && !missedMostOfPage(readable, cleanedBody)) {
     const { markdown, sections } = toMarkdown(content);
@@ -79,6 +82,14 @@ function missedMostOfPage(readable: string, cleanedBody: () => Element): boolean
   return readable.length < dropBoilerplateLines(normalizeText(blockText(cleanedBody()))).length * 0.5;
 }
 
+function prependLeads(content: Element, leads: string[]): void {
+  for (const text of leads.reverse()) {
+    const p = content.ownerDocument.createElement('p');
+    p.textContent = text;
+    content.insertBefore(p, content.firstChild);
+  }
+}
+
 /** Readability's article HTML as a detached element to walk. */
 function fragment(html: string): Element {
   const { document } = parseHTML(`<!doctype html><html><body><div id="readability-root">${html}</div></body></html>`);
@@ -105,7 +116,7 @@ const READ_ALSO_LINE =
 const CALL_TO_ACTION = /\b(subscrib\w*|subscription|newsletter|sign(ing)? up|abonn\w*|follow us|folgen sie uns|folge uns|suscr[ií]b\w*|inscr[ií]b\w*)/i;
 
 /** Short lines that are page furniture (dates, "Comments", "Share", "Related posts") go. */
-function dropBoilerplateLines(text: string): string {
+export function dropBoilerplateLines(text: string): string {
   return text
     .split('\n')
     .filter((line) => line.length > 60 || !BOILERPLATE_LINE.test(line.trim()))
