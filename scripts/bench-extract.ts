@@ -45,7 +45,7 @@ function main(): void {
     let text = '';
     const t0 = performance.now();
     try {
-      text = norm(parseHtml(decode(bytes, ''), url).text);
+      text = norm(parseHtml(decode(bytes, '', url), url).text);
     } catch {
       failures++;
     }
