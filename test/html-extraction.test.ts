@@ -71,3 +71,46 @@ describe("an article's lead", () => {
     expect(doc.text).not.toContain('Nachrichten aus der Region');
   });
 });
+
+describe('consent and cookie walls', () => {
+  const article = `<article><h1>Harbour plans</h1>${paragraphs('Harbour', 5)}</article>`;
+  const banner = 'We use cookies to personalise content and ads and to analyse our traffic. By clicking Accept all you agree to the storing of cookies on your device.';
+
+  it('drops a named cookie banner that Readability would append to the article', async () => {
+    const doc = await html(`<!doctype html><html><head><title>Harbour</title></head><body><div id="page">${article}</div>
+<div id="cookie-law-info-bar"><span>${banner} <a href="#" class="cli-plugin-button">Accept all</a> <a href="/privacy">Read more</a></span></div></body></html>`);
+    expect(doc.text).toContain('Harbour paragraph 5 explains');
+    expect(doc.text).not.toContain('We use cookies');
+  });
+
+  it('reads the article behind a consent dialog that hides the page (aria-hidden, inert)', async () => {
+    const doc = await html(`<!doctype html><html><head><title>Harbour</title></head><body>
+<div class="wrapper" aria-hidden="true" inert>${article}</div>
+<div class="overlay"><div role="dialog" aria-modal="true" aria-label="Your privacy"><h2>Your privacy</h2><p>${banner}</p>
+<p>Some of our partners process your personal data on the basis of legitimate interest. You can object to such processing and change your choices at any time in the privacy settings.</p>
+<button>Accept all</button><button>Reject all</button><button>Manage settings</button></div></div></body></html>`);
+    expect(doc.text).toContain('Harbour paragraph 1 explains');
+    expect(doc.text).toContain('Harbour paragraph 5 explains');
+    expect(doc.text).not.toContain('partners process your personal data');
+    expect(doc.text).not.toContain('Reject all');
+  });
+
+  it('drops an anonymous banner that says the site uses cookies and offers OK, but keeps an article about cookies', async () => {
+    const doc = await html(`<!doctype html><html><head><title>Harbour</title></head><body>${article}
+<div id="botclick">Wir verwenden Cookies, die unser Angebot nutzerfreundlicher machen. Durch die Nutzung unserer Dienste stimmen Sie der Verwendung von Cookies zu. <a href="/datenschutz">Weitere Informationen</a><a class="ok">OK</a></div></body></html>`);
+    expect(doc.text).toContain('Harbour paragraph 3 explains');
+    expect(doc.text).not.toContain('Wir verwenden Cookies');
+    const about = await html(`<!doctype html><html><head><title>Cookie law</title></head><body><article><h1>The cookie law, explained</h1>
+<p>Since 2011 websites that use cookies must ask visitors to agree before storing them, and regulators have fined sites whose banners made refusing harder than accepting.</p>
+${paragraphs('Cookie law', 3)}<p>Courts found that a pre-ticked box is not consent: users must agree to cookies actively, as the judges wrote in their ruling.</p></article></body></html>`);
+    expect(about.text).toContain('websites that use cookies must ask visitors to agree');
+    expect(about.text).toContain('users must agree to cookies actively');
+  });
+
+  it('refuses a page that is only a consent wall, saying so, instead of reading the banner as the page', async () => {
+    const wall = html(`<!doctype html><html><head><title>Before you continue</title></head><body><div class="consent-page"><h1>Before you continue</h1>
+<p>${banner}</p><p>We also use cookies to deliver and maintain services, track outages and protect against spam, fraud and abuse.</p>
+<form><button>Reject all</button><button>Accept all</button></form></div></body></html>`);
+    await expect(wall).rejects.toThrow('the page shows only a cookie-consent wall, not its content');
+  });
+});

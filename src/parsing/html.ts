@@ -3,11 +3,12 @@
 // the same extraction quality (measured by `npm run bench:extract`).
 import { Readability } from '@mozilla/readability';
 import type { parseHTML as ParseHTML } from 'linkedom' with { 'resolution-mode': 'import' };
+import { removeConsentWalls } from './html-consent';
 import { parseDom, tidyText } from './html-document';
 import { findLeads, missingLeads } from './html-lead';
 import { pruneFurniture, pruneLayout, pruneLinkBlocks, pruneOrphanHeadings } from './html-prune';
 import { toMarkdown } from './markdown';
-import type { DocumentMeta, ParsedDocument } from './types';
+import { UnsupportedContentError, type DocumentMeta, type ParsedDocument } from './types';
 
 // linkedom ships CommonJS for require() but declares only ESM types.
 const { parseHTML } = require('linkedom') as { parseHTML: typeof ParseHTML };
@@ -23,6 +24,7 @@ export function parseHtml(html: string, url: string): ParsedDocument {
   const pageTitle = doc.title?.trim() ?? '';
   const canonical = doc.querySelector('link[rel="canonical"]')?.getAttribute('href') ?? undefined;
   const language = doc.documentElement?.getAttribute('lang') || undefined;
+  if (removeConsentWalls(doc)) throw new UnsupportedContentError('the page shows only a cookie-consent wall, not its content');
   const leads = findLeads((doc.body ?? doc.documentElement) as Element);
   let article: ReturnType<Readability['parse']> = null;
   try {
@@ -35,6 +37,7 @@ export function parseHtml(html: string, url: string): ParsedDocument {
   const cleanedBody = (): Element => {
     if (body) return body;
     const page = parseDom(html);
+    removeConsentWalls(page);
     for (const el of Array.from(page.querySelectorAll(NON_CONTENT))) el.remove();
     const root = (page.body ?? page.documentElement) as Element;
     pruneLayout(root);
