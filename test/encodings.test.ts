@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { parseDocument } from '../src/parsing';
 import { decode, legacyEncodingFor, utf8Evidence } from '../src/parsing/encoding';
 import { parseDom } from '../src/parsing/html-document';
+import { sharedData } from './harness/shared-data';
 
 const fixture = (name: string) => readFileSync(path.join(__dirname, 'fixtures', 'encodings', name));
 const read = (name: string, url: string, contentType = 'text/html') => parseDocument(fixture(name), contentType, url);
@@ -68,7 +69,7 @@ describe('legacy encodings', () => {
     expect(decode(Buffer.from('<meta charset="utf-16"><p>Größe</p>', 'utf8'), '')).toContain('Größe');
   });
 
-  const shared = path.join(__dirname, '..', '..', 'shared', 'data', 'extraction-trafilatura');
+  const shared = sharedData('extraction-trafilatura') ?? '';
   it.skipIf(!existsSync(path.join(shared, 'evaldata.json')))('reads the evaluation pages saved in legacy encodings (shared data)', async () => {
     const data = JSON.parse(readFileSync(path.join(shared, 'evaldata.json'), 'utf8')) as Record<string, { file: string; with?: string[] }>;
     // windows-1250, iso-8859-1, gb2312 declared in <meta>, and iso-8859-1 declared after 15 KB.

@@ -1,8 +1,11 @@
 // HTML extraction on the shapes real pages come in: broken skeletons, consent walls, paywalled
 // teasers and legacy encodings. Each case is a page as servers send it; the assertions are what a
 // reader of the extracted text would notice.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from '../src/parsing';
+import { sharedData } from './harness/shared-data';
 
 const paragraphs = (topic: string, n = 4) =>
   Array.from({ length: n }, (_, i) => `<p>${topic} paragraph ${i + 1} explains the findings in detail, with the numbers the study reported and what they mean for readers.</p>`).join('\n');
@@ -112,5 +115,51 @@ ${paragraphs('Cookie law', 3)}<p>Courts found that a pre-ticked box is not conse
 <p>${banner}</p><p>We also use cookies to deliver and maintain services, track outages and protect against spam, fraud and abuse.</p>
 <form><button>Reject all</button><button>Accept all</button></form></div></body></html>`);
     await expect(wall).rejects.toThrow('the page shows only a cookie-consent wall, not its content');
+  });
+});
+
+describe('paywalled teasers', () => {
+  const notFree = `<script type="application/ld+json">{"@context":"https://schema.org","@type":"NewsArticle","headline":"Harbour","isAccessibleForFree":false,"hasPart":{"@type":"WebPageElement","isAccessibleForFree":false,"cssSelector":".paywall"}}</script>`;
+
+  it('marks a page that shows only the opening of its article, declared and cut off before a subscribe prompt', async () => {
+    const doc = await html(`<!doctype html><html><head><title>Harbour</title>${notFree}</head><body><article><h1>Harbour plans</h1>
+<p>The city council approved the harbour plans on Tuesday after a debate that lasted until the early hours of the morning.</p>
+<p>Opponents had argued that the new quay would cost twice what the planners promised, and that the fishermen who…</p>
+<div class="paywall-prompt"><h3>Subscribe to continue reading</h3><p>Get unlimited access for 1 € in the first month.</p><a href="/login">Log in</a></div></article></body></html>`);
+    expect(doc.text).toContain('The city council approved the harbour plans');
+    expect(doc.meta?.teaser).toBe(true);
+  });
+
+  it('marks a teaser by its prompt and its cut alone, in the languages of the sites that use them', async () => {
+    const doc = await html(`<!doctype html><html lang="de"><head><title>Wohnungssuche</title></head><body><article><h1>Viele Studierende suchen noch</h1>
+<p>Eine Woche vor Semesterbeginn haben viele Studierende in Freiburg noch kein Zimmer. 200 Bewerbungen habe sie bestimmt schon verschickt, schätzt sie. "Das ist echt ...</p>
+<div class="offer"><p>Jetzt weiterlesen mit BZ-Plus: alle Artikel für 4 Wochen kostenlos testen.</p><p>Bereits Abonnent? Hier anmelden.</p></div></article></body></html>`);
+    expect(doc.meta?.teaser).toBe(true);
+  });
+
+  it('does not mark a whole article: a metered page declared not free, nor one that closes with a newsletter offer', async () => {
+    const metered = await html(`<!doctype html><html><head><title>Harbour</title>${notFree}</head><body><article><h1>Harbour plans</h1>
+${paragraphs('Harbour', 30)}<p>Subscribe to continue reading our coverage of the city, with unlimited access to every story.</p></article></body></html>`);
+    expect(metered.text).toContain('Harbour paragraph 30 explains');
+    expect(metered.meta?.teaser).toBeUndefined();
+    const newsletter = await html(`<!doctype html><html><head><title>Harbour</title></head><body><article><h1>Harbour plans</h1>
+${paragraphs('Harbour', 3)}<div class="newsletter">Sign up to our newsletter to keep reading the best of the week, every Friday in your inbox.</div></article></body></html>`);
+    expect(newsletter.meta?.teaser).toBeUndefined();
+  });
+
+  const shared = sharedData('extraction-trafilatura');
+  it.skipIf(!shared)('tells the evaluation pages that hold only a teaser from those that hold the article (shared data)', async () => {
+    const data = JSON.parse(readFileSync(path.join(shared!, 'evaldata.json'), 'utf8')) as Record<string, { file: string }>;
+    const teaser = async (name: string) => {
+      const [url, entry] = Object.entries(data).find(([, e]) => e.file === name)!;
+      const file = ['eval', 'cache'].map((d) => path.join(shared!, d, entry.file)).find((f) => existsSync(f))!;
+      return (await parseDocument(readFileSync(file), 'text/html', url)).meta?.teaser ?? false;
+    };
+    // A BZ-Plus opening that breaks off with "Das ist echt ...", and an AOC essay that ends at "create your account".
+    expect(await teaser('badische-zeitung.de-Wohnungssuche.html')).toBe(true);
+    expect(await teaser('aoc.media.archaisme.html')).toBe(true);
+    // Declared not free, sent whole.
+    expect(await teaser('wired.com.burn.html')).toBe(false);
+    expect(await teaser('die-tagespost.de.Demut.html')).toBe(false);
   });
 });
