@@ -130,6 +130,8 @@ export interface ParseContentOutput {
   sections: number;
   /** The text's relevance to the questions asked for, 0–1. */
   relevance?: number;
+  /** The page showed only the opening of its article (paywall, login): the text is a teaser. */
+  teaser?: boolean;
 }
 
 export interface SourceForAnalysis {
@@ -137,6 +139,8 @@ export interface SourceForAnalysis {
   title: string;
   url: string;
   text_file_id: string;
+  /** Only the page's opening was readable (paywall). */
+  teaser?: boolean;
 }
 export interface AnalyzeSourcesInput extends ModelChoice {
   query: string;

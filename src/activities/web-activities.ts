@@ -161,6 +161,7 @@ export function createWebActivities(deps: WebDeps) {
       ...(parsed.meta?.published ? { published: parsed.meta.published.slice(0, 40) } : {}),
       ...(parsed.meta?.language ? { language: parsed.meta.language.slice(0, 20) } : {}),
       ...(relevance !== undefined ? { relevance } : {}),
+      ...(parsed.meta?.teaser ? { teaser: true } : {}),
     };
   }
 }
