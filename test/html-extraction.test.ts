@@ -163,3 +163,23 @@ ${paragraphs('Harbour', 3)}<div class="newsletter">Sign up to our newsletter to 
     expect(await teaser('die-tagespost.de.Demut.html')).toBe(false);
   });
 });
+
+describe('furniture lines inside the article', () => {
+  it('drops captions that end in their credit, labels alone on a line and calls to install the app, and keeps the text around them', async () => {
+    const doc = await html(`<!doctype html><html><head><title>Harbour</title></head><body><article><h1>Harbour plans</h1>
+${paragraphs('Harbour', 2)}
+<p>The new quay seen from the lighthouse at dawn. (Foto: Getty)</p>
+<p>Marco Rossi, harbour master. © AFP / MARCO BERTORELLO</p>
+<p>Photograph by Ed Marshall, Harbour Restoration Programme</p>
+${paragraphs('Quay', 2)}
+<p>Kategorie: News</p><p>Quelle: Landesregierung</p><p>© 2020 Harbour Media Inc. All Rights Reserved.</p>
+<p>For the latest stories and breaking news updates download the Harbour News apps for iOS and Android.</p>
+<p>The primary funding source: the city's port authority, which pays two thirds of the cost.</p>
+</article></body></html>`);
+    expect(doc.text).toContain('Harbour paragraph 2 explains');
+    expect(doc.text).toContain('Quay paragraph 1 explains');
+    for (const furniture of ['(Foto: Getty)', 'MARCO BERTORELLO', 'Photograph by', 'Kategorie: News', 'Quelle: Landesregierung', 'All Rights Reserved', 'download the Harbour News apps'])
+      expect(doc.text).not.toContain(furniture);
+    expect(doc.text).toContain('The primary funding source: the city');
+  });
+});

@@ -7,6 +7,7 @@ import type { parseHTML as ParseHTML } from 'linkedom' with { 'resolution-mode':
 import { removeConsentWalls } from './html-consent';
 import { parseDom, tidyText } from './html-document';
 import { findLeads, missingLeads, type Leads } from './html-lead';
+import { dropBoilerplateLines } from './html-lines';
 import { onlyTheOpening, paywallSignals } from './html-paywall';
 import { pruneFurniture, pruneLayout, pruneLinkBlocks, pruneOrphanHeadings } from './html-prune';
 import { toMarkdown } from './markdown';
@@ -115,26 +116,6 @@ function withoutBoilerplate(root: Element): Element {
   pruneLinkBlocks(root);
   pruneOrphanHeadings(root);
   return root;
-}
-
-const BOILERPLATE_LINE =
-  /^(\d{1,2}[.:/]\d{1,2}([.:/]\d{2,4})?( ?(am|pm|uhr))?|(posted|published|veröffentlicht|erstellt|aktualisiert|updated)\b.*|.*\b(kommentar\w*|comments?|anzeige|advertisement|newsletter|teilen|share|ähnliche beiträge|related posts?|auch interessant|weiterlesen|read more|mehr zum thema|tags?:|schlagwörter|impressum|datenschutz|cookies?|shutterstock|getty ?images|istock|beitragsbild|lade weitere|war (der|dieser) artikel|abonnier\w*|subscribe|(foto|bild|photo|image|quelle)s?:|©)\b.*)$/i;
-
-// Lead-ins to links elsewhere ("Lesen Sie auch: …", "À lire aussi", "Related coverage") in the
-// languages most read here; the linked title after them can be long.
-const READ_ALSO_LINE =
-  /^(lesen sie (auch|hier|mehr)|lies auch|das könnte (sie|dich) auch interessieren|schon gelesen|auch lesenswert|mehr (zum thema|dazu)|weitere (artikel|beiträge|themen)|(à |a )?lire aussi|voir aussi|czytaj (też|także|również|więcej)|zobacz (też|także|również)|lee (también|más)|leer también|puedes ver|te puede interesar|mira también|see also|read (also|more|next)|related( articles?| stories| coverage)?|you (may|might) also like|more from|follow us|folgen sie uns|folge uns)(?=[\s:.,!?»>-]|$)/i;
-// Calls to subscribe or follow, which close many articles.
-const CALL_TO_ACTION = /\b(subscrib\w*|subscription|newsletter|sign(ing)? up|abonn\w*|follow us|folgen sie uns|folge uns|suscr[ií]b\w*|inscr[ií]b\w*)/i;
-
-/** Short lines that are page furniture (dates, "Comments", "Share", "Related posts") go. */
-export function dropBoilerplateLines(text: string): string {
-  return text
-    .split('\n')
-    .filter((line) => line.length > 60 || !BOILERPLATE_LINE.test(line.trim()))
-    .filter((line) => line.length > 200 || !READ_ALSO_LINE.test(line.trim()))
-    .filter((line) => line.length > 150 || !CALL_TO_ACTION.test(line))
-    .join('\n');
 }
 
 /** Text with block boundaries kept as newlines, so line filters see real lines. */
