@@ -164,6 +164,7 @@ export function createWebActivities(deps: WebDeps) {
       ...(parsed.meta?.language ? { language: parsed.meta.language.slice(0, 20) } : {}),
       ...(judgement ? { relevance: judgement.relevance } : {}),
       ...(judgement?.judged ? { judged: judgement.judged } : {}),
+      ...(parsed.meta?.teaser ? { teaser: true } : {}),
     };
   }
 }
