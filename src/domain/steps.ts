@@ -1,6 +1,7 @@
-// A session's life as steps, and the waits for a person between them. The workflow's top-level loop
-// runs the step `state.step` names; a step says where the session goes next: another step, a wait
-// (the run ends and the next one comes back to the same step with the answer) or its end.
+// A session's life as steps, and the waits for a person between them. Where a session is among
+// them is its position (./position.ts); the workflow's top-level loop runs the step of the place
+// it is in, and a step says where the session goes next: another place, a wait (the run ends and
+// the next one comes back to the same place with the answer) or its end.
 import type { ResearchPhase, ResearchStatus } from './names';
 import type { ResearchSettings } from './settings';
 
@@ -46,10 +47,3 @@ export const waitSeconds = (kind: WaitKind, settings: ResearchSettings): number 
   const key = WAITS[kind].timeout;
   return key ? settings[key] : undefined;
 };
-
-/**
- * Where a session that stopped early (cancelled, timed out, failed) goes on from when it is resumed
- * or retried: the plan's steps where it stopped; past approval, research (which reopens the closed
- * report and writes on from it, then verifies and reviews it again).
- */
-export const stepAfterStop = (step: SessionStep): SessionStep => (step === 'topic' || step === 'plan' ? step : 'research');
