@@ -79,6 +79,8 @@ export const sourceSchema = obj({
     relevance: num.optional().describe('0..1, to its sub-question'),
     skipped_off_topic: z.boolean().optional(),
     off_question: str.optional().describe('read, and the analyst found it does not address the question (why): listed, never cited'),
+    rendered_by: str.optional().describe('its text is built by script and it was read rendered: chromium, jina, firecrawl (cache: rendered before)'),
+    unrendered: str.optional().describe('its text is built by script and it could not be rendered (why)'),
   })
   .meta({ id: 'Source' });
 
