@@ -24,7 +24,7 @@ export const READERS: Readonly<Record<ReaderName, ReaderInfo>> = {
 };
 
 function baseUrlOf(config: AppConfig, env: NodeJS.ProcessEnv, name: ReaderName): string {
-  return config.fetch.readers[name]?.base_url ?? env[READERS[name].baseUrlEnv]?.trim() ?? READERS[name].defaultBaseUrl;
+  return config.fetch.readers[name]?.base_url ?? (env[READERS[name].baseUrlEnv]?.trim() || READERS[name].defaultBaseUrl);
 }
 
 /** A key is needed at the service's own endpoint only: your own instance may run without one. */
