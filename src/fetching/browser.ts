@@ -165,8 +165,11 @@ export class BrowserPool {
     if (next) return next();
     if (this.active === 0) {
       this.idleTimer = setTimeout(() => {
-        this.log('browser: idle, closing it');
-        void this.close();
+        void this.memory().then((m) => {
+          if (this.active > 0) return; // a page came meanwhile
+          this.log(`browser: idle for ${Math.round(this.opts.idleMs / 1000)} s, closing it${m ? ` (it held ${Math.round(m.bytes / 2 ** 20)} MB in ${m.processes} processes)` : ''}`);
+          return this.close();
+        });
       }, this.opts.idleMs);
       this.idleTimer.unref();
     }
@@ -214,7 +217,7 @@ export class BrowserPool {
       // A browser that died (not one we closed) is forgotten: the next page starts another.
       if (this.running) void this.running.then((r) => r === running && (this.running = undefined), () => undefined);
     });
-    this.log(`browser: started ${executable} (pid ${pid})`);
+    this.log(`browser: started ${executable} (pid ${pid}) for a page that renders by script`);
     return running;
   }
 
