@@ -3,7 +3,7 @@
 import type { AppConfig } from '../config/schema';
 import { createReader, readerUnavailable, type ReaderName } from '../providers/fetch/catalog';
 import type { PageRenderer } from '../providers/fetch/types';
-import { BrowserPool, browserOptionsFrom } from './browser';
+import { BrowserPool, browserOptionsFrom, findBrowser, INSTALL_HINT } from './browser';
 import type { SafeFetcher } from './fetcher';
 import { pageLimitsFrom, renderInBrowser } from './render';
 
@@ -52,4 +52,18 @@ export class Renderers {
     this.readers.set(name, made);
     return made;
   }
+}
+
+/** `doctor`'s line on rendering: what would render a page that needs a browser here, or how to add something that can. */
+export function renderingStatus(config: AppConfig, env: NodeJS.ProcessEnv): string {
+  if (config.fetch.render === 'never') return 'off (fetch.render is never): pages that render by script are read as their HTML stands';
+  const ready: string[] = [];
+  for (const name of config.fetch.render_with) {
+    if (name === 'chromium') {
+      const executable = findBrowser(config.fetch.browser.executable);
+      if (executable) ready.push(`chromium at ${executable}`);
+    } else if (!readerUnavailable(config, env, name)) ready.push(name);
+  }
+  if (ready.length) return `${config.fetch.render}: pages that render by script go to ${ready.join(', then ')}`;
+  return `nothing here can render pages that build their text by script (they are read without it): ${INSTALL_HINT}`;
 }
