@@ -7,7 +7,7 @@
 // page's interception (a service worker's, a WebSocket) reaches nothing, and is counted.
 import { existsSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import type { Browser, BrowserContext } from 'puppeteer-core';
+import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import type { AppConfig } from '../config/schema';
 import { processTreeMemory, type TreeMemory } from './process-memory';
 
@@ -63,6 +63,24 @@ interface Running {
   browser: Browser;
   sinkhole: Server;
   pid?: number;
+  /** The next page's context and tab, opened while the browser has a moment (a renderer takes a while to start). */
+  spare?: Promise<Tab>;
+}
+
+/** A fresh browser context (no cookies, storage or cache of any other page; downloads denied) and its one tab. */
+interface Tab {
+  context: BrowserContext;
+  page: Page;
+}
+
+async function openTab(browser: Browser): Promise<Tab> {
+  const context = await browser.createBrowserContext({ downloadBehavior: { policy: 'deny' } });
+  try {
+    return { context, page: await context.newPage() };
+  } catch (err) {
+    await context.close().catch(() => undefined);
+    throw err;
+  }
 }
 
 export class BrowserPool {
@@ -106,29 +124,23 @@ export class BrowserPool {
   }
 
   /**
-   * Runs `fn` with a fresh browser context of its own (no cookies, storage or cache shared with any
-   * other page, downloads denied), once one of the pool's page slots is free; the context is closed
-   * after, whatever happened.
+   * Runs `fn` with a tab of its own, in a fresh browser context, once one of the pool's page slots
+   * is free; the context is closed after, whatever happened.
    */
-  async withContext<T>(fn: (context: BrowserContext) => Promise<T>, signal: AbortSignal): Promise<T> {
+  async withPage<T>(fn: (page: Page) => Promise<T>, signal: AbortSignal): Promise<T> {
     await this.slot(signal);
+    let browser: Browser | undefined;
+    let tab: Tab | undefined;
     try {
-      const { browser } = await this.start();
+      const running = await this.start();
+      browser = running.browser;
       signal.throwIfAborted();
-      let context: BrowserContext;
-      try {
-        context = await browser.createBrowserContext({ downloadBehavior: { policy: 'deny' } });
-      } catch (err) {
-        throw this.crashed(browser, err);
-      }
-      try {
-        return await fn(context);
-      } catch (err) {
-        throw this.crashed(browser, err);
-      } finally {
-        await context.close().catch(() => undefined);
-      }
+      tab = await this.takeTab(running);
+      return await fn(tab.page);
+    } catch (err) {
+      throw browser ? this.crashed(browser, err) : err;
     } finally {
+      await tab?.context.close().catch(() => undefined);
       this.release();
     }
   }
@@ -141,6 +153,14 @@ export class BrowserPool {
     if (!r) return;
     await r.browser.close().catch(() => undefined);
     r.sinkhole.close();
+  }
+
+  /** The spare tab if there is one (else a new one), and the next spare opened meanwhile. */
+  private async takeTab(running: Running): Promise<Tab> {
+    const spare = running.spare;
+    running.spare = openTab(running.browser);
+    running.spare.catch(() => undefined);
+    return (await spare?.catch(() => undefined)) ?? openTab(running.browser);
   }
 
   private async slot(signal: AbortSignal): Promise<void> {

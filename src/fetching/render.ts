@@ -5,7 +5,7 @@
 // Images, media, fonts and stylesheets are not loaded (the text is read from the DOM, not drawn);
 // WebSockets, WebRTC and service workers are taken away before the page's scripts run, dialogs are
 // dismissed, downloads denied, and anything that still slips past ends at the browser's sinkhole.
-import type { BrowserContext, HTTPRequest, Page } from 'puppeteer-core';
+import type { HTTPRequest, Page } from 'puppeteer-core';
 import type { AppConfig } from '../config/schema';
 import type { SafeFetcher } from './fetcher';
 import { FetchRefusedError } from './guard';
@@ -30,21 +30,26 @@ const QUIET_MS = 500;
 const MAX_REFUSALS_KEPT = 10;
 const CONTENT_TIMEOUT_MS = 10_000;
 
-// Runs in every frame before the page's own scripts: the ways out that interception cannot see.
+/** Where the page's frames note when their DOM last changed. */
+const LAST_CHANGE = '__deepResearchLastChange';
+
+// Runs in every frame before the page's own scripts: the ways out that interception cannot see are
+// taken away, and changes to the DOM are timed (a page has settled once they stop).
 const LOCKDOWN = `(() => {
   const remove = (target, name) => { try { Object.defineProperty(target, name, { value: undefined, writable: false, configurable: false }); } catch (e) {} };
   for (const name of ['WebSocket', 'WebTransport', 'RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel', 'SharedWorker']) remove(globalThis, name);
   if (typeof Navigator !== 'undefined') remove(Navigator.prototype, 'serviceWorker');
+  globalThis.${LAST_CHANGE} = Date.now();
+  try { new MutationObserver(() => { globalThis.${LAST_CHANGE} = Date.now(); }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true }); } catch (e) {}
 })();`;
 
 export async function renderInBrowser(pool: BrowserPool, fetcher: SafeFetcher, page: PageToRender, limits: PageLimits, signal: AbortSignal): Promise<RenderedPage> {
-  return pool.withContext((context) => renderIn(context, fetcher, page, limits, signal), signal);
+  // The page's time counts from when it has a tab: waiting for one of the pool's slots is not its own.
+  return pool.withPage((tab) => renderIn(tab, fetcher, page, limits, Date.now(), signal), signal);
 }
 
-async function renderIn(context: BrowserContext, fetcher: SafeFetcher, page: PageToRender, limits: PageLimits, signal: AbortSignal): Promise<RenderedPage> {
-  const started = Date.now();
+async function renderIn(tab: Page, fetcher: SafeFetcher, page: PageToRender, limits: PageLimits, started: number, signal: AbortSignal): Promise<RenderedPage> {
   const deadline = started + limits.timeoutMs;
-  const tab = await context.newPage();
   const stop = new AbortController();
   const pageSignal = AbortSignal.any([signal, stop.signal]);
   const gate = new RequestGate(fetcher, page, limits, pageSignal);
@@ -62,7 +67,7 @@ async function renderIn(context: BrowserContext, fetcher: SafeFetcher, page: Pag
       // A page that never finished loading is read as far as it got; one that never started is an error.
       if (!gate.servedDocument || signal.aborted) throw err;
     });
-    await gate.settled(deadline, pageSignal);
+    await gate.settled(tab, deadline, pageSignal);
     signal.throwIfAborted();
     const html = await domOf(tab);
     return { html, finalUrl: tab.url(), renderer: 'chromium', stats: { ...gate.stats, ms: Date.now() - started } };
@@ -81,6 +86,16 @@ async function domOf(tab: Page): Promise<string> {
   } catch {
     await new Promise((r) => setTimeout(r, 300));
     return content();
+  }
+}
+
+/** How long ago the page's DOM last changed (0 when it cannot say: still busy, or navigating). */
+async function msSinceChange(tab: Page, deadline: number): Promise<number> {
+  try {
+    const last = await within(tab.evaluate(`globalThis.${LAST_CHANGE}`) as Promise<unknown>, Math.max(100, Math.min(2_000, deadline - Date.now())), 'busy');
+    return typeof last === 'number' ? Date.now() - last : QUIET_MS;
+  } catch {
+    return 0;
   }
 }
 
@@ -137,10 +152,13 @@ class RequestGate {
     }
   }
 
-  /** Resolves once no request has been open for a moment, or at the deadline. */
-  async settled(deadline: number, signal: AbortSignal): Promise<void> {
+  /**
+   * Resolves once no request has been open, and the DOM has not changed, for a moment (a script still
+   * busy with what its last response brought answers the question only when done) — or at the deadline.
+   */
+  async settled(tab: Page, deadline: number, signal: AbortSignal): Promise<void> {
     while (Date.now() < deadline && !signal.aborted) {
-      if (this.open === 0 && Date.now() - this.lastActivity >= QUIET_MS) return;
+      if (this.open === 0 && Date.now() - this.lastActivity >= QUIET_MS && (await msSinceChange(tab, deadline)) >= QUIET_MS) return;
       await new Promise((r) => setTimeout(r, 100));
     }
   }

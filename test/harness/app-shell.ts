@@ -36,6 +36,10 @@ export function splitPage(page: string): { head: string; title: string; lang?: s
   const body = /<body\b[^>]*>([\s\S]*)<\/body>/i.exec(page)?.[1] ?? /<body\b[^>]*>([\s\S]*)$/i.exec(page)?.[1] ?? page;
   const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(head)?.[1]?.trim() ?? '';
   const lang = /<html\b[^>]*\blang\s*=\s*["']?([\w-]+)/i.exec(page)?.[1];
-  const quietHead = head.replace(/<(script|style|noscript)\b[\s\S]*?<\/\1\s*>/gi, '').replace(/<link\b[^>]*>/gi, '');
+  // A copy served from elsewhere keeps no <base> (its bundle would load from the original site), refresh or CSP of the original.
+  const quietHead = head
+    .replace(/<(script|style|noscript)\b[\s\S]*?<\/\1\s*>/gi, '')
+    .replace(/<(link|base)\b[^>]*>/gi, '')
+    .replace(/<meta\b[^>]*http-equiv\s*=\s*["']?(refresh|content-security-policy)[^>]*>/gi, '');
   return { head: quietHead, title, ...(lang ? { lang } : {}), body };
 }
