@@ -16,6 +16,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createActivities } from '../src/activities';
 import { loadConfig, PROJECT_ROOT } from '../src/config/load';
 import { findBrowser } from '../src/fetching/browser';
@@ -173,6 +175,10 @@ async function main(): Promise<void> {
   clearInterval(sampler);
   await new Promise((r) => setTimeout(r, 3_000));
   const idle = { worker: process.memoryUsage.rss(), browser: await built.browserMemory() };
+  // What the activities still hold once their garbage is collected (the RSS a heap that grew keeps is the allocator's).
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+  const collected = process.memoryUsage();
 
   const h = f1(html);
   const s = f1(shell);
@@ -184,7 +190,7 @@ async function main(): Promise<void> {
   console.log(`ms per rendered page (renderPage): median ${quantile(times, 0.5).toFixed(0)}  p95 ${quantile(times, 0.95).toFixed(0)}  (${times.length} pages, ${(wall / 1000).toFixed(0)} s wall at ${config.fetch.browser.pages} at once)`);
   console.log(`memory before rendering: this process ${mb(before.worker)} MB RSS, browser ${before.browser ? `${mb(before.browser.bytes)} MB` : 'not started'}`);
   console.log(`memory while rendering (peak): this process ${mb(peakWorker)} MB RSS, browser ${mb(peakBrowser)} MB (PSS of all its processes)`);
-  console.log(`memory with the browser idle: this process ${mb(idle.worker)} MB RSS, browser ${idle.browser ? `${mb(idle.browser.bytes)} MB in ${idle.browser.processes} processes` : 'closed'}`);
+  console.log(`memory with the browser idle: this process ${mb(idle.worker)} MB RSS (${mb(collected.rss)} MB after a full collection, heap ${mb(collected.heapUsed)} MB), browser ${idle.browser ? `${mb(idle.browser.bytes)} MB in ${idle.browser.processes} processes` : 'closed'}`);
   console.log(`forbidden requests: ${refused} refused by the guard in ${times.length} pages (${probes.length} tried per page); ${reached} reached a forbidden target (goal 0)`);
 
   await built.close();

@@ -4,7 +4,7 @@
 // page starts a new one; the page that was rendering fails as a retryable error.
 // The browser has no way out of its own: it talks to puppeteer over a pipe (no debugging port), and
 // its proxy is a sinkhole on loopback that drops every connection — so a request that escaped the
-// page's interception (a service worker's, a WebSocket) reaches nothing, and is counted.
+// page's interception (a service worker's, a WebSocket) reaches nothing, and is logged.
 import { existsSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
@@ -88,7 +88,6 @@ export class BrowserPool {
   private active = 0;
   private readonly waiting: (() => void)[] = [];
   private idleTimer?: NodeJS.Timeout;
-  private escapedCount = 0;
   private launches = 0;
 
   constructor(
@@ -100,11 +99,6 @@ export class BrowserPool {
   unavailable(): string | undefined {
     if (findBrowser(this.opts.executable)) return undefined;
     return this.opts.executable ? `no browser at ${this.opts.executable}` : `no Chromium found (looked for ${KNOWN_EXECUTABLES.join(', ')})`;
-  }
-
-  /** Connections that reached the sinkhole: requests that got past a page's interception (0 expected). */
-  escaped(): number {
-    return this.escapedCount;
   }
 
   /** Times a browser was started on this worker (a crash or an idle close makes the next page start one). */
@@ -207,9 +201,11 @@ export class BrowserPool {
   private async launch(): Promise<Running> {
     const executable = findBrowser(this.opts.executable);
     if (!executable) throw new BrowserUnavailableError(`${this.unavailable()}: ${INSTALL_HINT}`);
+    // Logged, the first few of each browser (its own update checks end here too; a page may try many).
+    let dropped = 0;
     const sinkhole = await startSinkhole((line) => {
-      this.escapedCount++;
-      this.log(`browser: dropped at the sinkhole proxy (a request past the page's interception): ${line}`);
+      if (++dropped <= 5) this.log(`browser: dropped at the sinkhole proxy (a request that went past interception): ${line}`);
+      else if (dropped % 100 === 0) this.log(`browser: ${dropped} connections dropped at the sinkhole proxy`);
     });
     const port = (sinkhole.address() as { port: number }).port;
     const puppeteer = (require('puppeteer-core') as typeof import('puppeteer-core')).default;
