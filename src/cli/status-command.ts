@@ -4,8 +4,8 @@
 import type { AppConfig } from '../config/schema';
 import type { ResearchSnapshot } from '../domain/types';
 import type { StoreWaitNote } from '../client/store-waits';
-import { budgetSettingsOf } from '../budget/settings';
-import { phaseBudgets } from '../budget/phases';
+import { fitSettingsOf } from '../context-fit/settings';
+import { phaseBudgets } from '../context-fit/phases';
 import { loadConfig } from './config';
 import { storedEnd } from './ended-session';
 import { formatStatus, withSnakeCaseIds } from './format';
@@ -30,7 +30,7 @@ export async function status(id: string, o: Common): Promise<void> {
 }
 
 function print(o: Common, config: AppConfig, s: ResearchSnapshot, waits: StoreWaitNote[]): void {
-  const budget = budgetSettingsOf(config);
+  const budget = fitSettingsOf(config);
   const budgets = { enabled: budget.enabled, phases: phaseBudgets(budget, (role) => s.providers?.model_chains[role]?.[0] ?? config.models.default) };
   const value = { ...s, token_budgets: budgets, ...(waits.length ? { waiting_for_store: waits } : {}) };
   process.stdout.write(o.json ? `${JSON.stringify(withSnakeCaseIds(value))}\n` : `${[formatStatus(s, budgets), ...waits.map((w) => w.line)].join('\n')}\n`);
