@@ -19,7 +19,7 @@ import { withHeartbeat } from './heartbeat';
 import { adoptArtifacts } from './adopted-artifacts';
 import { parseFetched, type WebDeps } from './web-activities';
 
-export interface RenderDeps extends Pick<WebDeps, 'artifacts' | 'scorePageText'> {
+export interface RenderDeps extends Pick<WebDeps, 'artifacts' | 'judgePageText'> {
   config: AppConfig;
   artifacts: ArtifactStore;
   cache: FetchCache;

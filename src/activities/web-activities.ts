@@ -18,12 +18,14 @@ import { normalizeUrl } from '../domain/text';
 import type {
   FetchUrlInput,
   FetchUrlOutput,
+  PageQuestions,
   ParseContentInput,
   ParseContentOutput,
   WebSearchInput,
   WebSearchOutput,
 } from './contracts';
 import { toFailure } from './errors';
+import type { PageJudgement } from './relevance-activities';
 import { withHeartbeat } from './heartbeat';
 import { adoptArtifacts } from './adopted-artifacts';
 import { appShellReason } from '../fetching/app-shell';
@@ -36,7 +38,7 @@ export interface WebDeps {
   cache: FetchCache;
   searchProvider: (name: string) => SearchProvider;
   /** Relevance scoring of a page's text, for a parse asked to score what it parsed. */
-  scorePageText?: (text: string, questions: NonNullable<ParseContentInput['relevance']>, title?: string) => Promise<number>;
+  judgePageText?: (text: string, questions: PageQuestions, title?: string) => Promise<PageJudgement>;
 }
 
 export function createWebActivities(deps: WebDeps) {
@@ -134,7 +136,7 @@ export function renderVerdict(mode: AppConfig['fetch']['render'], page: FetchedP
 }
 
 /** A fetched page parsed: its text, or why it has none (a document that will not parse on retry either). */
-export async function parseFetched(deps: Pick<WebDeps, 'artifacts' | 'scorePageText'>, bytes: Buffer, page: FetchedPage, parse: FetchUrlInput['parse']): Promise<Pick<FetchUrlOutput, 'parsed' | 'parse_error'>> {
+export async function parseFetched(deps: Pick<WebDeps, 'artifacts' | 'judgePageText'>, bytes: Buffer, page: FetchedPage, parse: FetchUrlInput['parse']): Promise<Pick<FetchUrlOutput, 'parsed' | 'parse_error'>> {
   try {
     return { parsed: await parseBytes(deps, bytes, { file_id: page.file_id, content_type: page.content_type, url: page.final_url, ...parse }) };
   } catch (err) {
@@ -144,7 +146,7 @@ export async function parseFetched(deps: Pick<WebDeps, 'artifacts' | 'scorePageT
 }
 
 /** A fetched document's text, metadata and outline into the artifact store, scored when asked. */
-export async function parseBytes(deps: Pick<WebDeps, 'artifacts' | 'scorePageText'>, bytes: Buffer, input: ParseContentInput): Promise<ParseContentOutput> {
+export async function parseBytes(deps: Pick<WebDeps, 'artifacts' | 'judgePageText'>, bytes: Buffer, input: ParseContentInput): Promise<ParseContentOutput> {
   const { artifacts } = deps;
   // A document that cannot be parsed will not parse on retry; storage errors below may retry.
   let parsed: ParsedDocument;
@@ -158,8 +160,8 @@ export async function parseBytes(deps: Pick<WebDeps, 'artifacts' | 'scorePageTex
   const body = parsed.markdown?.trim() ? parsed.markdown : parsed.text;
   const textId = artifactIdOf(body);
   // Scored from the text in hand while it is stored.
-  const scoring = input.relevance && deps.scorePageText ? deps.scorePageText(body, input.relevance, parsed.title) : undefined;
-  const [stored, meta, relevance] = await Promise.all([
+  const scoring = input.relevance && deps.judgePageText ? deps.judgePageText(body, input.relevance, parsed.title) : undefined;
+  const [stored, meta, judgement] = await Promise.all([
     artifacts.put(body, { name: `${input.url} (text)`, kind: 'text', source_url: input.url, content_type: parsed.markdown ? 'text/markdown; charset=utf-8' : 'text/plain; charset=utf-8' }),
     artifacts.put(JSON.stringify({ url: input.url, title: parsed.title, meta: parsed.meta ?? {}, outline: parsed.outline ?? [], text_file_id: textId }), {
       name: `${input.url} (metadata)`,
@@ -178,7 +180,8 @@ export async function parseBytes(deps: Pick<WebDeps, 'artifacts' | 'scorePageTex
     sections: parsed.sections,
     ...(parsed.meta?.published ? { published: parsed.meta.published.slice(0, 40) } : {}),
     ...(parsed.meta?.language ? { language: parsed.meta.language.slice(0, 20) } : {}),
-    ...(relevance !== undefined ? { relevance } : {}),
+    ...(judgement ? { relevance: judgement.relevance } : {}),
+    ...(judgement?.judged ? { judged: judgement.judged } : {}),
   };
 }
 
