@@ -42,7 +42,9 @@ describe('a research over client-rendered pages', () => {
       expect(s.status).toBe('completed');
       // The web's pages are app shells (its PDFs are not, and are read as ever).
       const fetched = s.sources.filter((x) => x.status === 'fetched' && x.url.includes('/page/'));
-      expect(fetched.length).toBeGreaterThanOrEqual(3);
+      // How many of the six sources are shells rather than PDFs depends on which branch's results came first.
+      expect(fetched.length).toBeGreaterThanOrEqual(2);
+      expect(s.sources.filter((x) => x.url.includes('/page/') && x.status === 'failed')).toEqual([]);
       expect(fetched.every((x) => x.rendered_by === 'chromium')).toBe(true);
       const cited = citedIds(s.report_markdown);
       expect(cited.filter((id) => fetched.some((x) => x.id === id)).length).toBeGreaterThan(0);
