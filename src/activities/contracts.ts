@@ -172,6 +172,8 @@ export interface ParseContentOutput {
   relevance?: number;
   /** Judged before reading (below `judge_below`): by meaning, or by words when it shares none with the question. */
   judged?: RelevanceJudgement;
+  /** The page showed only the opening of its article (paywall, login): the text is a teaser. */
+  teaser?: boolean;
 }
 
 export interface SourceForAnalysis {
@@ -179,6 +181,8 @@ export interface SourceForAnalysis {
   title: string;
   url: string;
   text_file_id: string;
+  /** Only the page's opening was readable (paywall). */
+  teaser?: boolean;
 }
 export interface AnalyzeSourcesInput extends ModelChoice {
   query: string;

@@ -182,6 +182,7 @@ export async function parseBytes(deps: Pick<WebDeps, 'artifacts' | 'judgePageTex
     ...(parsed.meta?.language ? { language: parsed.meta.language.slice(0, 20) } : {}),
     ...(judgement ? { relevance: judgement.relevance } : {}),
     ...(judgement?.judged ? { judged: judgement.judged } : {}),
+    ...(parsed.meta?.teaser ? { teaser: true } : {}),
   };
 }
 

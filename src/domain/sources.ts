@@ -30,6 +30,8 @@ export interface Source {
   published?: string;
   language?: string;
   chars?: number;
+  /** The page showed only the opening of its article (paywall, login): cited as such, never as the whole page. */
+  teaser?: boolean;
   notes?: string;
   /** The search provider that found it. */
   provider?: string;

@@ -54,6 +54,10 @@ export interface ReportLabels {
   fetched: (date: string) => string;
   snapshot: (id: string) => string;
   relevance: (score: string) => string;
+  /** A cited source whose page showed only its opening (paywall), in its Sources entry. */
+  onlyOpening: string;
+  /** The Notes' line on such sources (their ids). */
+  teasers: (ids: string) => string;
   gap: (title: string) => string;
   queriesTried: (queries: string) => string;
   notWritten: (stopped: string, title: string) => string;

@@ -17,6 +17,8 @@ const EN: ReportLabels = {
   fetched: (d) => `fetched ${d}`,
   snapshot: (id) => `snapshot ${id}`,
   relevance: (x) => `relevance ${x}`,
+  onlyOpening: 'only the opening was readable: paywall',
+  teasers: (ids) => `${ids}: only the opening of the article was readable (the rest is behind a paywall or a login); what is cited from it rests on that opening, not on the whole article.`,
   gap: (t) => `**Gap:** the research looked for material on “${t}” and found nothing it could cite.`,
   queriesTried: (q) => `Queries tried: ${q}.`,
   notWritten: (stopped, t) => `**Not written:** the research ${stopped} before it reached “${t}”.`,

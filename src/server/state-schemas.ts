@@ -73,6 +73,7 @@ export const sourceSchema = obj({
     published: str.optional(),
     language: str.optional(),
     chars: int.optional(),
+    teaser: z.boolean().optional().describe('the page showed only the opening of its article (paywall, login)'),
     notes: str.optional(),
     provider: str.optional().describe('the search provider that found it'),
     analyzed: z.boolean().optional(),

@@ -108,6 +108,7 @@ async function fetchOne(s: ResearchSession, source: Source, found: FoundTerms): 
     if (!parsed) throw new Error(raw.parse_error ?? `no text parsed from ${raw.final_url}`);
     if (parsed.relevance !== undefined) source.relevance = parsed.relevance;
     if (parsed.judged) source.judged = parsed.judged;
+    if (parsed.teaser) source.teaser = true;
     Object.assign(source, {
       text_file_id: parsed.text_file_id,
       meta_file_id: parsed.meta_file_id,

@@ -69,7 +69,7 @@ async function citationInput(s: ResearchSession, extra: CitationExtra): Promise<
   const reportId = await ensureReport(s);
   const fetched = st.sources
     .filter((src) => src.status === 'fetched' && !src.skipped_off_topic)
-    .map((src) => ({ id: src.id, title: src.title, url: src.url, ...(src.final_url ? { final_url: src.final_url } : {}), retrieved_at: src.retrieved_at, file_id: src.file_id, ...(src.tier ? { tier: src.tier } : {}) }));
+    .map((src) => ({ id: src.id, title: src.title, url: src.url, ...(src.final_url ? { final_url: src.final_url } : {}), retrieved_at: src.retrieved_at, file_id: src.file_id, ...(src.tier ? { tier: src.tier } : {}), ...(src.teaser ? { teaser: true } : {}) }));
   const skipped = st.sources.filter((src) => src.skipped_off_topic);
   const scored = st.sources.filter((src) => src.relevance !== undefined);
   const open = openQuestions(st);
