@@ -10,7 +10,7 @@ import { workerOwner } from './worker-owner';
 import { hostname } from 'node:os';
 import { readWorkerRecord, runningWorkerPid, startBackgroundWorker, startingWorker, usesEmbeddedServer, type WorkerLaunch } from './background-worker';
 
-export { readWorkerRecord, recordWorkerPid, runningWorkerPid, startBackgroundWorker, startingWorker, usesEmbeddedServer, type WorkerLaunch } from './background-worker';
+export { readWorkerRecord, recordWorkerPid, runningWorkerPid, startBackgroundWorker, startingWorker, stopWhenReplaced, usesEmbeddedServer, type WorkerLaunch } from './background-worker';
 
 /** How often the owner of the background worker checks that it runs. */
 export const WORKER_OWNER_CHECK_SECONDS = 10;
@@ -47,12 +47,17 @@ export async function connect(config: AppConfig, opts: { startServer: boolean; l
 
 /** Workers polling the task queue that are alive: within the last minute, and running if on this machine. */
 export async function activePollers(client: ResearchClient): Promise<number> {
+  return (await livePollerIdentities(client)).length;
+}
+
+/** Their identities (pid@host), one per process. */
+export async function livePollerIdentities(client: ResearchClient): Promise<string[]> {
   const res = await client.connection.workflowService.describeTaskQueue({
     namespace: client.config.temporal.namespace,
     taskQueue: { name: client.config.temporal.task_queue, kind: 1 /* NORMAL */ },
     taskQueueType: 1 /* WORKFLOW */,
   });
-  return livePollers(res.pollers ?? []).length;
+  return [...new Set(livePollers(res.pollers ?? []).map((p) => p.identity ?? '?'))];
 }
 
 /** Stops the background worker this data directory started; true when there was one. */
@@ -98,12 +103,39 @@ export async function ensureWorker(client: ResearchClient, log: (line: string) =
     // A new build: the new worker becomes current, and research pinned to the old build moves to it.
     log(codeChanged ? 'the code changed since the background worker started: restarting it' : 'the provider environment changed since the background worker started: restarting it');
     await stopBackgroundWorker(config, () => undefined);
-  } else if ((await activePollers(client).catch(() => 0)) > 0) return undefined;
-  else if (ownedElsewhere) {
+  } else {
+    // A Temporal that is not there (stopped) gets no new worker: it would only wait for it, and the
+    // owner's next check starts one once Temporal is back. A slow one is asked within a bound.
+    if (!(await portOpen(config.temporal.address))) {
+      note(`Temporal is not listening at ${config.temporal.address}: the background worker is started once it is back`);
+      return undefined;
+    }
+    if ((await client.connection.withDeadline(Date.now() + 10_000, () => activePollers(client)).catch(() => 0)) > 0) return undefined;
+  }
+  if (!existing && ownedElsewhere) {
     note(`no background worker runs; ${owner.command} (pid ${owner.pid}) owns it and starts one within ${WORKER_OWNER_CHECK_SECONDS} s`);
     return undefined;
   }
   return startBackgroundWorker(config, log, launch);
+}
+
+/**
+ * The owner's watch on its background worker (serve): every WORKER_OWNER_CHECK_SECONDS it is started
+ * again if it died. A check never begins while the last one runs (one slow answer must not let two
+ * checks each start a worker). Returns the stop.
+ */
+export function watchWorker(client: ResearchClient, log: (line: string) => void, beforeEach: () => void = () => undefined): () => void {
+  let checking = false;
+  const timer = setInterval(() => {
+    if (checking) return;
+    checking = true;
+    beforeEach();
+    ensureWorker(client, log)
+      .catch((err: unknown) => log(`worker check failed: ${(err as Error).message}`))
+      .finally(() => (checking = false));
+  }, WORKER_OWNER_CHECK_SECONDS * 1000);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 export const waitingForWorkerLine = (client: ResearchClient): string =>
