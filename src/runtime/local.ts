@@ -4,7 +4,7 @@ import { ResearchClient } from '../client/research-client';
 import type { AppConfig } from '../config/schema';
 import { ensureTemporalBinary } from '../temporal/binary';
 import { connectClient, ensureSearchAttributes } from '../temporal/connection';
-import { isAlive, portOpen, startDevServer } from '../temporal/dev-server';
+import { foreignServer, freeServerPort, isAlive, portOpen, startDevServer } from '../temporal/dev-server';
 import { codeFingerprint, livePollers, missingSecretsNote, providerFingerprint } from './workers';
 import { workerOwner } from './worker-owner';
 import { hostname } from 'node:os';
@@ -22,7 +22,7 @@ export const WORKER_OWNER_CHECK_SECONDS = 10;
 export type Step = <T>(what: string, work: () => Promise<T>) => Promise<T>;
 
 export async function ensureServer(config: AppConfig, log: (line: string) => void, step: Step = async (what, work) => (log(what), work())): Promise<void> {
-  if (await portOpen(config.temporal.address)) return;
+  if (await portOpen(config.temporal.address)) return refuseForeignServer(config);
   if (!usesEmbeddedServer()) {
     throw new Error(`Temporal is unreachable at ${config.temporal.address} (TEMPORAL_ADDRESS)`);
   }
@@ -34,12 +34,29 @@ export async function ensureServer(config: AppConfig, log: (line: string) => voi
   log(`the local Temporal server is up (${((Date.now() - since) / 1000).toFixed(1)} s); Temporal UI: http://127.0.0.1:${config.temporal.ui_port}`);
 }
 
+/**
+ * The embedded server of another data directory (or one started by hand) is never used silently:
+ * this data directory's sessions would run beside the other's, on its workers and their stores.
+ */
+async function refuseForeignServer(config: AppConfig): Promise<void> {
+  if (!usesEmbeddedServer()) return;
+  const other = await foreignServer(config.data_dir, config.temporal.address);
+  if (!other) return;
+  const whose = other.dataDir ? `the data directory ${other.dataDir}${other.pid ? ` (pid ${other.pid})` : ''}` : 'another data directory, or was started by hand';
+  const port = await freeServerPort(config.temporal.address);
+  throw new Error(
+    `the Temporal server at ${config.temporal.address} belongs to ${whose}, not to this data directory (${config.data_dir}): ` +
+      `give this one its own with DEEP_RESEARCH_TEMPORAL_PORT=${port ?? '<a free port>'} (its Web UI 1000 above, or DEEP_RESEARCH_TEMPORAL_UI_PORT), ` +
+      `or use that one on purpose with TEMPORAL_ADDRESS=${config.temporal.address}`,
+  );
+}
+
 /** `searchAttributes: false` for commands that start nothing: one round trip less (the attributes matter only to what starts). */
 export async function connect(config: AppConfig, opts: { startServer: boolean; log: (line: string) => void; searchAttributes?: boolean }): Promise<ResearchClient> {
   if (opts.startServer) await ensureServer(config, opts.log);
   else if (!(await portOpen(config.temporal.address))) {
     throw new Error(`Temporal is unreachable at ${config.temporal.address}; run "deep-research server start" or set TEMPORAL_ADDRESS`);
-  }
+  } else await refuseForeignServer(config);
   const connection = await connectClient(config);
   const searchAttributes = opts.searchAttributes === false ? false : await ensureSearchAttributes(connection, config.temporal.namespace);
   return new ResearchClient(connection, config, searchAttributes);
