@@ -68,6 +68,9 @@ describe('reads while the worker or Temporal is away', () => {
     expect(status.status, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/awaiting_approval/);
     expect(status.stdout).toMatch(/^no worker is running: `deep-research worker` \(this is the session store's copy, saved .+\)$/m);
+    // And what the session waits for: its plan, and the command that approves it.
+    expect(status.stdout).toContain(`  deep-research approve ${waiting}    (an edited plan: --plan plan.json)`);
+    expect(status.stdout).toMatch(/^ {2}the session expires unless the plan is approved by \d{4}-\d\d-\d\d \d\d:\d\d UTC \(in 6 d 23 h\)$/m);
     const json = JSON.parse((await cli(['status', waiting, '--json'])).stdout) as { status: string; away: { part: string } };
     expect(json).toMatchObject({ status: 'awaiting_approval', away: { part: 'worker' } });
     const report = await cli(['report', waiting]);

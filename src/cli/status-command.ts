@@ -12,6 +12,7 @@ import { loadConfig } from './config';
 import { storedEnd } from './ended-session';
 import { formatStatus, withSnakeCaseIds } from './format';
 import { withReads, type SessionReads } from './session-reads';
+import { nextSteps } from './next-steps';
 
 interface Common {
   json?: boolean;
@@ -40,7 +41,8 @@ function storeWaitsOf(client: NonNullable<SessionReads['client']>, id: string): 
 function print(o: Common, config: AppConfig, s: ResearchSnapshot, waits: StoreWaitNote[], away?: Away): void {
   const budget = budgetSettingsOf(config);
   const budgets = { enabled: budget.enabled, phases: phaseBudgets(budget, (role) => s.providers?.model_chains[role]?.[0] ?? config.models.default) };
-  const value = { ...s, token_budgets: budgets, ...(waits.length ? { waiting_for_store: waits } : {}), ...(away ? { away } : {}) };
+  const next = nextSteps(s);
+  const value = { ...s, token_budgets: budgets, ...(waits.length ? { waiting_for_store: waits } : {}), ...(away ? { away } : {}), next_steps: next.filter((l) => l.startsWith('next:') || l.startsWith('  deep-research')).map((l) => l.trim()) };
   const awayLines = away ? [`${awayAt(away, config.temporal.address)} (this is the session store's copy, saved ${s.updated_at})`] : [];
-  process.stdout.write(o.json ? `${JSON.stringify(withSnakeCaseIds(value))}\n` : `${[formatStatus(s, budgets), ...waits.map((w) => w.line), ...awayLines].join('\n')}\n`);
+  process.stdout.write(o.json ? `${JSON.stringify(withSnakeCaseIds(value))}\n` : `${[formatStatus(s, budgets), ...waits.map((w) => w.line), ...awayLines, ...next].join('\n')}\n`);
 }
