@@ -1,5 +1,6 @@
 // Lint: no floating promises anywhere; workflow code may not import Node builtins or activities'
-// implementations (only their types), because it must stay deterministic.
+// implementations (only their types), because it must stay deterministic; the public contract
+// (src/contract) uses only the domain, and the domain no other layer.
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -30,6 +31,20 @@ export default tseslint.config(
         },
       ],
       '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'inline-type-imports' }],
+    },
+  },
+  {
+    files: ['src/contract/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['../*', '!../domain'], message: 'The contract uses only the domain: workflows, clients, the server and the worker all use it.' },
+            { group: ['node:*', 'zod', '@temporalio/*', '!@temporalio/workflow'], message: 'The contract stays light enough for workflow code.' },
+          ],
+        },
+      ],
     },
   },
   {

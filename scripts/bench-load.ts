@@ -1,5 +1,5 @@
 // Many sessions on one worker: BENCH_WAITING sessions wait for approval while BENCH_RUNNING run to
-// the end at once (model calls 0.5 s). The worker is started as the README's scale-out section says,
+// the end at once (model calls 0.5 s). The worker is started as docs/deployment.md says,
 // `deep-research worker` (compiled: dist/, built here), with nothing of the bench's own but the
 // memory probe it preloads, so its memory is what users get, measured alone.
 //   npm run bench:load                              (1,000 waiting + 100 running)
@@ -22,7 +22,8 @@ import path from 'node:path';
 import { ResearchClient } from '../src/client/research-client';
 import { PROJECT_ROOT } from '../src/config/load';
 import { isWaiting } from '../src/domain/names';
-import { stateQuery, workflowIdFor } from '../src/workflows/messages';
+import { workflowIdFor } from '../src/contract/names';
+import { stateQuery } from '../src/contract/queries';
 import { startChildWorker } from '../test/harness/child-worker';
 import { startHarness, testConfig } from '../test/harness';
 import { startTestServer } from '../test/harness/temporal';

@@ -25,7 +25,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
 import type { AppConfig } from '../src/config/schema';
 import { PROJECT_ROOT } from '../src/config/load';
-import { workflowIdFor } from '../src/workflows/messages';
+import { workflowIdFor } from '../src/contract/names';
 import type { FakeModel } from '../test/harness/model';
 import type { Recorder, RecordedRequest } from '../test/harness/recorder';
 import { startEnvironment, startHarness, type TestEnvironment } from '../test/harness';

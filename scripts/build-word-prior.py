@@ -6,7 +6,7 @@ The table merges seven languages (en, de, fr, es, it, pt, nl), keeping each word
 frequency (log10 of occurrences per billion words) at 4.0 or above, in bands of 0.1.
 
 Data: wordfreq 3.1.1 by Robyn Speer (https://github.com/rspeer/wordfreq), its word lists under
-CC BY-SA 4.0; the generated table is under the same licence (see README, "Relevance before reading").
+CC BY-SA 4.0; the generated table is under the same licence (see docs/reports.md, "Relevance before reading").
 
     pip download --no-deps -d /tmp/wf wordfreq==3.1.1 && (cd /tmp/wf && unzip -o wordfreq-3.1.1-py3-none-any.whl)
     pip install msgpack

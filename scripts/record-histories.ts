@@ -6,7 +6,7 @@
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { redeliveryWorkflowIdFor } from '../src/workflows/messages';
+import { redeliveryWorkflowIdFor } from '../src/contract/names';
 import { waitFor } from '../test/harness';
 import { startWebhookReceiver } from '../test/harness/delivery';
 import { runStandalone, sessionHistories } from '../test/harness/standalone';

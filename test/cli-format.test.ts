@@ -1,8 +1,8 @@
 // What the terminal prints: the plan numbered by position (the planner's priority beside it) and
 // every phase's token budget for the models that run it.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BUDGET } from '../src/budget/allocate';
-import { phaseBudgets } from '../src/budget/phases';
+import { DEFAULT_FIT_SETTINGS } from '../src/context-fit/allocate';
+import { phaseBudgets } from '../src/context-fit/phases';
 import { formatPlan } from '../src/cli/format';
 
 describe('the plan as the terminal prints it', () => {
@@ -31,7 +31,7 @@ describe('the plan as the terminal prints it', () => {
 
 describe("every phase's token budget", () => {
   it('gives each phase its share of the usable context of the model that runs it', () => {
-    const settings = { ...DEFAULT_BUDGET, model_context_overrides: { 'ollama:small': 16_000 } };
+    const settings = { ...DEFAULT_FIT_SETTINGS, model_context_overrides: { 'ollama:small': 16_000 } };
     const models: Record<string, string> = { planner: 'openai:gpt-4o', analyzer: 'openai:gpt-4o', writer: 'ollama:small', critic: 'openai:gpt-4o', refiner: 'ollama:small' };
     const rows = phaseBudgets(settings, (role) => models[role]);
     const usable128k = (128_000 - 60_000) * 0.85;
@@ -46,6 +46,6 @@ describe("every phase's token budget", () => {
   });
 
   it('lists refinement once when the critic and the refiner share a model', () => {
-    expect(phaseBudgets(DEFAULT_BUDGET, () => 'openai:gpt-4o').map((r) => r.phase)).toEqual(['planning', 'analysis', 'synthesis', 'refinement']);
+    expect(phaseBudgets(DEFAULT_FIT_SETTINGS, () => 'openai:gpt-4o').map((r) => r.phase)).toEqual(['planning', 'analysis', 'synthesis', 'refinement']);
   });
 });

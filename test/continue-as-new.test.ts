@@ -4,7 +4,7 @@
 // continues at a phase boundary, when no branch or report patch is in flight.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { citedIds } from '../src/report/markdown';
-import { workflowIdFor } from '../src/workflows/messages';
+import { workflowIdFor } from '../src/contract/names';
 import { startEnvironment, startHarness, type Harness, type TestEnvironment } from './harness';
 
 describe('continue-as-new', () => {

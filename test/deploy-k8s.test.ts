@@ -93,11 +93,11 @@ describe('deploy/k8s', () => {
     for (const key of ['DATABASE_URL', 'DEEP_RESEARCH_PAYLOAD_KEYS', 'DEEP_RESEARCH_OPERATOR_TOKEN']) expect(secret.stringData).toHaveProperty(key);
   });
 
-  it('applies as written: every ConfigMap and Secret a pod reads is one of the manifests, and the image is the tag the README builds', () => {
+  it('applies as written: every ConfigMap and Secret a pod reads is one of the manifests, and the image is the tag the deployment guide builds', () => {
     const pods = docs.filter((d) => d.kind === 'Deployment').flatMap((d) => d.spec.template.spec.containers as Container[]);
     expect(pods.length).toBe(2);
     const version = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-    const readme = readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+    const guide = readFileSync(path.join(PROJECT_ROOT, 'docs', 'deployment.md'), 'utf8');
     for (const c of pods) {
       for (const from of c.envFrom) {
         const [kind, name] = from.configMapRef ? ['ConfigMap', from.configMapRef.name] : ['Secret', from.secretRef?.name];
@@ -105,8 +105,8 @@ describe('deploy/k8s', () => {
       }
       expect(c.image).toBe(`deep-research:${version}`);
     }
-    // The README's steps build that image and apply these files.
-    expect(readme).toContain(`docker build -f deploy/Dockerfile -t deep-research:${version} .`);
-    expect(readme).toContain('kubectl apply -f deploy/k8s/configmap.yaml -f deploy/k8s/worker.yaml -f deploy/k8s/serve.yaml');
+    // The deployment guide's steps build that image and apply these files.
+    expect(guide).toContain(`docker build -f deploy/Dockerfile -t deep-research:${version} .`);
+    expect(guide).toContain('kubectl apply -f deploy/k8s/configmap.yaml -f deploy/k8s/worker.yaml -f deploy/k8s/serve.yaml');
   });
 });

@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureTemporalBinary } from '../src/temporal/binary';
-import { workflowIdFor } from '../src/workflows/messages';
+import { workflowIdFor } from '../src/contract/names';
 import type { ResearchSnapshot } from '../src/domain/types';
 import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
 
@@ -51,6 +51,8 @@ describe('planning and approval', () => {
   it('revises the plan from free-text feedback, then runs the revised plan', async () => {
     const { researchId } = await env.client.start({ query: 'What limits wind turbine deployment?', settings: fast });
     const first = await untilStatus(researchId, 'awaiting_approval');
+    // The workflow holds feedback to the message table's limit, as the HTTP route and the MCP tool do.
+    await expect(env.client.revise(researchId, 'x'.repeat(4_001))).rejects.toThrow('revision feedback is longer than 4000 characters');
     await env.client.revise(researchId, 'supply chain bottlenecks');
     const revised = await waitFor('the revised plan', async () => {
       const s = await env.client.state(researchId);

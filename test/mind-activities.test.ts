@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { CritiqueFindingsInput, RefineGapsInput, ReflectOnPhaseInput } from '../src/activities/contracts';
 import { createMindActivities, MAX_REFLECTION_CHARS } from '../src/activities/mind-activities';
 import { createModelActivities, type ModelDeps } from '../src/activities/model-activities';
-import { DEFAULT_BUDGET } from '../src/budget/allocate';
+import { DEFAULT_FIT_SETTINGS } from '../src/context-fit/allocate';
 import { createModelProvider } from '../src/providers/model/ai-sdk';
 import type { ArtifactStore } from '../src/stores/artifacts';
 import { startModel, type FakeModel, type ModelScript } from './harness/model';
@@ -32,7 +32,7 @@ async function setup(script: ModelScript = {}, texts: Record<string, string> = {
     structuredOutput: 'auto',
     timeoutMs: 10_000,
   });
-  const deps: ModelDeps = { model: () => ({ provider }), defaultModel: () => MODEL, pricing: {}, artifacts: textArtifacts(texts), budget: DEFAULT_BUDGET };
+  const deps: ModelDeps = { model: () => ({ provider }), defaultModel: () => MODEL, pricing: {}, artifacts: textArtifacts(texts), budget: DEFAULT_FIT_SETTINGS };
   return { fake, mind: createMindActivities(deps), model: createModelActivities(deps) };
 }
 

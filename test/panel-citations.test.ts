@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createPanelActivities } from '../src/activities/panel-activities';
-import { budgetSettingsOf } from '../src/budget/settings';
+import { fitSettingsOf } from '../src/context-fit/settings';
 import { loadConfig } from '../src/config/load';
 import { FileArtifactStore } from '../src/stores/artifacts';
 
@@ -20,7 +20,7 @@ describe('panel answers side by side', () => {
       defaultModel: () => 'openai:gpt-4o-mini',
       pricing: {},
       artifacts,
-      budget: budgetSettingsOf(config),
+      budget: fitSettingsOf(config),
     });
     const answer = async (text: string) => (await artifacts.put(text, { name: 'answer', kind: 'text' })).file_id;
     const out = await activities.synthesizePanel({
@@ -56,7 +56,7 @@ describe('panel answers side by side', () => {
       defaultModel: () => 'openai:gpt-4o-mini',
       pricing: {},
       artifacts,
-      budget: budgetSettingsOf(loadConfig({})),
+      budget: fitSettingsOf(loadConfig({})),
     });
     const answer = async (text: string) => (await artifacts.put(text, { name: 'answer', kind: 'text' })).file_id;
     const shared = 'Hydro power emits little CO2 in operation [S1].';

@@ -4,7 +4,7 @@
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { resolveSettings } from '../src/config/load';
-import { LEGACY_WORKFLOW_TYPES, METADATA_WORKFLOW_TYPE, WORKFLOW_TYPE, workflowIdFor } from '../src/workflows/messages';
+import { LEGACY_WORKFLOW_TYPES, METADATA_WORKFLOW_TYPE, WORKFLOW_TYPE, workflowIdFor } from '../src/contract/names';
 import type { ResearchInput, ResearchResult } from '../src/domain/types';
 import { startEnvironment, startHarness, workflowBundle, type Harness, type TestEnvironment } from './harness';
 

@@ -11,9 +11,9 @@ import type { AnalyzeSourcesInput } from '../src/activities/contracts';
 import { createActivities } from '../src/activities';
 import { createMindActivities } from '../src/activities/mind-activities';
 import { createModelActivities, type ModelDeps } from '../src/activities/model-activities';
-import { allocate, DEFAULT_BUDGET, phaseBudget, type BudgetPhase, type BudgetSettings } from '../src/budget/allocate';
-import { archiveContent, sweepArchive, type ArchiveRecord } from '../src/budget/archive';
-import { countTokens } from '../src/budget/tokens';
+import { allocate, DEFAULT_FIT_SETTINGS, phaseBudget, type BudgetPhase, type FitSettings } from '../src/context-fit/allocate';
+import { archiveContent, sweepArchive, type ArchiveRecord } from '../src/context-fit/archive';
+import { countTokens } from '../src/context-fit/tokens';
 import { ConfigError, loadConfig } from '../src/config/load';
 import { contextWindowFor } from '../src/config/model-catalog';
 import { createModelProvider } from '../src/providers/model/ai-sdk';
@@ -31,13 +31,13 @@ afterEach(async () => {
 
 const tmp = (prefix: string) => mkdtempSync(path.join(os.tmpdir(), prefix));
 
-async function setup(budget: Partial<BudgetSettings> = {}, script: ModelScript = {}) {
+async function setup(budget: Partial<FitSettings> = {}, script: ModelScript = {}) {
   const fake = await startModel(new Recorder(), script);
   closers.push(() => fake.close());
   const provider = (model: string) =>
     createModelProvider({ kind: 'openai', provider: 'openai', model, baseURL: fake.url, apiKey: 'k', structuredOutput: 'auto', timeoutMs: 10_000 });
   const artifacts = new FileArtifactStore(tmp('dr-tm-art-'));
-  const settings: BudgetSettings = { ...DEFAULT_BUDGET, model_context_overrides: { [MODEL]: CONTEXT }, ...budget };
+  const settings: FitSettings = { ...DEFAULT_FIT_SETTINGS, model_context_overrides: { [MODEL]: CONTEXT }, ...budget };
   const deps: ModelDeps = { model: (ref) => ({ provider: provider(ref.split(':')[1]) }), defaultModel: () => MODEL, pricing: {}, artifacts, budget: settings };
   return { fake, artifacts, settings, model: createModelActivities(deps), mind: createMindActivities(deps) };
 }
@@ -79,7 +79,7 @@ async function analysisInput(artifacts: FileArtifactStore, count: number, senten
 }
 
 describe('phase budgets on every model-calling phase', () => {
-  const budgetOf = (phase: BudgetPhase) => phaseBudget({ ...DEFAULT_BUDGET, model_context_overrides: {} }, phase, CONTEXT);
+  const budgetOf = (phase: BudgetPhase) => phaseBudget({ ...DEFAULT_FIT_SETTINGS, model_context_overrides: {} }, phase, CONTEXT);
   // The budget covers the whole user prompt; tokens at the joins of condensed texts may add a few.
   const within = (prompt: string, phase: BudgetPhase) => expect(tokens(prompt)).toBeLessThanOrEqual(Math.ceil(budgetOf(phase) * 1.05));
 
@@ -90,11 +90,11 @@ describe('phase budgets on every model-calling phase', () => {
     expect(budgetOf('synthesis')).toBe(Math.floor(usable * 0.35));
     expect(budgetOf('refinement')).toBe(Math.floor(usable * 0.15));
     // A big context keeps the whole 60k overhead.
-    expect(phaseBudget(DEFAULT_BUDGET, 'analysis', 200_000)).toBe(Math.floor((200_000 - 60_000) * 0.85 * 0.4));
+    expect(phaseBudget(DEFAULT_FIT_SETTINGS, 'analysis', 200_000)).toBe(Math.floor((200_000 - 60_000) * 0.85 * 0.4));
   });
 
   it('fits the planner, analyzer, writer, critic, refiner and supervisor prompts into their phase budgets', async () => {
-    const { fake, artifacts, model, mind } = await setup({ summarization: { ...DEFAULT_BUDGET.summarization, enabled: false } });
+    const { fake, artifacts, model, mind } = await setup({ summarization: { ...DEFAULT_FIT_SETTINGS.summarization, enabled: false } });
     const docs = Array.from({ length: 12 }, (_, i) => ({ title: `Doc ${i}`, snippet: paragraph(3, `wind${i}`) }));
     await asActivity(() => model.decomposeQuery({ researchId: 'r', query: 'Solar power costs?', clarifications: [], feedback: [], known_documents: docs }));
     // Eight sources: the top five keep at least 30 % (seed 001's guardrail), the rest give way.
@@ -146,7 +146,7 @@ describe('phase budgets on every model-calling phase', () => {
   });
 
   it('weighs credibility as quality: a government source ranked last outlasts the unvetted ones above it', async () => {
-    const { artifacts, model } = await setup({ model_context_overrides: { [MODEL]: 16_000 }, summarization: { ...DEFAULT_BUDGET.summarization, enabled: false } });
+    const { artifacts, model } = await setup({ model_context_overrides: { [MODEL]: 16_000 }, summarization: { ...DEFAULT_FIT_SETTINGS.summarization, enabled: false } });
     const input = await analysisInput(artifacts, 8, 18);
     input.sources[7] = { ...input.sources[7], url: 'https://www.census.gov/solar' };
     const out = await asActivity(() => model.analyzeSources(input));
@@ -170,7 +170,7 @@ describe('phase budgets on every model-calling phase', () => {
 describe('model-written summaries', () => {
   it('condenses with summaries from the model, caches them by content, and falls back to rules when the model fails', async () => {
     const cacheDir = tmp('dr-tm-cache-');
-    const summarization = { ...DEFAULT_BUDGET.summarization, enabled: true, cache_dir: cacheDir };
+    const summarization = { ...DEFAULT_FIT_SETTINGS.summarization, enabled: true, cache_dir: cacheDir };
     const first = await setup({ summarization });
     const input = await analysisInput(first.artifacts, 5);
     const out = await asActivity(() => first.model.analyzeSources(input));
@@ -206,7 +206,7 @@ describe('model-written summaries', () => {
 
   it('tries the summarization models in order: a dead first model falls through to the next', async () => {
     const { fake, artifacts, model } = await setup({
-      summarization: { ...DEFAULT_BUDGET.summarization, enabled: true, cache_enabled: false, models: ['openai:first-choice', 'openai:second-choice'] },
+      summarization: { ...DEFAULT_FIT_SETTINGS.summarization, enabled: true, cache_enabled: false, models: ['openai:first-choice', 'openai:second-choice'] },
     });
     fake.script.failures = [{ status: 500 }];
     const out = await asActivity(async () => model.analyzeSources(await analysisInput(artifacts, 5)));
@@ -239,7 +239,7 @@ describe('allow_content_dropping and the content archive', () => {
     const { artifacts, model } = await setup({
       allow_content_dropping: true,
       model_context_overrides: { [MODEL]: 4_000 },
-      summarization: { ...DEFAULT_BUDGET.summarization, enabled: false },
+      summarization: { ...DEFAULT_FIT_SETTINGS.summarization, enabled: false },
       archive: { enabled: true, ttl_hours: 168, dir },
     });
     const input = await analysisInput(artifacts, 8);

@@ -1,4 +1,4 @@
-// A worker started as the README's scale-out section says (`deep-research worker`, no flags) runs
+// A worker started as docs/deployment.md says (`deep-research worker`, no flags) runs
 // with the memory settings of its budget: it runs itself again with them, passes signals on, and
 // the user's own settings win.
 import { spawn } from 'node:child_process';

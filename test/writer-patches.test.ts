@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createModelActivities, type ModelDeps } from '../src/activities/model-activities';
 import { reportSkeleton } from '../src/activities/report-activities';
-import { DEFAULT_BUDGET } from '../src/budget/allocate';
+import { DEFAULT_FIT_SETTINGS } from '../src/context-fit/allocate';
 import { createModelProvider } from '../src/providers/model/ai-sdk';
 import { applyPatches } from '../src/report/markdown';
 import { FileArtifactStore } from '../src/stores/artifacts';
@@ -25,7 +25,7 @@ async function writer(script: ModelScript) {
   closers.push(() => fake.close());
   const provider = createModelProvider({ kind: 'openai', provider: 'openai', model: 'scripted-model', baseURL: fake.url, apiKey: 'k', structuredOutput: 'auto', timeoutMs: 10_000 });
   const artifacts = new FileArtifactStore(mkdtempSync(path.join(os.tmpdir(), 'dr-writer-')));
-  const deps: ModelDeps = { model: () => ({ provider }), defaultModel: () => 'openai:scripted-model', pricing: {}, artifacts, budget: DEFAULT_BUDGET };
+  const deps: ModelDeps = { model: () => ({ provider }), defaultModel: () => 'openai:scripted-model', pricing: {}, artifacts, budget: DEFAULT_FIT_SETTINGS };
   return { fake, artifacts, model: createModelActivities(deps) };
 }
 

@@ -7,13 +7,14 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
-import { allocate, phaseBudget, type AllocationResult, type BudgetPhase, type BudgetSettings, type FidelityLevel } from '../budget/allocate';
-import { archiveContent } from '../budget/archive';
-import { condense } from '../budget/condense';
-import { countTokens } from '../budget/tokens';
+import { allocate, phaseBudget, type AllocationResult, type BudgetPhase, type FitSettings, type FidelityLevel } from '../context-fit/allocate';
+import { archiveContent } from '../context-fit/archive';
+import { condense } from '../context-fit/condense';
+import { countTokens } from '../context-fit/tokens';
 import { contextWindowFor } from '../config/model-catalog';
 import { SUMMARIZER_SYSTEM, summarizerPrompt } from './prompts/summarizer';
 import type { SourceFidelity } from '../domain/types';
+import type { ModelUsage } from './contracts';
 import { createModelCall, type ModelDeps } from './model-call';
 import { summarySchema } from './schemas';
 
@@ -48,7 +49,7 @@ const ARCHIVED_LEVELS: FidelityLevel[] = ['compressed', 'key_points', 'headline'
 type Deps = Pick<ModelDeps, 'model' | 'defaultModel' | 'pricing' | 'artifacts' | 'budget'>;
 
 export function createContentFitter(deps: Deps) {
-  const settings: BudgetSettings = deps.budget;
+  const settings: FitSettings = deps.budget;
   const callModel = createModelCall(deps);
 
   /** Tokens the phase may spend on this model's prompt. */
@@ -178,4 +179,20 @@ function clipTo(text: string, max: number): string {
   const cut = text.slice(0, Math.max(0, max - 1));
   const at = cut.lastIndexOf(' ');
   return `${at > max * 0.6 ? cut.slice(0, at) : cut}…`;
+}
+
+/** The call's usage plus what its summaries took (reported under the call's role and model). */
+export function withSummaryUsage(usage: ModelUsage, fitted: Pick<FitResult, 'usage'>): ModelUsage {
+  if (!fitted.usage.input_tokens && !fitted.usage.output_tokens) return usage;
+  return {
+    ...usage,
+    input_tokens: usage.input_tokens + fitted.usage.input_tokens,
+    output_tokens: usage.output_tokens + fitted.usage.output_tokens,
+    cost_usd: (usage.cost_usd ?? 0) + fitted.usage.cost_usd,
+  };
+}
+
+/** High-confidence findings are prioritised over speculation (seed 001). */
+export function confidenceWeight(confidence: string): number {
+  return ({ confirmed: 1, high: 0.9, medium: 0.6, low: 0.3, speculation: 0.1 } as Record<string, number>)[confidence] ?? 0.5;
 }

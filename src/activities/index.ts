@@ -1,6 +1,6 @@
 // Builds the activity implementations from their dependencies (config, stores, providers).
-import { sweepArchive } from '../budget/archive';
-import { budgetSettingsOf } from '../budget/settings';
+import { sweepArchive } from '../context-fit/archive';
+import { fitSettingsOf } from '../context-fit/settings';
 import { warmUpParsing } from '../parsing';
 import { preparePdfWorkers } from '../parsing/pdf-worker';
 import { relevanceScore } from '../report/relevance';
@@ -82,7 +82,7 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   const sessionsWaiting = () => (waitingSessions ??= waitingForStore(sessionStore(), 'sessions', wait));
   // The model's streamed output is a convenience: it is dropped, never waited for.
   const streams = new AgentStreamSink(sessionStore);
-  const budget = budgetSettingsOf(config);
+  const budget = fitSettingsOf(config);
   const archiveSweep = startArchiveSweep(budget.archive.dir, budget.archive.ttl_hours);
   const modelDeps = { model, defaultModel, pricing: config.models.pricing, artifacts: store, budget, streams };
   const relevance = createRelevanceActivities(store, relevanceEmbedder(config, env));

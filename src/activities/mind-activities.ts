@@ -15,8 +15,7 @@ import type {
   ReflectOnPhaseInput,
   ReflectOnPhaseOutput,
 } from './contracts';
-import { confidenceWeight, withSummaryUsage } from './budgeted';
-import { createContentFitter } from './fit-content';
+import { confidenceWeight, createContentFitter, withSummaryUsage } from './fit-content';
 import { createModelCall, type ModelDeps } from './model-call';
 import { critiqueSchema, gapRefinementSchema, phaseReflectionSchema } from './schemas';
 

@@ -18,8 +18,7 @@ import type {
   WriteReportPatchInput,
   WriteReportPatchOutput,
 } from './contracts';
-import { confidenceWeight, withSummaryUsage } from './budgeted';
-import { createContentFitter } from './fit-content';
+import { confidenceWeight, createContentFitter, withSummaryUsage } from './fit-content';
 import { createModelCall, type ModelDeps } from './model-call';
 import { analysisSchema, planSchema, reportPatchSchema, WRITER_PATCHES_ASKED } from './schemas';
 

@@ -2,7 +2,7 @@
 // usage, and turn any error into a Temporal failure that says which role and model failed.
 import { Context } from '@temporalio/activity';
 import type { z } from 'zod';
-import type { BudgetSettings } from '../budget/allocate';
+import type { FitSettings } from '../context-fit/allocate';
 import type { Price } from '../providers/model/pricing';
 import { costOf } from '../providers/model/pricing';
 import type { ModelProvider } from '../providers/model/types';
@@ -19,7 +19,7 @@ export interface ModelDeps {
   defaultModel: (role: string) => string;
   pricing: Record<string, Price>;
   artifacts: ArtifactStore;
-  budget: BudgetSettings;
+  budget: FitSettings;
   /** Where streamed output goes as AgentStream events; absent, nothing is streamed. */
   streams?: AgentStreamSink;
 }

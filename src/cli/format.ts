@@ -1,4 +1,4 @@
-import type { PhaseBudget } from '../budget/phases';
+import type { PhaseBudget } from '../context-fit/phases';
 import { budgetLimits, budgetUsed } from '../research/budget';
 import { panelSummary } from '../domain/panel';
 import type { ResearchEvent, ResearchPlan, ResearchSnapshot } from '../domain/types';

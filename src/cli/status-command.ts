@@ -6,8 +6,8 @@ import type { AppConfig } from '../config/schema';
 import type { ResearchSnapshot } from '../domain/types';
 import type { StoreWaitNote } from '../client/store-waits';
 import { awayAt, type Away } from '../client/away';
-import { budgetSettingsOf } from '../budget/settings';
-import { phaseBudgets } from '../budget/phases';
+import { fitSettingsOf } from '../context-fit/settings';
+import { phaseBudgets } from '../context-fit/phases';
 import { loadConfig } from './config';
 import { storedEnd } from './ended-session';
 import { formatStatus, withSnakeCaseIds } from './format';
@@ -39,7 +39,7 @@ function storeWaitsOf(client: NonNullable<SessionReads['client']>, id: string): 
 }
 
 function print(o: Common, config: AppConfig, s: ResearchSnapshot, waits: StoreWaitNote[], away?: Away): void {
-  const budget = budgetSettingsOf(config);
+  const budget = fitSettingsOf(config);
   const budgets = { enabled: budget.enabled, phases: phaseBudgets(budget, (role) => s.providers?.model_chains[role]?.[0] ?? config.models.default) };
   const next = nextSteps(s);
   const value = { ...s, token_budgets: budgets, ...(waits.length ? { waiting_for_store: waits } : {}), ...(away ? { away } : {}), next_steps: next.filter((l) => l.startsWith('next:') || l.startsWith('  deep-research')).map((l) => l.trim()) };

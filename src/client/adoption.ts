@@ -2,7 +2,7 @@
 // of that build is left (a local upgrade, an old build drained and stopped), the session goes on
 // from its last snapshot on the current build, the way a failed session is retried. Waiting runs
 // need none of this: they move to the current build by themselves when their answer comes.
-import { WORKFLOW_TYPE } from '../workflows/messages';
+import { WORKFLOW_TYPE } from '../contract/names';
 import { liveBuilds, type BuildIdentity } from '../temporal/deployments';
 import type { ResearchClient } from './research-client';
 import { continuationState } from './session-ops';

@@ -1,9 +1,8 @@
 // How the client refuses: one sentence, and whether the input or the session's state was wrong;
 // and Temporal's failures said that way.
 import { ApplicationFailure, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { REFUSAL_TYPES } from '../workflows/messages';
-
-export const MAX_QUERY_CHARS = 4_000;
+import { REFUSAL_TYPES } from '../contract/names';
+import { MAX_QUERY_CHARS } from '../domain/messages';
 
 export class ResearchError extends Error {
   override name = 'ResearchError';

@@ -5,12 +5,12 @@
 // the store before its new run starts). A running session is asked of its workflow only once a
 // worker is known to be there; otherwise the store's copy answers at once, with a line naming what
 // is away (the worker, or Temporal).
+import type { Connection } from '@temporalio/client';
+import type { AppConfig } from '../config/schema';
 import type { ResearchEvent, ResearchSnapshot } from '../domain/types';
 import { TERMINAL_STATUSES } from '../domain/types';
 import { liveBuilds } from '../temporal/deployments';
-import { startingWorker } from '../runtime/background-worker';
 import { isGone, ResearchError } from './errors';
-import type { ResearchClient } from './research-client';
 import { NO_WORKER, TEMPORAL_AWAY, type Away } from './away';
 
 export { awayAt, NO_WORKER, TEMPORAL_AWAY, type Away } from './away';
@@ -37,6 +37,18 @@ export interface EventsRead {
   away?: Away;
 }
 
+/** What the reads use of the research client (research-client.ts, which imports this file). */
+export interface ReadsClient {
+  readonly connection: Connection;
+  readonly config: AppConfig;
+  readonly engine: EngineCheck;
+  sessions(): { get(id: string): Promise<ResearchSnapshot | undefined> };
+  handle(id: string): { describe(): Promise<unknown> };
+  state(id: string, opts?: { statusOnly?: boolean }): Promise<ResearchSnapshot>;
+  events(id: string, afterSeq: number, options?: { stream?: boolean }): Promise<ResearchEvent[]>;
+  storedEvents(id: string, afterSeq: number, options?: { stream?: boolean }): Promise<ResearchEvent[]>;
+}
+
 /** How long one check of the engine may take, and how long its answer is reused. */
 export const ENGINE_CHECK_MS = 1_500;
 const ENGINE_KEEP_MS = 2_000;
@@ -49,7 +61,13 @@ const ENGINE_KEEP_MS = 2_000;
 export class EngineCheck {
   private last: { at: number; answer: Promise<Away | undefined> } | undefined;
 
-  constructor(private readonly client: ResearchClient) {}
+  /**
+   * Whether a worker of ours is starting and has not polled yet (it counts as there). The local
+   * runtime sets it (src/runtime/local.ts: the background worker's record); elsewhere none is.
+   */
+  workerStarting: () => boolean = () => false;
+
+  constructor(private readonly client: Pick<ReadsClient, 'connection' | 'config'>) {}
 
   away(now = Date.now()): Promise<Away | undefined> {
     if (!this.last || now - this.last.at > ENGINE_KEEP_MS) this.last = { at: now, answer: this.check() };
@@ -70,20 +88,20 @@ export class EngineCheck {
     } catch {
       return { part: 'temporal', message: TEMPORAL_AWAY };
     }
-    return workers > 0 || startingWorker(config) ? undefined : { part: 'worker', message: NO_WORKER };
+    return workers > 0 || this.workerStarting() ? undefined : { part: 'worker', message: NO_WORKER };
   }
 }
 
 const ended = (s: ResearchSnapshot | undefined): s is ResearchSnapshot => !!s && TERMINAL_STATUSES.includes(s.status);
 
 /** No copy in the store while a part is away: an id Temporal does not know is unknown; else what is away. */
-async function notStored(client: ResearchClient, id: string, away: Away): Promise<Error> {
+async function notStored(client: ReadsClient, id: string, away: Away): Promise<Error> {
   if (away.part === 'worker' && (await client.handle(id).describe().then(() => false, isGone))) return new ResearchError(`unknown research id ${id}`);
   return new PartAwayError(away, id);
 }
 
 /** The store's copy of a session, with its report's text (undefined when it has none or cannot be read). */
-async function storedCopy(client: ResearchClient, id: string): Promise<ResearchSnapshot | undefined> {
+async function storedCopy(client: ReadsClient, id: string): Promise<ResearchSnapshot | undefined> {
   return client.sessions().get(id).catch(() => undefined);
 }
 
@@ -92,7 +110,7 @@ async function storedCopy(client: ResearchClient, id: string): Promise<ResearchS
  * is there, else the store's copy with what is away. A session the store has not seen yet while a
  * part is away is a PartAwayError naming it.
  */
-export async function readState(client: ResearchClient, id: string, opts: { statusOnly?: boolean } = {}): Promise<StateRead> {
+export async function readState(client: ReadsClient, id: string, opts: { statusOnly?: boolean } = {}): Promise<StateRead> {
   const stored = await storedCopy(client, id);
   if (ended(stored)) return { state: stored };
   const away = await client.engine.away();
@@ -102,7 +120,7 @@ export async function readState(client: ResearchClient, id: string, opts: { stat
 }
 
 /** Events after `afterSeq`: as readState decides, from the workflow or from the store. */
-export async function readEvents(client: ResearchClient, id: string, afterSeq: number, options: { stream?: boolean } = {}): Promise<EventsRead> {
+export async function readEvents(client: ReadsClient, id: string, afterSeq: number, options: { stream?: boolean } = {}): Promise<EventsRead> {
   const stored = await storedCopy(client, id);
   const away = ended(stored) ? undefined : await client.engine.away();
   if (!ended(stored) && !away) return { events: await client.events(id, afterSeq, options) };

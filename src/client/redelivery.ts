@@ -5,9 +5,8 @@
 // call without `force` sends nothing.
 import type { DeliveryEvent, DeliveryRecord } from '../domain/delivery';
 import { TERMINAL_STATUSES, type ResearchSnapshot, type ResearchStatus } from '../domain/types';
-import type { DeliveryTargets } from '../workflows/phases/deliver';
-import { REDELIVERY_WORKFLOW_TYPE, redeliveryWorkflowIdFor } from '../workflows/messages';
-import type { RedeliveryInput, RedeliveryResult } from '../workflows/redelivery';
+import { REDELIVERY_WORKFLOW_TYPE, redeliveryWorkflowIdFor } from '../contract/names';
+import type { DeliveryTargets, RedeliveryInput, RedeliveryResult } from '../contract/workflows';
 import type { SessionStore } from '../stores/sessions';
 import { ResearchError } from './errors';
 import type { Client, WorkflowHandle } from '@temporalio/client';

@@ -7,26 +7,17 @@ import { withOverrides, type SettingsOverrides } from '../config/session-setting
 import type { AppConfig } from '../config/schema';
 import { dataConverterFromEnv } from '../temporal/codec';
 import { clientTracingInterceptors } from '../telemetry/tracing';
-import { openArtifactStore, openSessionStore } from '../stores/open';
-import type { SessionPage, SessionStore } from '../stores/sessions';
+import { openArtifactStore, openFetchCache, openSessionStore } from '../stores/open';
+import { artifactIdsIn, type SessionPage, type SessionStore } from '../stores/sessions';
 import { withReportText } from './report-events';
 import { PayloadKeyError, payloadKeyProblem } from './payload-keys';
 import { isStoreUnavailable } from '../stores/unavailable';
-import {
-  INPUT_CHECK_WORKFLOW_TYPE,
-  eventsQuery,
-  SEARCH_ATTRIBUTES,
-  stateQuery,
-  workflowIdFor,
-  WORKFLOW_TYPE,
-  METADATA_WORKFLOW_TYPE,
-  type Accepted,
-} from '../workflows/messages';
+import { INPUT_CHECK_WORKFLOW_TYPE, METADATA_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, WORKFLOW_TYPE, workflowIdFor } from '../contract/names';
+import { eventsQuery, stateQuery, type Accepted } from '../contract/queries';
+import type { InputCheckArgs, InputCheckResult, ResearchMetadata } from '../contract/workflows';
 import type { MessageArgsOf, MessageName, ReviewArgs, TopUpArgs } from '../domain/messages';
 import type { InputContext, LiveSnapshot, ResearchEvent, ResearchInput, ResearchPlan, ResearchSettings, ResearchSnapshot } from '../domain/types';
-import type { InputCheckArgs, InputCheckResult } from '../workflows/input-check';
 import type { ArtifactStore } from '../stores/artifacts';
-import type { ResearchMetadata } from '../workflows/metadata';
 import { TERMINAL_STATUSES, type ResearchState, type ResearchStatus } from '../domain/types';
 import { ResearchSchedules } from './schedules';
 import { explainFailure, isDroppedUpdate, isGone, ResearchError, UPDATE_ATTEMPTS, validateQuery, type Question } from './errors';
@@ -305,6 +296,10 @@ export class ResearchClient {
 
   /** Starts a run of the session from a state (retry, resume, enhance, adoption by a new build). */
   async startRun(state: ResearchState, policy: 'ALLOW_DUPLICATE' | 'REJECT_DUPLICATE' | 'REPLACE_RUNNING'): Promise<void> {
+    // What the state names (an enhanced version: its parent's pages and report) is the session's
+    // before it runs, so a delete of the parent meanwhile leaves those artifacts in place.
+    const refs = openFetchCache(this.config, this.env);
+    await refs.adopt(state.research_id, artifactIdsIn(JSON.stringify(state))).finally(() => refs.close());
     const input: ResearchInput = { researchId: state.research_id, query: state.initial_query, settings: state.settings, resume: state };
     await this.client.workflow.start(WORKFLOW_TYPE, {
       taskQueue: this.config.temporal.task_queue,

@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { decodeArrayFromPayloads, decodeOptionalFailureToOptionalError } from '@temporalio/common/lib/internal-non-workflow';
 import { DELIVERY_NEEDS_SECRET, STORE_FAILURE_TYPES, STORE_LABELS } from '../domain/names';
 import { storeWaitOf } from '../domain/types';
-import { workflowIdFor } from '../workflows/messages';
+import { workflowIdFor } from '../contract/names';
 
 export interface StoreWaitNote {
   activity: string;

@@ -20,13 +20,16 @@ export type CliPlace = string | readonly [syntax: string, help: string];
 /** One thing a message carries, as every edge reads it. */
 export type ArgSpec = { readonly optional?: true; readonly cli: CliPlace } & (
   | { readonly kind: 'text'; readonly max: number } // trimmed, not empty
-  | { readonly kind: 'question' } // a research question: trimmed, not empty, at most 4000 characters
+  | { readonly kind: 'question' } // a research question: trimmed, not empty, at most MAX_QUERY_CHARS
   | { readonly kind: 'choice'; readonly of: readonly [string, ...string[]] }
   | { readonly kind: 'amount'; readonly max: number; readonly whole?: true } // a positive number
   | { readonly kind: 'answers' } // text per clarifying question, in order or by question (blank skips one)
   | { readonly kind: 'plan' } // an edited plan (JSON; a file at the terminal)
   | { readonly kind: 'models' } // "provider:model" items or plain words (comma-separated at the terminal)
 );
+
+/** The longest research question, in characters, wherever it comes in. */
+export const MAX_QUERY_CHARS = 4_000;
 
 /** Every status before the end. */
 const LIVE = 'live';

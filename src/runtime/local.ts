@@ -59,7 +59,9 @@ export async function connect(config: AppConfig, opts: { startServer: boolean; l
   } else await refuseForeignServer(config);
   const connection = await connectClient(config);
   const searchAttributes = opts.searchAttributes === false ? false : await ensureSearchAttributes(connection, config.temporal.namespace);
-  return new ResearchClient(connection, config, searchAttributes);
+  const client = new ResearchClient(connection, config, searchAttributes);
+  client.engine.workerStarting = () => !!startingWorker(config);
+  return client;
 }
 
 /** Workers polling the task queue that are alive: within the last minute, and running if on this machine. */

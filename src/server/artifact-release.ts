@@ -4,7 +4,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { openFetchCache } from '../stores/open';
 import type { ArtifactStore } from '../stores/artifacts';
 import { artifactIdsIn, type SessionStore } from '../stores/sessions';
-import { stateQuery } from '../workflows/messages';
+import { stateQuery } from '../contract/queries';
 import type { AppConfig } from '../config/schema';
 
 export interface ReleaseDeps {

@@ -3,8 +3,7 @@
 // from what was validated. Input is validated here, once; the service sends the arguments as they
 // come. Nothing here names a message: a new row gets its route (and its tool) as it is.
 import { z } from 'zod';
-import type { ArgSpec, MessageArgsOf, MessageName, MessageRow } from '../domain/messages';
-import { MAX_QUERY_CHARS } from '../client/errors';
+import { MAX_QUERY_CHARS, type ArgSpec, type MessageArgsOf, type MessageName, type MessageRow } from '../domain/messages';
 import { panelList, planEdit, text } from './route-schemas';
 
 /** What one field of a message takes, as its kind says. */
@@ -37,7 +36,9 @@ export function bodySchema(row: MessageRow): z.ZodType | undefined {
   if (!row.args) return undefined;
   const fields = Object.keys(row.args);
   const body = z.object(argsShape(row)).strict();
-  const named = row.oneOf ? body.refine((b) => Object.keys(b).length > 0, `name at least one of ${fields.join(', ')}`) : body;
+  const named = row.oneOf
+    ? body.refine((b) => Object.keys(b).length > 0, `name at least one of ${fields.join(', ')}`).meta({ anyOf: fields.map((field) => ({ required: [field] })) })
+    : body;
   return row.bare ? named.nullish() : named;
 }
 

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ConfigError } from '../config/load';
-import { workflowIdFor } from '../workflows/messages';
+import { workflowIdFor } from '../contract/names';
 import { ApiError, invalid, notFound } from './errors';
 import { DEFAULT_HUB_OPTIONS, EventHub, type HubOptions, type HubSource } from './event-hub';
 import { ReplicaFullError, StreamSlots, TooManyStreamsError, type SlotOptions } from './stream-slots';

@@ -4,7 +4,7 @@
 // loaded on first use, so installations without a bucket never load it.
 import type { S3Client } from '@aws-sdk/client-s3';
 import { ConfigError } from '../config/read';
-import { newArtifact, type ArtifactMeta, type ArtifactStore, type StoredArtifact } from './artifacts';
+import { ArtifactMissingError, newArtifact, type ArtifactMeta, type ArtifactStore, type StoredArtifact } from './artifacts';
 
 const FILE_ID = /^[a-f0-9]{64}$/;
 
@@ -65,7 +65,7 @@ export class S3ArtifactStore implements ArtifactStore {
 
   async get(fileId: string): Promise<Buffer> {
     const bytes = await this.read(this.key(fileId));
-    if (!bytes) throw new Error(`artifact ${fileId} not found`);
+    if (!bytes) throw new ArtifactMissingError(fileId);
     return bytes;
   }
 

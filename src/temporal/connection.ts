@@ -4,7 +4,7 @@ import { Connection } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import { readFileSync } from 'node:fs';
 import type { AppConfig } from '../config/schema';
-import { SEARCH_ATTRIBUTES } from '../workflows/messages';
+import { SEARCH_ATTRIBUTES } from '../contract/names';
 
 interface ConnectionSettings {
   address: string;

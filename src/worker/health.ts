@@ -5,7 +5,7 @@
 // The shared database's state is reported by both, but only /readyz fails on it: a database
 // outage must not restart a fleet whose sessions are waiting for it.
 import { createServer, type Server } from 'node:http';
-import { metricsBindAddress } from '../telemetry/metrics';
+import { metricsBindAddress } from './metrics';
 
 export const HEALTH_PORT_ENV = 'DEEP_RESEARCH_HEALTH_PORT';
 

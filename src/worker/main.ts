@@ -7,7 +7,7 @@ import { loadConfig } from '../config/load';
 import { dataConverterFromEnv } from '../temporal/codec';
 import { connectClient, connectWorker, ensureSearchAttributes } from '../temporal/connection';
 import { createLogger } from '../telemetry/logging';
-import { installWorkerRuntime, metricsBindAddress, METRICS_PORT_ENV, SessionStatusGauge } from '../telemetry/metrics';
+import { installWorkerRuntime, metricsBindAddress, METRICS_PORT_ENV, SessionStatusGauge } from './metrics';
 import { startTracing, stopTracing } from '../telemetry/tracing';
 import { createResearchWorker, workerWorkflowCode } from './create-worker';
 import { HEALTH_PORT_ENV, startHealthServer } from './health';

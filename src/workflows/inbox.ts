@@ -4,15 +4,17 @@
 // one is logged and ignored) and a validated update of the same name that returns the status the
 // session is heading for. Registered before the first await.
 import { defineSignal, defineUpdate, setHandler } from '@temporalio/workflow';
-import { type ApproveArgs, type AnswerClarificationsArgs, type ConfirmArgs, type GuidanceArgs, type MessageArgsOf, MESSAGE_NAMES, MESSAGE_ROWS, type MessageName, refusal, type ReviewArgs, type RevisePlanArgs, type TopUpArgs } from '../domain/messages';
+import { type ApproveArgs, type AnswerClarificationsArgs, type ConfirmArgs, type GuidanceArgs, MAX_QUERY_CHARS, type MessageArgsOf, MESSAGE_NAMES, MESSAGE_ROWS, MESSAGES, type MessageName, refusal, type ReviewArgs, type RevisePlanArgs, type TopUpArgs } from '../domain/messages';
 import type { ResearchStatus } from '../domain/names';
 import type { BudgetLimits, InboxMessage } from '../domain/types';
-import * as m from './messages';
+import { eventsQuery, reportQuery, stateQuery, type Accepted } from '../contract/queries';
 import { invalidArgument, wrongState } from './refusals';
 import type { ResearchSession } from './session';
 
-const MAX_FEEDBACK_CHARS = 10_000;
-const MAX_GUIDANCE_CHARS = 4_000;
+// The longest text each message carries is its row's, which every edge (route, tool, command) holds to too.
+const MAX_FEEDBACK_CHARS = MESSAGES.revisePlan.args.feedback.max;
+const MAX_GUIDANCE_CHARS = MESSAGES.guidance.args.text.max;
+const MAX_REVIEW_CHARS = MESSAGES.reviewReport.args.feedback.max;
 const MAX_PENDING_GUIDANCE = 20;
 const BUDGET_KEYS: (keyof BudgetLimits)[] = ['tokens', 'cost_usd', 'searches', 'fetches', 'wall_seconds'];
 
@@ -31,7 +33,7 @@ const HANDLERS: { [N in MessageName]: Handler<MessageArgsOf<N>> } = {
     validate: (_s, a) => {
       const query = a?.query;
       if (typeof query !== 'string' || !query.trim()) throw invalidArgument('the research question is empty', 'query');
-      if (query.trim().length > 4_000) throw invalidArgument('the research question is longer than 4000 characters', 'query');
+      if (query.trim().length > MAX_QUERY_CHARS) throw invalidArgument(`the research question is longer than ${MAX_QUERY_CHARS} characters`, 'query');
     },
     apply: (s, a) => post(s, { kind: 'topic', query: a.query.trim() }),
   },
@@ -80,9 +82,9 @@ function check(s: ResearchSession, name: MessageName, args: unknown): void {
 }
 
 export function registerHandlers(s: ResearchSession): void {
-  setHandler(m.stateQuery, () => s.snapshot());
-  setHandler(m.reportQuery, () => ({ report_file_id: s.state.panel?.report_file_id ?? s.state.report_file_id, chars: s.state.report_chars }));
-  setHandler(m.eventsQuery, (args) => s.state.events.filter((e) => e.seq > (args?.afterSeq ?? 0)));
+  setHandler(stateQuery, () => s.snapshot());
+  setHandler(reportQuery, () => ({ report_file_id: s.state.panel?.report_file_id ?? s.state.report_file_id, chars: s.state.report_chars }));
+  setHandler(eventsQuery, (args) => s.state.events.filter((e) => e.seq > (args?.afterSeq ?? 0)));
   for (const name of MESSAGE_NAMES) {
     const handler = HANDLERS[name] as Handler<unknown>;
     setHandler(defineSignal<[unknown]>(name), (args: unknown) => {
@@ -95,7 +97,7 @@ export function registerHandlers(s: ResearchSession): void {
       handler.apply(s, args);
     });
     setHandler(
-      defineUpdate<m.Accepted, [unknown]>(name),
+      defineUpdate<Accepted, [unknown]>(name),
       (args: unknown) => {
         const leadsTo = MESSAGE_ROWS[name].leadsTo;
         const next = leadsTo === 'depends' ? (handler.next as NonNullable<Handler<unknown>['next']>)(s, args) : leadsTo;
@@ -168,7 +170,7 @@ function validateConfirm(s: ResearchSession, args: ConfirmArgs): void {
 function validateReview(s: ResearchSession, args: ReviewArgs): void {
   if (!args || !['accept', 'reject', 'feedback'].includes(args.action)) throw invalidArgument('action must be accept, reject or feedback', 'action');
   if (args.action === 'feedback' && (typeof args.feedback !== 'string' || !args.feedback.trim())) throw invalidArgument('feedback is empty', 'feedback');
-  if ((args.feedback?.length ?? 0) > MAX_GUIDANCE_CHARS) throw invalidArgument(`feedback is longer than ${MAX_GUIDANCE_CHARS} characters`, 'feedback');
+  if ((args.feedback?.length ?? 0) > MAX_REVIEW_CHARS) throw invalidArgument(`feedback is longer than ${MAX_REVIEW_CHARS} characters`, 'feedback');
 }
 
 function validateGuidance(s: ResearchSession, args: GuidanceArgs): void {

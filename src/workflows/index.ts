@@ -8,12 +8,13 @@
 import { ApplicationFailure, setWorkflowOptions, workflowInfo } from '@temporalio/workflow';
 import type { ResearchInput, ResearchResult } from '../domain/types';
 import { deepResearch } from './deep-research';
-import { inputCheckWorkflow, type InputCheckArgs } from './input-check';
-import { INPUT_CHECK_WORKFLOW_TYPE, METADATA_WORKFLOW_TYPE, REDELIVERY_WORKFLOW_TYPE, SCHEDULED_WORKFLOW_TYPE, WORKFLOW_TYPE } from './messages';
+import { INPUT_CHECK_WORKFLOW_TYPE, METADATA_WORKFLOW_TYPE, REDELIVERY_WORKFLOW_TYPE, SCHEDULED_WORKFLOW_TYPE, WORKFLOW_TYPE } from '../contract/names';
+import type { InputCheckArgs, RedeliveryInput, RedeliveryResult, ScheduledRunInput, ScheduledRunResult } from '../contract/workflows';
+import { inputCheckWorkflow } from './input-check';
 import { researchMetadata } from './metadata';
-import { redeliverResearch, type RedeliveryInput, type RedeliveryResult } from './redelivery';
+import { redeliverResearch } from './redelivery';
 import { runKind } from './runs';
-import { scheduledResearch, type ScheduledRunInput, type ScheduledRunResult } from './scheduled';
+import { scheduledResearch } from './scheduled';
 
 export { deepResearch, researchMetadata, scheduledResearch, inputCheckWorkflow, redeliverResearch };
 

@@ -1,21 +1,7 @@
 // inputCheck: seed 004's validateInput (quality 0/1/2, why, an improved prompt) or improveInput,
 // as one short workflow so any client can run the model activity through Temporal.
+import type { InputCheckArgs, InputCheckResult } from '../contract/workflows';
 import { inputCheck } from './activities';
-
-export interface InputCheckArgs {
-  prompt: string;
-  /** "validate" (default) judges the question; "improve" only rewrites it. */
-  mode?: 'validate' | 'improve';
-  include_improvement?: boolean;
-  model?: string;
-}
-
-export interface InputCheckResult {
-  quality?: 0 | 1 | 2;
-  reason?: string;
-  improved_prompt?: string;
-  model: string;
-}
 
 export async function inputCheckWorkflow(args: InputCheckArgs): Promise<InputCheckResult> {
   if (args.mode === 'improve') {

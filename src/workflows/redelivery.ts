@@ -1,20 +1,9 @@
 // A finished session's delivery sent again (`deliver <id>`): each target the client chose, through
 // the same activities and retries as the delivery at the session's end, its outcome added to the
 // session's stored delivery log. Nothing of the research runs again.
-import type { DeliveryEvent, DeliveryRecord } from '../domain/delivery';
+import type { RedeliveryInput, RedeliveryResult } from '../contract/workflows';
 import { store } from './activities';
-import { sendTo, type DeliveryTargets } from './phases/deliver';
-
-export interface RedeliveryInput extends DeliveryTargets {
-  research_id: string;
-  event: DeliveryEvent;
-}
-
-export interface RedeliveryResult {
-  research_id: string;
-  event: DeliveryEvent;
-  records: DeliveryRecord[];
-}
+import { sendTo } from './phases/deliver';
 
 export async function redeliverResearch(input: RedeliveryInput): Promise<RedeliveryResult> {
   const records = (await sendTo(input.research_id, input.event, input)).map((r) => ({ ...r, resent: true }));

@@ -9,7 +9,7 @@ import { DELIVERY_EVENTS, type DeliveryEvent } from '../domain/names';
 import { WAITS, waitSeconds, type WaitKind } from '../domain/steps';
 import type { InboxMessage, MindPhase, ResearchInput, ResearchResult, ResearchStatus, SessionStep } from '../domain/types';
 import { deliver } from './phases/deliver';
-import { RUN_KIND_MEMO, type RunKind } from './messages';
+import { RUN_KIND_MEMO, type RunKind } from '../contract/names';
 import type { ResearchSession } from './session';
 
 export const runKind = (): RunKind => ((workflowInfo().memo?.[RUN_KIND_MEMO] as RunKind | undefined) === 'waiting' ? 'waiting' : 'working');

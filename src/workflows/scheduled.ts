@@ -1,40 +1,27 @@
 // What a Temporal Schedule starts at each firing: one unattended research session with an id of
 // its own (`<schedule id>-<UTC time of the firing>`), run as a child that outlives this workflow.
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ApplicationFailure, ParentClosePolicy, startChild, workflowInfo } from '@temporalio/workflow';
-import { SEARCH_ATTRIBUTES, WORKFLOW_TYPE, workflowIdFor } from './messages';
-import type { ResearchInput, ResearchResult, ResearchSettings } from '../domain/types';
-
-export interface ScheduledRunInput {
-  scheduleId: string;
-  query: string;
-  /** Already resolved, with auto_approve on, clarifications off and schedule_id set. */
-  settings: ResearchSettings;
-  /** The server has the research search attributes registered. */
-  searchAttributes?: boolean;
-}
-
-export interface ScheduledRunResult {
-  research_id: string;
-  status: string;
-}
-
-/** Temporal names each scheduled start "<action workflow id>-<RFC 3339 time>"; the id keeps that time, compacted. */
-export function scheduledResearchId(scheduleId: string, workflowId: string, runId: string): string {
-  const at = /(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?Z$/.exec(workflowId);
-  const stamp = at ? `${at[1]}${at[2]}${at[3]}T${at[4]}${at[5]}${at[6]}Z` : runId.slice(0, 8);
-  return `${scheduleId}-${stamp}`;
-}
+import { SEARCH_ATTRIBUTES, scheduledResearchId, WORKFLOW_TYPE, workflowIdFor } from '../contract/names';
+import type { ScheduledRunInput, ScheduledRunResult } from '../contract/workflows';
+import type { ResearchInput, ResearchResult } from '../domain/types';
 
 export async function scheduledResearch(input: ScheduledRunInput): Promise<ScheduledRunResult> {
   const info = workflowInfo();
   const researchId = scheduledResearchId(input.scheduleId, info.workflowId, info.runId);
   const args: ResearchInput = { researchId, query: input.query, settings: { ...input.settings, schedule_id: input.scheduleId } };
+  // An id is used once: two firings in one second (a trigger) never run a session again under
+  // the id of one that ran, or was deleted, before.
   const child = await startChild(WORKFLOW_TYPE, {
     workflowId: workflowIdFor(researchId),
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
     taskQueue: info.taskQueue,
     args: [args],
     parentClosePolicy: ParentClosePolicy.ABANDON,
     ...(input.searchAttributes ? { searchAttributes: { [SEARCH_ATTRIBUTES.status]: ['planning'], [SEARCH_ATTRIBUTES.createdAt]: [new Date()] } } : {}),
+  }).catch((err: unknown) => {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) throw ApplicationFailure.nonRetryable(`scheduled research ${researchId} already ran: a firing in the same second as another`, 'ScheduledRunDuplicate');
+    throw err;
   });
   try {
     const result = (await child.result()) as ResearchResult;

@@ -11,7 +11,7 @@ import type { AgentDecision, EventType, LiveSnapshot, ResearchEvent, ResearchInp
 import { freshMind, migrateState, STATE_VERSION } from '../domain/migrations';
 import { store } from './activities';
 import { awaitedLater, Pool, ReportQueue } from './concurrency';
-import { SEARCH_ATTRIBUTES } from './messages';
+import { SEARCH_ATTRIBUTES } from '../contract/names';
 
 const MAX_EVENT_TEXT = 2_000;
 /** Every decision is also an event (in the session store); the state keeps the latest ones. */

@@ -2,7 +2,7 @@
 // torn down whatever happens; and the histories of every run of one research session.
 import type { Client } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
-import { workflowIdFor } from '../../src/workflows/messages';
+import { workflowIdFor } from '../../src/contract/names';
 import { startEnvironment, startHarness, type EnvironmentOptions, type Harness, type HarnessOptions, type TestEnvironment } from './index';
 import { startTestServer } from './temporal';
 

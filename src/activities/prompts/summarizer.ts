@@ -1,4 +1,4 @@
-import type { FidelityLevel } from '../../budget/allocate';
+import type { FidelityLevel } from '../../context-fit/allocate';
 
 export const SUMMARIZER_SYSTEM = `You condense research content so it fits a model's context budget.
 Keep what a researcher needs: figures, dates, names, claims and who makes them. Never add anything

@@ -3,6 +3,7 @@
 import { digestOf } from '../../delivery/diff';
 import { ActivityFailure, CancellationScope } from '@temporalio/workflow';
 import { comparison, delivery, DELIVERY_MAX_ATTEMPTS } from '../activities';
+import type { DeliveryTargets } from '../../contract/workflows';
 import type { DeliveryEvent, DeliveryRecord } from '../../domain/delivery';
 import { errorMessage, type ResearchSession } from '../session';
 import type { ResearchSettings } from '../../domain/types';
@@ -30,12 +31,6 @@ export async function deliver(s: ResearchSession, event: DeliveryEvent): Promise
     // Only the snapshot changes: no event follows the StopEvent.
     await s.save();
   });
-}
-
-export interface DeliveryTargets {
-  /** The recipients of one e-mail; none: no e-mail. */
-  email: string[];
-  webhooks: string[];
 }
 
 /** One delivery per channel, all at once; each outcome as a delivery record (a failure never throws). */

@@ -3,7 +3,7 @@
 import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
 import type { SearchHit } from '../../activities/contracts';
 import { searchOn } from '../activities';
-import { searchTaskQueue } from '../messages';
+import { searchTaskQueue } from '../../contract/names';
 import { errorMessage, type ResearchSession } from '../session';
 import { reserveBudget, stopsResearch } from './budget';
 

@@ -8,8 +8,8 @@ import type { Logger } from 'pino';
 import type { ModelUsage, PersistSessionInput, WebSearchInput } from '../activities/contracts';
 import type { StoreWaitEvent } from '../activities/store-wait';
 import { RESEARCH_STATUSES, STORE_FAILURE_TYPES, STORE_LABELS } from '../domain/names';
-import { SEARCH_ATTRIBUTES } from '../workflows/messages';
-import { researchIdOf, PinoTemporalLogger } from './logging';
+import { SEARCH_ATTRIBUTES } from '../contract/names';
+import { researchIdOf, PinoTemporalLogger } from '../telemetry/logging';
 import { WORKER_HEARTBEAT_MS } from '../temporal/deployments';
 
 export const METRICS_PORT_ENV = 'DEEP_RESEARCH_METRICS_PORT';

@@ -1,13 +1,14 @@
-// The budget settings activities work with, from the installation's configuration.
+// The settings of fitting content into a context window, from the installation's configuration
+// (`budget.*` and the token-management keys of `research`).
 import path from 'node:path';
 import type { AppConfig } from '../config/schema';
-import type { BudgetSettings } from './allocate';
+import type { FitSettings } from './allocate';
 
 export function archiveDirOf(config: AppConfig): string {
   return config.research.research_archive_dir ?? path.join(config.data_dir, 'research-archive');
 }
 
-export function budgetSettingsOf(config: AppConfig): BudgetSettings {
+export function fitSettingsOf(config: AppConfig): FitSettings {
   const r = config.research;
   return {
     enabled: r.token_management_enabled,

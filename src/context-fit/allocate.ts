@@ -41,7 +41,7 @@ export interface ArchiveSettings {
   dir?: string;
 }
 
-export interface BudgetSettings {
+export interface FitSettings {
   /** token_management_enabled: off, every prompt goes out as written. */
   enabled: boolean;
   /** Context window for models with no catalog entry and no override. */
@@ -57,7 +57,7 @@ export interface BudgetSettings {
   archive: ArchiveSettings;
 }
 
-export const DEFAULT_BUDGET: BudgetSettings = {
+export const DEFAULT_FIT_SETTINGS: FitSettings = {
   enabled: true,
   context_tokens: 128_000,
   model_context_overrides: {},
@@ -74,12 +74,12 @@ export const DEFAULT_BUDGET: BudgetSettings = {
  * The runtime overhead is reserved from every context, but never more than half of it: a small
  * local model (8k) keeps room for content even with the seed's 60k default.
  */
-export function effectiveOverhead(settings: Pick<BudgetSettings, 'runtime_overhead'>, contextTokens: number): number {
+export function effectiveOverhead(settings: Pick<FitSettings, 'runtime_overhead'>, contextTokens: number): number {
   return Math.min(settings.runtime_overhead, Math.floor(contextTokens / 2));
 }
 
 /** Tokens a phase may spend on its prompt, for a model with this context window. */
-export function phaseBudget(settings: BudgetSettings, phase: BudgetPhase, contextTokens = settings.context_tokens): number {
+export function phaseBudget(settings: FitSettings, phase: BudgetPhase, contextTokens = settings.context_tokens): number {
   const usable = Math.max(0, (contextTokens - effectiveOverhead(settings, contextTokens)) * (1 - settings.safety_margin));
   return Math.floor(usable * settings.shares[phase]);
 }
@@ -128,7 +128,7 @@ export interface AllocateOptions {
 
 export function allocate(items: ContentPriority[], budget: number, options: AllocateOptions | number = {}): AllocationResult {
   const opts = typeof options === 'number' ? { protectedTop: options } : options;
-  const protectedTop = opts.protectedTop ?? DEFAULT_BUDGET.protected_top_sources;
+  const protectedTop = opts.protectedTop ?? DEFAULT_FIT_SETTINGS.protected_top_sources;
   const lowest = opts.allowDropping ? LEVEL_INDEX.dropped : LEVEL_INDEX.headline;
   // Highest priority first; ties keep the given order (search rank).
   const ranked = items.map((s, i) => ({ s, i, score: priorityScore(s) })).sort((a, b) => b.score - a.score || a.i - b.i);

@@ -3,9 +3,9 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { allocate, phaseBudget, DEFAULT_BUDGET } from '../src/budget/allocate';
-import { condense } from '../src/budget/condense';
-import { countTokens, encodingFor } from '../src/budget/tokens';
+import { allocate, phaseBudget, DEFAULT_FIT_SETTINGS } from '../src/context-fit/allocate';
+import { condense } from '../src/context-fit/condense';
+import { countTokens, encodingFor } from '../src/context-fit/tokens';
 import { archiveLines, formatStatus } from '../src/cli/format';
 import type { ResearchSnapshot } from '../src/domain/types';
 import { startEnvironment, startHarness, type Harness, type TestEnvironment } from './harness';
@@ -20,8 +20,8 @@ describe('token budgets', () => {
 
   it('splits the usable context by phase', () => {
     const usable = (128_000 - 60_000) * 0.85;
-    expect(phaseBudget(DEFAULT_BUDGET, 'analysis')).toBe(Math.floor(usable * 0.4));
-    expect(phaseBudget(DEFAULT_BUDGET, 'synthesis')).toBe(Math.floor(usable * 0.35));
+    expect(phaseBudget(DEFAULT_FIT_SETTINGS, 'analysis')).toBe(Math.floor(usable * 0.4));
+    expect(phaseBudget(DEFAULT_FIT_SETTINGS, 'synthesis')).toBe(Math.floor(usable * 0.35));
   });
 
   it('keeps everything at full fidelity when it fits', () => {

@@ -2,7 +2,7 @@
 // usable context window of the model that runs it (window − runtime overhead, less the safety
 // margin).
 import { contextWindowFor } from '../config/model-catalog';
-import { phaseBudget, type BudgetPhase, type BudgetSettings } from './allocate';
+import { phaseBudget, type BudgetPhase, type FitSettings } from './allocate';
 
 /** Which roles' model calls each phase's budget bounds. */
 export const PHASE_ROLES: Readonly<Record<BudgetPhase, readonly string[]>> = {
@@ -23,7 +23,7 @@ export interface PhaseBudget {
 }
 
 /** One row per phase and model: refinement gets two when the critic and the refiner differ. */
-export function phaseBudgets(settings: BudgetSettings, modelOf: (role: string) => string): PhaseBudget[] {
+export function phaseBudgets(settings: FitSettings, modelOf: (role: string) => string): PhaseBudget[] {
   const rows: PhaseBudget[] = [];
   for (const [phase, roles] of Object.entries(PHASE_ROLES) as [BudgetPhase, readonly string[]][]) {
     const seen = new Set<string>();
