@@ -23,6 +23,8 @@ function farmBench(label: string, args: string[], env: Record<string, string>): 
 async function apiTimes(api: TestService, token: string, label: string, path: string, check: (r: Awaited<ReturnType<TestService['call']>>) => boolean): Promise<void> {
   const times: number[] = [];
   let last = 0;
+  // The client's kept-alive socket may have been closed by the server while the CLI was timed: one untimed call first.
+  await api.call('GET', path, { token }).catch(() => undefined);
   for (let i = 0; i < 5; i++) {
     const started = Date.now();
     const res = await api.call('GET', path, { token });
