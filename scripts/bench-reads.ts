@@ -49,10 +49,12 @@ async function main(): Promise<void> {
     const create = async (query: string, body: Record<string, unknown>) => (await api.call('POST', '/api/research', { token, body: { query, settings: SMALL, ...body } })).body.research_id as string;
     const done = await create('Bench reads: heat pumps', { auto_approve: true });
     const waiting = await create('Bench reads: tidal power', {});
+    // As the session store has them: a workflow's last save may still be on its way when a query already says "completed".
     await waitFor('the sessions', async () => {
-      const [a, b] = await Promise.all([done, waiting].map(async (id) => (await api.call('GET', `/api/research/${id}`, { token })).body.research?.status));
+      const [a, b] = await Promise.all([done, waiting].map(async (id) => (await env.client.sessions().get(id))?.status));
       return a === 'completed' && b === 'awaiting_approval';
     }, 180_000, 500);
+    await env.client.waitForResult(done);
     await env.stopWorker();
     console.log(`${new Date().toISOString()}: no worker running (Temporal up)`);
     farmBench('report <completed>', ['report', done], env.env);
