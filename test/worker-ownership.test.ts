@@ -61,7 +61,13 @@ describe('one owner of the background worker', () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'dr-away-owner-'));
     const queue = `away-owner-${process.pid}`;
     const config = configFor(dataDir, queue, server.address);
-    const client = await connect(config, { startServer: false, log: () => undefined });
+    // The test server is one this data directory did not start: named as a cluster is (else the CLI refuses a foreign server).
+    const before = process.env.TEMPORAL_ADDRESS;
+    process.env.TEMPORAL_ADDRESS = server.address;
+    const client = await connect(config, { startServer: false, log: () => undefined }).finally(() => {
+      if (before === undefined) delete process.env.TEMPORAL_ADDRESS;
+      else process.env.TEMPORAL_ADDRESS = before;
+    });
     const lines: string[] = [];
     const started: number[] = [];
     try {
