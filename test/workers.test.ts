@@ -183,6 +183,9 @@ describe('worker liveness', () => {
         expect((await builds()).find((b) => b.current)?.live_workers).toBe(1);
         const status = JSON.parse(cli(['worker', 'status', '--json']).stdout) as { live_pollers: number; counted: string; builds: { current: boolean; live_workers: number }[] };
         expect(status).toMatchObject({ live_pollers: 1, counted: 'processes' });
+        // Neither record of this data directory names it: said, so the count adds up.
+        expect((status as unknown as { other_workers: string[] }).other_workers).toEqual([`${worker.pid()}@${hostname()}`]);
+        expect(cli(['worker', 'status']).stdout).toContain(`live worker processes polling "${config.temporal.task_queue}": 1 (1 not started from this data directory: ${worker.pid()}@${hostname()})`);
         expect(status.builds.find((b) => b.current)?.live_workers).toBe(1);
         expect(cli(['worker', 'status']).stdout).toMatch(/\(current\): 1 live worker process, /);
         // Killed: it no longer counts, without waiting for its heartbeats to age.
