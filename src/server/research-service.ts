@@ -19,6 +19,7 @@ import type { ListFilter, OwnedSession, ServiceStore } from '../stores/service';
 import { OwnershipUnknownError, rememberingServiceStore } from './remembering-store';
 import { DeadlineError, withDeadline } from './deadline';
 import { LiveStates } from './live-states';
+import { StatusRefresh } from './status-refresh';
 import { panelSettings, question, readContexts, sessionView, type CreateCommand, type EnhanceRequest, type InputCheckView, type SessionView } from './service-requests';
 import { operatorsFromEnv, Visibility } from './visibility';
 import { removeSession } from './artifact-release';
@@ -49,6 +50,8 @@ export class ResearchService {
   /** The engine's state of each session (no report text), kept while a stream watches it and its history has not grown. */
   readonly liveStates = new LiveStates((id) => this.client.state(id, { statusOnly: true }));
   private readonly visibility: Visibility;
+  /** Statuses from the engine for listing, read once per session at a time. */
+  private readonly statuses = new StatusRefresh((id) => this.readStatus(id));
   private artifactStore: ArtifactStore | undefined;
   /** Background work for later; cleared on close so none of it calls the engine after its connection closed. */
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -242,13 +245,13 @@ export class ResearchService {
     const events = await this.client.events(id, afterSeq).catch((err: unknown) => {
       throw this.plain(id, err);
     });
-    const status = (await this.refresh(id)) ?? s.status;
+    const status = (await this.statuses.status(id)) ?? s.status;
     return { events, status };
   }
 
   async list(asked: ListFilter & { owner: string }): Promise<{ sessions: SessionView[]; next_cursor?: string }> {
     const filter = await this.visibility.filter(asked);
-    await Promise.all((await this.store.unsettled(filter.owner)).map((s) => this.refresh(s.research_id)));
+    await this.statuses.within((await this.store.unsettled(filter.owner)).map((s) => s.research_id));
     const page = await this.store.list(filter);
     return { sessions: page.sessions.map(sessionView), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
   }
@@ -339,17 +342,17 @@ export class ResearchService {
       if (!(err instanceof ResearchError)) throw err;
       if (/^unknown research id/.test(err.message)) throw notFound(id);
       if (err.refusal.kind === 'invalid') throw invalid(err.refusal.field ? `body.${err.refusal.field}` : 'body', err.message);
-      const status = (await this.refresh(id)) ?? s.status;
+      const status = (await this.statuses.status(id)) ?? s.status;
       throw wrongState(id, status, err.message);
     }
   }
 
   /** The current status from the engine, remembered for listing; undefined when it cannot be read. */
-  async refresh(id: string): Promise<string | undefined> {
+  private async readStatus(id: string): Promise<string | undefined> {
     const s = await this.store.get(id);
     if (!s || s.status === 'draft') return s?.status;
     try {
-      const state = await this.client.state(id);
+      const state = await this.liveStates.get(id);
       await this.noteStatus(s, state.status);
       return state.status;
     } catch {
