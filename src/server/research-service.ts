@@ -245,7 +245,7 @@ export class ResearchService {
     const events = await this.client.events(id, afterSeq).catch((err: unknown) => {
       throw this.plain(id, err);
     });
-    const status = (await this.statuses.status(id)) ?? s.status;
+    const status = (await this.statuses.statusWithin(id)) ?? s.status;
     return { events, status };
   }
 
@@ -342,7 +342,7 @@ export class ResearchService {
       if (!(err instanceof ResearchError)) throw err;
       if (/^unknown research id/.test(err.message)) throw notFound(id);
       if (err.refusal.kind === 'invalid') throw invalid(err.refusal.field ? `body.${err.refusal.field}` : 'body', err.message);
-      const status = (await this.statuses.status(id)) ?? s.status;
+      const status = (await this.statuses.statusWithin(id)) ?? s.status;
       throw wrongState(id, status, err.message);
     }
   }

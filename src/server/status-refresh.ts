@@ -4,7 +4,7 @@
 // theirs for the next list. One read per session at a time, however many lists ask.
 import { DeadlineError, withDeadline } from './deadline';
 
-/** How long a list waits for the engine's statuses of the sessions not yet ended. */
+/** How long a list (or a refusal naming the session's status) waits for the engine's statuses. */
 export const LIST_REFRESH_MS = 2_000;
 
 export class StatusRefresh {
@@ -20,6 +20,11 @@ export class StatusRefresh {
     const read = this.read(id).finally(() => this.reading.delete(id));
     this.reading.set(id, read);
     return read;
+  }
+
+  /** The status if read within `ms`, else undefined (the read goes on and notes it). */
+  statusWithin(id: string, ms = LIST_REFRESH_MS): Promise<string | undefined> {
+    return withDeadline(this.status(id), ms).catch(() => undefined);
   }
 
   /** Reads every status, waiting at most `ms` for them (those read by then are noted). */
