@@ -131,7 +131,8 @@ export class ResearchService {
   /** Seed 004's validateInput before a draft is approved: advice only, never a refusal. */
   async adviseOn(query: Question): Promise<InputCheckView> {
     try {
-      const out = await withDeadline(this.client.checkQuestion({ prompt: query }), 20_000);
+      // As POST /api/check: advice within a few seconds or none (a draft saved 20 s late under a busy worker: ST112).
+      const out = await withDeadline(this.client.checkQuestion({ prompt: query }), CHECK_DEADLINE_MS);
       return { quality: out.quality, reason: out.reason, ...(out.improved_prompt ? { improved_prompt: out.improved_prompt } : {}) };
     } catch (err) {
       return { error: `the question could not be checked: ${(err as Error).message}` };
