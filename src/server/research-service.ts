@@ -20,6 +20,7 @@ import type { ListFilter, OwnedSession, ServiceStore } from '../stores/service';
 import { OwnershipUnknownError, rememberingServiceStore } from './remembering-store';
 import { DeadlineError, withDeadline } from './deadline';
 import { LiveStates } from './live-states';
+import { StatusRefresh } from './status-refresh';
 import { panelSettings, question, readContexts, sessionView, type CreateCommand, type EnhanceRequest, type InputCheckView, type SessionView } from './service-requests';
 import { operatorsFromEnv, Visibility } from './visibility';
 import { removeSession } from './artifact-release';
@@ -50,6 +51,8 @@ export class ResearchService {
   /** The engine's state of each session (no report text), kept while a stream watches it and its history has not grown. */
   readonly liveStates = new LiveStates((id) => this.client.read(id, { statusOnly: true }));
   private readonly visibility: Visibility;
+  /** Statuses from the engine for listing, read once per session at a time. */
+  private readonly statuses = new StatusRefresh((id) => this.readStatus(id));
   private artifactStore: ArtifactStore | undefined;
   /** Background work for later; cleared on close so none of it calls the engine after its connection closed. */
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -129,7 +132,8 @@ export class ResearchService {
   /** Seed 004's validateInput before a draft is approved: advice only, never a refusal. */
   async adviseOn(query: Question): Promise<InputCheckView> {
     try {
-      const out = await withDeadline(this.client.checkQuestion({ prompt: query }), 20_000);
+      // As POST /api/check: advice within a few seconds or none (a draft saved 20 s late under a busy worker: ST112).
+      const out = await withDeadline(this.client.checkQuestion({ prompt: query }), CHECK_DEADLINE_MS);
       return { quality: out.quality, reason: out.reason, ...(out.improved_prompt ? { improved_prompt: out.improved_prompt } : {}) };
     } catch (err) {
       return { error: `the question could not be checked: ${(err as Error).message}` };
@@ -246,13 +250,13 @@ export class ResearchService {
     const { events } = await this.client.readEvents(id, afterSeq).catch((err: unknown) => {
       throw this.plain(id, err);
     });
-    const status = (await this.refresh(id)) ?? s.status;
+    const status = (await this.statuses.statusWithin(id)) ?? s.status;
     return { events, status };
   }
 
   async list(asked: ListFilter & { owner: string }): Promise<{ sessions: SessionView[]; next_cursor?: string }> {
     const filter = await this.visibility.filter(asked);
-    await Promise.all((await this.store.unsettled(filter.owner)).map((s) => this.refresh(s.research_id)));
+    await this.statuses.within((await this.store.unsettled(filter.owner)).map((s) => s.research_id));
     const page = await this.store.list(filter);
     return { sessions: page.sessions.map(sessionView), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
   }
@@ -343,17 +347,17 @@ export class ResearchService {
       if (!(err instanceof ResearchError)) throw err;
       if (/^unknown research id/.test(err.message)) throw notFound(id);
       if (err.refusal.kind === 'invalid') throw invalid(err.refusal.field ? `body.${err.refusal.field}` : 'body', err.message);
-      const status = (await this.refresh(id)) ?? s.status;
+      const status = (await this.statuses.statusWithin(id)) ?? s.status;
       throw wrongState(id, status, err.message);
     }
   }
 
   /** The current status from the engine, remembered for listing; undefined when it cannot be read. */
-  async refresh(id: string): Promise<string | undefined> {
+  private async readStatus(id: string): Promise<string | undefined> {
     const s = await this.store.get(id);
     if (!s || s.status === 'draft') return s?.status;
     try {
-      const { state } = await this.client.read(id, { statusOnly: true });
+      const { state } = await this.liveStates.get(id);
       await this.noteStatus(s, state.status);
       return state.status;
     } catch {
