@@ -57,3 +57,18 @@ export function dropBoilerplateLines(text: string): string {
     .filter((line) => !isFurnitureLine(line.trim()))
     .join('\n');
 }
+
+const LEAF_BLOCKS = 'p, div, li, h1, h2, h3, h4, h5, h6, dt, dd, figcaption';
+const BLOCKS_INSIDE = 'p, div, li, ul, ol, h1, h2, h3, h4, h5, h6, table, section, article, blockquote, pre, figure, dl, br';
+
+/**
+ * The same rules on the DOM, block by block, so the markdown the model reads loses the furniture
+ * the text loses.
+ */
+export function pruneFurnitureLines(root: Element): void {
+  for (const el of Array.from(root.querySelectorAll(LEAF_BLOCKS))) {
+    if (el.querySelector(BLOCKS_INSIDE)) continue;
+    const text = (el.textContent ?? '').replace(/\s+/g, ' ').trim();
+    if (text && isFurnitureLine(text)) el.remove();
+  }
+}
