@@ -29,6 +29,11 @@ export const planSchema = z.object({
     })
     .nullable()
     .catch(null),
+  // Added later: answers without it stay valid (no other language is then searched or judged in).
+  translations: z
+    .array(z.object({ language: z.string().min(2).max(20), question: z.string().min(1).max(600) }))
+    .max(6)
+    .catch([]),
 });
 
 export const analysisSchema = z.object({
@@ -63,6 +68,12 @@ export const analysisSchema = z.object({
     .max(50)
     .nullable()
     .catch(null),
+});
+
+export const triageSchema = z.object({
+  verdicts: z
+    .array(z.object({ source_id: z.string(), verdict: z.enum(['addresses', 'partly', 'no']), why: z.string() }))
+    .max(100),
 });
 
 /** Patches the writer is asked for at most. */

@@ -66,6 +66,22 @@ export function modelConnection(config: AppConfig, env: NodeJS.ProcessEnv, ref: 
   };
 }
 
+/** The embedding model the config names (provider:model); none for "auto" or "off". */
+export function configuredEmbeddingModel(config: AppConfig): string | undefined {
+  const ref = config.search.embedding_model;
+  return ref === 'auto' || ref === 'off' ? undefined : ref;
+}
+
+/** How to reach an embedding model: its provider's connection, at search.embedding_base_url when one is set (any provider name then). */
+export function embeddingConnection(config: AppConfig, env: NodeJS.ProcessEnv, ref: string): ModelConnection {
+  const base = config.search.embedding_base_url;
+  if (!base) return modelConnection(config, env, ref);
+  const { provider, model } = splitModelRef(ref);
+  const known = modelProviderFor(config, provider);
+  const apiKey = env.EMBEDDING_API_KEY ?? (known?.api_key_env ? env[known.api_key_env] : undefined);
+  return { kind: 'openai-compatible', provider, model, baseURL: base, apiKey, structuredOutput: 'auto', timeoutMs: config.models.timeout_seconds * 1000 };
+}
+
 /** One search provider as this installation serves it: where it is, what it needs, how to build and probe it. */
 interface SearchSource {
   /** How its results read: web pages, papers, or the user's own documents. */
@@ -137,9 +153,9 @@ const localDocuments: SearchSource = {
   readsServerFiles: true,
   holdsNotes: true,
   create: (config, env) => {
-    const embedding = config.search.embedding_model;
+    const embedding = configuredEmbeddingModel(config);
     const open = async (): Promise<SearchProvider> =>
-      (await localSearchModule()).openLocalDocuments(config.search.local_path as string, path.join(config.data_dir, 'local-index.json'), embedding ? modelConnection(config, env, embedding) : undefined);
+      (await localSearchModule()).openLocalDocuments(config.search.local_path as string, path.join(config.data_dir, 'local-index.json'), embedding ? embeddingConnection(config, env, embedding) : undefined);
     let opened: Promise<SearchProvider> | undefined;
     return { name: LOCAL_SEARCH_PROVIDER, search: async (request) => (await (opened ??= open())).search(request) };
   },

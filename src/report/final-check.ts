@@ -50,7 +50,7 @@ export interface ReportNotes {
   /** Relevance of each scored source to its sub-question (0..1). */
   relevance?: Record<string, number>;
   /** Sources not read because they scored below min_relevance. */
-  skipped_sources?: { id: string; title: string; url: string; score: number }[];
+  skipped_sources?: { id: string; title: string; url: string; score: number; judged?: { by: 'meaning' | 'model' | 'words'; why?: string } }[];
   /** Sources read whose reader found they do not address the question: listed, never cited. */
   not_counted?: { id: string; title: string; url: string; reason: string }[];
   min_relevance?: number;
@@ -210,9 +210,21 @@ function notesList({ extra, labels, found, resolved, removedCitations, removed, 
         .join('\n')}`,
     );
   }
-  if (extra.skipped_sources?.length) {
+  const judgedSkips = (extra.skipped_sources ?? []).filter((x) => x.judged);
+  const scoreSkips = (extra.skipped_sources ?? []).filter((x) => !x.judged);
+  if (judgedSkips.length) {
+    const why = (j: { by: 'meaning' | 'model' | 'words'; why?: string }) => (j.by === 'model' ? labels.judgedBy.model(j.why ?? '') : labels.judgedBy[j.by]);
     notes.push(
-      `- ${labels.skipped(extra.skipped_sources.length, String(extra.min_relevance ?? '—'))}\n${extra.skipped_sources
+      `- ${labels.skippedJudged(judgedSkips.length)}\n${judgedSkips
+        .slice(0, 20)
+        .map((x) => `  - ${x.id} ${escapeInline(x.title || x.url)} — <${x.url}> (${escapeInline(why(x.judged as { by: 'meaning' | 'model' | 'words'; why?: string }))})`)
+        .join('\n')}`,
+    );
+  }
+  // Sessions from before pages were judged: skipped on their word score.
+  if (scoreSkips.length) {
+    notes.push(
+      `- ${labels.skipped(scoreSkips.length, String(extra.min_relevance ?? '—'))}\n${scoreSkips
         .slice(0, 20)
         .map((x) => `  - ${x.id} ${escapeInline(x.title || x.url)} — <${x.url}> (${labels.relevance(x.score.toFixed(2))})`)
         .join('\n')}`,

@@ -86,6 +86,9 @@ export interface ReportLabels {
   /** Why a citation was removed; the resolver's reasons, by kind. */
   reasons: { noSource: (ids: string) => string; neverFetched: (url: string) => string; footnote: (label: string) => string; image: (url: string) => string; offQuestion: (ids: string) => string };
   skipped: (n: number, threshold: string) => string;
+  /** Pages judged before reading not to address the question, and by whom. */
+  skippedJudged: (n: number) => string;
+  judgedBy: { meaning: string; words: string; model: (why: string) => string };
   notCounted: (n: number) => string;
   notAnswered: (found: number, read: number, queries: string) => string;
   merged: (n: number) => string;

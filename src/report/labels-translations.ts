@@ -44,6 +44,8 @@ const DE: ReportLabels = {
     offQuestion: (ids) => `${ids} behandelt die Frage nicht`,
   },
   skipped: (n, t) => `${n} Quelle(n) nicht gelesen: nicht zum Thema ihrer Teilfrage (Relevanz unter ${t}):`,
+  skippedJudged: (n) => `${n} Quelle(n) nicht gelesen: vor dem Lesen als nicht zur Frage gehörig beurteilt:`,
+  judgedBy: { meaning: 'dem Sinn nach über etwas anderes', words: 'teilt kein Wort mit der Frage', model: (why) => `Vorprüfung: ${why}` },
   notCounted: (n) => `${n} Quelle(n) gelesen, die die Frage nicht behandeln; nichts aus ihnen wird zitiert:`,
   notAnswered: (found, read, q) =>
     `**Von den gefundenen Quellen nicht beantwortet:** Die Recherche hat nach ${q} gesucht, ${found} Seite(n) gefunden und ${read} davon gelesen; keine behandelt die Frage, daher zitiert dieser Bericht keine. Was gefunden und gelesen wurde und warum es nicht zählte, steht unter Anmerkungen.`,
@@ -116,6 +118,8 @@ const ES: ReportLabels = {
     offQuestion: (ids) => `${ids} no trata la pregunta`,
   },
   skipped: (n, t) => `${n} fuente(s) sin leer: ajenas a su subpregunta (relevancia inferior a ${t}):`,
+  skippedJudged: (n) => `${n} fuente(s) sin leer: juzgadas antes de leerlas como ajenas a la pregunta:`,
+  judgedBy: { meaning: 'por su sentido, trata de otra cosa', words: 'no comparte ninguna palabra con la pregunta', model: (why) => `criba: ${why}` },
   notCounted: (n) => `${n} fuente(s) leídas que no tratan la pregunta; no se cita nada de ellas:`,
   notAnswered: (found, read, q) =>
     `**Las fuentes encontradas no responden a la pregunta:** la investigación buscó ${q}, encontró ${found} página(s) y leyó ${read}; ninguna trata la pregunta, así que este informe no cita ninguna. Lo que se encontró y leyó, y por qué no contó, figura en las Notas.`,
@@ -188,6 +192,8 @@ const FR: ReportLabels = {
     offQuestion: (ids) => `${ids} ne traite pas la question`,
   },
   skipped: (n, t) => `${n} source(s) non lue(s) : hors sujet pour leur sous-question (pertinence inférieure à ${t}) :`,
+  skippedJudged: (n) => `${n} source(s) non lue(s) : jugée(s) avant lecture sans rapport avec la question :`,
+  judgedBy: { meaning: 'par le sens, traite d’autre chose', words: 'ne partage aucun mot avec la question', model: (why) => `tri : ${why}` },
   notCounted: (n) => `${n} source(s) lue(s) qui ne traitent pas la question ; rien n’en est cité :`,
   notAnswered: (found, read, q) =>
     `**Les sources trouvées ne répondent pas à la question :** la recherche a cherché ${q}, trouvé ${found} page(s) et en a lu ${read} ; aucune ne traite la question, ce rapport n’en cite donc aucune. Ce qui a été trouvé et lu, et pourquoi cela n’a pas compté, figure dans les Remarques.`,
@@ -260,6 +266,8 @@ const ZH: ReportLabels = {
     offQuestion: (ids) => `${ids} 未涉及该问题`,
   },
   skipped: (n, t) => `${n} 个来源未阅读：与其子问题无关（相关度低于 ${t}）：`,
+  skippedJudged: (n) => `${n} 个来源未阅读：阅读前判断为与问题无关：`,
+  judgedBy: { meaning: '按语义判断，内容无关', words: '与问题没有共同词语', model: (why) => `预筛：${why}` },
   notCounted: (n) => `${n} 个来源已阅读但未涉及该问题，因此未引用其任何内容：`,
   notAnswered: (found, read, q) =>
     `**所找到的来源未能回答该问题：** 研究搜索了 ${q}，找到 ${found} 个页面并阅读了其中 ${read} 个；没有一个涉及该问题，因此本报告未引用任何来源。找到和阅读了什么以及为何不计入，见“说明”。`,
@@ -332,6 +340,8 @@ const JA: ReportLabels = {
     offQuestion: (ids) => `${ids} は問いを扱っていません`,
   },
   skipped: (n, t) => `${n} 件の出典は読んでいません：サブクエスチョンと無関係（関連度 ${t} 未満）：`,
+  skippedJudged: (n) => `${n} 件の出典は読んでいません：読む前に質問と無関係と判断：`,
+  judgedBy: { meaning: '意味の上で別の話題', words: '質問と共通の語がない', model: (why) => `事前選別：${why}` },
   notCounted: (n) => `${n} 件の出典は読みましたが問いを扱っていないため、何も引用していません：`,
   notAnswered: (found, read, q) =>
     `**見つかった出典では答えられませんでした：** 調査は ${q} を検索し、${found} ページを見つけてうち ${read} ページを読みましたが、どれも問いを扱っていないため、このレポートは出典を引用していません。見つけたもの・読んだものと数に入らなかった理由は注記にあります。`,

@@ -49,6 +49,8 @@ const EN: ReportLabels = {
     offQuestion: (ids) => `${ids} does not address the question`,
   },
   skipped: (n, t) => `${n} source(s) were not read: off-topic for their sub-question (relevance below ${t}):`,
+  skippedJudged: (n) => `${n} source(s) were not read: judged before reading not to address the question:`,
+  judgedBy: { meaning: 'by meaning, about something else', words: 'shares no word with the question', model: (why) => `triage: ${why}` },
   notCounted: (n) => `${n} source(s) were read but do not address the question, so nothing is cited from them:`,
   notAnswered: (found, read, q) =>
     `**Not answered by the sources found:** the research searched ${q}, found ${found} page(s) and read ${read} of them; none addresses the question, so this report cites none. What was found and read, and why it did not count, is listed under Notes.`,
