@@ -171,6 +171,7 @@ ${paragraphs('Harbour', 2)}
 <p>The new quay seen from the lighthouse at dawn. (Foto: Getty)</p>
 <p>Marco Rossi, harbour master. © AFP / MARCO BERTORELLO</p>
 <p>Photograph by Ed Marshall, Harbour Restoration Programme</p>
+<p>Abbildung 4: Der Querschnitt des neuen Kais mit den Pfählen, wie ihn die Planer im Frühjahr vorgelegt haben.</p>
 ${paragraphs('Quay', 2)}
 <p>Kategorie: News</p><p>Quelle: Landesregierung</p><p>© 2020 Harbour Media Inc. All Rights Reserved.</p>
 <p>For the latest stories and breaking news updates download the Harbour News apps for iOS and Android.</p>
@@ -179,7 +180,7 @@ ${paragraphs('Quay', 2)}
     expect(doc.text).toContain('Harbour paragraph 2 explains');
     expect(doc.text).toContain('Quay paragraph 1 explains');
     // The markdown the model reads loses them too.
-    for (const furniture of ['(Foto: Getty)', 'MARCO BERTORELLO', 'Photograph by', 'Kategorie: News', 'Quelle: Landesregierung', 'All Rights Reserved', 'download the Harbour News apps']) {
+    for (const furniture of ['(Foto: Getty)', 'MARCO BERTORELLO', 'Photograph by', 'Abbildung 4', 'Kategorie: News', 'Quelle: Landesregierung', 'All Rights Reserved', 'download the Harbour News apps']) {
       expect(doc.text).not.toContain(furniture);
       expect(doc.markdown).not.toContain(furniture);
     }
