@@ -43,6 +43,18 @@ describe('HTML skeletons a browser would repair', () => {
   });
 });
 
+describe('an article body the page renders from a template', () => {
+  it("reads the article Blogger ships as an HTML template in the post's articleBody, not a widget's template", async () => {
+    const doc = await html(`<!doctype html><html><head><title>Security Blog</title></head><body><div class="post" itemscope itemtype="http://schema.org/BlogPosting">
+<h2 class="title" itemprop="name">Enhanced protection</h2><div class="post-body"><div class="post-content" itemprop="articleBody">
+<script type="text/template"><span class="byline-author">Posted by the Safe Browsing team</span>
+${paragraphs('Protection', 4)}</script><noscript>${paragraphs('Protection', 1)}</noscript></div></div></div>
+<div class="widget" itemprop="articleBody"><script type="text/template"><p>{{comment.author}} wrote {{comment.body}}</p></script></div></body></html>`);
+    expect(doc.text).toContain('Protection paragraph 4 explains');
+    expect(doc.text).not.toContain('{{comment');
+  });
+});
+
 describe('text as a reader sees it', () => {
   it('drops furigana readings, soft hyphens and zero-width spaces, and composes characters (NFC)', async () => {
     const doc = await html(`<!doctype html><html lang="ja"><head><title>ニュース</title></head><body><article>
