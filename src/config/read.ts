@@ -45,6 +45,11 @@ export function applyEnvironment(config: AppConfig, raw: unknown, env: NodeJS.Pr
   applyBudgetAliases(config, raw);
   if (env.SEARXNG_URL) config.search.searxng_url = env.SEARXNG_URL;
   if (env.DOI_RESOLVER_URL) config.fetch.doi_resolver_url = env.DOI_RESOLVER_URL;
+  if (env.FETCH_RENDER) {
+    if (!['auto', 'always', 'never'].includes(env.FETCH_RENDER)) throw new ConfigError(`FETCH_RENDER must be auto, always or never (got "${env.FETCH_RENDER}")`);
+    config.fetch.render = env.FETCH_RENDER as AppConfig['fetch']['render'];
+  }
+  if (env.CHROMIUM_PATH) config.fetch.browser.executable = env.CHROMIUM_PATH;
   if (env.LOCAL_DOCS_DIR) config.search.local_path = env.LOCAL_DOCS_DIR;
   for (const name of ['LOCAL_EMBEDDING_MODEL', 'EMBEDDING_MODEL'] as const) {
     const value = env[name]?.trim();

@@ -17,6 +17,8 @@ export interface CitableSource {
   file_id?: string;
   /** Credibility tier from source vetting. */
   tier?: string;
+  /** The page showed only the opening of its article (paywall, login). */
+  teaser?: boolean;
 }
 
 export interface VerifiedReport {
@@ -64,6 +66,10 @@ export interface ReportNotes {
   shortfalls?: string[];
   /** Earlier runs that stopped early and what the runs after them added. */
   resumed?: ResumedRun[];
+  /** Sources whose text is built by script, read rendered in a browser. */
+  rendered_sources?: string[];
+  /** Sources whose text is built by script that could not be rendered (why: no browser, fetch.render is never, the render failed). */
+  unrendered_sources?: { id: string; title: string; url: string; reason: string }[];
 }
 
 export interface CheckOptions {
@@ -131,7 +137,7 @@ export function verifyReportCitations(markdown: string, fetched: CitableSource[]
   }
   report.sections.push({ title: labels.sources, body: sourcesList(citedSources, extra, labels) });
   const missing = stillMissing(extra.open_gap_list ?? [], renderReport(report));
-  const notes = notesList({ extra, labels, found, resolved: resolvedCount, removedCitations, removed, failedSources, merged: (extra.merged_claims ?? 0) + repeated.length, questions: questionSection ? [] : questions, missing });
+  const notes = notesList({ extra, labels, found, resolved: resolvedCount, removedCitations, removed, failedSources, merged: (extra.merged_claims ?? 0) + repeated.length, questions: questionSection ? [] : questions, missing, teasers: citedSources.filter((s) => s.teaser).map((s) => s.id) });
   if (notes.length) report.sections.push({ title: labels.notes, body: notes.join('\n') });
   return {
     markdown: renderReport(report),
@@ -166,6 +172,7 @@ function sourcesList(sources: CitableSource[], extra: ReportNotes, labels: Repor
       const details = [s.tier, s.retrieved_at && labels.fetched(s.retrieved_at), s.file_id && labels.snapshot(s.file_id)].filter(Boolean);
       const relevance = extra.relevance?.[s.id];
       if (relevance !== undefined) details.push(labels.relevance(relevance.toFixed(2)));
+      if (s.teaser) details.push(labels.onlyOpening);
       return `- [${s.id}] ${escapeInline(s.title || s.url)} — <${s.url}>${details.length ? ` (${details.join(', ')})` : ''}`;
     })
     .join('\n');
@@ -183,9 +190,11 @@ interface NotesInput {
   questions: string[];
   /** The gaps stated as statements, uncited. */
   missing: string[];
+  /** Cited sources whose page showed only its opening. */
+  teasers: string[];
 }
 
-function notesList({ extra, labels, found, resolved, removedCitations, removed, failedSources, merged, questions, missing }: NotesInput): string[] {
+function notesList({ extra, labels, found, resolved, removedCitations, removed, failedSources, merged, questions, missing, teasers }: NotesInput): string[] {
   const notes: string[] = [];
   if (extra.search_outage) {
     const missed = extra.search_outage.queries_not_searched;
@@ -196,6 +205,7 @@ function notesList({ extra, labels, found, resolved, removedCitations, removed, 
   if (extra.stopped) notes.push(`> ${labels.unfinished(stoppedPhrase(extra.stopped, labels))}`);
   if (extra.shortfalls?.length) notes.push(`- ${labels.shortfalls}\n${shortfallLines(extra.shortfalls, labels).map((f) => `  - ${escapeInline(f)}`).join('\n')}`);
   notes.push(citationSummary(found, resolved, removedCitations, labels));
+  if (teasers.length) notes.push(`- ${labels.teasers(teasers.join(', '))}`);
   if (extra.not_counted?.length) {
     notes.push(
       `- ${labels.notCounted(extra.not_counted.length)}\n${extra.not_counted
@@ -227,6 +237,7 @@ function notesList({ extra, labels, found, resolved, removedCitations, removed, 
   if (merged) notes.push(`- ${labels.merged(merged)}`);
   if (removed.size) notes.push(`> ${labels.removedIds([...removed].sort((a, b) => idNumber(a) - idNumber(b)).join(', '))}`);
   if (failedSources) notes.push(`- ${labels.failed(failedSources)}`);
+  notes.push(...renderingNotes(extra, labels));
   if (extra.content_fidelity !== undefined && extra.content_fidelity < 1) {
     notes.push(`- ${labels.fidelity(Math.round(extra.content_fidelity * 100), fidelityBand(extra.content_fidelity, labels))}`);
   }
@@ -241,6 +252,19 @@ function notesList({ extra, labels, found, resolved, removedCitations, removed, 
     notes.push(`- ${labels.openQuestionsIntro}\n${questions.slice(0, 10).map((q) => `  - ${inlineKeepingCitations(q)}`).join('\n')}`);
   }
   if (missing.length) notes.push(`- ${labels.stillMissing}\n${missing.slice(0, 10).map((m) => `  - ${escapeInline(m)}`).join('\n')}`);
+  return notes;
+}
+
+/** How many sources needed a browser: read rendered, or not rendered — and then how to add one. */
+function renderingNotes(extra: ReportNotes, labels: ReportLabels): string[] {
+  const notes: string[] = [];
+  if (extra.rendered_sources?.length) notes.push(`- ${labels.rendered(extra.rendered_sources.length)}`);
+  const unrendered = extra.unrendered_sources ?? [];
+  if (unrendered.length) {
+    const off = unrendered.every((x) => x.reason === 'fetch.render is never');
+    const list = unrendered.slice(0, 20).map((x) => `  - ${x.id} ${escapeInline(x.title || x.url)} — <${x.url}> (${escapeInline(x.reason)})`);
+    notes.push([`- ${labels.unrendered(unrendered.length)} ${labels.addBrowser(off)}`, ...list].join('\n'));
+  }
   return notes;
 }
 

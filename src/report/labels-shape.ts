@@ -54,6 +54,10 @@ export interface ReportLabels {
   fetched: (date: string) => string;
   snapshot: (id: string) => string;
   relevance: (score: string) => string;
+  /** A cited source whose page showed only its opening (paywall), in its Sources entry. */
+  onlyOpening: string;
+  /** The Notes' line on such sources (their ids). */
+  teasers: (ids: string) => string;
   gap: (title: string) => string;
   queriesTried: (queries: string) => string;
   notWritten: (stopped: string, title: string) => string;
@@ -90,6 +94,10 @@ export interface ReportLabels {
   merged: (n: number) => string;
   removedIds: (ids: string) => string;
   failed: (n: number) => string;
+  /** Sources whose text is built by script: read rendered, or not rendered (and how to render them). */
+  rendered: (n: number) => string;
+  unrendered: (n: number) => string;
+  addBrowser: (renderIsOff: boolean) => string;
   fidelity: (percent: number, band: string) => string;
   bands: [full: string, condensed: string, compressed: string, minimal: string];
   confidence: (counts: string) => string;

@@ -5,6 +5,7 @@
 import type { ModelUsage, VerifyCitationsInput, VerifyCitationsOutput } from '../../activities/contracts';
 import { analysisGate, gatheringGate } from '../../research/gates';
 import { normalizeQuery } from '../../domain/text';
+import type { Source } from '../../domain/types';
 import { store, verifier } from '../activities';
 import { goTo, type Next } from '../runs';
 import { errorMessage, type ResearchSession } from '../session';
@@ -68,7 +69,7 @@ async function citationInput(s: ResearchSession, extra: CitationExtra): Promise<
   const reportId = await ensureReport(s);
   const fetched = st.sources
     .filter((src) => src.status === 'fetched' && !src.skipped_off_topic)
-    .map((src) => ({ id: src.id, title: src.title, url: src.url, ...(src.final_url ? { final_url: src.final_url } : {}), retrieved_at: src.retrieved_at, file_id: src.file_id, ...(src.tier ? { tier: src.tier } : {}) }));
+    .map((src) => ({ id: src.id, title: src.title, url: src.url, ...(src.final_url ? { final_url: src.final_url } : {}), retrieved_at: src.retrieved_at, file_id: src.file_id, ...(src.tier ? { tier: src.tier } : {}), ...(src.teaser ? { teaser: true } : {}) }));
   const skipped = st.sources.filter((src) => src.skipped_off_topic);
   const scored = st.sources.filter((src) => src.relevance !== undefined);
   const open = openQuestions(st);
@@ -94,6 +95,17 @@ async function citationInput(s: ResearchSession, extra: CitationExtra): Promise<
     ...(st.plan?.context?.language ? { language: st.plan.context.language } : {}),
     ...(st.sources.some((x) => x.off_question) ? { not_counted: st.sources.filter((x) => x.off_question).map((x) => ({ id: x.id, title: x.title, url: x.url, reason: x.off_question as string })) } : {}),
     ...(resumed.length ? { resumed } : {}),
+    ...renderedNotes(st.sources),
+  };
+}
+
+/** Which sources needed a browser: the ids of those read rendered, and those that could not be (why). */
+function renderedNotes(sources: Source[]): Pick<VerifyCitationsInput, 'rendered_sources' | 'unrendered_sources'> {
+  const rendered = sources.filter((x) => x.rendered_by);
+  const unrendered = sources.filter((x) => x.unrendered && !x.rendered_by);
+  return {
+    ...(rendered.length ? { rendered_sources: rendered.map((x) => x.id) } : {}),
+    ...(unrendered.length ? { unrendered_sources: unrendered.map((x) => ({ id: x.id, title: x.title, url: x.url, reason: x.unrendered as string })) } : {}),
   };
 }
 
