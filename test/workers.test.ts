@@ -4,7 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connect, ensureWorker, readWorkerRecord } from '../src/runtime/local';
 import { loadConfig, PROJECT_ROOT } from '../src/config/load';
 import { livePollers, parseWorkerRecord, providerFingerprint } from '../src/runtime/workers';
@@ -16,6 +16,16 @@ import { deploymentBuilds } from '../src/temporal/deployments';
 import { BASE_MB, MIN_CACHED, SESSION_MB, workerHeapMb, workerProcessEnv, workflowCacheSize } from '../src/worker/cache-size';
 
 describe('worker liveness', () => {
+  // These workers use the test run's Temporal server on purpose, as a user with TEMPORAL_ADDRESS
+  // does (without it, the CLI refuses a server another data directory started).
+  const before = process.env.TEMPORAL_ADDRESS;
+  beforeAll(() => {
+    process.env.TEMPORAL_ADDRESS = inject('temporalAddress');
+  });
+  afterAll(() => {
+    if (before === undefined) delete process.env.TEMPORAL_ADDRESS;
+    else process.env.TEMPORAL_ADDRESS = before;
+  });
   it('a poller on this machine counts only while its process runs; old polls never', () => {
     const dead = spawnSync(process.execPath, ['-e', 'process.pid']).pid as number;
     const now = Date.now();
