@@ -64,6 +64,9 @@ export interface Described {
 /** The place a position is in: itself, or the place a wait or an end is in. */
 export const placeOf = (p: Position): Place => (p.at === 'waiting' || p.at === 'ended' ? p.in : p);
 
+/** The wait a position is in, if it waits. */
+export const waitOf = (p: Position): Waiting | undefined => (p.at === 'waiting' ? p.wait : undefined);
+
 export const isEnded = (p: Position): p is Extract<Position, { at: 'ended' }> => p.at === 'ended';
 
 /**

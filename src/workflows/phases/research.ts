@@ -7,17 +7,16 @@
 // decides is one pure function (src/research/round.ts). With pause_for_guidance the session waits
 // for a person after each phase. All progress lives in state (the position, marks on sources and
 // findings), so a new run resumes exactly here.
-import { analysisGate, gatheringGate, synthesisGate } from '../../research/gates';
+import { analysisGate, gatheringGate, searchOutcomes, synthesisGate } from '../../research/gates';
 import { type LoopPhase, placeOf } from '../../domain/position';
 import type { ResearchPlan } from '../../domain/types';
-import { normalizeQuery } from '../../domain/text';
 import { ApplicationFailure } from '@temporalio/workflow';
 import { type Answer, goTo, type Next, researchFrom, waitFor } from '../runs';
 import type { ResearchSession } from '../session';
 import { analyzeBatch } from './analysis';
 import { readInputContexts } from './contexts';
 import { beginEnhancement } from './enhance';
-import { fillEmptySections } from './fill';
+import { fillEmptySections, recordGapsLeftOpen, recordSectionFill } from './fill';
 import { gatherRound } from './gather';
 import { guidanceAfterFinish, noRoomToSearch, refine, refinedQueries } from './mind';
 import { afterPhase, retryByRule } from './oversight';
@@ -108,7 +107,7 @@ async function gather(s: ResearchSession): Promise<LoopPhase> {
   const st = s.state;
   await gatherRound(s);
   const planned = st.searched_queries.length;
-  const completed = new Set(st.sources.filter((x) => x.status === 'fetched').map((x) => normalizeQuery(x.query))).size;
+  const completed = searchOutcomes(st.sources, st.searched_queries);
   rateSources(s);
   const gate = gatheringGate(st.sources, planned, completed, (source) => source.quality, s.settings.vetting_lists);
   afterPhase(s, 'gathering', gate, { sources: st.sources.length, fetched: gate.metrics.fetched_sources ?? 0 });
@@ -151,6 +150,8 @@ async function synthesize(s: ResearchSession): Promise<LoopPhase> {
     for (const f of findings) f.reported = true;
     s.saveBeside();
   }
+  recordSectionFill(s);
+  recordGapsLeftOpen(s);
   const gate = synthesisGate(st.report_shape ?? { chars: st.report_chars, sections: 0, sections_with_content: 0 });
   afterPhase(s, 'synthesis', gate, { report_chars: st.report_chars }, { noPhaseAfter: true });
   return 'COMPLETED';
