@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../src/server/app';
 import { ResearchService } from '../src/server/research-service';
 import { EncryptionCodec, parsePayloadKeys, payloadCodecFromEnv } from '../src/temporal/codec';
-import { startEnvironment, startHarness, workflowBundle, type Harness, type TestEnvironment } from './harness';
+import { startEnvironment, startHarness, waitFor, workflowBundle, type Harness, type TestEnvironment } from './harness';
 import { runCli } from './harness/cli';
 
 const key = () => randomBytes(32).toString('base64');
@@ -139,15 +139,27 @@ describe('encrypted payloads (DEEP_RESEARCH_PAYLOAD_KEYS)', () => {
     expect(status.status, status.stderr).toBe(0);
     expect(status.stderr).not.toContain('DEEP_RESEARCH_PAYLOAD_KEYS');
     expect(JSON.parse(status.stdout)).toMatchObject({ research_id: researchId, status: 'completed' });
+    // So is a finished session's report: no key needed, nothing to complain about.
     const report = await cli(['report', researchId], undefined);
     expect(report.status, report.stderr).toBe(0);
-    expect(report.stderr).toContain(`research ${researchId} is encrypted and DEEP_RESEARCH_PAYLOAD_KEYS is not set here`);
-    expect(report.stderr).toContain("showing the session store's copy");
+    expect(report.stderr).not.toContain('DEEP_RESEARCH_PAYLOAD_KEYS');
     expect(report.stdout.trim()).toBe(stored?.report_markdown.trim());
-    // Another key than the session's: said as such.
-    const wrong = await cli(['report', researchId], NEW_KEY);
-    expect(wrong.status, wrong.stderr).toBe(0);
-    expect(wrong.stderr).toMatch(/DEEP_RESEARCH_PAYLOAD_KEYS here does not hold/);
+    // A session still running is read from its workflow, whose payloads need the key: without it,
+    // or with another key than the session's, the store's copy, said as such.
+    const { researchId: waiting } = await env.client.start({ query: `${QUERY} (second look)`, autoApprove: false, settings: { max_sources: 4, max_iterations: 1 } });
+    await waitFor('the plan awaiting approval', async () => (await env.client.sessions().get(waiting))?.status === 'awaiting_approval');
+    try {
+      const noKey = await cli(['report', waiting], undefined);
+      expect(noKey.status, noKey.stderr).toBe(0);
+      expect(noKey.stderr).toContain(`research ${waiting} is encrypted and DEEP_RESEARCH_PAYLOAD_KEYS is not set here`);
+      expect(noKey.stderr).toContain("showing the session store's copy");
+      expect(noKey.stdout.trim()).toBe((await env.client.sessions().get(waiting))?.report_markdown.trim());
+      const wrong = await cli(['report', waiting], NEW_KEY);
+      expect(wrong.status, wrong.stderr).toBe(0);
+      expect(wrong.stderr).toMatch(/DEEP_RESEARCH_PAYLOAD_KEYS here does not hold/);
+    } finally {
+      await env.client.cancel(waiting).catch(() => undefined);
+    }
   });
 
   it('refuses malformed key lists without echoing the key material', () => {
