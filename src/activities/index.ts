@@ -32,7 +32,6 @@ import { adoptingArtifacts } from './adopted-artifacts';
 
 export interface ActivityDeps {
   config: AppConfig;
-  env?: NodeJS.ProcessEnv;
   artifacts?: ArtifactStore;
   sessions?: SessionStore;
   /** Told when an activity starts and stops waiting for an unreachable store (logs, metrics). */
@@ -41,15 +40,14 @@ export interface ActivityDeps {
 
 export function createActivities(deps: ActivityDeps): { activities: ResearchActivities; close(): Promise<void> } {
   const { config } = deps;
-  const env = deps.env ?? process.env;
-  const ownArtifacts = deps.artifacts ? undefined : openArtifactStore(config, env);
+  const ownArtifacts = deps.artifacts ? undefined : openArtifactStore(config);
   const artifacts = deps.artifacts ?? (ownArtifacts as ArtifactStore);
   let sessions = deps.sessions;
   const ownsSessions = !sessions;
-  const sessionStore = () => (sessions ??= openSessionStore(config, env));
+  const sessionStore = () => (sessions ??= openSessionStore(config));
   const models = new Map<string, ModelProvider>();
   const model = (ref: string, role?: string) => {
-    const connection = modelConnection(config, env, ref, role);
+    const connection = modelConnection(config, ref, role);
     const key = `${ref} ${connection.timeoutMs}`;
     const provider = models.get(key) ?? createModelProvider(connection);
     models.set(key, provider);
@@ -57,19 +55,19 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   };
   const defaultModel = (role: string) => {
     try {
-      return resolveProviderPlan(config, env, config.research.settings).model_chains[role]?.[0] ?? config.models.default;
+      return resolveProviderPlan(config, config.research.settings).model_chains[role]?.[0] ?? config.models.default;
     } catch {
       return config.models.default;
     }
   };
   const searchProviders = new Map<string, SearchProvider>();
   const searchProvider = (name: string) => {
-    const provider = searchProviders.get(name) ?? createSearch(config, env, name);
+    const provider = searchProviders.get(name) ?? createSearch(config, name);
     searchProviders.set(name, provider);
     return provider;
   };
-  const fetcher = fetcherFromConfig(config, env);
-  const ownCache = openFetchCache(config, env);
+  const fetcher = fetcherFromConfig(config);
+  const ownCache = openFetchCache(config);
   // Activities holding paid or fetched work (a model's answer, a page) wait out a store that cannot
   // be reached inside their attempt; the store steps (persist, report versions) fail fast instead,
   // as StoreUnavailable, and Temporal retries them without a maximum.
@@ -85,7 +83,7 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   const budget = fitSettingsOf(config);
   const archiveSweep = startArchiveSweep(budget.archive.dir, budget.archive.ttl_hours);
   const modelDeps = { model, defaultModel, pricing: config.models.pricing, artifacts: store, budget, streams };
-  const relevance = createRelevanceActivities(store, relevanceEmbedder(config, env));
+  const relevance = createRelevanceActivities(store, relevanceEmbedder(config));
   // The parser and the relevance score are compiled on first use: done now, not in a user's first round.
   setTimeout(() => void warmUpParsing().then(() => relevanceScore('Battery storage on the grid grew again.', ['grid storage costs'])), 0).unref();
   const modelActivities = createModelActivities(modelDeps);
@@ -112,9 +110,9 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
     ...asStoreSteps(createStoreActivities(sessionStore, storeStepArtifacts), 'sessions'),
     ...asStoreSteps(createReportActivities(storeStepArtifacts), 'artifacts'),
     scoreRelevance: relevance.scoreRelevance,
-    ...createDeliveryActivities({ config, env, sessions: sessionsWaiting, artifacts: store }),
+    ...createDeliveryActivities({ config, sessions: sessionsWaiting, artifacts: store }),
     async lookupLocalKnowledge({ query, maxResults }) {
-      const notes = notesSource(config, env);
+      const notes = notesSource(config);
       if (!notes) return { hits: [] };
       try {
         const hits = (await searchProvider(notes).search({ query, maxResults })).filter(matchesQuestion(query));
@@ -125,7 +123,7 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
     },
     async resolveProviders({ settings }) {
       try {
-        return resolveProviderPlan(config, env, settings);
+        return resolveProviderPlan(config, settings);
       } catch (err) {
         throw toFailure(err, 'choosing providers');
       }
@@ -172,11 +170,11 @@ function startArchiveSweep(dir: string | undefined, ttlHours: number): NodeJS.Ti
 export { checkModelConfigured } from '../providers/registry';
 
 /** The configured embedding model, made once when a page is first scored by meaning. */
-function relevanceEmbedder(config: AppConfig, env: NodeJS.ProcessEnv): () => Embedder | undefined {
+function relevanceEmbedder(config: AppConfig): () => Embedder | undefined {
   let embedder: Embedder | undefined;
   return () => {
     const ref = config.search.embedding_model;
     if (!ref) return undefined;
-    return (embedder ??= createEmbedder(modelConnection(config, env, ref)));
+    return (embedder ??= createEmbedder(modelConnection(config, ref)));
   };
 }

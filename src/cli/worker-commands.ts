@@ -36,7 +36,7 @@ export async function workerCommand(action: 'status' | 'stop' | 'adopt', config:
   } catch {
     pollers = undefined;
   }
-  const stale = !!pid && !!record?.fingerprint && record.fingerprint !== providerFingerprint(process.env);
+  const stale = !!pid && !!record?.fingerprint && record.fingerprint !== providerFingerprint(config);
   const status = {
     background_worker: pid ? { pid, started_at: record?.started_at, environment_changed: stale } : null,
     live_pollers: pollers ?? null,
