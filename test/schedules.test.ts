@@ -104,7 +104,7 @@ describe('research on a schedule', () => {
     const id = `api-${randomUUID().slice(0, 6)}`;
     const bad = await api.call('POST', '/api/schedules', { body: { query: 'q', every: 'weekly' } });
     expect(bad.status).toBe(400);
-    expect(bad.body.message).toMatch(/^body\.every: a number and a unit/);
+    expect(bad.body.message).toMatch(/^body\.every: a whole number and a unit/);
     const tooOften = await api.call('POST', '/api/schedules', { body: { query: 'q', every: '5s' } });
     expect(tooOften.status).toBe(400);
     expect(tooOften.body.message).toMatch(/at most every 10 s/);

@@ -179,7 +179,10 @@ describe('the HTTP service', () => {
     const json = await api.call('GET', `/api/shared/${token}`);
     expect(json.body).toMatchObject({ research_id: id, status: 'completed' });
     // Read-only: nothing under the share link changes anything.
-    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) expect((await api.call(method, `/api/shared/${token}`, { body: {} })).status).toBe(404);
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+      const refused = await api.call(method, `/api/shared/${token}`, { body: {} });
+      expect({ method, status: refused.status, allow: refused.headers.get('allow') }).toEqual({ method, status: 405, allow: 'GET, HEAD' });
+    }
     const revoked = await api.call('DELETE', `/api/research/${id}/share`, { token: alice });
     expect(revoked.body.shared).toBe(false);
     expect((await api.call('GET', `/share/${token}`)).status).toBe(404);

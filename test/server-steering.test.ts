@@ -48,10 +48,16 @@ describe('service rules and steering over HTTP', () => {
     harness.model.requests.slice(from).map((r) => (r.body.messages as { content: unknown }[]).map((m) => textOf(m.content)).join('\n'));
 
   it('an HTTP session never reads the operator’s files unless the operator allows it; reject ends it', async () => {
-    for (const settings of [{ search_providers: ['duckduckgo', 'local'] }, { search_provider: 'local' }, { local_documents: true }]) {
+    // Refused by the schema, which the document states (the element named where a list holds it).
+    for (const [settings, field, words] of [
+      [{ search_providers: ['duckduckgo', 'local'] }, 'search_providers.1', 'reads files on the server'],
+      [{ search_provider: 'local' }, 'search_provider', 'reads files on the server'],
+      [{ local_documents: true }, 'local_documents', 'does not read local documents'],
+    ] as const) {
       const res = await post('/api/research', { query: 'read my disk', settings });
       expect(res.status).toBe(400);
-      expect(res.body.field).toBe(`body.settings.${Object.keys(settings)[0]}`);
+      expect(res.body.field).toBe(`body.settings.${field}`);
+      expect(res.body.message).toContain(words);
     }
     const before = harness.model.requests.length;
     const { research_id: id } = await create('sodium-ion battery storage costs');

@@ -7,8 +7,8 @@ import { withOverrides, type SettingsOverrides } from '../config/session-setting
 import type { AppConfig } from '../config/schema';
 import { dataConverterOf } from '../temporal/codec';
 import { clientTracingInterceptors } from '../telemetry/tracing';
-import { openArtifactStore, openSessionStore } from '../stores/open';
-import type { SessionPage, SessionStore } from '../stores/sessions';
+import { openArtifactStore, openFetchCache, openSessionStore } from '../stores/open';
+import { artifactIdsIn, type SessionPage, type SessionStore } from '../stores/sessions';
 import { withReportText } from './report-events';
 import { PayloadKeyError, payloadKeyProblem } from './payload-keys';
 import { isStoreUnavailable } from '../stores/unavailable';
@@ -273,6 +273,10 @@ export class ResearchClient {
 
   /** Starts a run of the session from a state (retry, resume, enhance, adoption by a new build). */
   async startRun(state: ResearchState, policy: 'ALLOW_DUPLICATE' | 'REJECT_DUPLICATE' | 'REPLACE_RUNNING'): Promise<void> {
+    // What the state names (an enhanced version: its parent's pages and report) is the session's
+    // before it runs, so a delete of the parent meanwhile leaves those artifacts in place.
+    const refs = openFetchCache(this.config, this.env);
+    await refs.adopt(state.research_id, artifactIdsIn(JSON.stringify(state))).finally(() => refs.close());
     const input: ResearchInput = { researchId: state.research_id, query: state.initial_query, settings: state.settings, resume: state };
     await this.client.workflow.start(WORKFLOW_TYPE, {
       taskQueue: this.config.temporal.task_queue,

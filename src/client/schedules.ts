@@ -7,6 +7,7 @@ import type { AppConfig } from '../config/schema';
 import { SCHEDULED_WORKFLOW_TYPE, scheduledResearchId } from '../contract/names';
 import type { ScheduledRunInput } from '../contract/workflows';
 import { ResearchError, validateQuery } from './errors';
+import { wholeNumberPattern } from '../domain/text-rules';
 
 const PREFIX = 'research-schedule-';
 const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000 };
@@ -38,6 +39,15 @@ export interface ScheduleView {
   /** Runs still going (a firing while one runs is skipped). */
   running: number;
   created_at?: string;
+}
+
+/**
+ * What `every` takes, as a pattern that holds the bounds too (10 s .. 366 days): a whole number
+ * within each unit's bounds, then its unit (the API's document states it).
+ */
+export function everyPattern(): RegExp {
+  const units = Object.entries(UNITS).map(([unit, ms]) => `(?:${wholeNumberPattern(Math.ceil(MIN_EVERY_MS / ms), Math.floor(MAX_EVERY_MS / ms))}) *[${unit}${unit.toUpperCase()}]`);
+  return new RegExp(`^ *(?:${units.join('|')}) *$`);
 }
 
 /** "7d" → milliseconds; refuses anything outside 10 s .. 366 days. */

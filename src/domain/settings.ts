@@ -3,22 +3,42 @@
 // zod stays out of the workflow bundle).
 import { z } from 'zod';
 import { CREDIBILITY_TIERS, DELIVERY_EVENTS, MODEL_ROLES } from './names';
+import { LINE_CHARACTER, TWO_NON_BLANK, wholeNumberPattern } from './text-rules';
 
-export const modelRef = z.string().regex(/^[a-z0-9][a-z0-9_.-]*:.+$/i, 'write models as provider:model, e.g. openai:gpt-4o-mini');
+export const modelRef = z.string().regex(new RegExp(`^[A-Za-z0-9][A-Za-z0-9_.-]*:${LINE_CHARACTER}+$`), 'write models as provider:model, e.g. openai:gpt-4o-mini');
 export const searchProviderName = z.string().regex(/^[a-z][a-z0-9_-]*$/, 'a search provider name such as tavily or searxng');
+
+/**
+ * An http(s) URL with a host name (its last label not a number) or an IPv4 address, a port within
+ * range, then path and query in the characters a URL may hold as they are (others %-encoded): one
+ * that every URL parser (RFC 3986, WHATWG's) takes the same way.
+ */
+const URL_CHARACTER = "(?:[A-Za-z0-9._~!$&'()*+,;=:@/-]|%[0-9A-Fa-f]{2})";
+const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
+const WEBHOOK_URL = new RegExp(
+  `^[Hh][Tt][Tt][Pp][Ss]?://(?:(?:${OCTET}\\.){3}${OCTET}|(?:[A-Za-z0-9-]+\\.)*[A-Za-z][A-Za-z0-9-]*)(?::${wholeNumberPattern(0, 65535)})?(?:/${URL_CHARACTER}*)?(?:\\?(?:${URL_CHARACTER}|\\?)*)?$`,
+);
+
+/** An address as mail servers take it: z.email()'s shape within RFC 5321's lengths (local part 64, domain 253, label 63). */
+const emailAddress = z.email().refine((address) => {
+  const at = address.lastIndexOf('@');
+  const domain = address.slice(at + 1);
+  return at <= 64 && domain.length <= 253 && domain.split('.').every((label) => label.length <= 63);
+}, 'an e-mail address within RFC 5321 lengths (local part up to 64 characters, domain up to 253, each label up to 63)');
 
 const deliverySchema = z
   .object({
-    email: z.object({ to: z.array(z.string().email()).min(1).max(20) }).strict().optional().describe('Recipients; the SMTP server comes from SMTP_HOST, SMTP_PORT, SMTP_USER, SMTP_PASS, SMTP_FROM'),
+    email: z.object({ to: z.array(emailAddress).min(1).max(20) }).strict().optional().describe('Recipients; the SMTP server comes from SMTP_HOST, SMTP_PORT, SMTP_USER, SMTP_PASS, SMTP_FROM'),
     webhooks: z
-      .array(z.object({ url: z.string().url().refine((u) => /^https?:/i.test(u), 'only http(s) webhooks') }).strict())
+      .array(z.object({ url: z.string().max(2000).regex(WEBHOOK_URL, 'only http(s) webhooks, to a host name or an IPv4 address').url() }).strict())
       .max(10)
       .optional()
       .describe('POSTed a JSON body signed with WEBHOOK_SECRET (HMAC-SHA256)'),
     on: z.array(z.enum(DELIVERY_EVENTS)).min(1).optional().describe('When to deliver; default: completed'),
   })
   .strict()
-  .refine((d) => !!d.email || !!d.webhooks?.length, 'delivery needs email.to or at least one webhook');
+  .refine((d) => !!d.email || !!d.webhooks?.length, 'delivery needs email.to or at least one webhook')
+  .meta({ anyOf: [{ required: ['email'] }, { required: ['webhooks'], properties: { webhooks: { minItems: 1 } } }] });
 
 export const researchSettingsSchema = z
   .object({
@@ -63,7 +83,7 @@ export const researchSettingsSchema = z
     max_phase_visits: z.number().int().min(1).max(1_000).default(40).describe('Backstop: no phase runs more often than this'),
     max_concurrency: z.number().int().min(1).max(32).default(4).describe('Research branches (one per query) analysing at once'),
     max_model_calls_in_flight: z.number().int().min(1).max(64).default(4).describe('Model calls in flight at once across one session'),
-    panel: z.array(z.string().trim().min(2).max(200)).min(1).max(10).optional().describe('Panel research: "provider:model" items or plain words ("claude", "gemini"); one model per vendor (its maker, also through a gateway), first match wins, models without a key dropped'),
+    panel: z.array(z.string().max(200).trim().regex(TWO_NON_BLANK, 'at least two characters besides spaces')).min(1).max(10).optional().describe('Panel research: "provider:model" items or plain words ("claude", "gemini"); one model per vendor (its maker, also through a gateway), first match wins, models without a key dropped'),
     synthesis_model: modelRef.optional().describe('The model that merges the panel answers (its key is required); default: the writer\'s model'),
     skip_synthesis: z.boolean().optional().describe('Panel research: return the answers side by side, without a synthesis'),
     budget: z

@@ -9,7 +9,7 @@ import { deliveryRecord, findingSchema, researchStateSchema, sourceSchema, usage
 
 export const apiError = z
   .object({
-    error: z.string().describe('INVALID_REQUEST, UNAUTHORIZED, NOT_FOUND, WRONG_STATE, CONFLICT, UNSUPPORTED, RATE_LIMITED, UNAVAILABLE or INTERNAL'),
+    error: z.string().describe('INVALID_REQUEST, UNAUTHORIZED, NOT_FOUND, METHOD_NOT_ALLOWED, GONE, WRONG_STATE, CONFLICT, UNSUPPORTED, RATE_LIMITED, UNAVAILABLE or INTERNAL'),
     message: z.string().describe('one sentence saying what to fix'),
     field: z.string().optional().describe('the refused part of the request as a path, e.g. body.settings.max_concurrency'),
     status: z.string().optional().describe("the session's current status (409)"),
@@ -160,11 +160,13 @@ export const binary = z.string().meta({ format: 'binary' }) as unknown as z.ZodT
 /** Routes anybody may call (no token); the codec preflight is answered before authentication too. */
 export const PUBLIC_ROUTES = [/^\/$/, /^\/assets\//, /^\/api\/openapi\.json$/, /^\/api\/docs(\/|$)/, /^\/api\/shared\//, /^\/share\//, /^\/api\/health$/, /^\/api\/ready$/];
 
+const SESSION_ROUTE = /^\/(api\/research\/:id|api\/shared\/|share\/)/;
 const ENGINE_ROUTE = /^\/(api\/(research|check|metadata|schedules|mcp|shared)|share)(\/|$)/;
 
 /**
  * Adds the errors a route can answer to its schema, the same way for every route: 400 for input
- * it validates or parses, 401 without a valid token, 404 for an id in its path, 413/415 for a body
+ * it validates or parses, 401 without a valid token, 404 for an id in its path, 410 for an artifact a
+ * session names that is no longer stored, 413/415 for a body
  * too large or not JSON, 429 over the rate limit, 503 while Temporal or the shared store is away.
  */
 export function documentErrors(route: RouteOptions): void {
@@ -178,10 +180,28 @@ export function documentErrors(route: RouteOptions): void {
   if (takesBody) [400, 413, 415].forEach((c) => codes.add(c));
   if (schema.params || schema.querystring || schema.body) codes.add(400);
   if (schema.params) codes.add(404);
+  // A session's reads name artifacts: one its store no longer has answers 410, naming it.
+  if (SESSION_ROUTE.test(url)) codes.add(410);
   const preflight = methods.every((m) => m === 'OPTIONS');
   if (!preflight && !PUBLIC_ROUTES.some((p) => p.test(url))) codes.add(401);
   if (ENGINE_ROUTE.test(url)) codes.add(503);
   for (const code of codes) response[code] ??= apiError;
+}
+
+/**
+ * The event stream's frames as they travel: `data` is a line of JSON text whose content the frame's
+ * schema types (contentMediaType, contentSchema); a frame without its own `id:` carries the last
+ * one an SSE client kept, and `retry:` may stand in any frame.
+ */
+export function framesAsSent<T extends object>(document: T): T {
+  const frames = (document as { components?: { schemas?: Record<string, { anyOf?: { properties?: Record<string, unknown> }[] }> } }).components?.schemas?.StreamFrame?.anyOf ?? [];
+  for (const frame of frames) {
+    const properties = frame.properties ?? {};
+    properties.data = { type: 'string', contentMediaType: 'application/json', contentSchema: properties.data };
+    properties.id ??= { type: 'string', description: "the last event's seq, as an SSE client keeps it" };
+    properties.retry = { type: 'integer', minimum: 0, description: 'milliseconds to wait before reconnecting' };
+  }
+  return document;
 }
 
 /** The document without component schemas that nothing refers to. */

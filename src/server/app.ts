@@ -9,10 +9,13 @@ import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstanc
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import { documentErrors, PUBLIC_ROUTES, readinessAnswer, withoutUnusedSchemas } from './api-schemas';
+import { documentErrors, framesAsSent, PUBLIC_ROUTES, readinessAnswer, withoutUnusedSchemas } from './api-schemas';
 import { authenticate, isLoopback, rateLimitKey } from './auth';
 import { ApiError } from './errors';
+import { withLinks } from './openapi-links';
+import { answerMethodNotAllowed, clientErrorAnswer, MethodTable } from './method-not-allowed';
 import { describeStoreError, isStoreUnavailable } from '../stores/unavailable';
+import { ArtifactMissingError } from '../stores/artifacts';
 import type { PayloadCodec } from '@temporalio/common';
 import { payloadCodecOf } from '../temporal/codec';
 import { registerMcpRoutes } from './mcp';
@@ -70,7 +73,10 @@ const API_TAGS = [
 
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { service } = opts;
+  // Each path's methods, learnt as routes are registered: a method a path lacks answers 405.
+  const methods = new MethodTable();
   const app = Fastify({
+    clientErrorHandler: clientErrorAnswer(methods),
     ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance as FastifyBaseLogger } : { logger: opts.logger ?? false }),
     bodyLimit: opts.bodyLimitBytes ?? 256 * 1024,
     // Path parameters longer than this are refused before any route runs.
@@ -86,6 +92,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   // Before any route: every route's errors are documented the same way, from the same schemas.
   app.addHook('onRoute', (route) => {
     documentErrors(route);
+    methods.onRoute(route);
     opts.onRoute?.(route);
   });
 
@@ -99,6 +106,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const rateStore = sharedRateLimitStore(service.limits, rateLimitPerMinute, (err) => app.log.warn({ err: (err as Error).message }, 'rate limit counted on this server alone: the shared count is unavailable'));
   await app.register(rateLimit, { global: false, max: rateLimitPerMinute, timeWindow: '1 minute', keyGenerator: (req) => rateLimitKey(req, service.store), store: rateStore });
   app.addHook('onRequest', app.rateLimit());
+  answerMethodNotAllowed(app, methods);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -115,7 +123,8 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     },
     transform: jsonSchemaTransform,
     // Only the components some operation uses (the transform makes an input and an output variant of each).
-    transformObject: (document) => withoutUnusedSchemas(jsonSchemaTransformObject(document)),
+    // With the links from the answers that give ids to the operations that take them.
+    transformObject: (document) => withLinks(framesAsSent(withoutUnusedSchemas(jsonSchemaTransformObject(document)))),
   });
   await app.register(swaggerUi, { routePrefix: '/api/docs' });
 
@@ -142,6 +151,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       const unknownKey = first.keyword === 'unrecognized_keys' ? (first.params as { keys?: string[] }).keys?.[0] : undefined;
       const field = [where, ...first.instancePath.split('/').filter(Boolean), ...(unknownKey ? [unknownKey] : [])].join('.');
       return reply.code(400).send({ error: 'INVALID_REQUEST', message: `${field}: ${unknownKey ? 'unknown key' : first.message}`, field });
+    }
+    // A session that names an artifact its store no longer has: gone, and which one is said.
+    if (err instanceof ArtifactMissingError) {
+      const id = (req.params as { id?: unknown } | undefined)?.id;
+      req.log.warn(err);
+      return reply.code(410).send({ error: 'GONE', message: `${typeof id === 'string' ? `research ${id}: ` : ''}artifact ${err.fileId} is no longer stored (removed with a deleted session, or lost from the artifact store)` });
     }
     const status = (err as FastifyError).statusCode;
     if (status && status >= 400 && status < 500) {

@@ -3,7 +3,7 @@
 export class ApiError extends Error {
   constructor(
     readonly statusCode: number,
-    readonly code: 'INVALID_REQUEST' | 'UNAUTHORIZED' | 'NOT_FOUND' | 'WRONG_STATE' | 'CONFLICT' | 'UNSUPPORTED' | 'TOO_MANY_STREAMS' | 'UNAVAILABLE',
+    readonly code: 'INVALID_REQUEST' | 'UNAUTHORIZED' | 'NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'GONE' | 'WRONG_STATE' | 'CONFLICT' | 'UNSUPPORTED' | 'TOO_MANY_STREAMS' | 'UNAVAILABLE',
     message: string,
     readonly details: { field?: string; status?: string } = {},
     /** Headers the answer carries (Retry-After). */

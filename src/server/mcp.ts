@@ -2,10 +2,12 @@
 // answer, report, list — the messages' tools made from their rows in src/domain/messages.ts — over stdio (`deep-research mcp`) and over the service's HTTP transport.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import { noContent } from './api-schemas';
 import type { FastifyInstance } from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
 import { ApiError } from './errors';
-import { apiError } from './api-schemas';
 import { panelList, sessionSettings } from './route-schemas';
 import { argsOf, argsShape } from './message-routes';
 import { MESSAGE_ROWS, type MessageName, type MessageRow } from '../domain/messages';
@@ -33,7 +35,7 @@ export function createMcpServer(service: ResearchService, user: string): McpServ
     inputSchema: {
       query: z.string().min(1).max(4000),
       auto_approve: z.boolean().optional(),
-      settings: sessionSettings(service.client.config).optional(),
+      settings: sessionSettings(service.client.config, service.policy).optional(),
       panel: panelList.optional().describe('panel research: "provider:model" items or plain words ("Claude and Gemini")'),
     },
   }, ({ query, auto_approve, settings, panel }) => answer(() => service.create(user, createCommand({ query, auto_approve, settings, panel }))));
@@ -84,17 +86,40 @@ export function createMcpServer(service: ResearchService, user: string): McpServ
   return server;
 }
 
-/** POST /api/mcp: the MCP streamable HTTP transport, stateless, one server per request, as the caller. */
+/**
+ * One JSON-RPC message as the MCP transport takes it (its own schema): a request, a notification,
+ * or an answer to the server. Batches are not taken (MCP 2025-06-18 removed them).
+ */
+const mcpMessage = JSONRPCMessageSchema.describe('one JSON-RPC message of the MCP streamable HTTP transport: a request (id, method, params), a notification (method, no id) or a response');
+
+/**
+ * The answers are JSON (never an event stream), so a caller need not accept text/event-stream as
+ * the transport otherwise demands: whatever it sent, the transport is told it accepts both.
+ */
+function acceptJsonAnswer(req: IncomingMessage): void {
+  const raw = req.rawHeaders.filter((_v, i, all) => all[i - (i % 2)].toLowerCase() !== 'accept');
+  req.rawHeaders.splice(0, req.rawHeaders.length, ...raw, 'accept', 'application/json, text/event-stream');
+  req.headers.accept = 'application/json, text/event-stream';
+}
+
+/**
+ * POST /api/mcp: the MCP streamable HTTP transport, stateless, one server per request, as the
+ * caller. GET (a server-sent stream) and DELETE (a session's end) are not offered: 405 with Allow.
+ */
 export function registerMcpRoutes(app: FastifyInstance, service: ResearchService): void {
   app.post('/api/mcp', {
     schema: {
-      tags: ['mcp'], operationId: 'mcp', summary: 'MCP tools (start, status, approve, answer, review, deliver, report, list, …) over streamable HTTP',
-      body: z.looseObject({ jsonrpc: z.literal('2.0') }).or(z.array(z.looseObject({ jsonrpc: z.literal('2.0') }))).describe('a JSON-RPC message (or a batch) of the MCP streamable HTTP transport'),
-      response: { 200: { description: 'the JSON-RPC answer', content: { 'application/json': { schema: z.looseObject({ jsonrpc: z.literal('2.0') }) } } } },
+      tags: ['mcp'], operationId: 'mcp', summary: 'MCP tools (start, status, approve, answer, review, deliver, report, list, …) over streamable HTTP; stateless (no Mcp-Session-Id), answers in JSON whatever Accept says',
+      body: mcpMessage,
+      response: {
+        200: { description: "a request's JSON-RPC answer (a result, or an error object for an unknown method or bad params)", content: { 'application/json': { schema: z.looseObject({ jsonrpc: z.literal('2.0') }) } } },
+        202: noContent.describe('a notification or a response: taken, nothing to answer (no body)'),
+      },
     },
   }, async (req, reply) => {
     const server = createMcpServer(service, req.user);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    acceptJsonAnswer(req.raw);
     reply.hijack();
     reply.raw.once('close', () => {
       void transport.close();
@@ -103,9 +128,4 @@ export function registerMcpRoutes(app: FastifyInstance, service: ResearchService
     await server.connect(transport);
     await transport.handleRequest(req.raw, reply.raw, req.body);
   });
-  const notAllowed = async (_req: unknown, reply: { code(n: number): { send(b: unknown): unknown } }) =>
-    reply.code(405).send({ error: 'INVALID_REQUEST', message: 'this MCP endpoint is stateless: POST only' });
-  const stateless = (method: string) => ({ schema: { tags: ['mcp'], operationId: `mcp${method}`, summary: 'Not offered: this MCP endpoint is stateless (POST only)', response: { 405: apiError } } });
-  app.get('/api/mcp', stateless('Get'), notAllowed);
-  app.delete('/api/mcp', stateless('Delete'), notAllowed);
 }

@@ -36,7 +36,9 @@ export function bodySchema(row: MessageRow): z.ZodType | undefined {
   if (!row.args) return undefined;
   const fields = Object.keys(row.args);
   const body = z.object(argsShape(row)).strict();
-  const named = row.oneOf ? body.refine((b) => Object.keys(b).length > 0, `name at least one of ${fields.join(', ')}`) : body;
+  const named = row.oneOf
+    ? body.refine((b) => Object.keys(b).length > 0, `name at least one of ${fields.join(', ')}`).meta({ anyOf: fields.map((field) => ({ required: [field] })) })
+    : body;
   return row.bare ? named.nullish() : named;
 }
 

@@ -92,6 +92,10 @@ export function rememberingServiceStore(store: ServiceStore): ServiceStore {
       await store.remove(id);
       sessions.set(id, undefined);
     },
+    async markDeleted(id: string) {
+      await store.markDeleted(id);
+      sessions.set(id, undefined);
+    },
     close: () => store.close(),
   });
 }

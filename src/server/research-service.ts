@@ -17,7 +17,7 @@ import type { ResearchEvent, ResearchPlan, ResearchSettings, ResearchSnapshot, R
 import { ApiError, invalid, notFound, notFoundWhileStoreAway, wrongState } from './errors';
 import type { ListFilter, OwnedSession, ServiceStore } from '../stores/service';
 import { OwnershipUnknownError, rememberingServiceStore } from './remembering-store';
-import { withDeadline } from './deadline';
+import { DeadlineError, withDeadline } from './deadline';
 import { LiveStates } from './live-states';
 import { panelSettings, question, readContexts, sessionView, type CreateCommand, type EnhanceRequest, type InputCheckView, type SessionView } from './service-requests';
 import { operatorsOf, Visibility } from './visibility';
@@ -33,6 +33,9 @@ export function publicIds<T extends { researchId: string }>(answer: T): Omit<T, 
 
 /** A draft's settings, validated by the route's schema when they were saved. */
 const draftSettings = (s: OwnedSession): SettingsOverrides => s.settings as SettingsOverrides;
+
+/** How long POST /api/check waits for its answer. */
+const CHECK_DEADLINE_MS = 8_000;
 
 /** A research id no session has (ids are 12 hex characters): readiness asks the session store for it. */
 const READINESS_PROBE_ID = 'readiness-probe';
@@ -132,10 +135,18 @@ export class ResearchService {
     }
   }
 
-  /** POST /api/check: validateInput, or improveInput with improve_only. */
+  /**
+   * POST /api/check: validateInput, or improveInput with improve_only. Advice within a few seconds
+   * or none: workers busy with research answer `error` (the check never blocks anything).
+   */
   async check(req: { prompt: string; include_improvement?: boolean; improve_only?: boolean }): Promise<InputCheckView> {
     const prompt = question(req.prompt, 'body.prompt');
-    const out = await this.client.checkQuestion({ prompt, mode: req.improve_only ? 'improve' : 'validate', include_improvement: req.include_improvement !== false });
+    const asked = this.client.checkQuestion({ prompt, mode: req.improve_only ? 'improve' : 'validate', include_improvement: req.include_improvement !== false });
+    const out = await withDeadline(asked, CHECK_DEADLINE_MS).catch((err: unknown) => {
+      if (err instanceof DeadlineError) return { error: `the question could not be checked within ${CHECK_DEADLINE_MS / 1000} s (the workers are busy); try again, or start the research` };
+      throw err;
+    });
+    if ('error' in out) return out;
     return { ...(out.quality !== undefined ? { quality: out.quality, reason: out.reason } : {}), ...(out.improved_prompt ? { improved_prompt: out.improved_prompt } : {}) };
   }
 
@@ -181,7 +192,8 @@ export class ResearchService {
   /** A new version of a completed session, owned by the same user; the old one stays as it was. */
   async enhance(owner: string, id: string, request: EnhanceRequest): Promise<SessionView> {
     const parent = await this.owned(owner, id);
-    const opts: EnhanceOptions = { ...request, contexts: await readContexts(request.contexts ?? []) };
+    const { contexts, notes } = await readContexts(request.contexts ?? []);
+    const opts: EnhanceOptions = { ...request, contexts };
     let started: { researchId: string } | undefined;
     // The model was checked by the route's schema.
     await this.steer(owner, id, async (c) => {
@@ -190,7 +202,7 @@ export class ResearchService {
     });
     const researchId = (started as { researchId: string }).researchId;
     await this.store.insert({ research_id: researchId, owner, query: parent.query, status: 'running', settings: {}, parent_id: id });
-    return sessionView(await this.owned(owner, researchId));
+    return { ...sessionView(await this.owned(owner, researchId)), ...(notes.length ? { notes } : {}) };
   }
 
   async state(owner: string, id: string): Promise<{ research: SessionView; state: ResearchSnapshot | null }> {
@@ -270,7 +282,7 @@ export class ResearchService {
     const removed = await removeSession({
       config: this.client.config, artifacts: this.artifacts(), sessions: this.sessions(),
       ...(s.status !== 'draft' ? { workflow: this.client.handle(id) } : {}),
-      disown: () => this.store.remove(id),
+      disown: () => this.store.markDeleted(id),
       owned: () => this.store.exists(id),
       later: (ms, run) => this.later(ms, run),
     }, id);

@@ -3,11 +3,18 @@
 import { z } from 'zod';
 import type { AppConfig } from '../config/schema';
 import { researchSettingsOverrides, researchSettingsSchema } from '../domain/settings';
-import { ALL_SEARCH_PROVIDERS } from '../providers/registry';
+import { ALL_SEARCH_PROVIDERS, expandSearchPresets, readsServerFiles } from '../providers/registry';
+import type { SessionPolicy } from './session-policy';
+import { NON_BLANK, trimmedText } from '../domain/text-rules';
+import { MAX_QUERY_CHARS } from '../domain/messages';
 
 export const idParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'not a research id') });
 
-export const text = (max: number) => z.string().trim().min(1).max(max);
+/** Text of at most `max` characters as sent, trimmed, not blank (the document states both). */
+export const text = (max: number) => trimmedText(max);
+
+/** A research question as sent: at most 4000 characters, not blank (the question is trimmed where it is read). */
+export const questionText = z.string().max(MAX_QUERY_CHARS).regex(NON_BLANK, 'the research question is empty');
 
 export const planEdit = z
   .object({
@@ -36,15 +43,29 @@ export const panelFields = {
 /**
  * A session's settings as the service takes them (POST and PATCH of a session, schedules, MCP's
  * start): validated here once, with field paths such as body.settings.max_concurrency; search
- * providers only by names this server knows (its engines and its configured presets).
+ * providers only by names this server knows (its engines and its configured presets). Unless the
+ * operator allows it, no search that reads the server's files and no local documents: the
+ * document says so, as the schema refuses them.
  */
-export function sessionSettings(config: Pick<AppConfig, 'search'>) {
-  const known = [...new Set([...ALL_SEARCH_PROVIDERS, ...Object.keys(config.search.presets)])];
-  const provider = z.enum(known as [string, ...string[]], { error: (issue) => `unknown search provider ${JSON.stringify(issue.input)} (known: ${known.join(', ')})` });
+export function sessionSettings(config: Pick<AppConfig, 'search'>, policy: SessionPolicy = { allowLocalDocuments: false }) {
+  const presets = config.search.presets;
+  const readsFiles = (name: string) => expandSearchPresets([name], presets).some(readsServerFiles);
+  const all = [...new Set([...ALL_SEARCH_PROVIDERS, ...Object.keys(presets)])];
+  const known = policy.allowLocalDocuments ? all : all.filter((name) => !readsFiles(name));
+  const provider = z.enum(known as [string, ...string[]], {
+    error: (issue) =>
+      typeof issue.input === 'string' && all.includes(issue.input)
+        ? `the "${issue.input}" search provider reads files on the server; this service does not offer it (the operator can allow it with DEEP_RESEARCH_SERVICE_LOCAL_DOCS=1)`
+        : `unknown search provider ${JSON.stringify(issue.input)} (known: ${known.join(', ')})`,
+  });
+  const localDocuments = researchSettingsOverrides.shape.local_documents;
   return researchSettingsOverrides
     .extend({
       search_provider: provider.optional().describe(researchSettingsOverrides.shape.search_provider.description ?? ''),
       search_providers: z.array(provider).min(1).optional().describe(researchSettingsOverrides.shape.search_providers.description ?? ''),
+      local_documents: policy.allowLocalDocuments
+        ? localDocuments
+        : z.literal(false, { error: 'this service does not read local documents (the operator can allow it with DEEP_RESEARCH_SERVICE_LOCAL_DOCS=1)' }).optional().describe(localDocuments.description ?? ''),
     })
     .describe('per-session settings; defaults and descriptions also at GET /api/metadata');
 }

@@ -4,7 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ResearchError } from '../client/errors';
-import type { ScheduleView } from '../client/schedules';
+import { everyPattern, type ScheduleView } from '../client/schedules';
+import { MAX_QUERY_CHARS } from '../domain/messages';
+import { NON_BLANK } from '../domain/text-rules';
 import { ApiError, invalid } from './errors';
 import type { ResearchService } from './research-service';
 import { checkServiceSettings } from './session-policy';
@@ -14,8 +16,8 @@ import { apiError, noContent, scheduleView } from './api-schemas';
 const scheduleParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, 'not a schedule id') });
 const createBody = (settings: ReturnType<typeof sessionSettings>) => z
   .object({
-    query: z.string().min(1).max(4000),
-    every: z.string().regex(/^\s*\d+\s*[smhdw]\s*$/i, 'a number and a unit (s, m, h, d, w), e.g. 7d').describe('how often, e.g. 7d, 12h'),
+    query: z.string().max(MAX_QUERY_CHARS).regex(NON_BLANK, 'the research question is empty'),
+    every: z.string().regex(everyPattern(), 'a whole number and a unit (s, m, h, d, w): at most every 10 s and at least once a year (366 d), e.g. 7d').describe('how often, from 10 s to 366 days: a whole number and a unit (s, m, h, d, w), e.g. 7d, 12h'),
     settings: settings.optional().describe('per-session settings for every run, e.g. delivery'),
     schedule_id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/).optional(),
     run_now: z.boolean().optional().describe('start the first run now, not one interval from now'),
@@ -25,12 +27,23 @@ const createBody = (settings: ReturnType<typeof sessionSettings>) => z
 export function registerScheduleRoutes(root: FastifyInstance, service: ResearchService): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
   const schedules = () => service.client.schedules();
-  /** Sessions a schedule started become the schedule owner's, so the session routes serve them. */
+  /**
+   * Sessions a schedule started become the schedule owner's, so the session routes serve them; a
+   * run whose session was deleted stays deleted (its snapshot and artifacts are gone) and is not listed.
+   */
   const adopt = async (owner: string, view: ScheduleView): Promise<ScheduleView> => {
+    const runs: ScheduleView['runs'] = [];
     for (const run of view.runs) {
-      if (!(await service.store.exists(run.research_id))) await service.store.insert({ research_id: run.research_id, owner, query: view.query, status: 'planning', settings: {}, parent_id: null });
+      if (await service.store.wasDeleted(run.research_id)) continue;
+      if (!(await service.store.exists(run.research_id))) {
+        // Two readers of the schedule at once: the second finds the run adopted already.
+        await service.store.insert({ research_id: run.research_id, owner, query: view.query, status: 'planning', settings: {}, parent_id: null }).catch(async (err: unknown) => {
+          if (!(await service.store.exists(run.research_id))) throw err;
+        });
+      }
+      runs.push(run);
     }
-    return view;
+    return { ...view, runs };
   };
   const explain = async <T>(field: string, run: () => Promise<T>): Promise<T> => {
     try {
@@ -47,7 +60,7 @@ export function registerScheduleRoutes(root: FastifyInstance, service: ResearchS
   app.post('/api/schedules', {
     schema: {
       tags: ['schedules'], operationId: 'createSchedule', summary: 'Research a question again on a schedule; each run is unattended and says what changed since the last',
-      body: createBody(sessionSettings(service.client.config)), response: { 201: scheduleView, 409: apiError },
+      body: createBody(sessionSettings(service.client.config, service.policy)), response: { 201: scheduleView, 409: apiError },
     },
   }, async (req, reply) => {
     const b = req.body;

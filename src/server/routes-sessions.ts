@@ -5,20 +5,20 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError, invalid } from './errors';
 import type { ResearchService } from './research-service';
-import { idParams, panelFields, planEdit, sessionSettings } from './route-schemas';
-import { withDeadline } from './deadline';
+import { idParams, panelFields, planEdit, questionText, sessionSettings, text } from './route-schemas';
 import { apiError, metadata, deleted, inputCheck, sessionPage, sessionState, sessionView, sharedSession } from './api-schemas';
-import { InvalidCursorError } from '../stores/service';
+import { CURSOR, InvalidCursorError } from '../stores/service';
 import { LISTED_STATUSES } from '../domain/names';
 import { keptStoreWaits } from './kept-store-waits';
 import type { ResearchPlan } from '../domain/types';
 import { createCommand } from './service-requests';
+import { settingsJsonSchema } from '../config/schema';
 
 const STATUSES = LISTED_STATUSES;
 
 export function registerSessionRoutes(root: FastifyInstance, service: ResearchService): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
-  const settings = sessionSettings(service.client.config);
+  const settings = sessionSettings(service.client.config, service.policy);
   // Store waits cost an engine call (describe): read once per session every few seconds, whoever asks.
   const storeWaitsOf = keptStoreWaits(service.client.client);
 
@@ -29,14 +29,14 @@ export function registerSessionRoutes(root: FastifyInstance, service: ResearchSe
       summary: 'Create a research session: run now (plan, then wait for approval) or save a draft (createResearch / saveDraft)',
       response: { 201: sessionView },
       body: z.object({
-        query: z.string().min(1).max(4000).optional().describe('absent: the session asks for its question (status awaiting_topic; POST …/topic)'),
+        query: questionText.optional().describe('absent: the session asks for its question (status awaiting_topic; POST …/topic); a draft needs it'),
         settings: settings.optional(),
         draft: z.boolean().optional().describe('save as a draft; nothing runs until it is approved (the answer carries advisory input_check)'),
         auto_approve: z.boolean().optional().describe('run the plan without waiting for approval'),
         ...panelFields,
-        input_contexts: z.array(z.object({ content: z.string().trim().min(1).max(50_000), label: z.string().trim().min(1).max(200).optional() }).strict()).max(10).optional()
+        input_contexts: z.array(z.object({ content: text(50_000), label: text(200).optional() }).strict()).max(10).optional()
           .describe("text given with the question (seed 004's inputContexts), read as sources"),
-      }).strict(),
+      }).strict().meta({ anyOf: [{ required: ['query'] }, { properties: { draft: { const: false } } }] }).describe('a draft (draft: true) needs its query'),
     },
   }, async (req, reply) => reply.code(201).send(await service.create(req.user, createCommand(req.body))));
 
@@ -47,7 +47,7 @@ export function registerSessionRoutes(root: FastifyInstance, service: ResearchSe
       response: { 200: inputCheck },
       summary: "Check a research question before running it (validateInput: quality 0 unusable, 1 vague, 2 clear; reason; improved prompt) or only improve it (improveInput)",
       body: z.object({
-        prompt: z.string().min(1).max(4000),
+        prompt: questionText,
         include_improvement: z.boolean().optional(),
         improve_only: z.boolean().optional(),
       }).strict(),
@@ -68,7 +68,7 @@ export function registerSessionRoutes(root: FastifyInstance, service: ResearchSe
       response: { 200: sessionView, 409: apiError },
       summary: 'Edit a draft: its question, settings or plan (sub-questions, outline, brief; used when the draft is approved). Settings and plan are merged',
       params: idParams,
-      body: z.object({ query: z.string().min(1).max(4000).optional(), settings: settings.optional(), plan: planEdit.optional() }).strict(),
+      body: z.object({ query: questionText.optional(), settings: settings.optional(), plan: planEdit.optional() }).strict(),
     },
   }, async (req) => service.editDraft(req.user, req.params.id, { ...req.body, plan: req.body.plan as Partial<ResearchPlan> | undefined }));
 
@@ -80,7 +80,7 @@ export function registerSessionRoutes(root: FastifyInstance, service: ResearchSe
       response: { 200: sessionPage },
       querystring: z.object({
         limit: z.coerce.number().int().min(1).max(100).optional(),
-        cursor: z.string().max(400).optional(),
+        cursor: z.string().regex(CURSOR, 'not a place in the list: a next_cursor ("<created_at>~<research_id>")').optional().describe("a page's next_cursor: the rows after it"),
         status: z.enum(STATUSES).optional(),
         favourite: z.enum(['true', 'false']).optional(),
         q: z.string().max(200).optional().describe('text the question contains'),
@@ -125,13 +125,6 @@ export function registerSessionRoutes(root: FastifyInstance, service: ResearchSe
   }, async (req) => service.delete(req.user, req.params.id));
 
   app.get('/api/metadata', {
-    schema: { tags: ['sessions'], operationId: 'researchMetadata', summary: 'The settings JSON Schema and session collection (researchMetadata workflow)', response: { 200: metadata } },
-  }, async () => {
-    try {
-      return await withDeadline(service.client.metadata(), 20_000, 'no worker answered in time');
-    } catch (err) {
-      if (err instanceof ApiError) throw err;
-      throw new Error(`UNAVAILABLE: ${(err as Error).message}`);
-    }
-  });
+    schema: { tags: ['sessions'], operationId: 'researchMetadata', summary: "The settings JSON Schema and session collection (what the researchMetadata workflow answers), from this server's own schemas: the settings it validates, answered at once", response: { 200: metadata } },
+  }, async () => ({ research_collection: service.client.config.research.collections.research_collection, research_settings_schema: settingsJsonSchema() }));
 }

@@ -67,7 +67,8 @@ const enhanceContext = z.union([
   z.object({ content: text(20_000), label: text(200).optional() }).strict(),
   z.object({
     filename: text(200),
-    content_type: z.string().trim().max(200).optional().describe('taken from the file name when absent'),
-    data_base64: z.string().min(1).max(11_000_000).regex(/^[A-Za-z0-9+/=\s]+$/, 'not base64').describe('the file, base64-encoded (at most 8 MB)'),
+    content_type: z.string().max(200).trim().optional().describe('taken from the file name when absent'),
+    data_base64: z.string().min(1).max(11_000_000).regex(/^[A-Za-z0-9+/=\r\n ]+$/, 'not base64').meta({ contentEncoding: 'base64' })
+      .describe('the file, base64-encoded (at most 8 MB); a file that cannot be read as its type is left out, and the answer\'s notes say so'),
   }).strict(),
 ]);

@@ -14,6 +14,8 @@ import { binary, providers, sourceText } from './api-schemas';
 
 const ASSET_TYPES: Record<string, string> = { '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.map': 'application/json', '.txt': 'text/plain; charset=utf-8' };
 const PREVIEW_CHARS = 20_000;
+/** app.js.map as served (Source Map revision 3). */
+const sourceMap = z.looseObject({ version: z.literal(3), sources: z.array(z.string()), mappings: z.string() }) as unknown as z.ZodType<Buffer>;
 
 /** dist/web beside the compiled server, or the repository's dist/web when running from source. */
 export function webRoot(): string | undefined {
@@ -39,7 +41,12 @@ export function registerWebRoutes(root: FastifyInstance, service: ResearchServic
     schema: {
       tags: ['web'], operationId: 'webAsset', summary: "The web app's script, styles, source map and licences", security: [],
       params: z.object({ file: z.string().regex(/^app\.(js|css|js\.map|js\.LEGAL\.txt)$/) }),
-      response: { 200: { description: 'the file', content: { 'text/javascript': { schema: binary }, 'text/css': { schema: binary }, 'application/json': { schema: binary }, 'text/plain': { schema: binary } } } },
+      response: {
+        200: {
+          description: 'the file: the script, the styles, the licences, or the source map (JSON)',
+          content: { 'text/javascript': { schema: binary }, 'text/css': { schema: binary }, 'application/json': { schema: sourceMap }, 'text/plain': { schema: binary } },
+        },
+      },
     },
   }, async (req, reply) => {
     const dir = webRoot();

@@ -70,18 +70,24 @@ export function sessionView(s: OwnedSession): SessionView {
 export type EnhanceContext = { content: string; label?: string } | { filename: string; content_type?: string; data_base64: string };
 export type EnhanceRequest = Omit<EnhanceOptions, 'contexts' | 'researchId'> & { contexts?: EnhanceContext[] };
 
-/** Text contexts as given; files decoded and parsed (a file that cannot be read is refused, by position). */
-export async function readContexts(contexts: EnhanceContext[]): Promise<{ content: string; label?: string }[]> {
-  return Promise.all(
+/**
+ * Text contexts as given; files decoded and parsed. A file whose bytes cannot be read as its type
+ * (no schema can say that of bytes) is left out, and a note says which and why, by position.
+ */
+export async function readContexts(contexts: EnhanceContext[]): Promise<{ contexts: { content: string; label?: string }[]; notes: string[] }> {
+  const notes: string[] = [];
+  const read = await Promise.all(
     contexts.map(async (c, i) => {
       if ('content' in c) return c;
       try {
         return await contextFromFile({ filename: c.filename, contentType: c.content_type, bytes: Buffer.from(c.data_base64, 'base64') });
       } catch (err) {
-        throw invalid(`body.contexts.${i}`, (err as Error).message);
+        notes.push(`body.contexts.${i} was left out: ${(err as Error).message}`);
+        return undefined;
       }
     }),
   );
+  return { contexts: read.filter((c) => c !== undefined), notes };
 }
 
 /** The panel fields of a create request, as session settings. */

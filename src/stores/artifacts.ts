@@ -28,6 +28,14 @@ export interface ArtifactStore {
 
 const FILE_ID = /^[a-f0-9]{64}$/;
 
+/** An artifact a session names that its store does not have (removed, or never written): a read answers 410 naming it. */
+export class ArtifactMissingError extends Error {
+  constructor(readonly fileId: string) {
+    super(`artifact ${fileId} not found: it is no longer stored`);
+    this.name = 'ArtifactMissingError';
+  }
+}
+
 /** The id an artifact of these bytes has in every store: the SHA-256 of its bytes. */
 export function artifactIdOf(body: Buffer | string): string {
   return createHash('sha256').update(typeof body === 'string' ? Buffer.from(body, 'utf8') : body).digest('hex');
@@ -57,7 +65,7 @@ export class FileArtifactStore implements ArtifactStore {
     try {
       return await readFile(this.pathFor(fileId));
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(`artifact ${fileId} not found`);
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new ArtifactMissingError(fileId);
       throw err;
     }
   }

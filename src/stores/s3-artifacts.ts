@@ -5,7 +5,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { S3Access } from '../config/environment';
 import { ConfigError } from '../config/read';
-import { newArtifact, type ArtifactMeta, type ArtifactStore, type StoredArtifact } from './artifacts';
+import { ArtifactMissingError, newArtifact, type ArtifactMeta, type ArtifactStore, type StoredArtifact } from './artifacts';
 
 const FILE_ID = /^[a-f0-9]{64}$/;
 
@@ -61,7 +61,7 @@ export class S3ArtifactStore implements ArtifactStore {
 
   async get(fileId: string): Promise<Buffer> {
     const bytes = await this.read(this.key(fileId));
-    if (!bytes) throw new Error(`artifact ${fileId} not found`);
+    if (!bytes) throw new ArtifactMissingError(fileId);
     return bytes;
   }
 

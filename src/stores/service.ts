@@ -61,7 +61,11 @@ export interface ServiceStore {
   byShareToken(token: string): Promise<OwnedSession | undefined>;
   update(researchId: string, changes: SessionChanges): Promise<OwnedSession>;
   remove(researchId: string): Promise<void>;
-  /** Newest first; the cursor is opaque: base64url of "<created_at>|<research_id>". */
+  /** Removes a deleted session's ownership and remembers its id, so nothing adopts it again (a schedule's run list). */
+  markDeleted(researchId: string): Promise<void>;
+  /** Whether a session of this id was deleted. */
+  wasDeleted(researchId: string): Promise<boolean>;
+  /** Newest first; the cursor is "<created_at>~<research_id>" of the last row of the page before. */
   list(f: ListFilter): Promise<{ sessions: OwnedSession[]; next_cursor?: string }>;
   /** Sessions of `owner` (absent: of everybody) whose last known status may still change. */
   unsettled(owner?: string): Promise<OwnedSession[]>;
@@ -73,15 +77,19 @@ export type SessionChanges = Partial<Pick<OwnedSession, 'query' | 'status' | 'fa
 
 export const newApiToken = (): string => `drt_${randomBytes(24).toString('base64url')}`;
 
+/**
+ * A place in the list: "<created_at>~<research_id>" of the last row shown. Any such place is one
+ * to go on from (the rows before it in the list's order), so a caller may also write one.
+ */
+export const CURSOR = /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]{1,9})?Z~[A-Za-z0-9_.-]{1,64}$/;
+
 export function decodeCursor(cursor: string): { created: string; id: string } {
-  const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
-  const sep = decoded.indexOf('|');
-  if (sep < 1 || Number.isNaN(Date.parse(decoded.slice(0, sep)))) throw new InvalidCursorError('cursor is not one this server issued');
-  return { created: decoded.slice(0, sep), id: decoded.slice(sep + 1) };
+  if (!CURSOR.test(cursor)) throw new InvalidCursorError('cursor is not a place in the list (a next_cursor: "<created_at>~<research_id>")');
+  const sep = cursor.indexOf('~');
+  return { created: cursor.slice(0, sep), id: cursor.slice(sep + 1) };
 }
 
-export const encodeCursor = (row: { created_at: string; research_id: string }): string =>
-  Buffer.from(`${row.created_at}|${row.research_id}`).toString('base64url');
+export const encodeCursor = (row: { created_at: string; research_id: string }): string => `${row.created_at}~${row.research_id}`;
 
 export class SqliteServiceStore implements ServiceStore {
   private readonly db: Database.Database;
@@ -98,6 +106,7 @@ export class SqliteServiceStore implements ServiceStore {
         favourite INTEGER NOT NULL DEFAULT 0, settings TEXT NOT NULL DEFAULT '{}', share_token TEXT UNIQUE,
         parent_id TEXT, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
       CREATE INDEX IF NOT EXISTS owned_by_created ON owned_sessions (owner, created_at DESC, research_id DESC);
+      CREATE TABLE IF NOT EXISTS deleted_sessions (research_id TEXT PRIMARY KEY, deleted_at TEXT NOT NULL);
     `);
     const columns = this.sql('PRAGMA table_info(owned_sessions)').all() as { name: string }[];
     if (!columns.some((c) => c.name === 'contexts')) this.db.exec("ALTER TABLE owned_sessions ADD COLUMN contexts TEXT NOT NULL DEFAULT '[]'");
@@ -176,6 +185,19 @@ export class SqliteServiceStore implements ServiceStore {
 
   async remove(researchId: string): Promise<void> {
     this.sql('DELETE FROM owned_sessions WHERE research_id = ?').run(researchId);
+  }
+
+  async markDeleted(researchId: string): Promise<void> {
+    const mark = this.sql('INSERT OR IGNORE INTO deleted_sessions (research_id, deleted_at) VALUES (?, ?)');
+    const remove = this.sql('DELETE FROM owned_sessions WHERE research_id = ?');
+    this.db.transaction(() => {
+      mark.run(researchId, new Date().toISOString());
+      remove.run(researchId);
+    })();
+  }
+
+  async wasDeleted(researchId: string): Promise<boolean> {
+    return !!this.sql('SELECT 1 FROM deleted_sessions WHERE research_id = ?').get(researchId);
   }
 
   async list(f: ListFilter): Promise<{ sessions: OwnedSession[]; next_cursor?: string }> {

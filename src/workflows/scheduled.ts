@@ -1,5 +1,6 @@
 // What a Temporal Schedule starts at each firing: one unattended research session with an id of
 // its own (`<schedule id>-<UTC time of the firing>`), run as a child that outlives this workflow.
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ApplicationFailure, ParentClosePolicy, startChild, workflowInfo } from '@temporalio/workflow';
 import { SEARCH_ATTRIBUTES, scheduledResearchId, WORKFLOW_TYPE, workflowIdFor } from '../contract/names';
 import type { ScheduledRunInput, ScheduledRunResult } from '../contract/workflows';
@@ -9,12 +10,18 @@ export async function scheduledResearch(input: ScheduledRunInput): Promise<Sched
   const info = workflowInfo();
   const researchId = scheduledResearchId(input.scheduleId, info.workflowId, info.runId);
   const args: ResearchInput = { researchId, query: input.query, settings: { ...input.settings, schedule_id: input.scheduleId } };
+  // An id is used once: two firings in one second (a trigger) never run a session again under
+  // the id of one that ran, or was deleted, before.
   const child = await startChild(WORKFLOW_TYPE, {
     workflowId: workflowIdFor(researchId),
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
     taskQueue: info.taskQueue,
     args: [args],
     parentClosePolicy: ParentClosePolicy.ABANDON,
     ...(input.searchAttributes ? { searchAttributes: { [SEARCH_ATTRIBUTES.status]: ['planning'], [SEARCH_ATTRIBUTES.createdAt]: [new Date()] } } : {}),
+  }).catch((err: unknown) => {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) throw ApplicationFailure.nonRetryable(`scheduled research ${researchId} already ran: a firing in the same second as another`, 'ScheduledRunDuplicate');
+    throw err;
   });
   try {
     const result = (await child.result()) as ResearchResult;

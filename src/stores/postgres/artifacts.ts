@@ -1,6 +1,6 @@
 // Artifacts in shared PostgreSQL (bytea), addressed by the SHA-256 of their bytes: the same page
 // fetched by two workers is stored once, and every machine can read what any worker stored.
-import { newArtifact, type ArtifactMeta, type ArtifactStore, type StoredArtifact } from '../artifacts';
+import { ArtifactMissingError, newArtifact, type ArtifactMeta, type ArtifactStore, type StoredArtifact } from '../artifacts';
 import type { PgDatabase } from './database';
 
 const FILE_ID = /^[a-f0-9]{64}$/;
@@ -26,7 +26,7 @@ export class PgArtifactStore implements ArtifactStore {
   async get(fileId: string): Promise<Buffer> {
     checkId(fileId);
     const { rows } = await this.db.query<{ body: Buffer }>('SELECT body FROM artifacts WHERE file_id = $1', [fileId]);
-    if (!rows[0]) throw new Error(`artifact ${fileId} not found`);
+    if (!rows[0]) throw new ArtifactMissingError(fileId);
     return rows[0].body;
   }
 

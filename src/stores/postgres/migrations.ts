@@ -81,4 +81,11 @@ export const MIGRATIONS: Migration[] = [
       CREATE INDEX stream_leases_by_replica ON stream_leases (replica);
     `,
   },
+  {
+    version: 5,
+    name: 'ids of deleted sessions, never adopted again',
+    sql: `
+      CREATE TABLE deleted_sessions (research_id TEXT PRIMARY KEY, deleted_at TEXT NOT NULL);
+    `,
+  },
 ];

@@ -92,6 +92,18 @@ export class PgServiceStore implements ServiceStore {
     await this.db.query('DELETE FROM owned_sessions WHERE research_id = $1', [researchId]);
   }
 
+  async markDeleted(researchId: string): Promise<void> {
+    await this.db.query(
+      `WITH marked AS (INSERT INTO deleted_sessions (research_id, deleted_at) VALUES ($1, $2) ON CONFLICT (research_id) DO NOTHING)
+       DELETE FROM owned_sessions WHERE research_id = $1`,
+      [researchId, new Date().toISOString()],
+    );
+  }
+
+  async wasDeleted(researchId: string): Promise<boolean> {
+    return (await this.db.query('SELECT 1 FROM deleted_sessions WHERE research_id = $1', [researchId])).rows.length > 0;
+  }
+
   async list(f: ListFilter): Promise<{ sessions: OwnedSession[]; next_cursor?: string }> {
     const limit = Math.max(1, Math.min(f.limit ?? 20, 100));
     const params: unknown[] = f.owner === undefined ? [] : [f.owner];
