@@ -275,7 +275,7 @@ export class ResearchClient {
   async startRun(state: ResearchState, policy: 'ALLOW_DUPLICATE' | 'REJECT_DUPLICATE' | 'REPLACE_RUNNING'): Promise<void> {
     // What the state names (an enhanced version: its parent's pages and report) is the session's
     // before it runs, so a delete of the parent meanwhile leaves those artifacts in place.
-    const refs = openFetchCache(this.config, this.env);
+    const refs = openFetchCache(this.config);
     await refs.adopt(state.research_id, artifactIdsIn(JSON.stringify(state))).finally(() => refs.close());
     const input: ResearchInput = { researchId: state.research_id, query: state.initial_query, settings: state.settings, resume: state };
     await this.client.workflow.start(WORKFLOW_TYPE, {
