@@ -1,14 +1,55 @@
-import type { Clarification } from '../../domain/types';
-import { normalizeQuery } from '../../domain/text';
-import { subjectSimilarity } from '../../report/words';
-import type { DecomposeQueryInput } from '../contracts';
+// The planner: from the question alone (no web), a research plan; its questions for the user, its
+// sub-questions and its outline are bounded by PLAN_LIMITS, which the prompt and the schema both state.
+import { z } from 'zod';
+import type { Clarification } from '../domain/types';
+import { normalizeQuery } from '../domain/text';
+import { subjectSimilarity } from '../report/words';
+import type { DecomposeQueryInput } from '../activities/contracts';
+import { askedItems, type ModelRoleSpec } from './role';
 
-export const PLANNER_SYSTEM = `You are the research planner of a deep-research assistant.
+/** What the planner is asked for; `accepted` is what still parses (the activity cuts the rest). */
+export const PLAN_LIMITS = {
+  clarifying_questions: { asked: { max: 3 }, accepted: 5 },
+  // max_sub_queries' range (2..5): the question's own limit narrows it in the prompt.
+  expanded_queries: { asked: { min: 2, max: 5 }, accepted: 12 },
+  outline: { asked: { min: 3, max: 6 }, accepted: 12 },
+  priority: { min: 1, max: 10 },
+} as const;
+
+const { clarifying_questions: questions, expanded_queries: queries, outline, priority } = PLAN_LIMITS;
+
+export const planSchema = z.object({
+  clarifying_questions: z.array(z.string()).max(questions.accepted).meta(askedItems(questions.asked)),
+  expanded_queries: z
+    .array(z.object({ query: z.string().min(1), rationale: z.string(), priority: z.number().int().min(priority.min).max(priority.max) }))
+    .min(1)
+    .max(queries.accepted)
+    // A longer answer still parses and is cut by priority to the question's max_sub_queries.
+    .meta(askedItems(queries.asked)),
+  outline: z.array(z.string().min(1)).min(1).max(outline.accepted).meta(askedItems(outline.asked)),
+  research_brief: z.string().min(1),
+  assumptions: z.array(z.string()),
+  // Added later: answers without it stay valid (the language is then detected from the question).
+  context: z
+    .object({
+      language: z.string().min(2).max(20),
+      domain: z.enum(['technical', 'business', 'academic', 'creative', 'general']).catch('general'),
+      mode: z.enum(['deep_dive', 'quick_answer', 'comparison', 'standard']).catch('standard'),
+      intent_summary: z.string(),
+      answer_style: z.array(z.string()).max(6),
+      time_scope: z.string().nullable(),
+      locale_scope: z.string().nullable(),
+    })
+    .nullable()
+    .catch(null),
+});
+
+const PLANNER_SYSTEM = `You are the research planner of a deep-research assistant.
 You have no web access. From the user's question, draft a research plan:
-- clarifying_questions: at most 3 questions whose answers would change the research; empty if the question is clear.
+- clarifying_questions: at most ${questions.asked.max} questions whose answers would change the research; empty if the question is clear.
   Never ask again what "Answers to clarifying questions" already answers, in any wording.
-- expanded_queries: 3 to 6 web search queries that together cover the question, each with a rationale and a priority (1 = most important).
-- outline: 3 to 6 section titles for the final report (no "Sources" section: it is added automatically).
+- expanded_queries: ${queries.asked.min} to ${queries.asked.max} web search queries that together cover the question, each with a rationale and a priority (${priority.min} = most important).
+- outline: ${outline.asked.min} to ${outline.asked.max} section titles for the final report (no "Sources" section: it is added automatically).
 - research_brief: 2 to 4 sentences on what the research must establish.
 - assumptions: what you assume where the question is ambiguous.
 - context: the research context: language (BCP 47 tag of the language the question is written in, e.g. "en", "zh", "de"),
@@ -19,9 +60,11 @@ Write clarifying_questions, outline, research_brief and assumptions in the langu
 be in whatever language finds the best sources.
 Answer with JSON only.`;
 
+export const planner: ModelRoleSpec<z.infer<typeof planSchema>> = { role: 'planner', name: 'research_plan', system: PLANNER_SYSTEM, schema: planSchema };
+
 export function plannerPrompt(input: Pick<DecomposeQueryInput, 'query' | 'clarifications' | 'feedback' | 'previousPlan' | 'max_sub_queries' | 'known_documents'>): string {
   const parts = [`Question:\n${input.query}`];
-  if (input.max_sub_queries) parts.push(`Plan at most ${input.max_sub_queries} expanded_queries (sub-questions), and at least ${Math.min(2, input.max_sub_queries)}.`);
+  if (input.max_sub_queries) parts.push(`Plan at most ${input.max_sub_queries} expanded_queries (sub-questions), and at least ${Math.min(queries.asked.min, input.max_sub_queries)}.`);
   if (input.known_documents?.length) {
     parts.push(
       `The user's own documents that match (their local corpus, not the web) — plan around what they already have:\n${input.known_documents

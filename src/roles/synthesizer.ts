@@ -1,6 +1,17 @@
-import type { SynthesizePanelInput } from '../contracts';
+// The panel's synthesizer: merges the members' answers into one report, crediting each paragraph.
+import { z } from 'zod';
+import type { SynthesizePanelInput } from '../activities/contracts';
+import type { ModelRoleSpec } from './role';
 
-export const SYNTHESIZER_SYSTEM = `You merge the answers of a research panel (several models answering the same question from the
+export const PANEL_SYNTHESIS_LIMITS = { paragraphs: 60, conflicts: 20 } as const;
+
+export const panelSynthesisSchema = z.object({
+  paragraphs: z.array(z.object({ text: z.string().min(1), models: z.array(z.string()) })).min(1).max(PANEL_SYNTHESIS_LIMITS.paragraphs),
+  conflicts: z.array(z.object({ topic: z.string().min(1), positions: z.array(z.object({ model: z.string(), position: z.string() })) })).max(PANEL_SYNTHESIS_LIMITS.conflicts),
+  agreement: z.enum(['high', 'medium', 'low']),
+});
+
+const SYNTHESIZER_SYSTEM = `You merge the answers of a research panel (several models answering the same question from the
 same evidence) into one report.
 - paragraphs: the merged report, paragraph by paragraph, in Markdown. For each paragraph name in
   "models" every panel model whose answer supports it (use the exact model names given). Keep the
@@ -10,6 +21,8 @@ same evidence) into one report.
   points, "low" when they contradict each other on the main answer.
 - Write in the language of the question.
 Answer with JSON only.`;
+
+export const synthesizer: ModelRoleSpec<z.infer<typeof panelSynthesisSchema>> = { role: 'synthesizer', name: 'panel_synthesis', system: SYNTHESIZER_SYSTEM, schema: panelSynthesisSchema };
 
 export function synthesizerPrompt(input: Pick<SynthesizePanelInput, 'query'>, answers: { model: string; text: string }[]): string {
   const parts = [`Question:\n${input.query}`, `Panel models: ${answers.map((a) => a.model).join(', ')}`];

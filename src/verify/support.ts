@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { CitedSentence } from '../report/sentences';
 import { excerptFor, rankPassages, type Passage, type RankedPassage } from './passages';
 import type { ClaimCheck, ClaimVerdict } from './types';
+import type { ModelRoleSpec } from '../roles/role';
 
 /** Coverage at or above which a passage supports a claim, when it also has all the claim's numbers. */
 export const SUPPORTED_COVERAGE = 0.75;
@@ -24,6 +25,9 @@ export const CLAIM_JUDGE_SYSTEM = [
   'a claim that goes beyond, contradicts or is merely related to its passages is not supported.',
   'Give one verdict per claim, by its claim_index, with a one-sentence rationale.',
 ].join(' ');
+
+/** The claim judge: a role of its own, answered by the critic's models. */
+export const claimJudge: ModelRoleSpec<ClaimSupportAnswer> = { role: 'critic', name: 'claim_support', system: CLAIM_JUDGE_SYSTEM, schema: claimSupportSchema };
 
 export type LexicalOutcome = 'supported' | 'unsupported' | 'ambiguous';
 
