@@ -14,6 +14,7 @@ import { FAILURE_CONVERTER_PATH } from '../../src/temporal/codec';
 import { WORKER_HEARTBEAT_MS } from '../../src/temporal/deployments';
 import { startModel, type FakeModel, type ModelScript } from './model';
 import { Recorder } from './recorder';
+import { sharedWorkflowBundle } from './shared-bundle';
 import { startSearch, type FakeSearch, type SearchOptions } from './searxng';
 import { startWeb, type FakeWeb, type WebOptions } from './web';
 
@@ -90,9 +91,11 @@ export function quietRuntime(): void {
   Runtime.install({ logger: new DefaultLogger('ERROR'), workerHeartbeatInterval: WORKER_HEARTBEAT_MS });
 }
 
-/** The workflow bundle, built once per test file. */
+/** The workflow bundle: the test run's (built once by the global setup), else built once per process. */
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   quietRuntime();
+  const shared = bundle ? undefined : sharedWorkflowBundle();
+  if (shared) bundle = Promise.resolve(shared);
   return (bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, failureConverterPath: FAILURE_CONVERTER_PATH, logger: new DefaultLogger('WARN') }));
 }
 
