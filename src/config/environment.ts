@@ -6,7 +6,6 @@
 import path from 'node:path';
 import { ConfigError } from './errors';
 import { MODEL_PROVIDER_DEFAULTS } from './model-catalog';
-import type { FileConfig } from './schema';
 
 /** The search providers' key variables, first the one the provider documents, then spellings seen in the wild. */
 export const SEARCH_KEY_VARIABLES = {
@@ -126,8 +125,13 @@ function whole(env: NodeJS.ProcessEnv, name: string): number | undefined {
   return n;
 }
 
+/** What the environment section needs of the file's settings: the providers it names, and their key variables. */
+interface NamedProviders {
+  models: { providers: Record<string, { api_key_env?: string }> };
+}
+
 /** The environment section of a config whose file settings (and their overrides) are settled. */
-export function environmentOf(config: FileConfig, { env, noted, raw }: NotedEnvironment & { raw: NodeJS.ProcessEnv }): EnvironmentSettings {
+export function environmentOf(config: NamedProviders, { env, noted, raw }: NotedEnvironment & { raw: NodeJS.ProcessEnv }): EnvironmentSettings {
   const settings: EnvironmentSettings = {
     keys: providerKeys(config, env),
     requested: { model: given(env.DEEP_RESEARCH_MODEL), search: [...list(env.SEARCH_PROVIDERS), ...list(env.SEARCH_PROVIDER)] },
@@ -179,7 +183,7 @@ export function environmentOf(config: FileConfig, { env, noted, raw }: NotedEnvi
 }
 
 /** Every key variable a provider of this config names, and the search providers' (an alias's value under the main name). */
-function providerKeys(config: FileConfig, env: NodeJS.ProcessEnv): Record<string, string> {
+function providerKeys(config: NamedProviders, env: NodeJS.ProcessEnv): Record<string, string> {
   const keys: Record<string, string> = {};
   for (const provider of [...Object.values(MODEL_PROVIDER_DEFAULTS), ...Object.values(config.models.providers)]) {
     const value = provider.api_key_env ? env[provider.api_key_env] : undefined;

@@ -1,6 +1,6 @@
 // The critic: reviews the merged findings against the plan before the report is finalised.
 import { z } from 'zod';
-import type { CritiqueFindingsInput, VettedSourceRef } from '../activities/contracts';
+import type { SourceRef } from '../domain/types';
 import type { ModelRoleSpec } from './role';
 
 export const CRITIQUE_LIMITS = { missing: 10, suggested_queries: 5, contradictions: 10 } as const;
@@ -29,7 +29,25 @@ Answer with JSON only.`;
 
 export const critic: ModelRoleSpec<z.infer<typeof critiqueSchema>> = { role: 'critic', name: 'critique', system: CRITIC_SYSTEM, schema: critiqueSchema };
 
-export function criticPrompt(input: Omit<CritiqueFindingsInput, 'model'>): string {
+/** A source with what vetting made of it (tier and quality shown as given). */
+export interface VettedSource extends SourceRef {
+  tier?: string | number;
+  quality?: string | number;
+}
+
+/** What the critic's prompt is built from (the critiqueFindings activity's input). */
+export interface CriticPromptInput {
+  query: string;
+  research_brief: string;
+  outline: string[];
+  findings: { id: string; content: string; confidence: string; source_ids: string[] }[];
+  sources: VettedSource[];
+  revision: number;
+  max_revisions: number;
+  guidance?: string[];
+}
+
+export function criticPrompt(input: CriticPromptInput): string {
   const findings = input.findings.length
     ? input.findings.map((f) => `- ${f.id} (${f.confidence}) ${f.content} [${f.source_ids.join(', ')}]`).join('\n')
     : '(no findings)';
@@ -46,7 +64,7 @@ export function criticPrompt(input: Omit<CritiqueFindingsInput, 'model'>): strin
   return parts.join('\n\n');
 }
 
-function describeSource(s: VettedSourceRef): string {
+function describeSource(s: VettedSource): string {
   const vetting = [s.tier === undefined ? '' : `tier ${s.tier}`, s.quality === undefined ? '' : `quality ${s.quality}`].filter(Boolean).join(', ');
   return `- [${s.id}] ${s.title} — ${s.url}${vetting ? ` (${vetting})` : ''}`;
 }

@@ -1,6 +1,6 @@
 // Every model role the product calls, one module each (prompt, schema and limits side by side).
 // A new role is its module and a line here; test/role-prompts.test.ts holds each prompt to its schema.
-import { claimJudge } from '../verify/support';
+import { claimJudge } from './claim-judge';
 import { analyzer } from './analyzer';
 import { critic } from './critic';
 import { inputCheck, inputImprovement } from './input-check';

@@ -1,6 +1,6 @@
 // One panel member's answer to the question, from the shared research.
 import { z } from 'zod';
-import type { WritePanelAnswerInput } from '../activities/contracts';
+import type { SourceRef } from '../domain/types';
 import type { ModelRoleSpec } from './role';
 
 export const panelAnswerSchema = z.object({ answer: z.string().min(1) });
@@ -15,7 +15,15 @@ Answer with JSON only: {"answer": "<markdown>"}.`;
 
 export const panelWriter: ModelRoleSpec<z.infer<typeof panelAnswerSchema>> = { role: 'panel', name: 'panel_answer', system: PANEL_WRITER_SYSTEM, schema: panelAnswerSchema };
 
-export function panelWriterPrompt(input: WritePanelAnswerInput, contexts: { label: string; text: string }[]): string {
+/** What a panel member's prompt is built from (the writePanelAnswer activity's input). */
+export interface PanelWriterPromptInput {
+  query: string;
+  research_brief?: string;
+  findings: { content: string; confidence: string; source_ids: string[] }[];
+  sources: SourceRef[];
+}
+
+export function panelWriterPrompt(input: PanelWriterPromptInput, contexts: { label: string; text: string }[]): string {
   const findings = input.findings.length
     ? input.findings.map((f) => `- (${f.confidence}) ${f.content} [${f.source_ids.join(', ')}]`).join('\n')
     : '(no findings)';

@@ -1,10 +1,9 @@
 // The planner: from the question alone (no web), a research plan; its questions for the user, its
 // sub-questions and its outline are bounded by PLAN_LIMITS, which the prompt and the schema both state.
 import { z } from 'zod';
-import type { Clarification } from '../domain/types';
+import type { Clarification, ResearchPlan } from '../domain/types';
 import { normalizeQuery } from '../domain/text';
 import { subjectSimilarity } from '../report/words';
-import type { DecomposeQueryInput } from '../activities/contracts';
 import { askedItems, type ModelRoleSpec } from './role';
 
 /** What the planner is asked for; `accepted` is what still parses (the activity cuts the rest). */
@@ -62,7 +61,17 @@ Answer with JSON only.`;
 
 export const planner: ModelRoleSpec<z.infer<typeof planSchema>> = { role: 'planner', name: 'research_plan', system: PLANNER_SYSTEM, schema: planSchema };
 
-export function plannerPrompt(input: Pick<DecomposeQueryInput, 'query' | 'clarifications' | 'feedback' | 'previousPlan' | 'max_sub_queries' | 'known_documents'>): string {
+/** What the planner's prompt is built from (the decomposeQuery activity's input). */
+export interface PlannerPromptInput {
+  query: string;
+  clarifications: Clarification[];
+  feedback: string[];
+  previousPlan?: ResearchPlan;
+  max_sub_queries?: number;
+  known_documents?: { title: string; snippet: string }[];
+}
+
+export function plannerPrompt(input: PlannerPromptInput): string {
   const parts = [`Question:\n${input.query}`];
   if (input.max_sub_queries) parts.push(`Plan at most ${input.max_sub_queries} expanded_queries (sub-questions), and at least ${Math.min(queries.asked.min, input.max_sub_queries)}.`);
   if (input.known_documents?.length) {

@@ -1,6 +1,5 @@
 // The query refiner: what the next research round searches for, from the gaps, the critic and the user.
 import { z } from 'zod';
-import type { RefineGapsInput } from '../activities/contracts';
 import type { ModelRoleSpec } from './role';
 
 export const REFINEMENT_LIMITS = { gaps: 8, queries: { min: 1, max: 3 }, priority: { min: 1, max: 10 } } as const;
@@ -34,7 +33,21 @@ Answer with JSON only.`;
 
 export const refiner: ModelRoleSpec<z.infer<typeof gapRefinementSchema>> = { role: 'refiner', name: 'gap_refinement', system: REFINER_SYSTEM, schema: gapRefinementSchema };
 
-export function refinerPrompt(input: Omit<RefineGapsInput, 'model'>): string {
+/** What the refiner's prompt is built from (the refineGaps activity's input). */
+export interface RefinerPromptInput {
+  query: string;
+  research_brief: string;
+  findings_summary: string[];
+  open_gaps: { description: string; suggested_queries: string[]; priority: number }[];
+  searched_queries: string[];
+  iteration: number;
+  max_iterations: number;
+  critic_feedback?: string;
+  guidance?: string[];
+  supervisor_guidance?: string[];
+}
+
+export function refinerPrompt(input: RefinerPromptInput): string {
   const gaps = input.open_gaps.length
     ? input.open_gaps.map((g) => `- (priority ${g.priority}) ${g.description}${g.suggested_queries.length ? ` — suggested: ${g.suggested_queries.join('; ')}` : ''}`).join('\n')
     : '(none)';

@@ -1,7 +1,6 @@
 // The supervisor: a pause after each phase to reflect on it, from its metrics and its quality gate.
 import { z } from 'zod';
 import type { GatedPhase } from '../domain/names';
-import type { PhaseGate } from '../activities/contracts';
 import type { ModelRoleSpec } from './role';
 
 /** A reflection is cut to this many characters (in the activity: a long one is not worth a repair call). */
@@ -35,7 +34,7 @@ export const PHASE_QUESTIONS: Record<GatedPhase, string> = {
   refinement: 'Will the next round close the gaps that matter, rather than repeat earlier searches?',
 };
 
-export function supervisorPrompt(input: { phase: GatedPhase; summary: Record<string, unknown>; gate: PhaseGate; guidance?: string[] }): string {
+export function supervisorPrompt(input: { phase: GatedPhase; summary: Record<string, unknown>; gate: { passed: boolean; failures: string[] }; guidance?: string[] }): string {
   const gate = input.gate.passed ? 'passed' : `failed:\n${input.gate.failures.map((f) => `- ${f}`).join('\n') || '- (no reason given)'}`;
   const parts = [
     `Phase: ${input.phase}`,

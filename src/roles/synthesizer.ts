@@ -1,6 +1,5 @@
 // The panel's synthesizer: merges the members' answers into one report, crediting each paragraph.
 import { z } from 'zod';
-import type { SynthesizePanelInput } from '../activities/contracts';
 import type { ModelRoleSpec } from './role';
 
 export const PANEL_SYNTHESIS_LIMITS = { paragraphs: 60, conflicts: 20 } as const;
@@ -24,7 +23,7 @@ Answer with JSON only.`;
 
 export const synthesizer: ModelRoleSpec<z.infer<typeof panelSynthesisSchema>> = { role: 'synthesizer', name: 'panel_synthesis', system: SYNTHESIZER_SYSTEM, schema: panelSynthesisSchema };
 
-export function synthesizerPrompt(input: Pick<SynthesizePanelInput, 'query'>, answers: { model: string; text: string }[]): string {
+export function synthesizerPrompt(input: { query: string }, answers: { model: string; text: string }[]): string {
   const parts = [`Question:\n${input.query}`, `Panel models: ${answers.map((a) => a.model).join(', ')}`];
   for (const a of answers) parts.push(`<answer model="${a.model}">\n${a.text}\n</answer>`);
   return parts.join('\n\n');

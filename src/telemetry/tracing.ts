@@ -7,13 +7,16 @@ import type { BasicTracerProvider, SpanProcessor } from '@opentelemetry/sdk-trac
 import type { Resource } from '@opentelemetry/resources';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
-import type { AppConfig } from '../config/schema';
 
 /** The workflow-side interceptors: built into the workflow bundle, a no-op when the worker exports nothing. */
 export const TRACING_WORKFLOW_MODULES = [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')];
 
 /** Where traces go, as the environment says (config.environment.telemetry). */
-export type TelemetrySettings = AppConfig['environment']['telemetry'];
+export interface TelemetrySettings {
+  otlp_endpoint?: string;
+  otlp_traces_endpoint?: string;
+  service_name?: string;
+}
 
 export function tracingRequested(telemetry: TelemetrySettings): boolean {
   return !!(telemetry.otlp_endpoint || telemetry.otlp_traces_endpoint);
