@@ -7,7 +7,17 @@ import { performance } from 'node:perf_hooks';
 import { decode } from '../src/parsing';
 import { parseHtml } from '../src/parsing/html';
 
-const dataDir = process.env.EXTRACTION_DATA ?? path.join(__dirname, '..', '..', 'shared', 'data', 'extraction-trafilatura');
+const dataDir = process.env.EXTRACTION_DATA ?? sharedData('extraction-trafilatura');
+/** ../shared/data/<name> beside the checkout, or beside a folder above it (a worktree's). */
+function sharedData(name: string): string {
+  const candidates: string[] = [];
+  for (let dir = path.join(__dirname, '..'); ; dir = path.dirname(dir)) {
+    candidates.push(path.join(dir, '..', 'shared', 'data', name));
+    if (path.dirname(dir) === dir) break;
+  }
+  return candidates.find((c) => existsSync(c)) ?? candidates[0];
+}
+
 const norm = (t: string) => t.replace(/\s+/g, ' ').trim();
 
 function main(): void {
@@ -35,7 +45,7 @@ function main(): void {
     let text = '';
     const t0 = performance.now();
     try {
-      text = norm(parseHtml(decode(bytes, ''), url).text);
+      text = norm(parseHtml(decode(bytes, '', url), url).text);
     } catch {
       failures++;
     }

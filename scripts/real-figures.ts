@@ -17,8 +17,21 @@ export interface CitedPage {
   verdict: Verdict;
 }
 
+/** The pages a person judges on topic, by corpus page key, at each step from search to report. */
+export interface RelevantPages {
+  /** Among the results the session's searches returned (every query it searched). */
+  returned: string[];
+  /** Among the session's sources (what it took from those results). */
+  found: string[];
+  /** Fetched and handed to the analyst (not skipped by the relevance gate). */
+  read: string[];
+  /** Cited in the report's body. */
+  cited: string[];
+}
+
 export interface ReportFigures {
   question: RealQuestion;
+  relevant: RelevantPages;
   status: string;
   sources: number;
   read: number;
@@ -79,7 +92,13 @@ export function openQuestionsIn(report: string): string[] {
   return list.split('\n').map((l) => l.replace(/^\s*- /, '').trim()).filter(Boolean);
 }
 
-export function measureReport(question: RealQuestion, state: ResearchSnapshot, report: string, world: RealWorld, log: WriterLog): ReportFigures {
+/** Distinct on-topic pages of a list of URLs. */
+function onTopicPages(question: RealQuestion, world: RealWorld, urls: string[]): string[] {
+  const keys = urls.map((u) => world.pageAt(u)?.key).filter((k): k is string => !!k && verdictFor(question, k) === 'on');
+  return [...new Set(keys)];
+}
+
+export function measureReport(question: RealQuestion, state: ResearchSnapshot, report: string, world: RealWorld, log: WriterLog, searched: string[] = []): ReportFigures {
   const { body, sources: sourceList, notes } = reportParts(report);
   const labels = labelsOf(report);
   const mark = unsupportedMark(labels).trim();
@@ -141,8 +160,17 @@ export function measureReport(question: RealQuestion, state: ResearchSnapshot, r
   const repeated = (t: string, i: number) => items.some((u, j) => j < i && (norm(t) === norm(u) || nearlySame(t, u)));
   const isQuestion = (t: string) => /[?？]\s*(\[[^\]]*\]\s*)*$/.test(t);
   const unlisted = (t: string) => citedIdsIn(t).some((id) => !listed.has(id));
+  const urlsOf = (list: { url: string }[]) => list.map((x) => x.url);
+  const returned = searched.flatMap((q) => world.index.search(q, world.resultsPerQuery).map((hit) => world.addressOf(hit.page)));
+  const relevant: RelevantPages = {
+    returned: onTopicPages(question, world, returned),
+    found: onTopicPages(question, world, urlsOf(state.sources)),
+    read: onTopicPages(question, world, urlsOf(read)),
+    cited: onTopicPages(question, world, urlsOf(read.filter((x) => ids.includes(x.id)))),
+  };
   return {
     question,
+    relevant,
     status: state.status,
     sources: state.sources.length,
     read: read.length,

@@ -34,7 +34,7 @@ export type Measured = ReportFigures & { run: Finished };
 export async function researchAndMeasure(env: TestEnvironment, world: RealWorld, question: RealQuestion, settings?: Record<string, unknown>): Promise<Measured> {
   const mark = markLog(world.grounded.log);
   const run = await research(env, world, question.question, settings);
-  return { ...measureReport(question, run.state, run.report, world, logSince(world.grounded.log, mark, question.question)), run };
+  return { ...measureReport(question, run.state, run.report, world, logSince(world.grounded.log, mark, question.question), run.searched), run };
 }
 
 /** The report's own sections, without the generated ones (Sources, Notes) or a "What changed" digest. */

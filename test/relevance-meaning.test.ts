@@ -1,6 +1,8 @@
-// Relevance before reading, by meaning as well as by words: with an embedding model configured, a
-// page that answers its sub-question in other words is read rather than skipped; an unrelated page
-// is still skipped; with the embedding server down, the word score alone decides.
+// Judging before reading, by meaning as well as by words (with a toy embedding that knows a few
+// synonyms; test/relevance-judged.test.ts judges real pages with a real model): with an embedding
+// model, a page that answers its sub-question in other words is not turned away (what embeddings
+// leave open the model's triage decides); an unrelated page is; with the embedding server down, a
+// page that shares no word with the question is judged by words.
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,6 +24,7 @@ describe('relevance by meaning', () => {
   };
   const input = async () => ({
     question: 'What is being done about car pollution?',
+    judge_below: THRESHOLD,
     sources: await Promise.all(
       Object.entries(pages).map(async ([id, text]) => ({ id, text_file_id: (await artifacts.put(text, { name: `${id}.md`, kind: 'text', content_type: 'text/markdown' })).file_id, sub_question: 'car pollution rules' })),
     ),
@@ -36,25 +39,24 @@ describe('relevance by meaning', () => {
     await fake.close();
   });
 
-  it('by words alone, the page that says "automobile" and "vehicle" for "car" would be skipped', async () => {
-    const { scores } = await createRelevanceActivities(artifacts).scoreRelevance(await input());
+  it('by words alone, the page that says "automobile" and "vehicle" for "car" shares no word with the question', async () => {
+    const { scores, judged } = await createRelevanceActivities(artifacts).scoreRelevance(await input());
     expect(scores.S1).toBeLessThan(THRESHOLD);
     expect(scores.S2).toBeLessThan(THRESHOLD);
+    expect(judged).toEqual({ S1: { by: 'words', verdict: 'no' }, S2: { by: 'words', verdict: 'no' } });
   });
 
-  it('with an embedding model, it is read; the games review is still skipped', async () => {
+  it('with an embedding model, it is not turned away (the model’s triage decides what embeddings leave open); the games review is', async () => {
     const embedder = embedderAt(fake.url);
     const out = await createRelevanceActivities(artifacts, () => embedder).scoreRelevance(await input());
-    expect(out.scores.S1).toBeGreaterThanOrEqual(THRESHOLD);
-    expect(out.scores.S2).toBeLessThan(THRESHOLD);
-    expect(out.by_meaning?.S1).toBe(out.scores.S1);
+    expect(out.judged?.S1).toBeUndefined();
+    expect(out.judged?.S2).toMatchObject({ by: 'meaning', verdict: 'no' });
     expect(fake.requests.filter((r) => r.path === '/v1/embeddings').length).toBe(1);
   });
 
-  it('with the embedding server down, the word score decides', async () => {
+  it('with the embedding server down, words judge what shares none', async () => {
     const embedder = embedderAt('http://127.0.0.1:9/v1');
     const out = await createRelevanceActivities(artifacts, () => embedder).scoreRelevance(await input());
-    expect(out.by_meaning).toBeUndefined();
-    expect(out.scores.S1).toBeLessThan(THRESHOLD);
+    expect(out.judged?.S1).toEqual({ by: 'words', verdict: 'no' });
   });
 });

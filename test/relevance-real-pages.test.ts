@@ -14,11 +14,11 @@ import { parseHtml } from '../src/parsing/html';
 import { relevanceScore } from '../src/report/relevance';
 import { FileArtifactStore } from '../src/stores/artifacts';
 import { foundTerms } from '../src/report/words';
-import { corpusAvailable, loadCorpus } from './harness/real-pages';
+import { CORPUS_DIR, corpusAvailable, loadCorpus } from './harness/real-pages';
 import { REAL_QUESTIONS, verdictFor } from './harness/real-questions';
 import { Bm25Index, snippetFor } from './harness/real-search';
 
-const DATA = path.resolve(__dirname, '../../shared/data/extraction-trafilatura');
+const DATA = CORPUS_DIR;
 const MIN_RELEVANCE = 0.2;
 
 interface Case {

@@ -49,6 +49,21 @@ describe('a question the sources do not answer', () => {
     expect(v.markdown).toContain('Open questions the research could not close:\n  - What is the average salary of a nurse in Norway?');
   });
 
+  it('says why a page judged before reading was not read', () => {
+    const judged = [
+      { ...skipped[0], judged: { by: 'meaning' as const } },
+      { id: 'S5', title: 'Cloud storage prices', url: 'https://deals.example/5', score: 0.1, judged: { by: 'model' as const, why: 'About storage, not gaming.' } },
+      { id: 'S6', title: 'Gardening tips', url: 'https://garden.example/6', score: 0.01, judged: { by: 'words' as const } },
+    ];
+    const v = verifyReportCitations(report, fetched, 0, { ...extra, skipped_sources: judged });
+    const notes = v.markdown.split('## Notes')[1];
+    expect(notes).toContain(
+      '3 source(s) were not read: judged before reading not to address the question:\n  - S4 Black Friday deals — <https://deals.example/4> (by meaning, about something else)\n  - S5 Cloud storage prices — <https://deals.example/5> (triage: About storage, not gaming.)\n  - S6 Gardening tips — <https://garden.example/6> (shares no word with the question)',
+    );
+    expect(notes).not.toContain('relevance below');
+    expect(verifyReportCitations(report, fetched, 0, { ...extra, skipped_sources: judged, language: 'de' }).markdown).toContain('3 Quelle(n) nicht gelesen: vor dem Lesen als nicht zur Frage gehörig beurteilt:');
+  });
+
   it('is said in the asker’s language', () => {
     const v = verifyReportCitations(report, fetched, 0, { ...extra, language: 'de' });
     expect(v.markdown).toContain('> **Von den gefundenen Quellen nicht beantwortet:**');

@@ -10,6 +10,7 @@ import type {
   ResearchSettings,
   ModelUsage,
   ProviderPlan,
+  RelevanceJudgement,
   ReportShape,
   SourceRef,
   LiveSnapshot,
@@ -116,7 +117,21 @@ export interface ParseContentInput {
    * the question, the sub-question that found the page and, when given, every sub-question of the
    * plan (a page found by one query may answer another).
    */
-  relevance?: { question: string; sub_question: string; sub_questions?: string[]; found?: FoundTerms };
+  relevance?: PageQuestions;
+}
+
+/** What a page is judged against before it is read. */
+export interface PageQuestions {
+  question: string;
+  /** The question as its sources say it in their other languages (the plan's translations). */
+  translations?: string[];
+  sub_question: string;
+  sub_questions?: string[];
+  found?: FoundTerms;
+  /** A page whose word score is at least this is read whatever else is said of it: it is judged only below (absent: 0, none is). */
+  judge_below?: number;
+  /** The session's models (provider:model): an embedding model one of their providers offers judges by meaning. */
+  models?: string[];
 }
 export interface ParseContentOutput {
   text_file_id: string;
@@ -130,6 +145,10 @@ export interface ParseContentOutput {
   sections: number;
   /** The text's relevance to the questions asked for, 0–1. */
   relevance?: number;
+  /** Judged before reading (below `judge_below`): by meaning, or by words when it shares none with the question. */
+  judged?: RelevanceJudgement;
+  /** The page showed only the opening of its article (paywall, login): the text is a teaser. */
+  teaser?: boolean;
 }
 
 export interface SourceForAnalysis {
@@ -137,6 +156,8 @@ export interface SourceForAnalysis {
   title: string;
   url: string;
   text_file_id: string;
+  /** Only the page's opening was readable (paywall). */
+  teaser?: boolean;
 }
 export interface AnalyzeSourcesInput extends ModelChoice {
   query: string;
@@ -199,20 +220,26 @@ export interface WriteReportPatchOutput {
   usage: ModelUsage;
 }
 
-export interface ScoreRelevanceInput {
-  /** The research question, scored against as well as each page's own sub-question. */
-  question: string;
-  sources: { id: string; text_file_id: string; sub_question: string }[];
-  /** Every sub-question of the plan: a page is scored against each, as one query may find what another asks. */
-  sub_questions?: string[];
-  /** What the session's searches found (titles and snippets), counted by the question's words: the subject weighs less than the aspect. */
-  found?: FoundTerms;
+export interface ScoreRelevanceInput extends Omit<PageQuestions, 'sub_question'> {
+  sources: { id: string; text_file_id: string; sub_question: string; title?: string }[];
 }
 export interface ScoreRelevanceOutput {
-  /** 0..1 per source id: the higher of the word score and, with an embedding model, the meaning score. */
+  /** 0..1 per source id: the word score, which orders reading. */
   scores: Record<string, number>;
-  /** The meaning scores alone (cosine of the best opening passage), when an embedding model answered. */
-  by_meaning?: Record<string, number>;
+  /** Per source id judged (below `judge_below`): by meaning, or by words when it shares none with the question. */
+  judged?: Record<string, RelevanceJudgement>;
+}
+
+export interface TriageSourcesInput extends ModelChoice {
+  question: string;
+  /** The question as its sources say it in their other languages. */
+  translations?: string[];
+  sources: { id: string; url: string; title: string; snippet: string; text_file_id: string; sub_question: string }[];
+}
+export interface TriageSourcesOutput {
+  /** Per source id the model judged (a page it left out has none). */
+  verdicts: Record<string, { verdict: RelevanceJudgement['verdict']; why: string }>;
+  usage: ModelUsage;
 }
 
 export interface PersistSessionInput {
@@ -236,6 +263,8 @@ export interface ResearchActivities {
   lookupLocalKnowledge(input: { query: string; maxResults: number }): Promise<{ hits: { title: string; url: string; snippet: string }[] }>;
   webSearch(input: WebSearchInput): Promise<WebSearchOutput>;
   fetchUrl(input: FetchUrlInput): Promise<FetchUrlOutput>;
+  /** The model's verdict on a round's doubtful pages (no embedding model judged them), in one call. */
+  triageSources(input: TriageSourcesInput): Promise<TriageSourcesOutput>;
   analyzeSources(input: AnalyzeSourcesInput): Promise<AnalyzeSourcesOutput>;
   createReport(input: CreateReportInput): Promise<ReportVersion>;
   reopenReport(input: ReopenReportInput): Promise<ReportVersion>;

@@ -6,7 +6,7 @@ import { preparePdfWorkers } from '../parsing/pdf-worker';
 import { relevanceScore } from '../report/relevance';
 import type { AppConfig } from '../config/schema';
 import { createModelProvider } from '../providers/model/ai-sdk';
-import { createEmbedder, type Embedder } from '../providers/model/embeddings';
+import { createEmbeddingChooser } from '../providers/model/embedding-choice';
 import { createSearch, modelConnection, modelProviders, notesSource, resolveProviderPlan, searchSetupVariable } from '../providers/registry';
 import type { ModelProvider } from '../providers/model/types';
 import { NOTE_MIN_RELEVANCE, queryContentWords } from '../providers/search/local';
@@ -23,6 +23,7 @@ import { createVerifyActivities } from './verify-activities';
 import { createModelActivities } from './model-activities';
 import { createPanelActivities } from './panel-activities';
 import { createRelevanceActivities } from './relevance-activities';
+import { createTriageActivities } from './triage-activities';
 import { createReportActivities } from './report-activities';
 import { createStoreActivities } from './store-activities';
 import { createWebActivities } from './web-activities';
@@ -83,7 +84,8 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   const budget = fitSettingsOf(config);
   const archiveSweep = startArchiveSweep(budget.archive.dir, budget.archive.ttl_hours);
   const modelDeps = { model, defaultModel, pricing: config.models.pricing, artifacts: store, budget, streams };
-  const relevance = createRelevanceActivities(store, relevanceEmbedder(config));
+  const embeddings = createEmbeddingChooser(config);
+  const relevance = createRelevanceActivities(store, (models) => embeddings.choose(models));
   // The parser and the relevance score are compiled on first use: done now, not in a user's first round.
   setTimeout(() => void warmUpParsing().then(() => relevanceScore('Battery storage on the grid grew again.', ['grid storage costs'])), 0).unref();
   const modelActivities = createModelActivities(modelDeps);
@@ -106,10 +108,11 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
       doiResolver: config.fetch.doi_resolver_url,
       verifyCitations: createReportActivities(store).verifyCitations,
     }),
-    ...createWebActivities({ config, artifacts: store, fetcher, cache, searchProvider, scorePageText: relevance.scorePageText }),
+    ...createWebActivities({ config, artifacts: store, fetcher, cache, searchProvider, judgePageText: relevance.judgePageText }),
     ...asStoreSteps(createStoreActivities(sessionStore, storeStepArtifacts), 'sessions'),
     ...asStoreSteps(createReportActivities(storeStepArtifacts), 'artifacts'),
     scoreRelevance: relevance.scoreRelevance,
+    ...createTriageActivities(modelDeps),
     ...createDeliveryActivities({ config, sessions: sessionsWaiting, artifacts: store }),
     async lookupLocalKnowledge({ query, maxResults }) {
       const notes = notesSource(config);
@@ -169,12 +172,3 @@ function startArchiveSweep(dir: string | undefined, ttlHours: number): NodeJS.Ti
 
 export { checkModelConfigured } from '../providers/registry';
 
-/** The configured embedding model, made once when a page is first scored by meaning. */
-function relevanceEmbedder(config: AppConfig): () => Embedder | undefined {
-  let embedder: Embedder | undefined;
-  return () => {
-    const ref = config.search.embedding_model;
-    if (!ref) return undefined;
-    return (embedder ??= createEmbedder(modelConnection(config, ref)));
-  };
-}

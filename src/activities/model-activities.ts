@@ -7,7 +7,7 @@ import { classifySource } from '../research/vetting';
 import type { z } from 'zod';
 import { reconcileLanguage } from './prompts/language';
 import { normalizeQuery } from '../domain/text';
-import type { Confidence, ResearchPlan } from '../domain/types';
+import type { Confidence, QuestionTranslation, ResearchPlan } from '../domain/types';
 import type {
   AnalyzedFinding,
   AnalyzeSourcesInput,
@@ -43,7 +43,7 @@ export function createModelActivities(deps: ModelDeps) {
       const call = await callModel(planner, { requested: input.model, prompt: plannerPrompt({ ...input, known_documents, clarifications }), stream: input.stream });
       const { object } = call;
       const usage = withSummaryUsage(call.usage, fitted);
-      const { context, ...rest } = object;
+      const { context, translations, ...rest } = object;
       const plan: ResearchPlan = {
         ...rest,
         // A question the user already answered is never asked twice, however the model rewords it;
@@ -58,6 +58,7 @@ export function createModelActivities(deps: ModelDeps) {
           ...(context?.time_scope ? { time_scope: context.time_scope } : {}),
           ...(context?.locale_scope ? { locale_scope: context.locale_scope } : {}),
         },
+        ...translationsOf(translations, context?.language, input.query),
         expanded_queries: dedupeBy(object.expanded_queries, (q) => normalizeQuery(q.query)),
         outline: dedupeBy(object.outline.map((t) => t.trim()), (t) => t.toLowerCase()).filter((t) => !/^(sources|notes)$/i.test(t)),
       };
@@ -163,6 +164,19 @@ function toAnalyzedFinding({ content, confidence, source_ids, category }: ModelF
     ...(category?.trim() ? { category: category.trim() } : {}),
   };
 }
+
+/** The question's renderings in its sources' other languages: each language once, none that only repeats the question. */
+function translationsOf(translations: QuestionTranslation[], language: string | undefined, question: string): Pick<ResearchPlan, 'translations'> {
+  const own = reconcileLanguage(language, question).toLowerCase().split('-')[0];
+  const kept = dedupeBy(
+    translations.map((t) => ({ language: t.language.trim(), question: t.question.trim() })).filter((t) => t.question && t.language.toLowerCase().split('-')[0] !== own && normalizeQuery(t.question) !== normalizeQuery(question)),
+    (t) => t.language.toLowerCase(),
+  ).slice(0, MAX_TRANSLATIONS);
+  return kept.length ? { translations: kept } : {};
+}
+
+/** Languages besides the question's own that pages are judged in. */
+const MAX_TRANSLATIONS = 3;
 
 function dedupeBy<T>(items: T[], key: (item: T) => string): T[] {
   const seen = new Set<string>();

@@ -1,44 +1,84 @@
-// Scores fetched pages against their sub-questions (the one that found each page, and every other
-// sub-question of the plan when the workflow hands them over) before any model reads them. The text stays
-// in the artifact store; only the scores go back to the workflow. With an embedding model
-// configured, a page also scores by meaning (its best passage against the question), so a page
-// that answers in other words ("automobile" for "car") is not skipped as off-topic.
-import { cosine, type Embedder } from '../providers/model/embeddings';
+// Judges fetched pages before any model reads them. The text stays in the artifact store; only
+// scores and verdicts go back to the workflow. Every page gets its word score against its
+// sub-question, the plan's others, the question and its renderings in the sources' languages:
+// the score orders reading, and a page at or above `judge_below` is read (the analyzer's verdict is
+// the last word). A page below it is judged: with an embedding model (the config's, or one the
+// session's providers offer) by meaning, each passage against the question in every language it is
+// asked in, where the embedding is clear either way; without one, a page that shares no word with
+// the question in any language asked is not about it. The others are left to the model's triage.
+import type { RelevanceJudgement } from '../domain/types';
 import { normalizeQuery } from '../domain/text';
-import { relevanceScore } from '../report/relevance';
+import type { Embedder } from '../providers/model/embeddings';
+import { relevanceScore, sharesWords } from '../report/relevance';
+import { DECOY_QUESTIONS, meaningVerdict } from '../report/relevance-meaning';
 import type { ArtifactStore } from '../stores/artifacts';
 import { splitPassages } from '../verify/passages';
-import type { ParseContentInput, ScoreRelevanceInput, ScoreRelevanceOutput } from './contracts';
+import type { PageQuestions, ScoreRelevanceInput, ScoreRelevanceOutput } from './contracts';
 import { withHeartbeat } from './heartbeat';
 
-/** What a page just parsed is scored against: the question, the sub-question that found it, the plan's others. */
-export type PageQuestions = NonNullable<ParseContentInput['relevance']>;
+export type { PageQuestions };
 
-/** Passages of a page embedded for its meaning score: its opening ones, where its topic is stated. */
-const PASSAGES_PER_PAGE = 6;
-const PASSAGE_CHARS = 1_500;
+/** Passages of a page embedded: its opening ones, where its topic is stated (MiniLM reads 256 word pieces of each). */
+const PASSAGES_PER_PAGE = 8;
+const PASSAGE_CHARS = 1_000;
 
-export function createRelevanceActivities(artifacts: ArtifactStore, embedder?: () => Embedder | undefined) {
+/** The embedding model for a session's models, if any offers one. */
+export type ChooseEmbedder = (models: string[]) => Embedder | undefined | Promise<Embedder | undefined>;
+
+interface Page {
+  id: string;
+  text: string;
+  title: string;
+  sub_question: string;
+}
+
+export interface PageJudgement {
+  relevance: number;
+  judged?: RelevanceJudgement;
+}
+
+export function createRelevanceActivities(artifacts: ArtifactStore, chooseEmbedder?: ChooseEmbedder) {
+  const vectors = new VectorCache();
   return {
     scoreRelevance: (input: ScoreRelevanceInput): Promise<ScoreRelevanceOutput> => withHeartbeat(() => scoreOf(input)),
-    /** One page's score from its text in hand (a fetch that just parsed it), without reading it back. */
-    scorePageText: async (text: string, questions: PageQuestions, title = ''): Promise<number> =>
-      (await scoreTexts({ question: questions.question, sources: [{ id: 'page', text_file_id: '', sub_question: questions.sub_question }], sub_questions: questions.sub_questions, found: questions.found }, new Map([['page', text]]), { page: title })).scores.page,
+    /** One page's score and verdict from its text in hand (a fetch that just parsed it), without reading it back. */
+    judgePageText: async (text: string, questions: PageQuestions, title = ''): Promise<PageJudgement> => {
+      const out = await judgeAll(questions, [{ id: 'page', text, title, sub_question: questions.sub_question }]);
+      return { relevance: out.scores.page, ...(out.judged?.page ? { judged: out.judged.page } : {}) };
+    },
+    /** One page's word score alone. */
+    scorePageText: async (text: string, questions: PageQuestions, title = ''): Promise<number> => (await judgeAll({ ...questions, judge_below: 0 }, [{ id: 'page', text, title, sub_question: questions.sub_question }])).scores.page,
   };
 
   async function scoreOf(input: ScoreRelevanceInput): Promise<ScoreRelevanceOutput> {
-    const texts = new Map<string, string>();
-    for (const source of input.sources) texts.set(source.id, await artifacts.getText(source.text_file_id).catch(() => ''));
-    return scoreTexts(input, texts);
+    const pages: Page[] = [];
+    for (const source of input.sources) pages.push({ id: source.id, text: await artifacts.getText(source.text_file_id).catch(() => ''), title: source.title ?? '', sub_question: source.sub_question });
+    return judgeAll(input, pages);
   }
 
-  async function scoreTexts(input: ScoreRelevanceInput, texts: Map<string, string>, titles: Record<string, string> = {}): Promise<ScoreRelevanceOutput> {
+  async function judgeAll(input: Omit<PageQuestions, 'sub_question'>, pages: Page[]): Promise<ScoreRelevanceOutput> {
     const scores: Record<string, number> = {};
-    for (const source of input.sources) scores[source.id] = wordScore(input, source.sub_question, texts.get(source.id) ?? '', titles[source.id]);
-    const meaning = await meaningScores(embedder?.(), input, texts);
-    for (const [id, score] of meaning) scores[id] = Math.max(scores[id] ?? 0, score);
-    return { scores, ...(meaning.size ? { by_meaning: Object.fromEntries(meaning) } : {}) };
+    const judged: Record<string, RelevanceJudgement> = {};
+    const doubtful: Page[] = [];
+    for (const page of pages) {
+      scores[page.id] = wordScore(input, page);
+      if (scores[page.id] < (input.judge_below ?? 0)) doubtful.push(page);
+    }
+    const embedder = doubtful.length && chooseEmbedder ? await chooseEmbedder(input.models ?? []) : undefined;
+    const meaning = embedder ? await byMeaning(embedder, vectors, askedIn(input), doubtful) : new Map<string, RelevanceJudgement | undefined>();
+    for (const page of doubtful) {
+      const verdict = meaning.get(page.id);
+      if (verdict) judged[page.id] = verdict;
+      // Not weighed by meaning: a page that shares no word with the question in any language asked is not about it.
+      else if (!meaning.has(page.id) && !sharesWords(page.text, [...askedIn(input), page.sub_question], page.title)) judged[page.id] = { by: 'words', verdict: 'no' };
+    }
+    return { scores, ...(Object.keys(judged).length ? { judged } : {}) };
   }
+}
+
+/** The question in every language it is asked in: as asked, and as its sources say it. */
+function askedIn(input: Pick<PageQuestions, 'question' | 'translations'>): string[] {
+  return [...new Set([input.question, ...(input.translations ?? [])].filter((q) => q.trim()))];
 }
 
 /**
@@ -48,46 +88,76 @@ export function createRelevanceActivities(artifacts: ArtifactStore, embedder?: (
  * best score against them (an essay on AI's energy use, 0.25 for that query and 0.06 for the
  * climate question's plan, is skipped). An enhanced version's focus is part of its plan.
  */
-function wordScore(input: ScoreRelevanceInput, subQuestion: string, text: string, title?: string): number {
+function wordScore(input: Omit<PageQuestions, 'sub_question'>, page: Page): number {
   const planned = new Set((input.sub_questions ?? []).map(normalizeQuery));
-  const found = input.found;
-  if (!planned.size || planned.has(normalizeQuery(subQuestion))) return relevanceScore(text, questionsOf(input, subQuestion), title, found);
-  const vouched = relevanceScore(text, questionsOf(input, ''), title, found);
-  return Math.max(vouched, Math.min(relevanceScore(text, [subQuestion], title, found), Math.round(DERIVED_QUERY_REACH * vouched * 1000) / 1000));
+  const { found } = input;
+  if (!planned.size || planned.has(normalizeQuery(page.sub_question))) return relevanceScore(page.text, questionsOf(input, page.sub_question), page.title, found);
+  const vouched = relevanceScore(page.text, questionsOf(input, ''), page.title, found);
+  return Math.max(vouched, Math.min(relevanceScore(page.text, [page.sub_question], page.title, found), Math.round(DERIVED_QUERY_REACH * vouched * 1000) / 1000));
 }
 
 /** How far above its score for the question and the plan a query outside the plan can lift a page. */
 const DERIVED_QUERY_REACH = 2;
 
-/** What a page is scored against: the sub-question that found it, the plan's others, the whole question. */
-function questionsOf(input: ScoreRelevanceInput, subQuestion: string): string[] {
-  return [...new Set([subQuestion, ...(input.sub_questions ?? []), input.question].filter((q) => q.trim()))];
+/** What a page is scored against: the sub-question that found it, the plan's others, the whole question in every language asked. */
+function questionsOf(input: Omit<PageQuestions, 'sub_question'>, subQuestion: string): string[] {
+  return [...new Set([subQuestion, ...(input.sub_questions ?? []), ...askedIn(input)].filter((q) => q.trim()))];
 }
 
-/** Cosine of each page's best opening passage with its sub-question or the question; none when the embedder fails. */
-async function meaningScores(embedder: Embedder | undefined, input: ScoreRelevanceInput, texts: Map<string, string>): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  if (!embedder) return out;
-  const questions = [...new Set(input.sources.flatMap((s) => questionsOf(input, s.sub_question)))];
-  const passages = input.sources.map((s) =>
-    splitPassages(texts.get(s.id) ?? '')
+/**
+ * Each page's verdict by meaning, in one call to the embedding model: undefined where it is unsure
+ * (the triage decides); no page at all when the call fails (left to words and the triage).
+ */
+async function byMeaning(embedder: Embedder, cache: VectorCache, questions: string[], pages: Page[]): Promise<Map<string, RelevanceJudgement | undefined>> {
+  const passages = pages.map((page) => [
+    ...(page.title.trim() ? [page.title.trim()] : []),
+    ...splitPassages(page.text)
       .slice(0, PASSAGES_PER_PAGE)
       .map((p) => p.text.slice(0, PASSAGE_CHARS))
       .filter((p) => p.trim()),
-  );
+  ]);
+  const out = new Map<string, RelevanceJudgement | undefined>();
   try {
-    const vectors = await embedder.embed([...questions, ...passages.flat()]);
-    const questionVector = new Map(questions.map((q, i) => [q, vectors[i]]));
-    let next = questions.length;
-    input.sources.forEach((source, i) => {
+    // One call: the questions and decoys this model has not embedded yet, and the passages.
+    const asked = [...questions, ...DECOY_QUESTIONS];
+    const missing = cache.missing(embedder.model, asked);
+    const vectors = await embedder.embed([...missing, ...passages.flat()]);
+    const known = cache.add(embedder.model, missing, vectors.slice(0, missing.length), asked);
+    const questionVectors = questions.map((q) => known.get(q) as number[]);
+    const decoys = DECOY_QUESTIONS.map((q) => known.get(q) as number[]);
+    let next = missing.length;
+    pages.forEach((page, i) => {
       const own = passages[i].map(() => vectors[next++]);
-      const wanted = questionsOf(input, source.sub_question).map((q) => questionVector.get(q) as number[]);
-      const best = Math.max(0, ...own.flatMap((p) => wanted.map((q) => cosine(p, q))));
-      if (own.length) out.set(source.id, Math.round(best * 1000) / 1000);
+      if (!own.length) return;
+      const { verdict, margin } = meaningVerdict(own, questionVectors, decoys);
+      out.set(page.id, verdict === 'unsure' ? undefined : { by: 'meaning', verdict, margin });
     });
   } catch {
-    // The embedding server down: the lexical score alone decides, as without one.
+    // The embedding server down or refusing: these pages are left to words and the triage.
     out.clear();
   }
   return out;
+}
+
+/** Vectors of the questions and decoys, per embedding model: a session's pages ask for the same few again and again. */
+class VectorCache {
+  private readonly byModel = new Map<string, Map<string, number[]>>();
+  private static readonly MAX_TEXTS = 2_000;
+
+  missing(model: string, texts: string[]): string[] {
+    const known = this.byModel.get(model);
+    return [...new Set(texts.filter((t) => !known?.has(t)))];
+  }
+
+  /** Adds `vectors` of `added`; returns the vectors of `wanted`. */
+  add(model: string, added: string[], vectors: number[][], wanted: string[]): Map<string, number[]> {
+    let known = this.byModel.get(model) ?? new Map<string, number[]>();
+    const out = new Map<string, number[]>();
+    for (const t of wanted) if (known.has(t)) out.set(t, known.get(t) as number[]);
+    added.forEach((t, i) => out.set(t, vectors[i]));
+    if (known.size + added.length > VectorCache.MAX_TEXTS) known = new Map();
+    added.forEach((t, i) => known.set(t, vectors[i]));
+    this.byModel.set(model, known);
+    return out;
+  }
 }

@@ -47,6 +47,8 @@ export interface FetchedSourceRef extends SourceRef {
   retrieved_at?: string;
   file_id?: string;
   tier?: string;
+  /** Only the page's opening was readable (paywall, login). */
+  teaser?: boolean;
 }
 /** The final citation check's input: the report, the sources it may cite and the report's notes (one record, see ReportNotes). */
 export interface VerifyCitationsInput extends ReportNotes {

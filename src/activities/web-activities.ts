@@ -18,12 +18,14 @@ import { normalizeUrl } from '../domain/text';
 import type {
   FetchUrlInput,
   FetchUrlOutput,
+  PageQuestions,
   ParseContentInput,
   ParseContentOutput,
   WebSearchInput,
   WebSearchOutput,
 } from './contracts';
 import { toFailure } from './errors';
+import type { PageJudgement } from './relevance-activities';
 import { withHeartbeat } from './heartbeat';
 import { adoptArtifacts } from './adopted-artifacts';
 
@@ -34,7 +36,7 @@ export interface WebDeps {
   cache: FetchCache;
   searchProvider: (name: string) => SearchProvider;
   /** Relevance scoring of a page's text, for a parse asked to score what it parsed. */
-  scorePageText?: (text: string, questions: NonNullable<ParseContentInput['relevance']>, title?: string) => Promise<number>;
+  judgePageText?: (text: string, questions: PageQuestions, title?: string) => Promise<PageJudgement>;
 }
 
 export function createWebActivities(deps: WebDeps) {
@@ -140,8 +142,8 @@ export function createWebActivities(deps: WebDeps) {
     const body = parsed.markdown?.trim() ? parsed.markdown : parsed.text;
     const textId = artifactIdOf(body);
     // Scored from the text in hand while it is stored.
-    const scoring = input.relevance && deps.scorePageText ? deps.scorePageText(body, input.relevance, parsed.title) : undefined;
-    const [stored, meta, relevance] = await Promise.all([
+    const scoring = input.relevance && deps.judgePageText ? deps.judgePageText(body, input.relevance, parsed.title) : undefined;
+    const [stored, meta, judgement] = await Promise.all([
       artifacts.put(body, { name: `${input.url} (text)`, kind: 'text', source_url: input.url, content_type: parsed.markdown ? 'text/markdown; charset=utf-8' : 'text/plain; charset=utf-8' }),
       artifacts.put(JSON.stringify({ url: input.url, title: parsed.title, meta: parsed.meta ?? {}, outline: parsed.outline ?? [], text_file_id: textId }), {
         name: `${input.url} (metadata)`,
@@ -160,7 +162,9 @@ export function createWebActivities(deps: WebDeps) {
       sections: parsed.sections,
       ...(parsed.meta?.published ? { published: parsed.meta.published.slice(0, 40) } : {}),
       ...(parsed.meta?.language ? { language: parsed.meta.language.slice(0, 20) } : {}),
-      ...(relevance !== undefined ? { relevance } : {}),
+      ...(judgement ? { relevance: judgement.relevance } : {}),
+      ...(judgement?.judged ? { judged: judgement.judged } : {}),
+      ...(parsed.meta?.teaser ? { teaser: true } : {}),
     };
   }
 }

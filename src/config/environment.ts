@@ -20,6 +20,8 @@ export const SEARCH_KEY_VARIABLES = {
 export const PAYLOAD_KEYS_ENV = 'DEEP_RESEARCH_PAYLOAD_KEYS';
 export const OPERATOR_TOKEN_ENV = 'DEEP_RESEARCH_OPERATOR_TOKEN';
 export const CLI_TOKEN_ENV = 'DEEP_RESEARCH_TOKEN';
+/** The key for search.embedding_base_url's server, when it is not the embedding provider's own. */
+export const EMBEDDING_KEY_ENV = 'EMBEDDING_API_KEY';
 /** Set in a worker that runs itself again with its memory settings: the child has them. */
 export const MEMORY_SETTINGS_ENV = 'DEEP_RESEARCH_WORKER_MEMORY_SETTINGS';
 /** Set in the child that bundles the workflow code: it never starts another. */
@@ -195,6 +197,8 @@ function providerKeys(config: NamedProviders, env: NodeJS.ProcessEnv): Record<st
     const required = 'requiredEnv' in search ? given(env[search.requiredEnv]) : undefined;
     if (required && 'requiredEnv' in search) keys[search.requiredEnv] = required;
   }
+  const embeddingKey = given(env[EMBEDDING_KEY_ENV]);
+  if (embeddingKey) keys[EMBEDDING_KEY_ENV] = embeddingKey;
   return keys;
 }
 

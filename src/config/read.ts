@@ -49,10 +49,13 @@ export function applyEnvironment(config: FileConfig, raw: unknown, given: NotedE
   if (env.DOI_RESOLVER_URL) config.fetch.doi_resolver_url = env.DOI_RESOLVER_URL;
   if (env.FETCH_ALLOW_HOSTS) config.fetch.allow_hosts = [...config.fetch.allow_hosts, ...env.FETCH_ALLOW_HOSTS.split(',').map((h) => h.trim()).filter(Boolean)];
   if (env.LOCAL_DOCS_DIR) config.search.local_path = env.LOCAL_DOCS_DIR;
-  if (env.LOCAL_EMBEDDING_MODEL) {
-    if (!/^[^:]+:.+$/.test(env.LOCAL_EMBEDDING_MODEL)) throw new ConfigError('LOCAL_EMBEDDING_MODEL must be provider:model, e.g. ollama:nomic-embed-text');
-    config.search.embedding_model = env.LOCAL_EMBEDDING_MODEL;
+  for (const name of ['LOCAL_EMBEDDING_MODEL', 'EMBEDDING_MODEL'] as const) {
+    const value = env[name]?.trim();
+    if (!value) continue;
+    if (value !== 'auto' && value !== 'off' && !/^[^:]+:.+$/.test(value)) throw new ConfigError(`${name} must be provider:model (e.g. ollama:nomic-embed-text), auto or off`);
+    config.search.embedding_model = value;
   }
+  if (env.EMBEDDING_BASE_URL) config.search.embedding_base_url = env.EMBEDDING_BASE_URL;
   if (env.TEMPORAL_ADDRESS) config.temporal.address = env.TEMPORAL_ADDRESS;
   if (env.TEMPORAL_NAMESPACE) config.temporal.namespace = env.TEMPORAL_NAMESPACE;
   if (env.DEEP_RESEARCH_TASK_QUEUE) config.temporal.task_queue = env.DEEP_RESEARCH_TASK_QUEUE;

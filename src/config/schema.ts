@@ -95,9 +95,13 @@ export const configSchema = z
       .object({
         searxng_url: z.string().url().optional().describe('Overridden by SEARXNG_URL'),
         local_path: z.string().optional().describe('Folder of your own documents; overridden by LOCAL_DOCS_DIR'),
-        embedding_model: modelRef
-          .optional()
-          .describe('provider:model serving OpenAI-compatible /v1/embeddings (e.g. ollama:nomic-embed-text): local documents are then also ranked by meaning (hybrid with BM25) and fetched pages also scored by meaning for relevance; overridden by LOCAL_EMBEDDING_MODEL'),
+        embedding_model: z
+          .union([z.enum(['auto', 'off']), modelRef])
+          .default('auto')
+          .describe(
+            'The embedding model that judges fetched pages by meaning before they are read: "auto" (one the session\'s model providers offer: OpenAI\'s text-embedding-3-small, Google\'s gemini-embedding-001, or an embedding model an OpenAI-compatible server such as Ollama lists), provider:model serving /v1/embeddings (e.g. ollama:nomic-embed-text; local documents are then also ranked by meaning, hybrid with BM25), or "off" (a model triages the pages instead). Overridden by EMBEDDING_MODEL (or LOCAL_EMBEDDING_MODEL)',
+          ),
+        embedding_base_url: z.string().url().optional().describe('Where the embedding model is served (an OpenAI-compatible /v1 base URL), instead of its provider\'s; overridden by EMBEDDING_BASE_URL'),
         timeout_seconds: z.number().int().min(1).max(120).default(20),
         chain: z.array(searchProviderName).default(DEFAULT_SEARCH_CHAIN).describe('Tried in order; providers without keys are skipped. Overridden by SEARCH_PROVIDERS'),
         mode: z.enum(['fallback', 'combine']).default('fallback').describe('fallback: the first provider that answers; combine: all of them, merged'),

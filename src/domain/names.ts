@@ -71,8 +71,11 @@ export type GatedPhase = Lowercase<Exclude<MindPhase, 'COMPLETED' | 'ABORTED'>>;
 export const EVENT_TYPES = ['AgentInput', 'AgentStream', 'ToolCall', 'ToolCallResult', 'AgentOutput', 'StopEvent', 'WorkflowCancelledEvent', 'Status'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** Roles that call a model. Each may name its own models; otherwise the default chain serves it. */
-export const MODEL_ROLES = ['planner', 'analyzer', 'writer', 'critic', 'refiner', 'supervisor'] as const;
+/**
+ * Roles that call a model. Each may name its own models; otherwise the default chain serves it.
+ * triage: a round's doubtful pages judged in one short call before reading (a cheap model does).
+ */
+export const MODEL_ROLES = ['planner', 'analyzer', 'writer', 'critic', 'refiner', 'supervisor', 'triage'] as const;
 export type ModelRole = (typeof MODEL_ROLES)[number];
 
 /** The search provider that reads the user's own documents (LOCAL_DOCS_DIR), never the web. */

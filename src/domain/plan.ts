@@ -17,6 +17,18 @@ export interface ResearchPlan {
   assumptions: string[];
   /** Who is asking what, in which language (absent in plans drafted before it). */
   context?: ResearchContext;
+  /**
+   * The question as its sources say it, in each other language they are written in (a German
+   * question on a topic the web covers in English: its English rendering). Pages are judged against
+   * the question in their own language. Absent or empty: the sources are in the question's language.
+   */
+  translations?: QuestionTranslation[];
+}
+
+export interface QuestionTranslation {
+  /** BCP 47 tag, e.g. "en". */
+  language: string;
+  question: string;
 }
 
 /** The asker's language and intent, as the planner read them (seed 004's ResearchContext). */

@@ -67,7 +67,7 @@ export const researchSettingsSchema = z
       .min(0)
       .max(1)
       .default(0.2)
-      .describe("Pages whose text scores below this against their sub-question (share of its words found, 0..1) are skipped unread; 0 reads every page"),
+      .describe("The word score (0..1) that lets a page be read at once; a page below it is judged by meaning (embeddings or the round's model triage) before it is skipped; 0 reads every page unjudged"),
     max_events_in_state: z.number().int().min(20).max(5_000).default(300),
     continue_as_new_after_events: z.number().int().min(0).default(0).describe('0: continue as new only when Temporal suggests it'),
     reflexion: z.boolean().default(true).describe('A critic reviews the findings after analysis: PASS, or REVISE with another gathering round'),

@@ -30,6 +30,8 @@ export interface Source {
   published?: string;
   language?: string;
   chars?: number;
+  /** The page showed only the opening of its article (paywall, login): cited as such, never as the whole page. */
+  teaser?: boolean;
   notes?: string;
   /** The search provider that found it. */
   provider?: string;
@@ -44,10 +46,26 @@ export interface Source {
   paper?: { authors?: string[]; year?: number; doi?: string; pdf_url?: string };
   /** BM25 relevance of its parsed text to its sub-question, 0..1 (scored before analysis). */
   relevance?: number;
-  /** Not sent to the analyzer: relevance below settings.min_relevance. */
+  /**
+   * Whether it addresses the question, judged before reading where its words alone would not have
+   * let it be read: by meaning (embeddings), by the model's triage, or by words when it shares none.
+   */
+  judged?: RelevanceJudgement;
+  /** Not sent to the analyzer: judged not to address the question (or below settings.min_relevance in older sessions). */
   skipped_off_topic?: boolean;
   /** Read, and the analyst found it does not address the question (why): listed, never cited. */
   off_question?: string;
+}
+
+/** A judgement on whether a page addresses the question, before it is read. */
+export interface RelevanceJudgement {
+  /** meaning: embeddings; model: the triage of a round's doubtful pages; words: it shares no word with the question in any language asked. */
+  by: 'meaning' | 'model' | 'words';
+  verdict: 'addresses' | 'partly' | 'no';
+  /** By meaning: how much closer its best passage is to the question than to questions about other things. */
+  margin?: number;
+  /** The triage's reason. */
+  why?: string;
 }
 
 export type ArtifactKind = 'html' | 'pdf' | 'docx' | 'text';

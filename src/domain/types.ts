@@ -16,9 +16,9 @@ export { TERMINAL_STATUSES } from './names';
 export type { BudgetLimits, ResearchSettings } from './settings';
 export type { AgentDecision, GateRecord, GuidanceNote, MindState } from './mind';
 
-export type { ArtifactKind, ArtifactRef, Confidence, ContentAllocation, ContentArchive, FetchedPage, Finding, Gap, Source, SourceFidelity, SourceRef, SourceStatus } from './sources';
+export type { ArtifactKind, ArtifactRef, Confidence, ContentAllocation, ContentArchive, FetchedPage, Finding, Gap, RelevanceJudgement, Source, SourceFidelity, SourceRef, SourceStatus } from './sources';
 export type { InputContext, InputContextRef, PanelAnswer, PanelAnswerStatus, PanelConflict, PanelState } from './panel';
-export type { ExpandedQuery, ResearchContext, ResearchPlan } from './plan';
+export type { ExpandedQuery, QuestionTranslation, ResearchContext, ResearchPlan } from './plan';
 
 export interface Clarification {
   question: string;

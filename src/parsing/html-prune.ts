@@ -42,13 +42,14 @@ export function looksLikeFurniture(el: Element): boolean {
   if (role && FURNITURE_ROLES.test(role)) return true;
   if (el.getAttribute('aria-hidden') === 'true' || el.hasAttribute('hidden')) return true;
   const names = `${el.getAttribute('class') ?? ''} ${el.getAttribute('id') ?? ''}`.trim();
-  if (!names) return false;
-  for (const token of names.split(/\s+/)) {
-    const name = words(token);
-    if (NEUTRAL_PREFIX.test(name) || STATE_SUFFIX.test(name)) continue;
-    if (LEADING_FURNITURE_WORDS.test(name) || FURNITURE_WORDS.test(name)) return true;
-  }
-  return false;
+  return !!names && names.split(/\s+/).some(isFurnitureName);
+}
+
+/** One class or id token that names furniture: "post-share-bar", "adsTop"; not "has-sidebar". */
+export function isFurnitureName(token: string): boolean {
+  const name = words(token);
+  if (NEUTRAL_PREFIX.test(name) || STATE_SUFFIX.test(name)) return false;
+  return LEADING_FURNITURE_WORDS.test(name) || FURNITURE_WORDS.test(name);
 }
 
 function textLength(node: Node): number {

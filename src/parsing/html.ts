@@ -1,11 +1,17 @@
 // HTML → readable text: Readability for the main content, the page's body text when Readability
-// finds too little. The DOM is linkedom's: about eight times faster than jsdom on real pages, with
+// finds too little; consent walls removed first, the article's lead kept, a paywalled teaser told
+// apart. The DOM is linkedom's: about eight times faster than jsdom on real pages, with
 // the same extraction quality (measured by `npm run bench:extract`).
 import { Readability } from '@mozilla/readability';
 import type { parseHTML as ParseHTML } from 'linkedom' with { 'resolution-mode': 'import' };
+import { removeConsentWalls } from './html-consent';
+import { parseDom, tidyText } from './html-document';
+import { findLeads, missingLeads, type Leads } from './html-lead';
+import { dropBoilerplateLines } from './html-lines';
+import { onlyTheOpening, paywallSignals } from './html-paywall';
 import { pruneFurniture, pruneLayout, pruneLinkBlocks, pruneOrphanHeadings } from './html-prune';
 import { toMarkdown } from './markdown';
-import type { DocumentMeta, ParsedDocument } from './types';
+import { UnsupportedContentError, type DocumentMeta, type ParsedDocument } from './types';
 
 // linkedom ships CommonJS for require() but declares only ESM types.
 const { parseHTML } = require('linkedom') as { parseHTML: typeof ParseHTML };
@@ -17,7 +23,16 @@ export const MAX_DOM_ELEMENTS = 25_000;
 
 export function parseHtml(html: string, url: string): ParsedDocument {
   if (countTags(html) > MAX_DOM_ELEMENTS) return parseWithoutDom(html);
-  const doc = parseHTML(html).document as unknown as Document;
+  const doc = parseDom(html);
+  if (removeConsentWalls(doc)) throw new UnsupportedContentError('the page shows only a cookie-consent wall, not its content');
+  const leads = findLeads((doc.body ?? doc.documentElement) as Element);
+  const paywall = paywallSignals(doc, leads.pageText);
+  const parsed = extract(html, url, doc, leads);
+  return onlyTheOpening(paywall, parsed.text) ? { ...parsed, meta: { ...parsed.meta, teaser: true } } : parsed;
+}
+
+/** Readability's article, or the page's cleaned body when Readability finds too little. */
+function extract(html: string, url: string, doc: Document, leads: Leads): ParsedDocument {
   const pageTitle = doc.title?.trim() ?? '';
   const canonical = doc.querySelector('link[rel="canonical"]')?.getAttribute('href') ?? undefined;
   const language = doc.documentElement?.getAttribute('lang') || undefined;
@@ -31,13 +46,15 @@ export function parseHtml(html: string, url: string): ParsedDocument {
   let body: Element | undefined;
   const cleanedBody = (): Element => {
     if (body) return body;
-    const page = parseHTML(html).document as unknown as Document;
+    const page = parseDom(html);
+    removeConsentWalls(page);
     for (const el of Array.from(page.querySelectorAll(NON_CONTENT))) el.remove();
     const root = (page.body ?? page.documentElement) as Element;
     pruneLayout(root);
     return (body = withoutBoilerplate(root));
   };
   const content = article ? withoutBoilerplate(fragment(article.content ?? '')) : undefined;
+  if (content) prependLeads(content, missingLeads(leads, normalizeText(blockText(content))));
   const readable = dropBoilerplateLines(normalizeText(blockText(content)));
   if (article && content && readable.length >= MIN_READABLE_CHARS && !missedMostOfPage(readable, cleanedBody)) {
     const { markdown, sections } = toMarkdown(content);
@@ -78,6 +95,14 @@ function missedMostOfPage(readable: string, cleanedBody: () => Element): boolean
   return readable.length < dropBoilerplateLines(normalizeText(blockText(cleanedBody()))).length * 0.5;
 }
 
+function prependLeads(content: Element, leads: string[]): void {
+  for (const text of leads.reverse()) {
+    const p = content.ownerDocument.createElement('p');
+    p.textContent = text;
+    content.insertBefore(p, content.firstChild);
+  }
+}
+
 /** Readability's article HTML as a detached element to walk. */
 function fragment(html: string): Element {
   const { document } = parseHTML(`<!doctype html><html><body><div id="readability-root">${html}</div></body></html>`);
@@ -85,31 +110,12 @@ function fragment(html: string): Element {
 }
 
 function withoutBoilerplate(root: Element): Element {
+  tidyText(root);
   for (const el of Array.from(root.querySelectorAll('figcaption, time'))) el.remove();
   pruneFurniture(root);
   pruneLinkBlocks(root);
   pruneOrphanHeadings(root);
   return root;
-}
-
-const BOILERPLATE_LINE =
-  /^(\d{1,2}[.:/]\d{1,2}([.:/]\d{2,4})?( ?(am|pm|uhr))?|(posted|published|veröffentlicht|erstellt|aktualisiert|updated)\b.*|.*\b(kommentar\w*|comments?|anzeige|advertisement|newsletter|teilen|share|ähnliche beiträge|related posts?|auch interessant|weiterlesen|read more|mehr zum thema|tags?:|schlagwörter|impressum|datenschutz|cookies?|shutterstock|getty ?images|istock|beitragsbild|lade weitere|war (der|dieser) artikel|abonnier\w*|subscribe|(foto|bild|photo|image|quelle)s?:|©)\b.*)$/i;
-
-// Lead-ins to links elsewhere ("Lesen Sie auch: …", "À lire aussi", "Related coverage") in the
-// languages most read here; the linked title after them can be long.
-const READ_ALSO_LINE =
-  /^(lesen sie (auch|hier|mehr)|lies auch|das könnte (sie|dich) auch interessieren|schon gelesen|auch lesenswert|mehr (zum thema|dazu)|weitere (artikel|beiträge|themen)|(à |a )?lire aussi|voir aussi|czytaj (też|także|również|więcej)|zobacz (też|także|również)|lee (también|más)|leer también|puedes ver|te puede interesar|mira también|see also|read (also|more|next)|related( articles?| stories| coverage)?|you (may|might) also like|more from|follow us|folgen sie uns|folge uns)(?=[\s:.,!?»>-]|$)/i;
-// Calls to subscribe or follow, which close many articles.
-const CALL_TO_ACTION = /\b(subscrib\w*|subscription|newsletter|sign(ing)? up|abonn\w*|follow us|folgen sie uns|folge uns|suscr[ií]b\w*|inscr[ií]b\w*)/i;
-
-/** Short lines that are page furniture (dates, "Comments", "Share", "Related posts") go. */
-function dropBoilerplateLines(text: string): string {
-  return text
-    .split('\n')
-    .filter((line) => line.length > 60 || !BOILERPLATE_LINE.test(line.trim()))
-    .filter((line) => line.length > 200 || !READ_ALSO_LINE.test(line.trim()))
-    .filter((line) => line.length > 150 || !CALL_TO_ACTION.test(line))
-    .join('\n');
 }
 
 /** Text with block boundaries kept as newlines, so line filters see real lines. */

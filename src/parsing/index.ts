@@ -1,12 +1,15 @@
 import type { ArtifactKind } from '../domain/types';
 import { normalizeText, parseHtml } from './html';
 import { parseDocx } from './docx';
+import { decode } from './encoding';
 import { parsePdf } from './pdf';
 import { UnsupportedContentError, type ParsedDocument } from './types';
 
 export type { ParsedDocument } from './types';
 
 export { UnsupportedContentError } from './types';
+
+export { decode } from './encoding';
 
 export const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
@@ -27,37 +30,11 @@ export async function parseDocument(bytes: Buffer, contentType: string, url: str
   }
   if (kind === 'docx') return parseDocx(bytes, url);
   if (kind === undefined) throw new UnsupportedContentError(`unsupported content type "${contentType}"`);
-  const text = decode(bytes, contentType);
+  const text = decode(bytes, contentType, url);
   if (looksBinary(text)) throw new UnsupportedContentError(`binary data served as ${contentType}`);
   if (kind === 'html') return parseHtml(text, url);
   const firstHeading = /^#\s+(.+)$/m.exec(text);
   return { title: firstHeading?.[1]?.trim() ?? '', text: normalizeText(text), sections: (text.match(/^#{1,6}\s/gm) ?? []).length };
-}
-
-/** Bytes to text: BOM first, then the Content-Type charset, then a <meta> declaration, else UTF-8. */
-export function decode(bytes: Buffer, contentType: string): string {
-  const bom = sniffBom(bytes);
-  const label = bom ?? /charset=["']?([\w.:-]+)/i.exec(contentType)?.[1] ?? metaCharset(bytes) ?? 'utf-8';
-  try {
-    return new TextDecoder(label).decode(bytes);
-  } catch {
-    return new TextDecoder('utf-8').decode(bytes);
-  }
-}
-
-function sniffBom(bytes: Buffer): string | undefined {
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return 'utf-8';
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
-  return undefined;
-}
-
-function metaCharset(bytes: Buffer): string | undefined {
-  const head = bytes.subarray(0, 4096).toString('latin1');
-  return (
-    /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(head)?.[1] ??
-    /<\?xml[^>]+encoding\s*=\s*["']([\w.:-]+)/i.exec(head)?.[1]
-  );
 }
 
 function looksBinary(text: string): boolean {

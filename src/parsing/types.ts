@@ -8,6 +8,11 @@ export interface DocumentMeta {
   canonical_url?: string;
   /** Pages in the document (PDF), read or not. */
   page_count?: number;
+  /**
+   * The page shows only the opening of its article (the rest is behind a paywall or a login):
+   * the text is a teaser, not the article.
+   */
+  teaser?: boolean;
 }
 
 export interface ParsedDocument {

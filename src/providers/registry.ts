@@ -8,6 +8,7 @@ import { ConfigError } from '../config/load';
 import { onFirstNeed } from '../config/on-first-need';
 import { MODEL_PROVIDER_DEFAULTS, MODEL_ROLES, isReasoningModel, splitModelRef, type ModelProviderDefaults, type ModelRole } from '../config/model-catalog';
 import type { AppConfig } from '../config/schema';
+import { EMBEDDING_KEY_ENV } from '../config/environment';
 import type { ProviderPlan, ResearchSettings } from '../domain/types';
 import type { ModelConnection } from './model/types';
 import { choosePanel } from '../research/panel';
@@ -64,6 +65,23 @@ export function modelConnection(config: AppConfig, ref: string, role?: string): 
     structuredOutput: provider.structured_output ?? config.models.structured_output,
     timeoutMs: seconds * 1000,
   };
+}
+
+/** The embedding model the config names (provider:model); none for "auto" or "off". */
+export function configuredEmbeddingModel(config: AppConfig): string | undefined {
+  const ref = config.search.embedding_model;
+  return ref === 'auto' || ref === 'off' ? undefined : ref;
+}
+
+/** How to reach an embedding model: its provider's connection, at search.embedding_base_url when one is set (any provider name then). */
+export function embeddingConnection(config: AppConfig, ref: string): ModelConnection {
+  const base = config.search.embedding_base_url;
+  if (!base) return modelConnection(config, ref);
+  const { provider, model } = splitModelRef(ref);
+  const known = modelProviderFor(config, provider);
+  const keys = config.environment.keys;
+  const apiKey = keys[EMBEDDING_KEY_ENV] ?? (known?.api_key_env ? keys[known.api_key_env] : undefined);
+  return { kind: 'openai-compatible', provider, model, baseURL: base, apiKey, structuredOutput: 'auto', timeoutMs: config.models.timeout_seconds * 1000 };
 }
 
 /** One search provider as this installation serves it: where it is, what it needs, how to build and probe it. */
@@ -137,9 +155,9 @@ const localDocuments: SearchSource = {
   readsServerFiles: true,
   holdsNotes: true,
   create: (config) => {
-    const embedding = config.search.embedding_model;
+    const embedding = configuredEmbeddingModel(config);
     const open = async (): Promise<SearchProvider> =>
-      (await localSearchModule()).openLocalDocuments(config.search.local_path as string, path.join(config.data_dir, 'local-index.json'), embedding ? modelConnection(config, embedding) : undefined);
+      (await localSearchModule()).openLocalDocuments(config.search.local_path as string, path.join(config.data_dir, 'local-index.json'), embedding ? embeddingConnection(config, embedding) : undefined);
     let opened: Promise<SearchProvider> | undefined;
     return { name: LOCAL_SEARCH_PROVIDER, search: async (request) => (await (opened ??= open())).search(request) };
   },

@@ -17,6 +17,8 @@ export interface CitableSource {
   file_id?: string;
   /** Credibility tier from source vetting. */
   tier?: string;
+  /** The page showed only the opening of its article (paywall, login). */
+  teaser?: boolean;
 }
 
 export interface VerifiedReport {
@@ -48,7 +50,7 @@ export interface ReportNotes {
   /** Relevance of each scored source to its sub-question (0..1). */
   relevance?: Record<string, number>;
   /** Sources not read because they scored below min_relevance. */
-  skipped_sources?: { id: string; title: string; url: string; score: number }[];
+  skipped_sources?: { id: string; title: string; url: string; score: number; judged?: { by: 'meaning' | 'model' | 'words'; why?: string } }[];
   /** Sources read whose reader found they do not address the question: listed, never cited. */
   not_counted?: { id: string; title: string; url: string; reason: string }[];
   min_relevance?: number;
@@ -131,7 +133,7 @@ export function verifyReportCitations(markdown: string, fetched: CitableSource[]
   }
   report.sections.push({ title: labels.sources, body: sourcesList(citedSources, extra, labels) });
   const missing = stillMissing(extra.open_gap_list ?? [], renderReport(report));
-  const notes = notesList({ extra, labels, found, resolved: resolvedCount, removedCitations, removed, failedSources, merged: (extra.merged_claims ?? 0) + repeated.length, questions: questionSection ? [] : questions, missing });
+  const notes = notesList({ extra, labels, found, resolved: resolvedCount, removedCitations, removed, failedSources, merged: (extra.merged_claims ?? 0) + repeated.length, questions: questionSection ? [] : questions, missing, teasers: citedSources.filter((s) => s.teaser).map((s) => s.id) });
   if (notes.length) report.sections.push({ title: labels.notes, body: notes.join('\n') });
   return {
     markdown: renderReport(report),
@@ -166,6 +168,7 @@ function sourcesList(sources: CitableSource[], extra: ReportNotes, labels: Repor
       const details = [s.tier, s.retrieved_at && labels.fetched(s.retrieved_at), s.file_id && labels.snapshot(s.file_id)].filter(Boolean);
       const relevance = extra.relevance?.[s.id];
       if (relevance !== undefined) details.push(labels.relevance(relevance.toFixed(2)));
+      if (s.teaser) details.push(labels.onlyOpening);
       return `- [${s.id}] ${escapeInline(s.title || s.url)} — <${s.url}>${details.length ? ` (${details.join(', ')})` : ''}`;
     })
     .join('\n');
@@ -183,9 +186,11 @@ interface NotesInput {
   questions: string[];
   /** The gaps stated as statements, uncited. */
   missing: string[];
+  /** Cited sources whose page showed only its opening. */
+  teasers: string[];
 }
 
-function notesList({ extra, labels, found, resolved, removedCitations, removed, failedSources, merged, questions, missing }: NotesInput): string[] {
+function notesList({ extra, labels, found, resolved, removedCitations, removed, failedSources, merged, questions, missing, teasers }: NotesInput): string[] {
   const notes: string[] = [];
   if (extra.search_outage) {
     const missed = extra.search_outage.queries_not_searched;
@@ -196,6 +201,7 @@ function notesList({ extra, labels, found, resolved, removedCitations, removed, 
   if (extra.stopped) notes.push(`> ${labels.unfinished(stoppedPhrase(extra.stopped, labels))}`);
   if (extra.shortfalls?.length) notes.push(`- ${labels.shortfalls}\n${shortfallLines(extra.shortfalls, labels).map((f) => `  - ${escapeInline(f)}`).join('\n')}`);
   notes.push(citationSummary(found, resolved, removedCitations, labels));
+  if (teasers.length) notes.push(`- ${labels.teasers(teasers.join(', '))}`);
   if (extra.not_counted?.length) {
     notes.push(
       `- ${labels.notCounted(extra.not_counted.length)}\n${extra.not_counted
@@ -204,9 +210,21 @@ function notesList({ extra, labels, found, resolved, removedCitations, removed, 
         .join('\n')}`,
     );
   }
-  if (extra.skipped_sources?.length) {
+  const judgedSkips = (extra.skipped_sources ?? []).filter((x) => x.judged);
+  const scoreSkips = (extra.skipped_sources ?? []).filter((x) => !x.judged);
+  if (judgedSkips.length) {
+    const why = (j: { by: 'meaning' | 'model' | 'words'; why?: string }) => (j.by === 'model' ? labels.judgedBy.model(j.why ?? '') : labels.judgedBy[j.by]);
     notes.push(
-      `- ${labels.skipped(extra.skipped_sources.length, String(extra.min_relevance ?? '—'))}\n${extra.skipped_sources
+      `- ${labels.skippedJudged(judgedSkips.length)}\n${judgedSkips
+        .slice(0, 20)
+        .map((x) => `  - ${x.id} ${escapeInline(x.title || x.url)} — <${x.url}> (${escapeInline(why(x.judged as { by: 'meaning' | 'model' | 'words'; why?: string }))})`)
+        .join('\n')}`,
+    );
+  }
+  // Sessions from before pages were judged: skipped on their word score.
+  if (scoreSkips.length) {
+    notes.push(
+      `- ${labels.skipped(scoreSkips.length, String(extra.min_relevance ?? '—'))}\n${scoreSkips
         .slice(0, 20)
         .map((x) => `  - ${x.id} ${escapeInline(x.title || x.url)} — <${x.url}> (${labels.relevance(x.score.toFixed(2))})`)
         .join('\n')}`,

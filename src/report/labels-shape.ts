@@ -54,6 +54,10 @@ export interface ReportLabels {
   fetched: (date: string) => string;
   snapshot: (id: string) => string;
   relevance: (score: string) => string;
+  /** A cited source whose page showed only its opening (paywall), in its Sources entry. */
+  onlyOpening: string;
+  /** The Notes' line on such sources (their ids). */
+  teasers: (ids: string) => string;
   gap: (title: string) => string;
   queriesTried: (queries: string) => string;
   notWritten: (stopped: string, title: string) => string;
@@ -82,6 +86,9 @@ export interface ReportLabels {
   /** Why a citation was removed; the resolver's reasons, by kind. */
   reasons: { noSource: (ids: string) => string; neverFetched: (url: string) => string; footnote: (label: string) => string; image: (url: string) => string; offQuestion: (ids: string) => string };
   skipped: (n: number, threshold: string) => string;
+  /** Pages judged before reading not to address the question, and by whom. */
+  skippedJudged: (n: number) => string;
+  judgedBy: { meaning: string; words: string; model: (why: string) => string };
   notCounted: (n: number) => string;
   notAnswered: (found: number, read: number, queries: string) => string;
   merged: (n: number) => string;

@@ -17,6 +17,8 @@ const EN: ReportLabels = {
   fetched: (d) => `fetched ${d}`,
   snapshot: (id) => `snapshot ${id}`,
   relevance: (x) => `relevance ${x}`,
+  onlyOpening: 'only the opening was readable: paywall',
+  teasers: (ids) => `${ids}: only the opening of the article was readable (the rest is behind a paywall or a login); what is cited from it rests on that opening, not on the whole article.`,
   gap: (t) => `**Gap:** the research looked for material on “${t}” and found nothing it could cite.`,
   queriesTried: (q) => `Queries tried: ${q}.`,
   notWritten: (stopped, t) => `**Not written:** the research ${stopped} before it reached “${t}”.`,
@@ -47,6 +49,8 @@ const EN: ReportLabels = {
     offQuestion: (ids) => `${ids} does not address the question`,
   },
   skipped: (n, t) => `${n} source(s) were not read: off-topic for their sub-question (relevance below ${t}):`,
+  skippedJudged: (n) => `${n} source(s) were not read: judged before reading not to address the question:`,
+  judgedBy: { meaning: 'by meaning, about something else', words: 'shares no word with the question', model: (why) => `triage: ${why}` },
   notCounted: (n) => `${n} source(s) were read but do not address the question, so nothing is cited from them:`,
   notAnswered: (found, read, q) =>
     `**Not answered by the sources found:** the research searched ${q}, found ${found} page(s) and read ${read} of them; none addresses the question, so this report cites none. What was found and read, and why it did not count, is listed under Notes.`,

@@ -173,3 +173,19 @@ export function relevanceScore(text: string, questions: string[], title = '', fo
   }
   return best === undefined ? 1 : Math.round(best * 1000) / 1000;
 }
+
+/**
+ * Whether the page says any content word of any of `questions` (itself, joined with its neighbour,
+ * or inside a compound), in its title or text. A page that says none, with the question asked in
+ * its language and the page's, cannot be about it: the one page words alone may skip.
+ */
+export function sharesWords(text: string, questions: string[], title = ''): boolean {
+  const asked = questions.map(wantedTerms).filter((wanted) => wanted.size);
+  // A question of no content word at all says nothing a page could lack.
+  if (!asked.length) return true;
+  const page = profile(text, title);
+  for (const wanted of asked) {
+    for (const [t, joined] of wanted) if (page.headline.has(t) || page.counts.has(t) || joined.some((j) => page.counts.has(j)) || inCompounds(page, t)) return true;
+  }
+  return false;
+}

@@ -68,6 +68,8 @@ export interface AnalyzerSourceText {
   title: string;
   url: string;
   text: string;
+  /** Only the page's opening was readable (paywall): told to the analyst, who must not read more into it. */
+  teaser?: boolean;
 }
 
 export function analyzerPrompt(input: {
@@ -82,8 +84,9 @@ export function analyzerPrompt(input: {
 }): string {
   const known = input.known_findings.length ? input.known_findings.map((f) => `- ${f}`).join('\n') : '(none yet)';
   const sources = input.sources
-    .map((s) => `<source id="${s.id}" url="${s.url}" title="${s.title.replace(/"/g, "'")}">\n${s.text}\n</source>`)
+    .map((s) => `<source id="${s.id}" url="${s.url}" title="${s.title.replace(/"/g, "'")}"${s.teaser ? ' only-opening="true"' : ''}>\n${s.text}\n</source>`)
     .join('\n\n');
+  const teasers = input.sources.filter((s) => s.teaser).map((s) => s.id);
   return [
     `Research question:\n${input.query}`,
     `Brief:\n${input.research_brief}`,
@@ -91,6 +94,7 @@ export function analyzerPrompt(input: {
     `Iteration ${input.iteration} of ${input.max_iterations}.`,
     `Findings so far:\n${known}`,
     ...(input.research_feedback?.length ? [`Feedback this round must address:\n${input.research_feedback.map((f) => `- ${f}`).join('\n')}`] : []),
+    ...(teasers.length ? [`${teasers.join(', ')}: only the opening of the article was readable (paywall); take findings only from what that opening says, and never conclude that the article does not say something.`] : []),
     `Sources:\n${sources}`,
   ].join('\n\n');
 }

@@ -11,6 +11,7 @@ import type { ModelRoleSpec } from './role';
 import { summarizer } from './summarizer';
 import { supervisor } from './supervisor';
 import { synthesizer } from './synthesizer';
+import { triage } from './triage';
 import { writer } from './writer';
 
-export const MODEL_ROLE_SPECS: readonly ModelRoleSpec[] = [planner, analyzer, writer, critic, refiner, supervisor, summarizer, panelWriter, synthesizer, inputCheck, inputImprovement, claimJudge];
+export const MODEL_ROLE_SPECS: readonly ModelRoleSpec[] = [planner, analyzer, writer, critic, refiner, supervisor, summarizer, panelWriter, synthesizer, inputCheck, inputImprovement, claimJudge, triage];

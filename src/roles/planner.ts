@@ -41,6 +41,11 @@ export const planSchema = z.object({
     })
     .nullable()
     .catch(null),
+  // Added later: answers without it stay valid (no other language is then searched or judged in).
+  translations: z
+    .array(z.object({ language: z.string().min(2).max(20), question: z.string().min(1).max(600) }))
+    .max(6)
+    .catch([]),
 });
 
 const PLANNER_SYSTEM = `You are the research planner of a deep-research assistant.
@@ -55,8 +60,12 @@ You have no web access. From the user's question, draft a research plan:
   domain (technical, business, academic, creative or general), mode (deep_dive, quick_answer, comparison or standard),
   intent_summary (one sentence: what the asker wants to learn and why), answer_style (e.g. "concise", "tables", "step-by-step"),
   time_scope and locale_scope (the period and places the question is about; null when it names none).
-Write clarifying_questions, outline, research_brief and assumptions in the language of the question; search queries may
-be in whatever language finds the best sources.
+- translations: the question rendered in each language, other than the question's own, that the best sources on it are
+  written in, as those sources would put it (a German question about a US company or an English-language product: its
+  English rendering; a question about a country's affairs: that country's language too); [] when the best sources are in
+  the question's language. Each item: language (BCP 47 tag) and question.
+Write clarifying_questions, outline, research_brief and assumptions in the language of the question. Write the search
+queries in the language(s) of the best sources: for a topic the web covers mainly in another language, most queries in it.
 Answer with JSON only.`;
 
 export const planner: ModelRoleSpec<z.infer<typeof planSchema>> = { role: 'planner', name: 'research_plan', system: PLANNER_SYSTEM, schema: planSchema };

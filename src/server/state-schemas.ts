@@ -48,6 +48,10 @@ export const planSchema = obj({
         locale_scope: str.optional(),
       })
       .optional(),
+    translations: z
+      .array(obj({ language: str.describe('BCP 47 tag'), question: str }))
+      .optional()
+      .describe("the question as its sources put it, in each other language they are written in: pages are judged against the question in their language"),
   })
   .meta({ id: 'Plan', description: "The planner's research plan, as approved or awaiting approval" });
 
@@ -69,6 +73,7 @@ export const sourceSchema = obj({
     published: str.optional(),
     language: str.optional(),
     chars: int.optional(),
+    teaser: z.boolean().optional().describe('the page showed only the opening of its article (paywall, login)'),
     notes: str.optional(),
     provider: str.optional().describe('the search provider that found it'),
     analyzed: z.boolean().optional(),
@@ -76,8 +81,16 @@ export const sourceSchema = obj({
     credibility: num.optional().describe('0..1'),
     quality: z.enum(['low', 'medium', 'high']).optional(),
     paper: obj({ authors: strings.optional(), year: int.optional(), doi: str.optional(), pdf_url: str.optional() }).optional(),
-    relevance: num.optional().describe('0..1, to its sub-question'),
-    skipped_off_topic: z.boolean().optional(),
+    relevance: num.optional().describe('0..1: its words against its sub-question, the plan and the question (orders reading; at min_relevance or above it is read)'),
+    judged: obj({
+        by: z.enum(['meaning', 'model', 'words']).describe('meaning: an embedding model; model: the triage of its round; words: it shares no word with the question'),
+        verdict: z.enum(['addresses', 'partly', 'no']),
+        margin: num.optional().describe('by meaning: how much closer its best passage is to the question than to questions about other things'),
+        why: str.optional().describe("the triage's reason"),
+      })
+      .optional()
+      .describe('whether it addresses the question, judged before reading where its words alone would not have let it be read'),
+    skipped_off_topic: z.boolean().optional().describe('not read: judged not to address the question'),
     off_question: str.optional().describe('read, and the analyst found it does not address the question (why): listed, never cited'),
   })
   .meta({ id: 'Source' });

@@ -19,7 +19,7 @@ export const planner = proxyActivities<Pick<ResearchActivities, 'decomposeQuery'
 export const knowledge = proxyActivities<Pick<ResearchActivities, 'lookupLocalKnowledge'>>({ startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 3 } });
 
 export const model = proxyActivities<
-  Pick<ResearchActivities, 'analyzeSources' | 'writeReportPatch' | 'critiqueFindings' | 'refineGaps' | 'reflectOnPhase'>
+  Pick<ResearchActivities, 'analyzeSources' | 'triageSources' | 'writeReportPatch' | 'critiqueFindings' | 'refineGaps' | 'reflectOnPhase'>
 >(MODEL_OPTIONS);
 
 /** Citation checks: links re-checked through the fetch guard, claims against stored source text. */

@@ -12,10 +12,13 @@
 import { contentSummary, inputCheck, panelAnswer, panelSynthesis } from './model-answers';
 import { groundedPatch, type WriterLog } from './grounded-writer';
 import { hash, overlap, quotableSentences, words } from './real-pages';
+import { REAL_TRANSLATIONS } from './real-translations';
 
 export interface GroundedPlan {
   queries: string[];
   outline: string[];
+  /** The question as the sources say it, in their other languages. */
+  translations?: { language: string; question: string }[];
 }
 
 export interface GroundedOptions {
@@ -23,6 +26,8 @@ export interface GroundedOptions {
   plans?: Map<string, GroundedPlan>;
   /** Addresses of the world's pages are on this port (for a URL the writer invents). */
   webPort?: number;
+  /** Answers the triage of doubtful pages ('source_triage'); absent, the fake model's triage by words does. */
+  triage?: (prompt: string) => unknown;
 }
 
 export interface GroundedModel {
@@ -32,6 +37,10 @@ export interface GroundedModel {
 
 const GERMAN = /\b(wie|welche[rsn]?|und|der|die|das|ist|wird|werden|für|viele|gibt|warum|wer)\b|[äöüß]/i;
 const isGerman = (text: string) => GERMAN.test(text);
+const SPANISH = /[¿¡ñ]|\b(por qué|cómo|qué|cuál|las|los|hubo|para|durante)\b/i;
+const FRENCH = /\b(pourquoi|comment|quelle?s?|est-ce|l'|a-t-il|été|les|des)\b/i;
+/** The question's language as a model's plan names it (the report is written in it). */
+const languageOf = (text: string) => (isGerman(text) ? 'de' : SPANISH.test(text) ? 'es' : FRENCH.test(text) ? 'fr' : 'en');
 
 const section = (prompt: string, label: string): string => new RegExp(`${label}:\\n([\\s\\S]*?)(?:\\n\\n|$)`).exec(prompt)?.[1]?.trim() ?? '';
 
@@ -65,7 +74,8 @@ function plan(prompt: string, opts: GroundedOptions) {
     outline,
     research_brief: german ? `Klären, was über „${question}“ bekannt ist, mit Quellen.` : `Establish what is known about "${question}", with sources.`,
     assumptions: [german ? 'Keine Einschränkung auf Region oder Zeitraum.' : 'No restriction to a region or period.'],
-    context: { language: german ? 'de' : 'en', domain: 'general', mode: 'standard', intent_summary: question, answer_style: [], time_scope: null, locale_scope: null },
+    context: { language: languageOf(question), domain: 'general', mode: 'standard', intent_summary: question, answer_style: [], time_scope: null, locale_scope: null },
+    translations: known?.translations ?? REAL_TRANSLATIONS.get(question) ?? [],
   };
 }
 
@@ -191,6 +201,8 @@ export function createGroundedModel(opts: GroundedOptions = {}): GroundedModel {
           return phaseReflection(prompt);
         case 'content_summary':
           return contentSummary(prompt);
+        case 'source_triage':
+          return opts.triage?.(prompt);
         case 'input_check':
           return inputCheck(prompt);
         case 'panel_answer':

@@ -24,6 +24,8 @@ import {
 } from './model-script';
 import { claimSupport, contentSummary, fakeEmbedding, inputCheck, panelAnswer, panelSynthesis, topicOf } from './model-answers';
 
+import { triageByWords } from './triage-answers';
+
 export { EMBEDDING_CONCEPTS, fakeEmbedding, topicOf } from './model-answers';
 
 export interface ModelScript extends ProviderScript {
@@ -248,6 +250,7 @@ function scriptedObject(name: string | undefined, prompt: string, script: ModelS
   if (name === 'phase_reflection') return phaseReflection(prompt, script);
   if (name === 'claim_support') return claimSupport(prompt);
   if (name === 'content_summary') return contentSummary(prompt);
+  if (name === 'source_triage') return triageByWords(prompt);
   return undefined;
 }
 

@@ -1,15 +1,21 @@
 // The questions asked in the real-page world, chosen by what the corpus holds (44 % German pages,
-// many news pages), three kinds:
-//   answered      several pages answer it;
-//   partial       pages answer one part, nothing in the corpus answers the other;
-//   unanswerable  nothing in the corpus is about it, yet BM25 finds pages sharing its words.
+// many news pages), five kinds:
+//   answered        several pages answer it;
+//   partial         pages answer one part, nothing in the corpus answers the other;
+//   unanswerable    nothing in the corpus is about it, yet BM25 finds pages sharing its words;
+//   other-words     the pages that answer it say it in other words than the question ("how did
+//                   reviewers judge" answered by a review; "meat-free dinners" by a vegan noodle
+//                   recipe; "head of government detained" by "Premier arrested");
+//   cross-language  asked in German, Spanish or French about what only the corpus's English pages
+//                   answer.
 // Each carries the plan a model would draft for it (queries in the question's language, one in
 // English where a model would add one). Which corpus pages are on topic for each is a person's
-// judgement, kept in real-judgements.json (see Judgement).
+// judgement, kept in real-judgements.json (see Judgement). REAL_QUESTIONS are the first three
+// kinds, MEANING_QUESTIONS (issue 37) the last two; ALL_REAL_QUESTIONS both.
 import type { GroundedPlan } from './grounded-model';
 import judgements from './real-judgements.json';
 
-export type QuestionKind = 'answered' | 'partial' | 'unanswerable';
+export type QuestionKind = 'answered' | 'partial' | 'unanswerable' | 'other-words' | 'cross-language';
 
 export interface RealQuestion {
   id: string;
@@ -129,7 +135,130 @@ export const REAL_QUESTIONS: RealQuestion[] = [
   },
 ];
 
+/** Questions whose answer only meaning finds: in other words than the question's, or in another language. */
+export const MEANING_QUESTIONS: RealQuestion[] = [
+  {
+    id: 'caribbean-drugs',
+    kind: 'other-words',
+    question: 'How are the authorities fighting drug trafficking through the Caribbean?',
+    plan: {
+      queries: ['Caribbean drug trafficking enforcement', 'cocaine smuggling Caribbean interception', 'DEA operation Caribbean arrest', 'Caribbean drug trade crackdown 2022'],
+      outline: ['Interceptions at sea', 'Arrests and prosecutions', 'What it says about the trade'],
+    },
+  },
+  {
+    id: 'democratic-hopefuls',
+    kind: 'other-words',
+    question: 'How were the Democratic presidential hopefuls faring in early 2020?',
+    plan: {
+      queries: ['2020 Democratic primary candidates', 'Democratic presidential race early 2020', 'Democratic candidates polls endorsements 2020', 'Democratic primary voters support'],
+      outline: ['Where the race stood', 'Endorsements and support', 'The voters who decide it'],
+    },
+  },
+  {
+    id: 'meat-free-dinners',
+    kind: 'other-words',
+    question: 'What meat-free dinners can I cook at home?',
+    plan: {
+      queries: ['meat-free dinner recipes', 'vegetarian dinner ideas', 'easy vegan main dishes', 'plant-based home cooking'],
+      outline: ['Dishes', 'Ingredients', 'Tips'],
+    },
+  },
+  {
+    id: 'flowering-shrubs',
+    kind: 'other-words',
+    question: 'How should I look after flowering shrubs so that they bloom every year?',
+    plan: {
+      queries: ['flowering shrub care', 'how to get shrubs to bloom every year', 'pruning flowering shrubs', 'watering and fertilizing flowering plants'],
+      outline: ['Light and soil', 'Watering and feeding', 'Pruning for blooms'],
+    },
+  },
+  {
+    id: 'tech-climate',
+    kind: 'other-words',
+    question: 'What are big technology companies doing about their effect on the climate?',
+    plan: {
+      queries: ['tech companies climate pledge', 'big tech carbon emissions reduction', 'technology industry net zero commitment', 'data centers energy use climate'],
+      outline: ['Pledges', 'What they do', 'Criticism'],
+    },
+  },
+  {
+    id: 'darkest-review',
+    kind: 'other-words',
+    question: 'How did reviewers judge the game Through the Darkest of Times?',
+    plan: {
+      queries: ['Through the Darkest of Times review', 'Through the Darkest of Times critics', 'Through the Darkest of Times gameplay', 'Through the Darkest of Times verdict'],
+      outline: ['What the game is', 'What reviewers praised', 'What they criticised'],
+    },
+  },
+  {
+    id: 'parasite-reception',
+    kind: 'other-words',
+    question: 'How was the film Parasite received during the awards season?',
+    plan: {
+      queries: ['Parasite awards season', 'Parasite film reception', 'Parasite Oscar chances', 'Bong Joon-ho Parasite awards'],
+      outline: ['Awards won', 'Critics and audiences', 'Oscar prospects'],
+    },
+  },
+  {
+    id: 'de-bvi-premier',
+    kind: 'cross-language',
+    question: 'Warum wurde der Regierungschef der Britischen Jungferninseln in den USA festgenommen?',
+    plan: {
+      queries: ['Britische Jungferninseln Premier festgenommen', 'Jungferninseln Regierungschef Verhaftung USA', 'Andrew Fahie Festnahme Drogen', 'British Virgin Islands premier arrested'],
+      outline: ['Die Festnahme', 'Die Vorwürfe', 'Reaktionen'],
+    },
+  },
+  {
+    id: 'de-tech-climate',
+    kind: 'cross-language',
+    question: 'Was unternimmt Microsoft, um seinen CO2-Fußabdruck zu verringern?',
+    plan: {
+      queries: ['Microsoft CO2-Fußabdruck', 'Microsoft klimaneutral CO2-negativ', 'Microsoft Klimaschutz Ziele', 'Microsoft carbon negative pledge'],
+      outline: ['Die Ziele', 'Die Maßnahmen', 'Kritik'],
+    },
+  },
+  {
+    id: 'es-blackouts',
+    kind: 'cross-language',
+    question: '¿Por qué hubo apagones en California durante la ola de calor?',
+    plan: {
+      queries: ['apagones California ola de calor', 'cortes de electricidad California calor', 'red eléctrica California demanda', 'California rolling blackouts heat wave'],
+      outline: ['Qué pasó', 'Las causas', 'Qué se puede hacer'],
+    },
+  },
+  {
+    id: 'es-hydrangea',
+    kind: 'cross-language',
+    question: '¿Cómo se cuidan las hortensias para que florezcan?',
+    plan: {
+      queries: ['cuidado de hortensias', 'hortensias floración poda', 'hortensias riego y suelo', 'hydrangea care blooming'],
+      outline: ['Luz y suelo', 'Riego', 'Poda'],
+    },
+  },
+  {
+    id: 'fr-body-fat',
+    kind: 'cross-language',
+    question: 'Comment mesurer son pourcentage de graisse corporelle ?',
+    plan: {
+      queries: ['mesurer pourcentage de graisse corporelle', 'méthodes mesure masse grasse', 'pince à plis cutanés impédancemétrie', 'how to measure body fat percentage'],
+      outline: ['Méthodes simples', 'Méthodes précises', 'Limites'],
+    },
+  },
+  {
+    id: 'fr-wikipedia-turkey',
+    kind: 'cross-language',
+    question: "Pourquoi l'accès à Wikipédia a-t-il été rétabli en Turquie ?",
+    plan: {
+      queries: ['Wikipédia Turquie accès rétabli', 'Turquie blocage Wikipédia Cour constitutionnelle', 'Wikipédia censure Turquie', 'Wikipedia access restored Turkey'],
+      outline: ['Le blocage', 'La décision', 'Les réactions'],
+    },
+  },
+];
+
+export const ALL_REAL_QUESTIONS: RealQuestion[] = [...REAL_QUESTIONS, ...MEANING_QUESTIONS];
+
 /** The session enhanced with a focus: the focus names what an unread page of the corpus is about (California's rolling blackouts in a heat wave). */
 export const ENHANCED = { question: 'How is climate change making natural disasters such as wildfires and heat waves worse?', focus: 'rolling blackouts in California during heat waves' };
 
-export const REAL_PLANS = new Map(REAL_QUESTIONS.map((q) => [q.question, q.plan]));
+export const REAL_PLANS = new Map(ALL_REAL_QUESTIONS.map((q) => [q.question, q.plan]));

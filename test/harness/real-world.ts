@@ -13,8 +13,10 @@ import { startEnvironment, type EnvironmentOptions, type TestEnvironment } from 
 import { startModel, type FakeModel } from './model';
 import { loadCorpus, type Corpus, type CorpusPage } from './real-pages';
 import { Bm25Index, startRealSearch, type RealSearch } from './real-search';
+import { ALL_REAL_QUESTIONS, verdictFor } from './real-questions';
 import { Recorder } from './recorder';
 import { startTestServer } from './temporal';
+import { triageFromLabels } from './triage-answers';
 
 export interface RealWorld {
   corpus: Corpus;
@@ -23,6 +25,8 @@ export interface RealWorld {
   model: FakeModel;
   grounded: GroundedModel;
   search: RealSearch;
+  /** How many results the search answers each query with. */
+  resultsPerQuery: number;
   /** Every page GET, as "host/path". */
   fetched: string[];
   env: Record<string, string>;
@@ -63,6 +67,8 @@ export interface RealWorldOptions {
   plans?: Map<string, GroundedPlan>;
   /** What each call to the world takes, as real providers do (bench:speed); none by default. */
   latency?: { modelMs?: number; searchMs?: number; fetchMs?: number };
+  /** How the model triages doubtful pages (see grounded-model.ts); absent, from a person's labels of the pages (real-judgements.json), by words for a page none labelled. */
+  triage?: (prompt: string) => unknown;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -99,8 +105,21 @@ export async function startRealWorld(opts: RealWorldOptions = {}): Promise<RealW
   const addressOf = (page: CorpusPage) => `http://${page.url.hostname}:${port}${page.url.pathname}${page.url.search}`;
   const hosts = new Set(corpus.pages.map((p) => p.url.hostname.toLowerCase()));
   const unmap = mapHosts(hosts);
-  const search = await startRealSearch(recorder, index, addressOf, 10, opts.latency?.searchMs);
-  const grounded = createGroundedModel({ plans: opts.plans, webPort: port });
+  const resultsPerQuery = 10;
+  const search = await startRealSearch(recorder, index, addressOf, resultsPerQuery, opts.latency?.searchMs);
+  const labelled = (asked: string, url: string) => {
+    const page = pageAt(url);
+    const question = ALL_REAL_QUESTIONS.find((q) => q.question === asked);
+    return page && question ? verdictFor(question, page.key) : undefined;
+  };
+  const pageAt = (raw: string) => {
+    try {
+      return byKey.get(keyOf(new URL(raw)));
+    } catch {
+      return undefined;
+    }
+  };
+  const grounded = createGroundedModel({ plans: opts.plans, webPort: port, triage: opts.triage ?? triageFromLabels(labelled) });
   const model = await startModel(recorder, { respond: grounded.respond, delayMs: opts.latency?.modelMs });
   return {
     corpus,
@@ -109,6 +128,7 @@ export async function startRealWorld(opts: RealWorldOptions = {}): Promise<RealW
     model,
     grounded,
     search,
+    resultsPerQuery,
     fetched,
     env: {
       OPENAI_BASE_URL: model.url,
@@ -119,13 +139,7 @@ export async function startRealWorld(opts: RealWorldOptions = {}): Promise<RealW
       FETCH_ALLOW_HOSTS: [...hosts].map((h) => `${h}:${port}`).join(','),
     },
     addressOf,
-    pageAt: (raw) => {
-      try {
-        return byKey.get(keyOf(new URL(raw)));
-      } catch {
-        return undefined;
-      }
-    },
+    pageAt,
     close: async () => {
       unmap();
       server.closeAllConnections();
@@ -151,7 +165,7 @@ export async function startRealEnvironment(world: RealWorld, address: string, ex
 }
 
 /** For scripts: a private Temporal dev server, the world and a worker, torn down whatever happens. */
-export function runInRealWorld(opts: RealWorldOptions, fn: (env: TestEnvironment, world: RealWorld) => Promise<void>, extra: EnvironmentOptions = {}): void {
+export function runInRealWorld(opts: RealWorldOptions, fn: (env: TestEnvironment, world: RealWorld) => Promise<void>, extra: EnvironmentOptions = {}): Promise<void> {
   const main = async () => {
     const server = await startTestServer();
     const world = await startRealWorld(opts);
@@ -164,7 +178,7 @@ export function runInRealWorld(opts: RealWorldOptions, fn: (env: TestEnvironment
       await server.stop();
     }
   };
-  main().catch((err) => {
+  return main().catch((err) => {
     console.error(err);
     process.exit(1);
   });

@@ -1,9 +1,13 @@
 // Text embeddings over an OpenAI-compatible /v1/embeddings endpoint (OpenAI, Ollama, LM Studio,
-// vLLM, ...), through the AI SDK. Retries are Temporal's: the SDK's own are off.
+// vLLM, ...) or Google's, through the AI SDK. Retries are Temporal's: the SDK's own are off.
+import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { embedMany } from 'ai';
+import { embedMany, type EmbeddingModel } from 'ai';
 import { ConfigError } from '../../config/load';
 import type { ModelConnection } from './types';
+
+/** Vectors compare by their cosine (kept with relevance by meaning, its first user). */
+export { cosine } from '../../report/relevance-meaning';
 
 export interface Embedder {
   /** "provider:model", stored beside the vectors so a new model re-embeds everything. */
@@ -11,12 +15,17 @@ export interface Embedder {
   embed(texts: string[]): Promise<number[][]>;
 }
 
-export function createEmbedder(connection: ModelConnection): Embedder {
+function embeddingModelOf(connection: ModelConnection): EmbeddingModel {
+  if (connection.kind === 'google') return createGoogleGenerativeAI({ baseURL: connection.baseURL, apiKey: connection.apiKey }).embeddingModel(connection.model);
   if (connection.kind !== 'openai' && connection.kind !== 'openai-compatible') {
-    throw new ConfigError(`embedding model ${connection.provider}:${connection.model}: only OpenAI-compatible providers serve /v1/embeddings here`);
+    throw new ConfigError(`embedding model ${connection.provider}:${connection.model}: only OpenAI-compatible providers and Google serve embeddings here`);
   }
   if (!connection.baseURL) throw new ConfigError(`embedding provider "${connection.provider}" needs a base URL`);
-  const model = createOpenAICompatible({ name: connection.provider, baseURL: connection.baseURL, apiKey: connection.apiKey }).embeddingModel(connection.model);
+  return createOpenAICompatible({ name: connection.provider, baseURL: connection.baseURL, apiKey: connection.apiKey }).embeddingModel(connection.model);
+}
+
+export function createEmbedder(connection: ModelConnection): Embedder {
+  const model = embeddingModelOf(connection);
   return {
     model: `${connection.provider}:${connection.model}`,
     async embed(texts) {
@@ -27,17 +36,6 @@ export function createEmbedder(connection: ModelConnection): Embedder {
   };
 }
 
-export function cosine(a: number[], b: number[]): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return na && nb ? dot / Math.sqrt(na * nb) : 0;
-}
 
 /** Reciprocal rank fusion: each list adds 1 / (k + rank) for the ids it ranks (rank from 1). */
 export function reciprocalRankFusion(lists: string[][], k = 60): Map<string, number> {

@@ -4,7 +4,7 @@ import type { Finding, ResearchPlan, Source, SourceFidelity } from '../../domain
 import { model } from '../activities';
 import type { ResearchSession } from '../session';
 import { callModel } from './providers';
-import { skipOffTopic } from './sources';
+import { dropOffQuestion, sortForReading, triage } from './judging';
 
 /**
  * Extracts a batch's findings. `knownFindings` is what the analyzer is told is already known (a
@@ -13,7 +13,12 @@ import { skipOffTopic } from './sources';
  */
 export async function analyzeBatch(s: ResearchSession, batch: Source[], knownFindings?: string[], feedback?: string[]): Promise<Finding[]> {
   const st = s.state;
-  const readable = await skipOffTopic(s, batch.filter((src) => src.status === 'fetched' && src.text_file_id && !src.skipped_off_topic && !src.analyzed));
+  const { read: readable, judge } = await sortForReading(s, batch.filter((src) => src.status === 'fetched' && src.text_file_id && !src.skipped_off_topic && !src.analyzed));
+  // Outside a round (a stopped run's leftovers, a filling pass), pages the words do not let in are triaged here.
+  if (judge.length) {
+    await triage(s, judge);
+    readable.push(...judge.filter((src) => !src.skipped_off_topic));
+  }
   if (readable.length === 0) return [];
   s.setPhase('analyzing');
   const plan = st.plan as ResearchPlan;
@@ -23,7 +28,7 @@ export async function analyzeBatch(s: ResearchSession, batch: Source[], knownFin
     outline: plan.outline,
     iteration: st.iteration,
     max_iterations: s.settings.max_iterations,
-    sources: readable.map((src) => ({ id: src.id, title: src.title, url: src.url, text_file_id: src.text_file_id as string })),
+    sources: readable.map((src) => ({ id: src.id, title: src.title, url: src.url, text_file_id: src.text_file_id as string, ...(src.teaser ? { teaser: true } : {}) })),
     known_findings: knownFindings ?? st.findings.slice(-30).map((f) => f.content),
     max_source_chars: s.settings.max_source_chars_for_analysis,
     ...(feedback?.length ? { research_feedback: feedback } : s.mind.research_feedback?.length ? { research_feedback: s.mind.research_feedback } : {}),
@@ -55,9 +60,12 @@ export async function analyzeBatch(s: ResearchSession, batch: Source[], knownFin
     const quality = out.source_quality?.[source.id];
     if (quality) source.quality = quality;
   }
+  // A page the triage set aside while it was being read: nothing is kept from it.
+  dropOffQuestion(s);
+  const kept = new Set(st.findings);
   for (const gap of out.gaps) st.gaps.push({ ...gap, addressed: false, iteration: st.iteration });
   s.emit('AgentOutput', { role: 'analyzer', findings: findings.length, gaps: out.gaps.length });
-  return findings;
+  return findings.filter((f) => kept.has(f));
 }
 
 function recordFidelity(s: ResearchSession, fidelity: Record<string, SourceFidelity>, budget: number): void {

@@ -1,12 +1,14 @@
 // A research branch: one query of a round. It owns its batches: its sources (known once its search
 // is registered) are fetched, parsed and analysed batch by batch, the next batch's fetches
 // overlapping this batch's analysis, and each batch's findings are promised from the moment the
-// batches are known, so the report can write them as soon as they are analysed.
+// batches are known, so the report can write them as soon as they are analysed. The pages its
+// words could not let in wait for the round's triage (judging.ts); those it lets in are one last batch.
 import type { Finding, Source } from '../../domain/types';
 import { awaitedLater, Deferred, type Pool } from '../concurrency';
 import type { ResearchSession } from '../session';
 import { analyzeBatch } from './analysis';
-import { fetchAndParse, skipOffTopic } from './sources';
+import { sortForReading, type RoundTriage } from './judging';
+import { fetchAndParse } from './sources';
 
 interface Batch {
   sources: Source[];
@@ -39,36 +41,66 @@ export class Branch {
   /**
    * Fetches, parses and analyses the branch's batches (at most one fetched ahead of its analysis);
    * `known` is what the analyzer is told is known besides the branch's own earlier findings, and
-   * `analysing` the round's pool of analyses. Returns once every batch is analysed.
+   * `analysing` the round's pool of analyses. The round's triage judges what the branch reads on
+   * its words and the pages they do not let in; those it lets in are the branch's last batch.
+   * Returns once every batch is analysed.
    */
-  async run(s: ResearchSession, known: string[], analysing: Pool): Promise<void> {
+  async run(s: ResearchSession, known: string[], analysing: Pool, triage: RoundTriage): Promise<void> {
     const own: string[] = [];
     let analysis: Promise<void> = Promise.resolve();
+    let handedOver = false;
+    const handOver = () => {
+      if (!handedOver) triage.fetched();
+      handedOver = true;
+    };
+    const analyse = async (batch: Batch, sources: Source[]) => {
+      const findings: Finding[] = [];
+      const size = Math.max(1, s.settings.batch_size);
+      for (let i = 0; i < sources.length; i += size) findings.push(...(await analysing.run(() => analyzeBatch(s, sources.slice(i, i + size), [...known, ...own].slice(-30)))));
+      own.push(...findings.map((f) => f.content));
+      batch.found = findings;
+      batch.findings.resolve(findings);
+      // A build that dies mid-round is adopted from the store's snapshot: what this batch paid for is in it.
+      if (sources.length) s.saveBeside();
+    };
     try {
       const sources = await this.sources;
       const size = Math.max(1, s.settings.batch_size);
-      const batches: Batch[] = (this.list = Array.from({ length: Math.ceil(sources.length / size) }, (_, i) => ({ sources: sources.slice(i * size, (i + 1) * size), findings: new Deferred<Finding[]>() })));
-      this.batches.resolve(batches);
-      for (const [index, batch] of batches.entries()) {
+      const regular: Batch[] = Array.from({ length: Math.ceil(sources.length / size) }, (_, i) => ({ sources: sources.slice(i * size, (i + 1) * size), findings: new Deferred<Finding[]>() }));
+      // The last batch: the pages the round's triage lets in (none, most rounds).
+      const late: Batch = { sources: [], findings: new Deferred<Finding[]>() };
+      this.batches.resolve((this.list = [...regular, late]));
+      const sorting: Promise<{ confirm: Source[]; judge: Source[] }>[] = [];
+      for (const [index, batch] of regular.entries()) {
         await fetchAndParse(s, batch.sources);
-        // Relevance calls no model: it runs now, outside the model slots, beside the previous analysis.
-        const scored = awaitedLater(skipOffTopic(s, batch.sources.filter((src) => src.status === 'fetched' && src.text_file_id && !src.skipped_off_topic)));
+        // Sorting calls no model: it runs now, outside the model slots, beside the previous analysis.
+        const sorted = awaitedLater(sortForReading(s, batch.sources.filter((src) => src.status === 'fetched' && src.text_file_id && !src.skipped_off_topic)));
+        sorting.push(sorted);
         const previous = analysis;
         analysis = awaitedLater(
           (async () => {
-            await Promise.all([previous, scored]);
-            const findings = await analysing.run(() => analyzeBatch(s, batch.sources, [...known, ...own].slice(-30)));
-            own.push(...findings.map((f) => f.content));
-            batch.found = findings;
-            batch.findings.resolve(findings);
-            // A build that dies mid-round is adopted from the store's snapshot: what this batch paid for is in it.
-            s.saveBeside();
+            await previous;
+            await analyse(batch, (await sorted).read);
           })(),
         );
         // Keep at most one batch fetched ahead of its analysis.
-        if (index + 1 < batches.length) await previous;
+        if (index + 1 < regular.length) await previous;
       }
+      const sorted = await Promise.all(sorting);
+      const doubtful = sorted.flatMap((x) => x.judge);
+      triage.add([...sorted.flatMap((x) => x.confirm), ...doubtful]);
+      handOver();
+      late.sources = await triage.verdictsFor(doubtful);
+      const previous = analysis;
+      analysis = awaitedLater(
+        (async () => {
+          await previous;
+          await analyse(late, late.sources);
+        })(),
+      );
     } finally {
+      // The round's triage waits for every branch: one that stopped early no longer holds it up.
+      handOver();
       // Whatever stopped the branch, the analysis already under way finishes (and is kept) before
       // its failure is passed on; what the branch did not analyse is promised as nothing, so the
       // report's round does not wait for it (synthesis writes what the branch found later).

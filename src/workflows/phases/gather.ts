@@ -10,6 +10,7 @@ import { normalizeQuery } from '../../domain/text';
 import { awaitedLater, Pool, settleAll } from '../concurrency';
 import type { ResearchSession } from '../session';
 import { Branch } from './branch';
+import { RoundTriage } from './judging';
 import { startRound, writeRound } from './report';
 import { addSources, searchFor } from './sources';
 
@@ -37,16 +38,17 @@ export async function gatherRound(s: ResearchSession): Promise<void> {
   const firstGap = st.gaps.length;
   // What the analyzer is told is known: the findings from before this fan-out, whatever finishes first.
   const known = st.findings.slice(-30).map((f) => f.content);
+  const triage = new RoundTriage(s, branches.length);
   if (!st.panel) {
     startRound(s);
-    writeRound(s, branches);
+    writeRound(s, branches, triage.judged);
   }
   // Advice still waiting for a slot would now delay the round or come after its readers began.
   s.adviceReads += 1;
   s.info(`research branches: ${branches.length} (searching and fetching at once, at most ${s.settings.max_concurrency} analysing)`);
   const analysing = new Pool(s.settings.max_concurrency);
   try {
-    await settleAll(branches, branches.length, (branch) => branch.run(s, known, analysing));
+    await settleAll(branches, branches.length, (branch) => branch.run(s, known, analysing, triage));
   } finally {
     joinInPlanOrder(s, firstFinding, firstGap, branches);
   }

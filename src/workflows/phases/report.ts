@@ -7,6 +7,7 @@ import type { Finding, ResearchPlan } from '../../domain/types';
 import { model, store } from '../activities';
 import { awaitedLater } from '../concurrency';
 import type { ResearchSession } from '../session';
+import { withoutOffQuestion } from './judging';
 import { callModel } from './providers';
 
 /**
@@ -52,8 +53,10 @@ interface Proposal {
 }
 
 /** The writer's patches for `findings`, written against the report version `baseId`. */
-async function propose(s: ResearchSession, findings: Finding[], baseId: string, opts: { fillSections?: string[]; background?: boolean; batches?: number } = {}): Promise<Proposal> {
+async function propose(s: ResearchSession, given: Finding[], baseId: string, opts: { fillSections?: string[]; background?: boolean; batches?: number } = {}): Promise<Proposal> {
   const { fillSections, background = false } = opts;
+  // A source set aside as off the question since is never written from.
+  const findings = withoutOffQuestion(s, given);
   const maxChars = s.settings.max_report_update_size * Math.max(1, opts.batches ?? 1);
   const st = s.state;
   const plan = st.plan as ResearchPlan;
@@ -136,21 +139,24 @@ export function startRound(s: ResearchSession): void {
  * takes about one model call, not one per batch, and the last analysis is followed by one patch,
  * not a queue of them. A failed patch leaves its findings unreported (synthesis writes them).
  */
-export function writeRound(s: ResearchSession, branches: BranchFindings[]): void {
+export function writeRound(s: ResearchSession, branches: BranchFindings[], judged: Promise<void>): void {
   const groups = Math.max(1, Math.floor(s.settings.max_model_calls_in_flight / 2));
   const size = Math.ceil(branches.length / groups);
-  for (let first = 0; first < branches.length; first += size) writeGroup(s, branches.slice(first, first + size));
+  for (let first = 0; first < branches.length; first += size) writeGroup(s, branches.slice(first, first + size), judged);
 }
 
-/** One patch per batch position across the group's branches, each proposed once that batch is analysed everywhere. */
-function writeGroup(s: ResearchSession, group: BranchFindings[]): void {
+/**
+ * One patch per batch position across the group's branches, each proposed once that batch is
+ * analysed everywhere and the round's pages are judged (what the triage set aside is not written).
+ */
+function writeGroup(s: ResearchSession, group: BranchFindings[], judged: Promise<void>): void {
   const base = s.report.roundBase ?? ensureReport(s);
   const proposals = awaitedLater(
     Promise.all(group.map((b) => b.batchCount())).then((counts) =>
       Array.from({ length: Math.max(0, ...counts) }, (_, batch) =>
         awaitedLater(
-          Promise.all(group.map((b) => b.findingsOf(batch))).then(async (found) => {
-            const fresh = found.flat().filter((f) => !f.reported);
+          Promise.all([judged.then(undefined, () => undefined), ...group.map((b) => b.findingsOf(batch))]).then(async ([, ...found]) => {
+            const fresh = withoutOffQuestion(s, found.flat().filter((f) => !f.reported));
             const batches = found.filter((list) => list.length > 0).length;
             return fresh.length ? propose(s, fresh, await base, { background: true, batches }) : undefined;
           }),

@@ -1,15 +1,17 @@
 // Sources: a query's search results become sources (deduplicated, within max_sources, vetted),
-// each is fetched and parsed into the artifact store, scored for relevance to its sub-question.
+// each is fetched and parsed into the artifact store, scored for relevance and, where its words
+// alone would not let it be read, judged by meaning in the same step (judging.ts).
 // A source that fails is noted and skipped; a search with no provider left degrades (seed 001).
 import type { SearchHit } from '../../activities/contracts';
 import { classifySource } from '../../research/vetting';
 import { normalizeUrl } from '../../domain/text';
 import type { Source } from '../../domain/types';
-import { foundUpTo, type FoundTerms } from '../../report/words';
-import { store, web } from '../activities';
+import type { FoundTerms } from '../../report/words';
+import { web } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
 import { settleAll } from '../concurrency';
 import { reserveBudget, stopsResearch } from './budget';
+import { foundFor, pageQuestions } from './judging';
 import { NoSearchProviderLeft, searchQuery } from './search';
 
 /** One query's search; a failed search gives no hits, and an outage is recorded. */
@@ -93,27 +95,17 @@ export async function fetchAndParse(s: ResearchSession, batch: Source[]): Promis
   s.info(`fetched ${fetched} of ${s.state.sources.length} sources`);
 }
 
-/** The plan's sub-questions: a page found by one may answer another. */
-function plannedQueries(s: ResearchSession): string[] {
-  return (s.state.plan?.expanded_queries ?? []).map((q) => q.query);
-}
-
-/** What the session's searches had found up to `batch`, as relevance weighs the question's words by it. */
-function foundFor(s: ResearchSession, batch: Source[]): FoundTerms {
-  return foundUpTo(s.state.initial_query, plannedQueries(s), s.state.sources, batch);
-}
-
 async function fetchOne(s: ResearchSession, source: Source, found: FoundTerms): Promise<void> {
   try {
     reserveBudget(s, 'fetch');
-    const relevance = { question: s.state.initial_query, sub_question: source.query, sub_questions: plannedQueries(s), found };
+    const relevance = { ...pageQuestions(s), sub_question: source.query, found };
     const raw = await s.tool('fetch_url', { url: source.url, source_id: source.id }, () => web.fetchUrl({ url: source.url, parse: { relevance } }), (r) => ({
       file_id: r.file_id,
       status: r.status,
       content_type: r.content_type,
       size: r.size,
       from_cache: r.from_cache ?? false,
-      ...(r.parsed ? { text_file_id: r.parsed.text_file_id, chars: r.parsed.chars, title: r.parsed.title, ...(r.parsed.relevance !== undefined ? { relevance: r.parsed.relevance } : {}) } : {}),
+      ...(r.parsed ? { text_file_id: r.parsed.text_file_id, chars: r.parsed.chars, title: r.parsed.title, ...(r.parsed.relevance !== undefined ? { relevance: r.parsed.relevance } : {}), ...(r.parsed.judged ? { judged: r.parsed.judged } : {}) } : {}),
       ...(r.parse_error ? { parse_error: r.parse_error } : {}),
     }));
     Object.assign(source, { file_id: raw.file_id, final_url: raw.final_url, content_type: raw.content_type, retrieved_at: raw.fetched_at });
@@ -121,6 +113,8 @@ async function fetchOne(s: ResearchSession, source: Source, found: FoundTerms): 
     const parsed = raw.parsed;
     if (!parsed) throw new Error(raw.parse_error ?? `no text parsed from ${raw.final_url}`);
     if (parsed.relevance !== undefined) source.relevance = parsed.relevance;
+    if (parsed.judged) source.judged = parsed.judged;
+    if (parsed.teaser) source.teaser = true;
     Object.assign(source, {
       text_file_id: parsed.text_file_id,
       meta_file_id: parsed.meta_file_id,
@@ -140,35 +134,3 @@ async function fetchOne(s: ResearchSession, source: Source, found: FoundTerms): 
   }
 }
 
-/**
- * Relevance before reading: each fetched page is scored against its sub-question; pages below
- * min_relevance are marked skipped (listed in the report, never sent to the analyzer).
- * Returns the sources worth reading.
- */
-export async function skipOffTopic(s: ResearchSession, fetched: Source[]): Promise<Source[]> {
-  const threshold = s.settings.min_relevance;
-  const unscored = fetched.filter((src) => src.relevance === undefined && src.text_file_id);
-  if (unscored.length) {
-    const out = await s.tool(
-      'score_relevance',
-      { sources: unscored.map((src) => src.id) },
-      () => store.scoreRelevance({ question: s.state.initial_query, sub_questions: plannedQueries(s), found: foundFor(s, unscored), sources: unscored.map((src) => ({ id: src.id, text_file_id: src.text_file_id as string, sub_question: src.query })) }),
-      (r) => ({ scores: r.scores }),
-    );
-    for (const src of unscored) src.relevance = out.scores[src.id] ?? 0;
-  }
-  const readable: Source[] = [];
-  for (const src of fetched) {
-    if ((src.relevance ?? 1) >= threshold) {
-      readable.push(src);
-      continue;
-    }
-    if (!src.skipped_off_topic) {
-      src.skipped_off_topic = true;
-      src.analyzed = true;
-      src.notes = `skipped unread: relevance ${src.relevance?.toFixed(2)} to "${src.query}" is below ${threshold}`;
-      s.info(`source ${src.id} skipped as off-topic (relevance ${src.relevance?.toFixed(2)} < ${threshold}): ${src.url}`);
-    }
-  }
-  return readable;
-}

@@ -68,7 +68,7 @@ async function citationInput(s: ResearchSession, extra: CitationExtra): Promise<
   const reportId = await ensureReport(s);
   const fetched = st.sources
     .filter((src) => src.status === 'fetched' && !src.skipped_off_topic)
-    .map((src) => ({ id: src.id, title: src.title, url: src.url, ...(src.final_url ? { final_url: src.final_url } : {}), retrieved_at: src.retrieved_at, file_id: src.file_id, ...(src.tier ? { tier: src.tier } : {}) }));
+    .map((src) => ({ id: src.id, title: src.title, url: src.url, ...(src.final_url ? { final_url: src.final_url } : {}), retrieved_at: src.retrieved_at, file_id: src.file_id, ...(src.tier ? { tier: src.tier } : {}), ...(src.teaser ? { teaser: true } : {}) }));
   const skipped = st.sources.filter((src) => src.skipped_off_topic);
   const scored = st.sources.filter((src) => src.relevance !== undefined);
   const open = openQuestions(st);
@@ -84,7 +84,7 @@ async function citationInput(s: ResearchSession, extra: CitationExtra): Promise<
     searched_queries: st.searched_queries,
     ...(st.search_outage ? { search_outage: { message: st.search_outage.message, queries_not_searched: st.search_outage.queries_not_searched } } : {}),
     ...(scored.length ? { relevance: Object.fromEntries(scored.map((x) => [x.id, x.relevance as number])), min_relevance: s.settings.min_relevance } : {}),
-    ...(skipped.length ? { skipped_sources: skipped.map((x) => ({ id: x.id, title: x.title, url: x.url, score: x.relevance ?? 0 })) } : {}),
+    ...(skipped.length ? { skipped_sources: skipped.map((x) => ({ id: x.id, title: x.title, url: x.url, score: x.relevance ?? 0, ...(x.judged ? { judged: { by: x.judged.by, ...(x.judged.why ? { why: x.judged.why } : {}) } } : {}) })) } : {}),
     ...(st.merged_claims?.length ? { merged_claims: st.merged_claims.length } : {}),
     open_gap_list: open.map((g) => g.description),
     confidence,
