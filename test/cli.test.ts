@@ -156,6 +156,7 @@ describe('deep-research CLI', () => {
     expect(checks.find((c) => c.name === 'model')).toMatchObject({ ok: true });
     expect(checks.find((c) => c.name === 'search: searxng')).toMatchObject({ ok: true });
     expect(checks.find((c) => c.name === 'temporal server')).toMatchObject({ ok: true });
+    expect(checks.find((c) => c.name === 'rendering')?.detail).toMatch(/^auto: pages that render by script go to chromium at \S+$|^nothing here can render pages that build their text by script .*apt-get install chromium/);
     const bad = await cli(['doctor'], { OPENAI_BASE_URL: undefined, OPENAI_API_KEY: undefined, OPENAI_MODEL: undefined, SEARXNG_URL: undefined });
     expect(bad.code).toBe(1);
     expect(bad.stdout).toMatch(/FAIL {2}providers +no model configured: set OPENAI_API_KEY, ANTHROPIC_API_KEY or GOOGLE_GENERATIVE_AI_API_KEY/);

@@ -145,6 +145,9 @@ describe('telemetry: one trace from client to activities, worker metrics, JSON l
     expect(sample(text, 'deep_research_model_cost_usd', { model: 'openai:scripted-model' })).toBeGreaterThan(0);
     expect(sample(text, 'deep_research_searches', { provider: 'searxng', outcome: 'ok' })).toBeGreaterThan(0);
     expect(sample(text, 'deep_research_fetches', { outcome: 'fetched' })).toBeGreaterThan(0);
+    // The worker's memory, and its browser's beside it (none started: no page here renders by script).
+    expect(sample(text, 'deep_research_memory_bytes', { process: 'worker' })).toBeGreaterThan(50 * 2 ** 20);
+    expect(sample(text, 'deep_research_memory_bytes', { process: 'browser' })).toBe(0);
     // Temporal's own worker metrics share the port.
     expect(sample(text, 'temporal_activity_execution_latency_count')).toBeGreaterThan(0);
     expect(sample(text, 'temporal_workflow_completed')).toBeGreaterThan(0);

@@ -106,6 +106,31 @@ export interface FetchUrlOutput extends FetchedPage {
   /** With `parse`: the parsed text, or why the document has none (it will not parse on retry). */
   parsed?: ParseContentOutput;
   parse_error?: string;
+  /** The page shows its text only once its scripts run (why): render it (renderPage). */
+  render?: string;
+  /** As `render`, but fetch.render is never: it is read as its HTML stands. */
+  unrendered?: string;
+}
+
+/** A page that needs a browser, rendered from the HTML fetchUrl stored. */
+export interface RenderPageInput {
+  /** The source's URL (what the rendered copy is cached under). */
+  url: string;
+  /** Where the HTML came from, after redirects: the page is rendered at this address. */
+  final_url: string;
+  /** The HTML as fetched. */
+  file_id: string;
+  content_type: string;
+  /** Why it needs a browser (fetchUrl's verdict). */
+  reason: string;
+  parse?: Pick<ParseContentInput, 'relevance'>;
+}
+export interface RenderPageOutput extends FetchUrlOutput {
+  /** What rendered it: chromium, jina or firecrawl (absent when served from the cache). */
+  rendered_by?: string;
+  /** Requests the page made in the browser, and how many of them were refused. */
+  requests?: number;
+  refused?: number;
 }
 
 export interface ParseContentInput {
@@ -263,6 +288,7 @@ export interface ResearchActivities {
   lookupLocalKnowledge(input: { query: string; maxResults: number }): Promise<{ hits: { title: string; url: string; snippet: string }[] }>;
   webSearch(input: WebSearchInput): Promise<WebSearchOutput>;
   fetchUrl(input: FetchUrlInput): Promise<FetchUrlOutput>;
+  renderPage(input: RenderPageInput): Promise<RenderPageOutput>;
   /** The model's verdict on a round's doubtful pages (no embedding model judged them), in one call. */
   triageSources(input: TriageSourcesInput): Promise<TriageSourcesOutput>;
   analyzeSources(input: AnalyzeSourcesInput): Promise<AnalyzeSourcesOutput>;

@@ -27,6 +27,9 @@ import { createTriageActivities } from './triage-activities';
 import { createReportActivities } from './report-activities';
 import { createStoreActivities } from './store-activities';
 import { createWebActivities } from './web-activities';
+import { createRenderActivities } from './render-activities';
+import { Renderers } from '../fetching/renderers';
+import type { TreeMemory } from '../fetching/process-memory';
 import { toFailure } from './errors';
 import { asStoreSteps, waitingForStore, type StoreWaitEvent } from './store-wait';
 import { adoptingArtifacts } from './adopted-artifacts';
@@ -37,9 +40,18 @@ export interface ActivityDeps {
   sessions?: SessionStore;
   /** Told when an activity starts and stops waiting for an unreachable store (logs, metrics). */
   onStoreWait?: (event: StoreWaitEvent) => void;
+  /** Where the browser says it started, closed or stopped a request (the worker's log). */
+  onBrowser?: (line: string) => void;
 }
 
-export function createActivities(deps: ActivityDeps): { activities: ResearchActivities; close(): Promise<void> } {
+export interface CreatedActivities {
+  activities: ResearchActivities;
+  /** The memory of this worker's browser (all its processes), undefined while none runs. */
+  browserMemory(): Promise<TreeMemory | undefined>;
+  close(): Promise<void>;
+}
+
+export function createActivities(deps: ActivityDeps): CreatedActivities {
   const { config } = deps;
   const ownArtifacts = deps.artifacts ? undefined : openArtifactStore(config);
   const artifacts = deps.artifacts ?? (ownArtifacts as ArtifactStore);
@@ -68,6 +80,8 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
     return provider;
   };
   const fetcher = fetcherFromConfig(config);
+  // Nothing of the browser loads until a page needs it.
+  const renderers = new Renderers(config, fetcher, deps.onBrowser);
   const ownCache = openFetchCache(config);
   // Activities holding paid or fetched work (a model's answer, a page) wait out a store that cannot
   // be reached inside their attempt; the store steps (persist, report versions) fail fast instead,
@@ -109,6 +123,7 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
       verifyCitations: createReportActivities(store).verifyCitations,
     }),
     ...createWebActivities({ config, artifacts: store, fetcher, cache, searchProvider, judgePageText: relevance.judgePageText }),
+    ...createRenderActivities({ config, artifacts: store, cache, renderers, judgePageText: relevance.judgePageText }),
     ...asStoreSteps(createStoreActivities(sessionStore, storeStepArtifacts), 'sessions'),
     ...asStoreSteps(createReportActivities(storeStepArtifacts), 'artifacts'),
     scoreRelevance: relevance.scoreRelevance,
@@ -134,8 +149,10 @@ export function createActivities(deps: ActivityDeps): { activities: ResearchActi
   };
   return {
     activities,
+    browserMemory: () => renderers.pool.memory(),
     close: async () => {
       clearInterval(archiveSweep);
+      await renderers.close();
       if (ownsSessions) await sessions?.close();
       await ownCache.close();
       await ownArtifacts?.close?.();

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AppConfig } from '../config/schema';
 import { preparePdfWorkers } from '../parsing/pdf-worker';
-import { kindOf, parseDocument, UnsupportedContentError, type ParsedDocument } from '../parsing';
+import { decode, kindOf, parseDocument, UnsupportedContentError, type ParsedDocument } from '../parsing';
 import { FetchRefusedError } from '../fetching/guard';
 import { SafeFetcher, UnsupportedTypeError } from '../fetching/fetcher';
 import type { FetchCache } from '../stores/fetch-cache';
@@ -28,6 +28,8 @@ import { toFailure } from './errors';
 import type { PageJudgement } from './relevance-activities';
 import { withHeartbeat } from './heartbeat';
 import { adoptArtifacts } from './adopted-artifacts';
+import { appShellReason } from '../fetching/app-shell';
+import type { FetchedPage } from '../domain/types';
 
 export interface WebDeps {
   config: AppConfig;
@@ -82,16 +84,10 @@ export function createWebActivities(deps: WebDeps) {
         return raw;
       }
       // The page is parsed from the bytes in hand while they are being stored.
-      const parse = async (): Promise<Pick<FetchUrlOutput, 'parsed' | 'parse_error'>> => {
-        try {
-          return { parsed: await parseBytes(body ?? (await artifacts.get(raw.file_id)), { file_id: raw.file_id, content_type: raw.content_type, url: raw.final_url, ...input.parse }) };
-        } catch (err) {
-          if (err instanceof ApplicationFailure && err.type === 'UnsupportedContent') return { parse_error: err.message };
-          throw err;
-        }
-      };
-      const [outcome] = await Promise.all([parse(), saved]);
-      return { ...raw, ...outcome };
+      const bytes = body ?? (await artifacts.get(raw.file_id));
+      const [outcome] = await Promise.all([parseFetched(deps, bytes, raw, input.parse), saved]);
+      const verdict = /^file:/i.test(input.url) ? {} : renderVerdict(config.fetch.render, raw, bytes, outcome);
+      return { ...raw, ...outcome, ...verdict };
     },
   };
 
@@ -128,45 +124,66 @@ export function createWebActivities(deps: WebDeps) {
       throw toFailure(err, `fetch ${url}`);
     }
   }
+}
 
-  async function parseBytes(bytes: Buffer, input: ParseContentInput): Promise<ParseContentOutput> {
-    // A document that cannot be parsed will not parse on retry; storage errors below may retry.
-    let parsed: ParsedDocument;
-    try {
-      parsed = await withHeartbeat(() => parseDocument(bytes, input.content_type, input.url));
-      if (!parsed.text.trim()) throw new UnsupportedContentError('no readable text');
-    } catch (err) {
-      throw ApplicationFailure.nonRetryable(`cannot parse ${input.url}: ${(err as Error).message}`, 'UnsupportedContent');
-    }
-    // The model reads markdown where the format has structure; offsets in `outline` point into it.
-    const body = parsed.markdown?.trim() ? parsed.markdown : parsed.text;
-    const textId = artifactIdOf(body);
-    // Scored from the text in hand while it is stored.
-    const scoring = input.relevance && deps.judgePageText ? deps.judgePageText(body, input.relevance, parsed.title) : undefined;
-    const [stored, meta, judgement] = await Promise.all([
-      artifacts.put(body, { name: `${input.url} (text)`, kind: 'text', source_url: input.url, content_type: parsed.markdown ? 'text/markdown; charset=utf-8' : 'text/plain; charset=utf-8' }),
-      artifacts.put(JSON.stringify({ url: input.url, title: parsed.title, meta: parsed.meta ?? {}, outline: parsed.outline ?? [], text_file_id: textId }), {
-        name: `${input.url} (metadata)`,
-        kind: 'text',
-        source_url: input.url,
-        content_type: 'application/json',
-      }),
-      scoring,
-    ]);
-    return {
-      text_file_id: stored.file_id,
-      meta_file_id: meta.file_id,
-      title: parsed.title.slice(0, 300),
-      snippet: parsed.text.slice(0, 300),
-      chars: body.length,
-      sections: parsed.sections,
-      ...(parsed.meta?.published ? { published: parsed.meta.published.slice(0, 40) } : {}),
-      ...(parsed.meta?.language ? { language: parsed.meta.language.slice(0, 20) } : {}),
-      ...(judgement ? { relevance: judgement.relevance } : {}),
-      ...(judgement?.judged ? { judged: judgement.judged } : {}),
-      ...(parsed.meta?.teaser ? { teaser: true } : {}),
-    };
+/** fetchUrl's word on a page it parsed: render it (why), or it would need rendering but fetch.render is never. */
+export function renderVerdict(mode: AppConfig['fetch']['render'], page: FetchedPage, bytes: Buffer, parsed: Pick<FetchUrlOutput, 'parsed' | 'parse_error'>): Pick<FetchUrlOutput, 'render' | 'unrendered'> {
+  if (page.kind !== 'html') return {};
+  if (mode === 'always') return { render: 'fetch.render is always' };
+  const reason = appShellReason(decode(bytes, page.content_type), parsed.parsed?.chars ?? 0);
+  if (!reason) return {};
+  return mode === 'never' ? { unrendered: reason } : { render: reason };
+}
+
+/** A fetched page parsed: its text, or why it has none (a document that will not parse on retry either). */
+export async function parseFetched(deps: Pick<WebDeps, 'artifacts' | 'judgePageText'>, bytes: Buffer, page: FetchedPage, parse: FetchUrlInput['parse']): Promise<Pick<FetchUrlOutput, 'parsed' | 'parse_error'>> {
+  try {
+    return { parsed: await parseBytes(deps, bytes, { file_id: page.file_id, content_type: page.content_type, url: page.final_url, ...parse }) };
+  } catch (err) {
+    if (err instanceof ApplicationFailure && err.type === 'UnsupportedContent') return { parse_error: err.message };
+    throw err;
   }
+}
+
+/** A fetched document's text, metadata and outline into the artifact store, scored when asked. */
+export async function parseBytes(deps: Pick<WebDeps, 'artifacts' | 'judgePageText'>, bytes: Buffer, input: ParseContentInput): Promise<ParseContentOutput> {
+  const { artifacts } = deps;
+  // A document that cannot be parsed will not parse on retry; storage errors below may retry.
+  let parsed: ParsedDocument;
+  try {
+    parsed = await withHeartbeat(() => parseDocument(bytes, input.content_type, input.url));
+    if (!parsed.text.trim()) throw new UnsupportedContentError('no readable text');
+  } catch (err) {
+    throw ApplicationFailure.nonRetryable(`cannot parse ${input.url}: ${(err as Error).message}`, 'UnsupportedContent');
+  }
+  // The model reads markdown where the format has structure; offsets in `outline` point into it.
+  const body = parsed.markdown?.trim() ? parsed.markdown : parsed.text;
+  const textId = artifactIdOf(body);
+  // Scored from the text in hand while it is stored.
+  const scoring = input.relevance && deps.judgePageText ? deps.judgePageText(body, input.relevance, parsed.title) : undefined;
+  const [stored, meta, judgement] = await Promise.all([
+    artifacts.put(body, { name: `${input.url} (text)`, kind: 'text', source_url: input.url, content_type: parsed.markdown ? 'text/markdown; charset=utf-8' : 'text/plain; charset=utf-8' }),
+    artifacts.put(JSON.stringify({ url: input.url, title: parsed.title, meta: parsed.meta ?? {}, outline: parsed.outline ?? [], text_file_id: textId }), {
+      name: `${input.url} (metadata)`,
+      kind: 'text',
+      source_url: input.url,
+      content_type: 'application/json',
+    }),
+    scoring,
+  ]);
+  return {
+    text_file_id: stored.file_id,
+    meta_file_id: meta.file_id,
+    title: parsed.title.slice(0, 300),
+    snippet: parsed.text.slice(0, 300),
+    chars: body.length,
+    sections: parsed.sections,
+    ...(parsed.meta?.published ? { published: parsed.meta.published.slice(0, 40) } : {}),
+    ...(parsed.meta?.language ? { language: parsed.meta.language.slice(0, 20) } : {}),
+    ...(judgement ? { relevance: judgement.relevance } : {}),
+    ...(judgement?.judged ? { judged: judgement.judged } : {}),
+    ...(parsed.meta?.teaser ? { teaser: true } : {}),
+  };
 }
 
 /** How long this attempt waited between being scheduled and starting (its task queue's rate limit). */

@@ -5,6 +5,7 @@ import type { ProviderPlan } from '../domain/types';
 import { listProviders } from '../providers/listing';
 import { findTemporalBinary } from '../temporal/binary';
 import { portOpen } from '../temporal/dev-server';
+import { renderingStatus } from '../fetching/renderers';
 
 export interface Check {
   name: string;
@@ -41,6 +42,8 @@ export async function doctor(config: AppConfig): Promise<Check[]> {
       checks.push({ name: `search: ${name}`, ok: row.answer === 'ok', detail: `${row.base_url ?? ''}: ${answer}` });
     }
   }
+  // Optional: without a renderer nothing fails, pages that render by script are read without it.
+  checks.push({ name: 'rendering', ok: true, detail: renderingStatus(config) });
   const binary = findTemporalBinary(config.environment.temporal);
   const embedded = config.environment.temporal.embedded;
   checks.push({ name: 'temporal CLI', ok: !!binary || !embedded, detail: binary ?? 'not installed yet (installed into .venv on first use)' });

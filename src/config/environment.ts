@@ -16,6 +16,12 @@ export const SEARCH_KEY_VARIABLES = {
   'semantic-scholar': { keyEnv: 'SEMANTIC_SCHOLAR_API_KEY', keyEnvAliases: [] },
 } as const satisfies Record<string, { keyEnv: string; keyEnvAliases: readonly string[]; requiredEnv?: string }>;
 
+/** The reader services' key variables and the variables naming your own instance (src/providers/fetch/catalog.ts). */
+export const READER_VARIABLES = {
+  jina: { keyEnv: 'JINA_API_KEY', baseUrlEnv: 'JINA_READER_URL' },
+  firecrawl: { keyEnv: 'FIRECRAWL_API_KEY', baseUrlEnv: 'FIRECRAWL_API_URL' },
+} as const;
+
 // Names that messages and the web app quote.
 export const PAYLOAD_KEYS_ENV = 'DEEP_RESEARCH_PAYLOAD_KEYS';
 export const OPERATOR_TOKEN_ENV = 'DEEP_RESEARCH_OPERATOR_TOKEN';
@@ -196,6 +202,12 @@ function providerKeys(config: NamedProviders, env: NodeJS.ProcessEnv): Record<st
     if (value) keys[search.keyEnv] = value;
     const required = 'requiredEnv' in search ? given(env[search.requiredEnv]) : undefined;
     if (required && 'requiredEnv' in search) keys[search.requiredEnv] = required;
+  }
+  for (const reader of Object.values(READER_VARIABLES)) {
+    for (const name of [reader.keyEnv, reader.baseUrlEnv]) {
+      const value = given(env[name]);
+      if (value) keys[name] = value;
+    }
   }
   const embeddingKey = given(env[EMBEDDING_KEY_ENV]);
   if (embeddingKey) keys[EMBEDDING_KEY_ENV] = embeddingKey;

@@ -48,6 +48,11 @@ export function applyEnvironment(config: FileConfig, raw: unknown, given: NotedE
   if (env.SEARXNG_URL) config.search.searxng_url = env.SEARXNG_URL;
   if (env.DOI_RESOLVER_URL) config.fetch.doi_resolver_url = env.DOI_RESOLVER_URL;
   if (env.FETCH_ALLOW_HOSTS) config.fetch.allow_hosts = [...config.fetch.allow_hosts, ...env.FETCH_ALLOW_HOSTS.split(',').map((h) => h.trim()).filter(Boolean)];
+  if (env.FETCH_RENDER) {
+    if (!['auto', 'always', 'never'].includes(env.FETCH_RENDER)) throw new ConfigError(`FETCH_RENDER must be auto, always or never (got "${env.FETCH_RENDER}")`);
+    config.fetch.render = env.FETCH_RENDER as AppConfig['fetch']['render'];
+  }
+  if (env.CHROMIUM_PATH) config.fetch.browser.executable = env.CHROMIUM_PATH;
   if (env.LOCAL_DOCS_DIR) config.search.local_path = env.LOCAL_DOCS_DIR;
   for (const name of ['LOCAL_EMBEDDING_MODEL', 'EMBEDDING_MODEL'] as const) {
     const value = env[name]?.trim();

@@ -80,6 +80,24 @@ export const tokenManagementShape = {
   research_archive_dir: z.string().min(1).nullable().default(null).describe('Custom archive directory; null: <data_dir>/research-archive'),
 };
 
+/** What renders a page that needs a browser: the local Chromium, or a reader service. */
+export const RENDERER_NAMES = ['chromium', 'jina', 'firecrawl'] as const;
+
+const BROWSER_DEFAULTS = { pages: 2, page_timeout_seconds: 20, page_max_bytes: 10 * 1024 * 1024, page_max_requests: 200, idle_seconds: 120 };
+
+/** The local browser that renders pages: started on the first page that needs it, closed when idle. */
+const browserSchema = z
+  .object({
+    executable: z.string().min(1).optional().describe('Chromium or Chrome to run (default: the first of /usr/bin/chromium, chromium-browser, google-chrome found); overridden by CHROMIUM_PATH'),
+    pages: z.number().int().min(1).max(16).default(BROWSER_DEFAULTS.pages).describe('Pages rendered at once on one worker; more wait'),
+    page_timeout_seconds: z.number().int().min(2).max(120).default(BROWSER_DEFAULTS.page_timeout_seconds).describe('Longest a page may take to settle; its text as it stands then is read'),
+    page_max_bytes: z.number().int().min(64 * 1024).default(BROWSER_DEFAULTS.page_max_bytes).describe('Bytes one page may download (scripts, data) beyond its HTML'),
+    page_max_requests: z.number().int().min(1).max(5_000).default(BROWSER_DEFAULTS.page_max_requests).describe('Requests one page may make beyond its HTML'),
+    idle_seconds: z.number().int().min(0).default(BROWSER_DEFAULTS.idle_seconds).describe('The browser closes after this long without a page (0: at once), giving its memory back'),
+  })
+  .strict()
+  .default(BROWSER_DEFAULTS);
+
 export const configSchema = z
   .object({
     research: z
@@ -125,6 +143,17 @@ export const configSchema = z
         min_host_gap_ms: z.number().int().min(0).max(60_000).default(0),
         cache_ttl_seconds: z.number().int().min(0).default(86_400).describe('Serve a URL fetched this recently from the artifact store'),
         allow_hosts: z.array(z.string().min(1)).default([]).describe('Hosts (host or host:port) exempt from the private-address guard; FETCH_ALLOW_HOSTS adds more'),
+        render: z
+          .enum(['auto', 'always', 'never'])
+          .default('auto')
+          .describe('Pages that render by script: auto renders an HTML page whose text is an app shell (little text, an empty root element, script bundles); always renders every HTML page; never renders none. Overridden by FETCH_RENDER'),
+        render_with: z
+          .array(z.enum(RENDERER_NAMES))
+          .min(1)
+          .default([...RENDERER_NAMES])
+          .describe('Renderers tried in order, those that cannot serve skipped: chromium (a local browser), jina (Jina Reader, JINA_API_KEY), firecrawl (Firecrawl scrape, FIRECRAWL_API_KEY)'),
+        browser: browserSchema,
+        readers: z.partialRecord(z.enum(['jina', 'firecrawl']), z.object({ base_url: z.string().url().optional() }).strict()).default({}).describe('Base URLs of the reader services (their public APIs by default)'),
       })
       .strict(),
     budget: z

@@ -55,6 +55,10 @@ export interface Source {
   skipped_off_topic?: boolean;
   /** Read, and the analyst found it does not address the question (why): listed, never cited. */
   off_question?: string;
+  /** Its text is built by its scripts and it was read rendered: by chromium, jina or firecrawl (cache: a copy rendered before). */
+  rendered_by?: string;
+  /** Its text is built by its scripts and it could not be rendered (why): read as its HTML stands, or not at all. */
+  unrendered?: string;
 }
 
 /** A judgement on whether a page addresses the question, before it is read. */

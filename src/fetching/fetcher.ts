@@ -48,6 +48,21 @@ export function fetcherFromConfig(config: AppConfig): SafeFetcher {
   });
 }
 
+/** A request a rendering page made, as the browser hands it over. */
+export interface ForwardedRequest {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: Buffer;
+}
+
+export interface ForwardedResponse {
+  status: number;
+  /** Multi-valued headers (set-cookie) as lists. */
+  headers: Record<string, string | string[]>;
+  body: Buffer;
+}
+
 export interface ProbeResult {
   finalUrl: string;
   status: number;
@@ -98,6 +113,21 @@ export class SafeFetcher {
     return { finalUrl: target.url.href, status: res.status };
   }
 
+  /**
+   * One request a rendering page makes, sent on its behalf: the same guard, allowlist, robots.txt
+   * and politeness as `fetch`, any content type, and no redirect followed — a redirect goes back to
+   * the page as it is, and the hop it names comes back here to be checked like any other request.
+   */
+  async forward(req: ForwardedRequest, maxBytes: number, signal: AbortSignal): Promise<ForwardedResponse> {
+    const deadline = AbortSignal.any([signal, AbortSignal.timeout(this.opts.timeoutMs)]);
+    const target = checkUrl(req.url, this.opts.allow);
+    const crawlDelayMs = await this.checkRobots(target);
+    const headers = { ...pageHeaders(req.headers), 'user-agent': this.opts.userAgent, 'accept-encoding': 'gzip, deflate, br' };
+    const res = await this.limiter.run(target.url.host, crawlDelayMs, () => this.request(target, deadline, req.method, headers, req.body), deadline);
+    const body = await readCapped(res, maxBytes, target.url.href);
+    return { status: res.status, headers: responseHeaders(res), body };
+  }
+
   async close(): Promise<void> {
     await Promise.all([this.guarded.close(), this.open.close()]);
   }
@@ -119,18 +149,19 @@ export class SafeFetcher {
     }
   }
 
-  private async request(target: Target, signal: AbortSignal, method: 'HEAD' | 'GET' = 'GET'): Promise<Response> {
+  private async request(target: Target, signal: AbortSignal, method = 'GET', headers?: Record<string, string>, body?: Buffer): Promise<Response> {
     try {
       return await fetch(target.url, {
         method,
         dispatcher: target.allowed ? this.open : this.guarded,
         redirect: 'manual',
         signal,
-        headers: {
+        headers: headers ?? {
           'user-agent': this.opts.userAgent,
           accept: 'text/html,application/xhtml+xml,application/pdf,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.5',
           'accept-encoding': 'gzip, deflate, br',
         },
+        ...(body && method !== 'GET' && method !== 'HEAD' ? { body } : {}),
       });
     } catch (err) {
       const cause = (err as { cause?: unknown }).cause;
@@ -184,6 +215,26 @@ export async function readCapped(res: Response, maxBytes: number, url: string): 
     chunks.push(Buffer.from(value));
   }
   return Buffer.concat(chunks);
+}
+
+/** The page's own request headers, less those that name the connection or the client (ours are set). */
+const NOT_FORWARDED = new Set(['host', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'te', 'upgrade', 'accept-encoding', 'user-agent', 'proxy-authorization', 'proxy-connection']);
+
+function pageHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !NOT_FORWARDED.has(name.toLowerCase()) && !name.startsWith(':')));
+}
+
+/** The answer's headers for the browser: the body is decoded and whole, so no encoding or length of the wire's. */
+const NOT_RETURNED = new Set(['content-encoding', 'content-length', 'transfer-encoding', 'connection', 'keep-alive']);
+
+function responseHeaders(res: Response): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  res.headers.forEach((value, key) => {
+    if (!NOT_RETURNED.has(key) && key !== 'set-cookie') out[key] = value;
+  });
+  const cookies = res.headers.getSetCookie();
+  if (cookies.length) out['set-cookie'] = cookies;
+  return out;
 }
 
 function toHeaders(res: Response): Record<string, string> {

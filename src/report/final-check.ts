@@ -66,6 +66,10 @@ export interface ReportNotes {
   shortfalls?: string[];
   /** Earlier runs that stopped early and what the runs after them added. */
   resumed?: ResumedRun[];
+  /** Sources whose text is built by script, read rendered in a browser. */
+  rendered_sources?: string[];
+  /** Sources whose text is built by script that could not be rendered (why: no browser, fetch.render is never, the render failed). */
+  unrendered_sources?: { id: string; title: string; url: string; reason: string }[];
 }
 
 export interface CheckOptions {
@@ -233,6 +237,7 @@ function notesList({ extra, labels, found, resolved, removedCitations, removed, 
   if (merged) notes.push(`- ${labels.merged(merged)}`);
   if (removed.size) notes.push(`> ${labels.removedIds([...removed].sort((a, b) => idNumber(a) - idNumber(b)).join(', '))}`);
   if (failedSources) notes.push(`- ${labels.failed(failedSources)}`);
+  notes.push(...renderingNotes(extra, labels));
   if (extra.content_fidelity !== undefined && extra.content_fidelity < 1) {
     notes.push(`- ${labels.fidelity(Math.round(extra.content_fidelity * 100), fidelityBand(extra.content_fidelity, labels))}`);
   }
@@ -247,6 +252,19 @@ function notesList({ extra, labels, found, resolved, removedCitations, removed, 
     notes.push(`- ${labels.openQuestionsIntro}\n${questions.slice(0, 10).map((q) => `  - ${inlineKeepingCitations(q)}`).join('\n')}`);
   }
   if (missing.length) notes.push(`- ${labels.stillMissing}\n${missing.slice(0, 10).map((m) => `  - ${escapeInline(m)}`).join('\n')}`);
+  return notes;
+}
+
+/** How many sources needed a browser: read rendered, or not rendered — and then how to add one. */
+function renderingNotes(extra: ReportNotes, labels: ReportLabels): string[] {
+  const notes: string[] = [];
+  if (extra.rendered_sources?.length) notes.push(`- ${labels.rendered(extra.rendered_sources.length)}`);
+  const unrendered = extra.unrendered_sources ?? [];
+  if (unrendered.length) {
+    const off = unrendered.every((x) => x.reason === 'fetch.render is never');
+    const list = unrendered.slice(0, 20).map((x) => `  - ${x.id} ${escapeInline(x.title || x.url)} — <${x.url}> (${escapeInline(x.reason)})`);
+    notes.push([`- ${labels.unrendered(unrendered.length)} ${labels.addBrowser(off)}`, ...list].join('\n'));
+  }
   return notes;
 }
 

@@ -94,6 +94,10 @@ export interface ReportLabels {
   merged: (n: number) => string;
   removedIds: (ids: string) => string;
   failed: (n: number) => string;
+  /** Sources whose text is built by script: read rendered, or not rendered (and how to render them). */
+  rendered: (n: number) => string;
+  unrendered: (n: number) => string;
+  addBrowser: (renderIsOff: boolean) => string;
   fidelity: (percent: number, band: string) => string;
   bands: [full: string, condensed: string, compressed: string, minimal: string];
   confidence: (counts: string) => string;

@@ -92,6 +92,8 @@ export const sourceSchema = obj({
       .describe('whether it addresses the question, judged before reading where its words alone would not have let it be read'),
     skipped_off_topic: z.boolean().optional().describe('not read: judged not to address the question'),
     off_question: str.optional().describe('read, and the analyst found it does not address the question (why): listed, never cited'),
+    rendered_by: str.optional().describe('its text is built by script and it was read rendered: chromium, jina, firecrawl (cache: rendered before)'),
+    unrendered: str.optional().describe('its text is built by script and it could not be rendered (why)'),
   })
   .meta({ id: 'Source' });
 

@@ -6,7 +6,7 @@ import { prepareSharedStores } from '../stores/open';
 import type { AppConfig } from '../config/schema';
 import { ALL_SEARCH_PROVIDERS, searchAvailability, searchBurst, searchRate } from '../providers/registry';
 import { dataConverterOf } from '../temporal/codec';
-import { researchActivityInterceptor, storeWaitReporter } from './metrics';
+import { researchActivityInterceptor, startMemoryGauge, storeWaitReporter } from './metrics';
 import { activityTracingInterceptors, tracingSinks, tracingRequested } from '../telemetry/tracing';
 import { cachedWorkflowCode } from './bundle-cache';
 import { searchTaskQueue } from '../contract/names';
@@ -98,7 +98,15 @@ export async function createResearchWorker(opts: ResearchWorkerOptions): Promise
   const { config } = opts;
   await prepareSharedStores(config);
   const logger = opts.logger ?? pino({ level: 'silent' });
-  const { activities, close } = createActivities({ config, onStoreWait: storeWaitReporter(logger) });
+  const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+  // What the browser does is logged with the worker's memory beside it.
+  const onBrowser = (line: string) => logger.info({ worker_rss_mb: mb(process.memoryUsage.rss()) }, line);
+  const { activities, browserMemory, close: closeActivities } = createActivities({ config, onStoreWait: storeWaitReporter(logger), onBrowser });
+  const stopMemoryGauge = startMemoryGauge(browserMemory);
+  const close = async () => {
+    stopMemoryGauge();
+    await closeActivities();
+  };
   const dataConverter = dataConverterOf(config.environment.temporal.payload_keys);
   const activityInterceptors = [...activityTracingInterceptors(), researchActivityInterceptor(logger, opts.onSessionPersisted)];
   const code = await workflowCode(opts.workflowBundle, config, logger);

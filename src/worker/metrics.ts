@@ -48,6 +48,7 @@ interface ResearchMeters {
   sessions: ReturnType<MetricMeter['createGauge']>;
   storeFailures: ReturnType<MetricMeter['createCounter']>;
   storeWaiting: ReturnType<MetricMeter['createGauge']>;
+  memory: ReturnType<MetricMeter['createGauge']>;
 }
 
 let meters: ResearchMeters | undefined;
@@ -63,6 +64,7 @@ function researchMeters(): ResearchMeters {
     sessions: meter.createGauge('deep_research_sessions', 'int', 'sessions', 'Research sessions in the namespace by status'),
     storeFailures: meter.createCounter('deep_research_store_failures', 'failures', 'Store calls that found the store unreachable, by store and activity'),
     storeWaiting: meter.createGauge('deep_research_store_waiting', 'int', 'activities', 'Activities of this worker waiting for an unreachable store, by store'),
+    memory: meter.createGauge('deep_research_memory_bytes', 'int', 'bytes', 'Memory of this worker (resident) and of its browser (all its processes, proportional shares; 0 while none runs), by process'),
   });
 }
 
@@ -194,4 +196,20 @@ export class SessionStatusGauge {
     clearInterval(this.timer);
     clearTimeout(this.pending);
   }
+}
+
+/**
+ * The worker's memory and its browser's, side by side: the gauge deep_research_memory_bytes
+ * {process="worker"|"browser"}, every 15 s. The browser is counted over all its processes.
+ */
+export function startMemoryGauge(browserMemory: () => Promise<{ bytes: number } | undefined>, everyMs = 15_000): () => void {
+  const sample = async () => {
+    const gauge = researchMeters().memory;
+    gauge.set(process.memoryUsage.rss(), { process: 'worker' });
+    gauge.set((await browserMemory().catch(() => undefined))?.bytes ?? 0, { process: 'browser' });
+  };
+  void sample();
+  const timer = setInterval(() => void sample(), everyMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }

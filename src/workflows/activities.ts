@@ -59,6 +59,17 @@ export const web = proxyActivities<Pick<ResearchActivities, 'fetchUrl'>>({
 });
 
 /**
+ * A page whose text its scripts build, rendered in the worker's browser or by a reader service. A
+ * browser that crashed is a retry on a new one; nothing here that can render is final, and the
+ * page is read as its HTML stands. The heartbeat notices a dead worker (and its browser) in 10 s.
+ */
+export const renderer = proxyActivities<Pick<ResearchActivities, 'renderPage'>>({
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '20 seconds', maximumAttempts: 3, nonRetryableErrorTypes: [...NON_RETRYABLE, 'FetchRefused', 'UnsupportedContent', 'HttpClientError', 'BrowserUnavailable'] },
+});
+
+/**
  * The session store, the living report and the citation checks: no model, cheap, and idempotent.
  * While the store is away they retry without a maximum, at a capped backoff: the session waits for
  * its store instead of failing, and nothing already paid for is repeated. They heartbeat (a dead

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { makePdf } from './pdf';
 import type { Recorder } from './recorder';
+import { APP_SCRIPT, appShellHtml, splitPage } from './app-shell';
 
 export const TOPICS = ['solar power', 'battery storage', 'grid stability', 'heat pumps', 'wind turbines', 'hydrogen', 'nuclear', 'tidal energy'];
 
@@ -14,6 +15,8 @@ export interface WebOptions {
   delayMs?: number;
   /** Answer HEAD requests for pages with this status: pages that died after they were fetched. */
   headStatus?: number;
+  /** Pages are client-rendered: /page/n is an app shell whose script fetches the article from /api/page/n.json. */
+  clientRendered?: boolean;
 }
 
 export interface FakeWeb {
@@ -74,7 +77,15 @@ export async function startWeb(recorder: Recorder, opts: WebOptions = {}): Promi
     if (req.method === 'HEAD' && opts.headStatus && /^\/(page|doc)\//.test(path)) return finish(opts.headStatus, 'text/html', '');
     const serve = () => {
       let m: RegExpExecArray | null;
-      if ((m = /^\/page\/(\d+)$/.exec(path)) && Number(m[1]) <= pageCount) return finish(200, 'text/html; charset=utf-8', pageHtml(Number(m[1])));
+      if ((m = /^\/page\/(\d+)$/.exec(path)) && Number(m[1]) <= pageCount) {
+        if (!opts.clientRendered) return finish(200, 'text/html; charset=utf-8', pageHtml(Number(m[1])));
+        return finish(200, 'text/html; charset=utf-8', appShellHtml(splitPage(pageHtml(Number(m[1]))).head));
+      }
+      if (opts.clientRendered && (m = /^\/api\/page\/(\d+)\.json$/.exec(path)) && Number(m[1]) <= pageCount) {
+        const { title, lang, body } = splitPage(pageHtml(Number(m[1])));
+        return finish(200, 'application/json', JSON.stringify({ title, lang, html: body }));
+      }
+      if (opts.clientRendered && path === '/static/app.js') return finish(200, 'application/javascript', APP_SCRIPT);
       if ((m = /^\/doc\/(\d+)\.pdf$/.exec(path))) {
         const n = Number(m[1]);
         return finish(200, 'application/pdf', makePdf(`Report ${n} on ${TOPICS[n % TOPICS.length]}`, [pageFacts(n), [`Appendix of report ${n}.`]]));

@@ -2,12 +2,12 @@
 // each is fetched and parsed into the artifact store, scored for relevance and, where its words
 // alone would not let it be read, judged by meaning in the same step (judging.ts).
 // A source that fails is noted and skipped; a search with no provider left degrades (seed 001).
-import type { SearchHit } from '../../activities/contracts';
+import type { FetchUrlOutput, ParseContentInput, SearchHit } from '../../activities/contracts';
 import { classifySource } from '../../research/vetting';
 import { normalizeUrl } from '../../domain/text';
 import type { Source } from '../../domain/types';
 import type { FoundTerms } from '../../report/words';
-import { web } from '../activities';
+import { renderer, web } from '../activities';
 import { errorMessage, type ResearchSession } from '../session';
 import { settleAll } from '../concurrency';
 import { reserveBudget, stopsResearch } from './budget';
@@ -99,15 +99,9 @@ async function fetchOne(s: ResearchSession, source: Source, found: FoundTerms): 
   try {
     reserveBudget(s, 'fetch');
     const relevance = { ...pageQuestions(s), sub_question: source.query, found };
-    const raw = await s.tool('fetch_url', { url: source.url, source_id: source.id }, () => web.fetchUrl({ url: source.url, parse: { relevance } }), (r) => ({
-      file_id: r.file_id,
-      status: r.status,
-      content_type: r.content_type,
-      size: r.size,
-      from_cache: r.from_cache ?? false,
-      ...(r.parsed ? { text_file_id: r.parsed.text_file_id, chars: r.parsed.chars, title: r.parsed.title, ...(r.parsed.relevance !== undefined ? { relevance: r.parsed.relevance } : {}), ...(r.parsed.judged ? { judged: r.parsed.judged } : {}) } : {}),
-      ...(r.parse_error ? { parse_error: r.parse_error } : {}),
-    }));
+    const fetched = await s.tool('fetch_url', { url: source.url, source_id: source.id }, () => web.fetchUrl({ url: source.url, parse: { relevance } }), summarizeFetch);
+    if (fetched.unrendered) source.unrendered = 'fetch.render is never';
+    const raw = fetched.render ? await rendered(s, source, fetched, relevance) : fetched;
     Object.assign(source, { file_id: raw.file_id, final_url: raw.final_url, content_type: raw.content_type, retrieved_at: raw.fetched_at });
     s.state.artifacts.push({ file_id: raw.file_id, name: `${source.id}-raw`, kind: raw.kind, source_url: source.url });
     const parsed = raw.parsed;
@@ -134,3 +128,38 @@ async function fetchOne(s: ResearchSession, source: Source, found: FoundTerms): 
   }
 }
 
+const summarizeFetch = (r: FetchUrlOutput) => ({
+  file_id: r.file_id,
+  status: r.status,
+  content_type: r.content_type,
+  size: r.size,
+  from_cache: r.from_cache ?? false,
+  ...(r.parsed ? { text_file_id: r.parsed.text_file_id, chars: r.parsed.chars, title: r.parsed.title, ...(r.parsed.relevance !== undefined ? { relevance: r.parsed.relevance } : {}), ...(r.parsed.judged ? { judged: r.parsed.judged } : {}) } : {}),
+  ...(r.parse_error ? { parse_error: r.parse_error } : {}),
+  ...(r.render ? { render: r.render } : {}),
+});
+
+/**
+ * A page whose text its scripts build, rendered; its HTML as fetched is kept beside the rendered copy.
+ * When nothing here can render it, or the render fails, it is read as its HTML stands (often: not
+ * at all) and the report's Notes say how many pages needed a browser.
+ */
+async function rendered(s: ResearchSession, source: Source, page: FetchUrlOutput, relevance: ParseContentInput['relevance']): Promise<FetchUrlOutput> {
+  try {
+    const out = await s.tool(
+      'render_page',
+      { url: source.url, source_id: source.id, reason: page.render },
+      () => renderer.renderPage({ url: source.url, final_url: page.final_url, file_id: page.file_id, content_type: page.content_type, reason: page.render as string, parse: { relevance } }),
+      (r) => ({ ...summarizeFetch(r), rendered_by: r.rendered_by ?? 'cache', ...(r.requests !== undefined ? { requests: r.requests, refused: r.refused } : {}) }),
+    );
+    source.rendered_by = out.rendered_by ?? 'cache';
+    s.state.artifacts.push({ file_id: page.file_id, name: `${source.id}-unrendered`, kind: page.kind, source_url: source.url });
+    return out;
+  } catch (err) {
+    if (stopsResearch(err)) throw err;
+    const unavailable = (err as { cause?: { type?: string } }).cause?.type === 'BrowserUnavailable';
+    source.unrendered = unavailable ? 'no browser' : `the render failed: ${errorMessage(err).slice(0, 200)}`;
+    s.warn(`source ${source.id} (${source.url}) needs a browser (${page.render}) and was read as its HTML stands: ${errorMessage(err)}`, source.id);
+    return page;
+  }
+}

@@ -5,6 +5,7 @@
 import type { ModelUsage, VerifyCitationsInput, VerifyCitationsOutput } from '../../activities/contracts';
 import { analysisGate, gatheringGate } from '../../research/gates';
 import { normalizeQuery } from '../../domain/text';
+import type { Source } from '../../domain/types';
 import { store, verifier } from '../activities';
 import { goTo, type Next } from '../runs';
 import { errorMessage, type ResearchSession } from '../session';
@@ -94,6 +95,17 @@ async function citationInput(s: ResearchSession, extra: CitationExtra): Promise<
     ...(st.plan?.context?.language ? { language: st.plan.context.language } : {}),
     ...(st.sources.some((x) => x.off_question) ? { not_counted: st.sources.filter((x) => x.off_question).map((x) => ({ id: x.id, title: x.title, url: x.url, reason: x.off_question as string })) } : {}),
     ...(resumed.length ? { resumed } : {}),
+    ...renderedNotes(st.sources),
+  };
+}
+
+/** Which sources needed a browser: the ids of those read rendered, and those that could not be (why). */
+function renderedNotes(sources: Source[]): Pick<VerifyCitationsInput, 'rendered_sources' | 'unrendered_sources'> {
+  const rendered = sources.filter((x) => x.rendered_by);
+  const unrendered = sources.filter((x) => x.unrendered && !x.rendered_by);
+  return {
+    ...(rendered.length ? { rendered_sources: rendered.map((x) => x.id) } : {}),
+    ...(unrendered.length ? { unrendered_sources: unrendered.map((x) => ({ id: x.id, title: x.title, url: x.url, reason: x.unrendered as string })) } : {}),
   };
 }
 
