@@ -1,5 +1,6 @@
 // Extraction quality and speed on the trafilatura evaluation set (../shared/data/extraction-trafilatura):
-// precision, recall and F1 of must-have / must-not-have snippets, and ms per page.
+// precision, recall and F1 of must-have / must-not-have snippets, and ms per page: wall-clock and
+// CPU (the process's own, which other work on a shared machine does not inflate).
 //   npm run bench:extract [-- --limit 200]
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -30,6 +31,7 @@ function main(): void {
   const data = JSON.parse(readFileSync(path.join(dataDir, 'evaldata.json'), 'utf8')) as Record<string, { file: string; with?: string[]; without?: string[] }>;
   let tp = 0, fn = 0, fp = 0, tn = 0, failures = 0, pages = 0;
   const times: number[] = [];
+  const cpuTimes: number[] = [];
   for (const [url, entry] of Object.entries(data).slice(0, limit)) {
     const file = ['eval', 'cache'].map((d) => path.join(dataDir, d, entry.file)).find((f) => existsSync(f));
     const withs = (entry.with ?? []).map(norm);
@@ -44,23 +46,28 @@ function main(): void {
     const bytes = readFileSync(file);
     let text = '';
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     try {
       text = norm(parseHtml(decode(bytes, '', url), url).text);
     } catch {
       failures++;
     }
     times.push(performance.now() - t0);
+    const cpu = process.cpuUsage(cpu0);
+    cpuTimes.push((cpu.user + cpu.system) / 1000);
     for (const w of withs) (text.includes(w) ? tp++ : fn++);
     for (const w of withouts) (text.includes(w) ? fp++ : tn++);
   }
   times.sort((a, b) => a - b);
-  const q = (p: number) => times[Math.min(times.length - 1, Math.floor(p * times.length))];
+  cpuTimes.sort((a, b) => a - b);
+  const q = (p: number, of = times) => of[Math.min(of.length - 1, Math.floor(p * of.length))];
   const precision = tp / (tp + fp);
   const recall = tp / (tp + fn);
   const f1 = (2 * precision * recall) / (precision + recall);
   console.log(`pages ${pages} (failed ${failures}); snippets: TP ${tp} FN ${fn} FP ${fp} TN ${tn}`);
   console.log(`precision ${precision.toFixed(3)}  recall ${recall.toFixed(3)}  F1 ${f1.toFixed(3)}  (target ≥ 0.92)`);
   console.log(`ms per page: median ${q(0.5).toFixed(0)}  p95 ${q(0.95).toFixed(0)}  (target median ≤ 100)`);
+  console.log(`CPU ms per page: median ${q(0.5, cpuTimes).toFixed(0)}  p95 ${q(0.95, cpuTimes).toFixed(0)}`);
 }
 
 main();

@@ -23,7 +23,7 @@
 // Meaning: with LOCAL_EMBEDDING_MODEL (and OLLAMA_BASE_URL) set, the worker uses that embedding
 // model as a user's would; --embeddings starts the real one (test/harness/embeddings.ts) and sets
 // both for it.
-//   npm run bench:report [-- --world real] [-- --runs 2] [-- --only lithium,metformin] [-- --embeddings]
+//   npm run bench:report [-- --world real] [-- --runs 2] [-- --only lithium,metformin] [-- --embeddings] [-- --no-follow-ups]
 import { startEmbeddingServer } from '../test/harness/embeddings';
 import { ALL_REAL_QUESTIONS, ENHANCED, REAL_PLANS, type QuestionKind, type RealQuestion } from '../test/harness/real-questions';
 import type { TestEnvironment } from '../test/harness';
@@ -116,11 +116,25 @@ async function embeddingSetup(start: boolean): Promise<{ env: Record<string, str
   return { env, close: async () => undefined };
 }
 
-export async function runRealBench(runs: number, only?: string[], startEmbeddings = false): Promise<void> {
+export interface RealBenchOptions {
+  runs: number;
+  /** Question ids to research (all by default). */
+  only?: string[];
+  /** Start the real embedding model and point the worker at it (--embeddings). */
+  embeddings?: boolean;
+  /** The cancel-and-resume and the two enhance runs after the questions (unless --no-follow-ups). */
+  followUps?: boolean;
+}
+
+export async function runRealBench({ runs, only, embeddings: startEmbeddings = false, followUps = true }: RealBenchOptions): Promise<void> {
   const embeddings = await embeddingSetup(startEmbeddings);
   console.log(`embedding model: ${embeddings.env.LOCAL_EMBEDDING_MODEL ? `${embeddings.env.LOCAL_EMBEDDING_MODEL}${embeddings.env.OLLAMA_BASE_URL ? ` at ${embeddings.env.OLLAMA_BASE_URL}` : ''}` : 'none (LOCAL_EMBEDDING_MODEL unset)'}`);
   try {
-    await runInRealWorld({ plans: REAL_PLANS }, (env, world) => researchEveryQuestion(env, world, runs, only), { extraEnv: embeddings.env });
+    const everything = async (env: TestEnvironment, world: RealWorld) => {
+      await researchEveryQuestion(env, world, runs, only);
+      if (followUps) await resumeAndEnhance(env, world);
+    };
+    await runInRealWorld({ plans: REAL_PLANS }, everything, { extraEnv: embeddings.env });
   } finally {
     await embeddings.close();
   }
@@ -140,7 +154,11 @@ async function researchEveryQuestion(env: TestEnvironment, world: RealWorld, run
   }
   for (const [kind, all] of byKind) summary(kind, all);
   relevantTable(byKind);
+  console.log(`\n(${Math.round((Date.now() - started) / 1000)} s; judged off topic by a person's reading of each page's title and text, test/harness/real-judgements.json)`);
+}
 
+async function resumeAndEnhance(env: TestEnvironment, world: RealWorld): Promise<void> {
+  const started = Date.now();
   const resumed = await cancelThenResume(env, world, 'Welche Rolle spielt die Offshore-Windenergie für die Energiewende in Deutschland?');
   console.log(`\nresume (offshore-wind, cancelled while its first analysis runs, then resumed):`);
   console.log(`  cancelled: ${resumed.cancelled.status}, ${resumed.cancelled.findings} findings, ${resumed.cancelled.notWritten} "Not written" line(s)`);
@@ -161,5 +179,5 @@ async function researchEveryQuestion(env: TestEnvironment, world: RealWorld, run
     console.log(`  newly cited: ${e.newlyCited.length} (${e.newlyCited.map((c) => `“${clip(c.title, 60)}” ${c.verdict}`).join('; ') || 'none'}); off topic: ${off.length}  goal 0: ${off.length === 0 ? 'PASS' : 'FAIL'}`);
     if (process.env.BENCH_DUMP) console.log(`--- v2 ---\n${e.after}`);
   }
-  console.log(`\n(${Math.round((Date.now() - started) / 1000)} s; judged off topic by a person's reading of each page's title and text, test/harness/real-judgements.json)`);
+  console.log(`\n(resume and enhance: ${Math.round((Date.now() - started) / 1000)} s)`);
 }

@@ -9,7 +9,7 @@
 // Goals (issue 20): ≥ 60 % cited, repeated claims ≤ 3 %, no gap section a read source addresses.
 // With ../shared/data/extraction-trafilatura present the default world is the real-page one
 // (scripts/bench-real.ts): report quality is judged there; the generated worlds are for speed.
-//   npm run bench:report [-- --world real|easy|hard] [-- --runs 3] [-- --embeddings]
+//   npm run bench:report [-- --world real|easy|hard] [-- --runs 3] [-- --embeddings] [-- --no-follow-ups]
 import { PLACEHOLDER } from '../src/report/sections';
 import { parseReport } from '../src/report/markdown';
 import { relevanceScore } from '../src/report/relevance';
@@ -85,7 +85,7 @@ function summary(world: World, all: Figures[]): void {
 
 if (chosen === 'real') {
   if (!corpusAvailable()) throw new Error('--world real needs ../shared/data/extraction-trafilatura (or REAL_PAGES_DIR)');
-  void runRealBench(runs, arg('only')?.split(','), process.argv.includes('--embeddings'));
+  void runRealBench({ runs, only: arg('only')?.split(','), embeddings: process.argv.includes('--embeddings'), followUps: !process.argv.includes('--no-follow-ups') });
 } else {
   runStandalone({ search: { resultsPerQuery: 6 } }, async (env, harness) => {
     const results = new Map<World, Figures[]>();

@@ -24,6 +24,7 @@ import struct
 import sys
 import threading
 import zipfile
+from collections import OrderedDict
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -36,6 +37,7 @@ MODEL_NAMES = {MODEL_ID, MODEL_ID.lower(), f"sentence-transformers/{MODEL_ID}"}
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model: longer inputs are cut
 MAX_INPUTS = 2048  # OpenAI's limit on inputs per request
 BATCH = 32
+CACHE_ENTRIES = 50_000  # vectors kept by text (about 1.5 KB each): a bench embeds the same pages again
 DTYPES = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
 
 
@@ -92,6 +94,8 @@ class MiniLM:
         self.heads = self.config["num_attention_heads"]
         self.eps = self.config["layer_norm_eps"]
         self.dimensions = self.config["hidden_size"]
+        self.cache = OrderedDict()
+        self.cache_lock = threading.Lock()
 
     def w(self, name: str) -> np.ndarray:
         return self.weights[name]
@@ -125,7 +129,22 @@ class MiniLM:
         return pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
 
     def embed(self, texts: list) -> tuple:
-        """Unit vectors for the texts (in order), and the number of tokens read."""
+        """Unit vectors for the texts (in order), and the number of tokens read; texts seen before come from the cache."""
+        with self.cache_lock:
+            known = {t: self.cache[t] for t in set(texts) if t in self.cache}
+            for t in known:
+                self.cache.move_to_end(t)
+        fresh = [t for t in dict.fromkeys(texts) if t not in known]
+        if fresh:
+            vectors, counts = self.compute(fresh)
+            with self.cache_lock:
+                for t, v, n in zip(fresh, vectors, counts):
+                    known[t] = self.cache[t] = (v, n)
+                while len(self.cache) > CACHE_ENTRIES:
+                    self.cache.popitem(last=False)
+        return np.stack([known[t][0] for t in texts]), sum(known[t][1] for t in texts)
+
+    def compute(self, texts: list) -> tuple:
         encodings = self.tokenizer.encode_batch(texts)
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         # Similar lengths batched together, so little padding is computed.
@@ -139,7 +158,7 @@ class MiniLM:
                 ids[row, : len(encodings[i].ids)] = encodings[i].ids
                 mask[row, : len(encodings[i].ids)] = 1
             out[chunk] = self.encode_batch(ids, mask)
-        return out, sum(len(e.ids) for e in encodings)
+        return out, [len(e.ids) for e in encodings]
 
 
 class ApiError(Exception):

@@ -64,7 +64,7 @@ describe('CLI start-up', () => {
     expect(heavyIn(modules)).toEqual([]);
   });
 
-  it('status of a finished session reads the session store alone: no Temporal client, no server needed', async () => {
+  it('status, report and watch of a finished session read the session store alone: no Temporal client, no server needed', async () => {
     // A session as its last run stored it (a completed session recorded by an earlier build, in today's shape).
     const recorded = JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'state-versions', 'v9-completed.json'), 'utf8')) as ResearchSnapshot;
     const store = new SqliteSessionStore(path.join(dir, 'sessions.db'));
@@ -81,6 +81,14 @@ describe('CLI start-up', () => {
     expect(modules.filter((m) => m.includes('/node_modules/@temporalio/'))).toEqual([]);
     // Nor zod: the config file validated before is read from the data directory's cache.
     expect(modules.filter((m) => m.includes('/node_modules/zod/'))).toEqual([]);
+    // Its report and its events the same way: no worker, no Temporal needed.
+    const report = await modulesOf(['report', 'startup-done'], env);
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stdout).toBe(recorded.report_markdown);
+    expect(report.modules.filter((m) => m.includes('/node_modules/@temporalio/'))).toEqual([]);
+    const watch = await modulesOf(['watch', 'startup-done'], env);
+    expect(watch.code, watch.stderr).toBe(0);
+    expect(watch.modules.filter((m) => m.includes('/node_modules/@temporalio/'))).toEqual([]);
   });
 
   it('list reads the session store alone: no Temporal client either', async () => {

@@ -43,6 +43,18 @@ describe('HTML skeletons a browser would repair', () => {
   });
 });
 
+describe('an article body the page renders from a template', () => {
+  it("reads the article Blogger ships as an HTML template in the post's articleBody, not a widget's template", async () => {
+    const doc = await html(`<!doctype html><html><head><title>Security Blog</title></head><body><div class="post" itemscope itemtype="http://schema.org/BlogPosting">
+<h2 class="title" itemprop="name">Enhanced protection</h2><div class="post-body"><div class="post-content" itemprop="articleBody">
+<script type="text/template"><span class="byline-author">Posted by the Safe Browsing team</span>
+${paragraphs('Protection', 4)}</script><noscript>${paragraphs('Protection', 1)}</noscript></div></div></div>
+<div class="widget" itemprop="articleBody"><script type="text/template"><p>{{comment.author}} wrote {{comment.body}}</p></script></div></body></html>`);
+    expect(doc.text).toContain('Protection paragraph 4 explains');
+    expect(doc.text).not.toContain('{{comment');
+  });
+});
+
 describe('text as a reader sees it', () => {
   it('drops furigana readings, soft hyphens and zero-width spaces, and composes characters (NFC)', async () => {
     const doc = await html(`<!doctype html><html lang="ja"><head><title>ニュース</title></head><body><article>
@@ -171,6 +183,7 @@ ${paragraphs('Harbour', 2)}
 <p>The new quay seen from the lighthouse at dawn. (Foto: Getty)</p>
 <p>Marco Rossi, harbour master. © AFP / MARCO BERTORELLO</p>
 <p>Photograph by Ed Marshall, Harbour Restoration Programme</p>
+<p>Abbildung 4: Der Querschnitt des neuen Kais mit den Pfählen, wie ihn die Planer im Frühjahr vorgelegt haben.</p>
 ${paragraphs('Quay', 2)}
 <p>Kategorie: News</p><p>Quelle: Landesregierung</p><p>© 2020 Harbour Media Inc. All Rights Reserved.</p>
 <p>For the latest stories and breaking news updates download the Harbour News apps for iOS and Android.</p>
@@ -178,8 +191,12 @@ ${paragraphs('Quay', 2)}
 </article></body></html>`);
     expect(doc.text).toContain('Harbour paragraph 2 explains');
     expect(doc.text).toContain('Quay paragraph 1 explains');
-    for (const furniture of ['(Foto: Getty)', 'MARCO BERTORELLO', 'Photograph by', 'Kategorie: News', 'Quelle: Landesregierung', 'All Rights Reserved', 'download the Harbour News apps'])
+    // The markdown the model reads loses them too.
+    for (const furniture of ['(Foto: Getty)', 'MARCO BERTORELLO', 'Photograph by', 'Abbildung 4', 'Kategorie: News', 'Quelle: Landesregierung', 'All Rights Reserved', 'download the Harbour News apps']) {
       expect(doc.text).not.toContain(furniture);
+      expect(doc.markdown).not.toContain(furniture);
+    }
+    expect(doc.markdown).toContain('Quay paragraph 2 explains');
     expect(doc.text).toContain('The primary funding source: the city');
   });
 });

@@ -5,7 +5,7 @@ import { detectLanguage, reconcileLanguage } from '../src/activities/prompts/lan
 import { labelsFor } from '../src/report/labels';
 import { verifyReportCitations } from '../src/report/final-check';
 import { finishSections } from '../src/report/sections';
-import { analysisGate, gatheringGate } from '../src/research/gates';
+import { analysisGate, gatheringGate, searchOutcomes } from '../src/research/gates';
 import type { Finding, Source } from '../src/domain/types';
 import { citedSentences } from '../src/report/sentences';
 import { annotateReport } from '../src/verify/annotate';
@@ -130,12 +130,30 @@ describe('where the research fell short, in a reader\'s words', () => {
     const sources = ['S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7', 'S8', 'S9'].map((id, i) => source(id, i > 3));
     const en = notes(sources, [finding('F1', 'S1')]);
     expect(en).toContain('  - Only 1 of the 4 source(s) read gave a finding (25 %; the bar is 30 %).');
-    expect(en).toContain('  - Only 1 of the 4 searches led to a page that could be fetched (the bar is half of them).');
+    expect(en).toContain('  - Only 1 of the 4 searches led to a page of their own that was fetched (the bar is half of them).');
     expect(en).toContain('  - Only 1 finding(s) (the bar is 2).');
     expect(en).toContain('  - No finding was rated high confidence or confirmed.');
     expect(en).not.toMatch(/fetched sources cited by a finding|need at least|sub-quer|findings: |sources: /);
     const de = notes(sources, [finding('F1', 'S1')], 'de');
     expect(de).toContain('  - Nur 1 der 4 gelesenen Quelle(n) lieferten ein Ergebnis (25 %; der Anspruch ist 30 %).');
+  });
+
+  it('says why the other searches led to no page: pages another search found first, or pages that failed; never "could not be fetched" for pages fetched and judged off topic', () => {
+    const searched = ['solar', 'wind', 'tidal', 'hydro', 'geothermal', 'biomass', 'waves'];
+    // Two searches each found pages, fetched and judged off topic; four found only what they had found; one only a page that failed.
+    const sources = [
+      { ...source('S1', true), query: 'solar' },
+      { ...source('S2', true), query: 'wind' },
+      { ...source('S3'), query: 'biomass', status: 'failed' },
+    ] as Source[];
+    const outcomes = searchOutcomes(sources, searched);
+    expect(outcomes).toEqual({ completed: 2, no_new_page: 4, unfetched: 1 });
+    const lines = gatheringGate(sources, searched.length, outcomes, () => undefined).failures.map((f) => `sources: ${f}`);
+    const md = (language?: string) => verifyReportCitations('# Q\n\n## A\n\nText.\n', [], 0, { shortfalls: lines, language }).markdown;
+    expect(md()).toContain(
+      '  - Only 2 of the 7 searches led to a page of their own that was fetched (the bar is half of them); 4 added no page of their own (another search had found their pages first, or the source limit was reached); 1 found only pages that could not be fetched.',
+    );
+    expect(md('de')).toContain('Nur 2 der 7 Suchen führten zu einer eigenen Seite, die abgerufen wurde (der Anspruch ist die Hälfte); 4 brachten keine eigene Seite');
   });
 
   it('says so when every page found was off topic and none was read', () => {

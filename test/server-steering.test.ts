@@ -92,10 +92,13 @@ describe('service rules and steering over HTTP', () => {
     expect(attended.notes).toBeUndefined();
     const planned = await waitStatus(attended.research_id, ['awaiting_approval']);
     expect(planned.state.settings).toMatchObject({ ask_clarifications: true, review_final_report: true, local_documents: false });
-    // An edited plan over max_sub_queries is refused by the workflow's validator: 400 naming the field.
+    // An edited plan over the session's max_sub_queries is refused by the workflow's validator: a valid
+    // request this session cannot take (409, its status), as a panel chosen for a session without one.
     const tooMany = await post(`/api/research/${attended.research_id}/approve`, { plan: { expanded_queries: [1, 2, 3].map((i) => ({ query: `tide ${i}` })) } });
-    expect(tooMany.status).toBe(400);
-    expect(tooMany.body).toMatchObject({ field: 'body.plan.expanded_queries', message: 'an edited plan may have at most 2 expanded queries (max_sub_queries); it has 3' });
+    expect(tooMany.status).toBe(409);
+    expect(tooMany.body).toMatchObject({ error: 'WRONG_STATE', status: 'awaiting_approval', message: 'an edited plan may have at most 2 expanded queries (max_sub_queries); it has 3' });
+    const panel = await post(`/api/research/${attended.research_id}/approve`, { panel: ['openai:gpt-4o-mini'] });
+    expect(panel.body).toMatchObject({ error: 'WRONG_STATE', status: 'awaiting_approval', message: `research ${attended.research_id} is not a panel research session: a panel cannot be chosen` });
     expect((await post(`/api/research/${attended.research_id}/review`, { action: 'accept' })).body).toMatchObject({ error: 'WRONG_STATE', status: 'awaiting_approval' });
     expect((await post(`/api/research/${attended.research_id}/approve`)).status).toBe(200);
     await waitStatus(attended.research_id, ['awaiting_review']);
@@ -117,8 +120,7 @@ describe('service rules and steering over HTTP', () => {
   it('a draft keeps an edited plan; approving it (with more edits) researches that plan', async () => {
     const draft = (await post('/api/research', { query: 'Draft plan: heat pumps', draft: true, settings: SMALL })).body.research_id as string;
     const tooMany = await api.call('PATCH', `/api/research/${draft}`, { token, body: { plan: { expanded_queries: [1, 2, 3, 4, 5, 6].map((i) => ({ query: `q${i}` })) } } });
-    expect(tooMany.status).toBe(400);
-    expect(tooMany.body.field).toBe('body.plan.expanded_queries');
+    expect(tooMany.body).toMatchObject({ error: 'WRONG_STATE', status: 'draft', field: 'body.plan.expanded_queries' });
     const edited = await api.call('PATCH', `/api/research/${draft}`, { token, body: { plan: { expanded_queries: [{ query: 'heat pump running costs in cold climates' }] } } });
     expect(edited.status, edited.text).toBe(200);
     expect(edited.body.plan).toEqual({ expanded_queries: [{ query: 'heat pump running costs in cold climates' }] });

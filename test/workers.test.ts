@@ -4,7 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connect, ensureWorker, readWorkerRecord } from '../src/runtime/local';
 import { loadConfig, PROJECT_ROOT } from '../src/config/load';
 import { livePollers, parseWorkerRecord, providerFingerprint } from '../src/runtime/workers';
@@ -17,6 +17,16 @@ import { BASE_MB, MIN_CACHED, SESSION_MB, workerHeapMb, workerMemory, workflowCa
 import { ResearchClient } from '../src/client/research-client';
 
 describe('worker liveness', () => {
+  // These workers use the test run's Temporal server on purpose, as a user with TEMPORAL_ADDRESS
+  // does (without it, the CLI refuses a server another data directory started).
+  const before = process.env.TEMPORAL_ADDRESS;
+  beforeAll(() => {
+    process.env.TEMPORAL_ADDRESS = inject('temporalAddress');
+  });
+  afterAll(() => {
+    if (before === undefined) delete process.env.TEMPORAL_ADDRESS;
+    else process.env.TEMPORAL_ADDRESS = before;
+  });
   it('a poller on this machine counts only while its process runs; old polls never', () => {
     const dead = spawnSync(process.execPath, ['-e', 'process.pid']).pid as number;
     const now = Date.now();
@@ -193,6 +203,9 @@ describe('worker liveness', () => {
         expect((await builds()).find((b) => b.current)?.live_workers).toBe(1);
         const status = JSON.parse(cli(['worker', 'status', '--json']).stdout) as { live_pollers: number; counted: string; builds: { current: boolean; live_workers: number }[] };
         expect(status).toMatchObject({ live_pollers: 1, counted: 'processes' });
+        // Neither record of this data directory names it: said, so the count adds up.
+        expect((status as unknown as { other_workers: string[] }).other_workers).toEqual([`${worker.pid()}@${hostname()}`]);
+        expect(cli(['worker', 'status']).stdout).toContain(`live worker processes polling "${config.temporal.task_queue}": 1 (1 not started from this data directory: ${worker.pid()}@${hostname()})`);
         expect(status.builds.find((b) => b.current)?.live_workers).toBe(1);
         expect(cli(['worker', 'status']).stdout).toMatch(/\(current\): 1 live worker process, /);
         // Killed: it no longer counts, without waiting for its heartbeats to age.

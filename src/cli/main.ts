@@ -147,8 +147,9 @@ export function buildProgram(): Command {
         return;
       }
       memory.stopWithParent(config.environment.process);
-      const { ensureServer, recordWorkerPid, usesEmbeddedServer } = runtime();
+      const { ensureServer, recordWorkerPid, stopWhenReplaced, usesEmbeddedServer } = runtime();
       recordWorkerPid(config, o.background ? 'background' : 'foreground');
+      if (o.background) stopWhenReplaced(config, log);
       // A background worker's starter starts the server (beside it, on a cold start): it waits for it.
       const { waitForPort } = require('../temporal/dev-server') as typeof import('../temporal/dev-server');
       const serverReady = o.background ? () => waitForPort(config.temporal.address, 120_000) : usesEmbeddedServer(config) ? () => ensureServer(config, log) : undefined;
@@ -163,13 +164,11 @@ export function buildProgram(): Command {
   });
   server.command('stop').description('stop the local Temporal server and the background worker').action(async () => {
     const config = loadConfig();
-    const worker = runtime().runningWorkerPid(config);
-    if (worker) {
-      process.kill(worker, 'SIGTERM');
-      log(`stopped the background worker (pid ${worker})`);
-    }
+    await runtime().stopBackgroundWorker(config, log);
     const { stopDevServer } = require('../temporal/dev-server') as typeof import('../temporal/dev-server');
     log((await stopDevServer(config.data_dir)) ? 'stopped the local Temporal server' : 'no local Temporal server was running');
+    const owner = (require('../runtime/worker-owner') as typeof import('../runtime/worker-owner')).workerOwner(config.data_dir, config.temporal.task_queue);
+    if (owner) log((require('./worker-commands') as typeof import('./worker-commands')).ownerRestartsLine(owner));
   });
   server
     .command('status')

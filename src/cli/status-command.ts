@@ -1,14 +1,18 @@
 // `status`: a session that has ended is answered from the session store alone (its final snapshot,
 // written as it ended), without loading the Temporal client or asking the server; a session still
-// running, or one the store has not seen end, is asked of its workflow.
+// running is asked of its workflow when a worker is there to answer, else the store's copy is shown
+// with a line naming what is away (src/cli/session-reads.ts).
 import type { AppConfig } from '../config/schema';
 import type { ResearchSnapshot } from '../domain/types';
 import type { StoreWaitNote } from '../client/store-waits';
+import { awayAt, type Away } from '../client/away';
 import { fitSettingsOf } from '../context-fit/settings';
 import { phaseBudgets } from '../context-fit/phases';
 import { loadConfig } from './config';
 import { storedEnd } from './ended-session';
 import { formatStatus, withSnakeCaseIds } from './format';
+import { withReads, type SessionReads } from './session-reads';
+import { nextSteps } from './next-steps';
 
 interface Common {
   json?: boolean;
@@ -18,20 +22,27 @@ export async function status(id: string, o: Common): Promise<void> {
   const config = loadConfig();
   const ended = await storedEnd(config, id);
   if (ended) return print(o, config, ended, []);
-  const { withClient, log } = require('./with-client') as typeof import('./with-client');
-  const { storedCopy } = require('../client/payload-keys') as typeof import('../client/payload-keys');
-  const { storeWaits } = require('../client/store-waits') as typeof import('../client/store-waits');
-  await withClient({}, async (c) => {
-    const s = await c.state(id, { statusOnly: true }).catch((err: unknown) => storedCopy(err, log));
+  await withReads(config, async (reads) => {
+    const { state, away } = await reads.read(id, { statusOnly: true }).catch((err: unknown) => {
+      const { storedCopy } = require('../client/payload-keys') as typeof import('../client/payload-keys');
+      return { state: storedCopy(err, (line) => process.stderr.write(`${line}\n`)), away: undefined };
+    });
     // A session whose store is away says so: "waiting for the session store (attempt 4: …)".
-    const waits = await storeWaits(c.client, id).catch(() => []);
-    print(o, config, s, waits);
+    const waits = reads.client && !away ? await storeWaitsOf(reads.client, id) : [];
+    print(o, config, state, waits, away);
   });
 }
 
-function print(o: Common, config: AppConfig, s: ResearchSnapshot, waits: StoreWaitNote[]): void {
+function storeWaitsOf(client: NonNullable<SessionReads['client']>, id: string): Promise<StoreWaitNote[]> {
+  const { storeWaits } = require('../client/store-waits') as typeof import('../client/store-waits');
+  return storeWaits(client.client, id).catch(() => []);
+}
+
+function print(o: Common, config: AppConfig, s: ResearchSnapshot, waits: StoreWaitNote[], away?: Away): void {
   const budget = fitSettingsOf(config);
   const budgets = { enabled: budget.enabled, phases: phaseBudgets(budget, (role) => s.providers?.model_chains[role]?.[0] ?? config.models.default) };
-  const value = { ...s, token_budgets: budgets, ...(waits.length ? { waiting_for_store: waits } : {}) };
-  process.stdout.write(o.json ? `${JSON.stringify(withSnakeCaseIds(value))}\n` : `${[formatStatus(s, budgets), ...waits.map((w) => w.line)].join('\n')}\n`);
+  const next = nextSteps(s);
+  const value = { ...s, token_budgets: budgets, ...(waits.length ? { waiting_for_store: waits } : {}), ...(away ? { away } : {}), next_steps: next.filter((l) => l.startsWith('next:') || l.startsWith('  deep-research')).map((l) => l.trim()) };
+  const awayLines = away ? [`${awayAt(away, config.temporal.address)} (this is the session store's copy, saved ${s.updated_at})`] : [];
+  process.stdout.write(o.json ? `${JSON.stringify(withSnakeCaseIds(value))}\n` : `${[formatStatus(s, budgets), ...waits.map((w) => w.line), ...awayLines, ...next].join('\n')}\n`);
 }

@@ -24,6 +24,7 @@ import { explainFailure, isDroppedUpdate, isGone, ResearchError, UPDATE_ATTEMPTS
 import { storeInputContexts } from './input-contexts';
 import { continuationState, enhancedState, ENHANCEABLE, RESUMABLE, RETRYABLE, type EnhanceOptions } from './session-ops';
 import { redeliver, withResentDeliveries, type RedeliverOptions, type RedeliveryAnswer } from './redelivery';
+import { EngineCheck, readEvents, readState, type EventsRead, type StateRead } from './reads';
 
 export interface StartOptions {
   query: string;
@@ -51,6 +52,8 @@ export class ResearchClient {
   readonly client: Client;
   private store: SessionStore | undefined;
   private artifactStore: ArtifactStore | undefined;
+  /** Whether Temporal and a worker are there to answer a query (reads.ts). */
+  readonly engine = new EngineCheck(this);
 
   constructor(
     readonly connection: Connection,
@@ -157,8 +160,10 @@ export class ResearchClient {
   topUp = (id: string, amounts: TopUpArgs) => this.send(id, 'topUp', amounts);
   review = (id: string, review: ReviewArgs) => this.send(id, 'reviewReport', review);
 
-  /** The live state from the workflow, or the persisted snapshot once Temporal no longer has it. */
-  /** `statusOnly`: while the artifact store is away, the live state without the report's text (status lines need none). */
+  /**
+   * The live state from the workflow (waiting for a worker to answer), or the persisted snapshot once
+   * Temporal no longer has it. `statusOnly`: while the artifact store is away, no report text.
+   */
   async state(id: string, opts: { statusOnly?: boolean } = {}): Promise<ResearchSnapshot> {
     let live: LiveSnapshot;
     try {
@@ -178,6 +183,22 @@ export class ResearchClient {
     return (await this.state(id)).report_markdown;
   }
 
+  /** The state without waiting for a part that is away (reads.ts). */
+  read(id: string, opts: { statusOnly?: boolean } = {}): Promise<StateRead> {
+    return readState(this, id, opts);
+  }
+
+  /** Events, read where `read` would read the state. */
+  readEvents(id: string, afterSeq = 0, options: { stream?: boolean } = {}): Promise<EventsRead> {
+    return readEvents(this, id, afterSeq, options);
+  }
+
+  /** Events after `afterSeq` as the session store has them (with AgentStream events when asked for). */
+  async storedEvents(id: string, afterSeq = 0, options: { stream?: boolean } = {}): Promise<ResearchEvent[]> {
+    const events = bySeq(await this.sessions().events(id, afterSeq), options.stream ? await this.sessions().streamEvents(id, afterSeq) : []);
+    return withReportText(events, this.artifacts());
+  }
+
   /**
    * Events after `afterSeq`; older ones than the workflow keeps in state come from the session store.
    * With `stream`, the model's AgentStream events (fractional seq, after the event they follow) too.
@@ -192,7 +213,7 @@ export class ResearchClient {
       live = await this.handle(id).query(eventsQuery, { afterSeq });
     } catch (err) {
       if (!isGone(err) || !(await this.sessions().get(id))) throw explainFailure(id, err);
-      return bySeq(await this.sessions().events(id, afterSeq), options.stream ? await this.sessions().streamEvents(id, afterSeq) : []);
+      return this.storedEvents(id, afterSeq, options);
     }
     const first = live[0]?.seq;
     // AgentStream events are never in the workflow: they come from the session store, when asked for.

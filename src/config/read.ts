@@ -62,6 +62,7 @@ export function applyEnvironment(config: FileConfig, raw: unknown, given: NotedE
   }
   if (env.EMBEDDING_BASE_URL) config.search.embedding_base_url = env.EMBEDDING_BASE_URL;
   if (env.TEMPORAL_ADDRESS) config.temporal.address = env.TEMPORAL_ADDRESS;
+  else applyEmbeddedServerPorts(config, env);
   if (env.TEMPORAL_NAMESPACE) config.temporal.namespace = env.TEMPORAL_NAMESPACE;
   if (env.DEEP_RESEARCH_TASK_QUEUE) config.temporal.task_queue = env.DEEP_RESEARCH_TASK_QUEUE;
   if (env.DEEP_RESEARCH_MAX_CACHED_WORKFLOWS) config.temporal.max_cached_workflows = Number(env.DEEP_RESEARCH_MAX_CACHED_WORKFLOWS);
@@ -75,6 +76,30 @@ export function applyEnvironment(config: FileConfig, raw: unknown, given: NotedE
   if (config.search.local_path) config.search.local_path = expandHome(config.search.local_path);
   if (config.research.research_archive_dir) config.research.research_archive_dir = expandHome(config.research.research_archive_dir);
   return Object.assign(config, { environment: environmentOf(config, given) });
+}
+
+/**
+ * The embedded server moved by variables (a second data directory on the same machine): its port,
+ * and its Web UI's port (by default 1000 above it, as `temporal server start-dev` does). With
+ * TEMPORAL_ADDRESS there is no embedded server, and these do not apply.
+ */
+function applyEmbeddedServerPorts(config: FileConfig, env: NodeJS.ProcessEnv): void {
+  const port = portVariable(env, 'DEEP_RESEARCH_TEMPORAL_PORT');
+  if (port !== undefined) {
+    const at = config.temporal.address.lastIndexOf(':');
+    config.temporal.address = `${at < 0 ? config.temporal.address : config.temporal.address.slice(0, at)}:${port}`;
+    config.temporal.ui_port = port + 1000 <= 65535 ? port + 1000 : port - 1000;
+  }
+  const ui = portVariable(env, 'DEEP_RESEARCH_TEMPORAL_UI_PORT');
+  if (ui !== undefined) config.temporal.ui_port = ui;
+}
+
+function portVariable(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const text = env[name]?.trim();
+  if (!text) return undefined;
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new ConfigError(`${name} must be a port number (1-65535), got "${text}"`);
+  return port;
 }
 
 /** budget.safety_margin and budget.runtime_overhead_tokens, the older names, still count when the seed's keys are absent. */

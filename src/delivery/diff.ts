@@ -9,6 +9,7 @@ import type { WhatChanged } from '../domain/delivery';
 import { normalizeUrl } from '../domain/text';
 import type { ResearchSnapshot } from '../domain/types';
 import { labelsFor, type WhatChangedLabels } from '../report/labels';
+import { isWhatChangedTitle } from '../report/markdown';
 import { subjectSimilarity } from '../report/words';
 
 export interface RunSource {
@@ -218,9 +219,23 @@ function enhancementChanges(lines: string[], diff: RunDiff, previousId: string, 
   return lines.join('\n');
 }
 
-/** The report with "What changed" right under its title (or at its top when it has none). */
+/**
+ * The report with "What changed" right under its title (or at its top when it has none), in place
+ * of one it already has: it is written when the new version waits for review and again as it ends.
+ */
 export function withWhatChanged(report: string, section: string): string {
+  report = withoutWhatChanged(report);
   const title = /^# [^\n]*\n/.exec(report);
   if (!title) return `${section}\n\n${report}`;
   return `${title[0]}\n${section}\n\n${report.slice(title[0].length).replace(/^\n+/, '')}`;
+}
+
+/** The report without its "What changed" section (from its heading to the next heading of its level or above). */
+function withoutWhatChanged(report: string): string {
+  const lines = report.split('\n');
+  const start = lines.findIndex((line) => /^## /.test(line) && isWhatChangedTitle(line.slice(3)));
+  if (start < 0) return report;
+  let end = start + 1;
+  while (end < lines.length && !/^#{1,2} /.test(lines[end])) end += 1;
+  return [...lines.slice(0, start), ...lines.slice(end)].join('\n');
 }

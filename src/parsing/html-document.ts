@@ -11,9 +11,27 @@ const { parseHTML } = require('linkedom') as { parseHTML: typeof ParseHTML };
 const HEAD_ONLY = new Set(['HEAD', 'TITLE', 'META', 'LINK', 'BASE']);
 
 export function parseDom(html: string): Document {
-  const doc = parseHTML(html).document as unknown as Document;
-  if (wellFormed(doc)) return doc;
-  return parseHTML(rebuilt(doc)).document as unknown as Document;
+  let doc = parseHTML(html).document as unknown as Document;
+  if (!wellFormed(doc)) doc = parseHTML(rebuilt(doc)).document as unknown as Document;
+  inlineArticleTemplates(doc);
+  return doc;
+}
+
+const ARTICLE_TEMPLATES = ['text/template', 'text/html', 'text/x-template'].map((t) => `[itemprop="articleBody"] script[type="${t}"]`).join(', ');
+
+/**
+ * An article body that the page's script renders from an HTML template shipped inside it
+ * (Blogger's `<script type="text/template">` in `itemprop="articleBody"`): the template is the
+ * article a browser shows. One with template syntax ({{ }}, <% %>, ${ }) is a widget's, and stays.
+ */
+function inlineArticleTemplates(doc: Document): void {
+  for (const script of Array.from(doc.querySelectorAll(ARTICLE_TEMPLATES))) {
+    const html = script.textContent ?? '';
+    if (!/<p[\s>]/i.test(html) || /\{\{|<%|\$\{/.test(html)) continue;
+    const holder = doc.createElement('div');
+    holder.innerHTML = html;
+    script.replaceWith(holder);
+  }
 }
 
 /** <html> is the only top element, holding <head> then <body>: what linkedom needs to find them. */

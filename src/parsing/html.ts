@@ -7,7 +7,7 @@ import type { parseHTML as ParseHTML } from 'linkedom' with { 'resolution-mode':
 import { removeConsentWalls } from './html-consent';
 import { parseDom, tidyText } from './html-document';
 import { findLeads, missingLeads, type Leads } from './html-lead';
-import { dropBoilerplateLines } from './html-lines';
+import { dropBoilerplateLines, pruneFurnitureLines } from './html-lines';
 import { onlyTheOpening, paywallSignals } from './html-paywall';
 import { pruneFurniture, pruneLayout, pruneLinkBlocks, pruneOrphanHeadings } from './html-prune';
 import { toMarkdown } from './markdown';
@@ -114,6 +114,7 @@ function withoutBoilerplate(root: Element): Element {
   for (const el of Array.from(root.querySelectorAll('figcaption, time'))) el.remove();
   pruneFurniture(root);
   pruneLinkBlocks(root);
+  pruneFurnitureLines(root);
   pruneOrphanHeadings(root);
   return root;
 }

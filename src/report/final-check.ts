@@ -303,7 +303,10 @@ function shortfallIn(text: string, labels: ReportLabels): string {
   let m: RegExpExecArray | null;
   if ((m = /^sources: only (\d+) fetched sources? \(need at least (\d+)\)$/.exec(text))) return said.fetched(Number(m[1]), Number(m[2]));
   if (/^sources: no high-quality source\b/.test(text)) return said.noHighQuality;
-  if ((m = /^sources: only (\d+) of (\d+) sub-quer(?:y|ies) completed\b/.exec(text))) return said.searches(Number(m[1]), Number(m[2]));
+  if ((m = /^sources: only (\d+) of (\d+) sub-quer(?:y|ies) completed\b/.exec(text))) {
+    const count = (what: RegExp) => Number(what.exec(text)?.[1] ?? 0);
+    return said.searches(Number(m[1]), Number(m[2]), count(/(\d+) found no new page/), count(/(\d+) found only pages that could not be fetched/));
+  }
   if ((m = /^findings: only (\d+) findings? \(need at least (\d+)\)$/.exec(text))) return said.findings(Number(m[1]), Number(m[2]));
   if (/^findings: no finding with high or confirmed confidence$/.test(text)) return said.noStrong;
   if ((m = /^findings: none of the (\d+) fetched sources? was read\b/.exec(text))) return said.noneRead(Number(m[1]));

@@ -74,7 +74,8 @@ export interface ReportLabels {
   shortfall: {
     fetched: (n: number, min: number) => string;
     noHighQuality: string;
-    searches: (done: number, all: number) => string;
+    /** `known`: searches that found no page another had not found first; `unfetched`: only pages that could not be fetched. */
+    searches: (done: number, all: number, known: number, unfetched: number) => string;
     findings: (n: number, min: number) => string;
     noStrong: string;
     noneRead: (n: number) => string;

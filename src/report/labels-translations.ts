@@ -27,7 +27,8 @@ const DE: ReportLabels = {
   shortfall: {
     fetched: (n, min) => `Nur ${n} Quelle(n) konnten abgerufen und gelesen werden (der Anspruch ist ${min}).`,
     noHighQuality: 'Keine Quelle hoher Glaubwürdigkeit: keine von einer amtlichen, wissenschaftlichen oder etablierten Stelle und keine, die die Auswertung hoch bewertet hat.',
-    searches: (done, all) => `Nur ${done} der ${all} Suchen führten zu einer Seite, die abgerufen werden konnte (der Anspruch ist die Hälfte).`,
+    searches: (done, all, known, unfetched) =>
+      `Nur ${done} der ${all} Suchen führten zu einer eigenen Seite, die abgerufen wurde (der Anspruch ist die Hälfte)${known ? `; ${known} brachten keine eigene Seite (eine andere Suche hatte ihre Seiten zuerst gefunden, oder die Quellengrenze war erreicht)` : ''}${unfetched ? `; ${unfetched} fanden nur Seiten, die nicht abgerufen werden konnten` : ''}.`,
     findings: (n, min) => `Nur ${n} Ergebnis(se) (der Anspruch ist ${min}).`,
     noStrong: 'Kein Ergebnis wurde mit hoher Sicherheit bewertet oder bestätigt.',
     noneRead: (n) => `Keine der ${n} gefundenen Seite(n) wurde gelesen: Jede war nicht zum Thema der Frage (unten aufgeführt).`,
@@ -104,7 +105,8 @@ const ES: ReportLabels = {
   shortfall: {
     fetched: (n, min) => `Solo se pudieron obtener y leer ${n} fuente(s) (el mínimo es ${min}).`,
     noHighQuality: 'Ninguna fuente de alta credibilidad: ninguna de un organismo oficial, académico o consolidado, y ninguna que el análisis valorara como alta.',
-    searches: (done, all) => `Solo ${done} de las ${all} búsquedas llevaron a una página que se pudo obtener (el mínimo es la mitad).`,
+    searches: (done, all, known, unfetched) =>
+      `Solo ${done} de las ${all} búsquedas llevaron a una página propia que se obtuvo (el mínimo es la mitad)${known ? `; ${known} no aportaron ninguna página propia (otra búsqueda había encontrado antes sus páginas, o se alcanzó el límite de fuentes)` : ''}${unfetched ? `; ${unfetched} solo encontraron páginas que no se pudieron obtener` : ''}.`,
     findings: (n, min) => `Solo ${n} hallazgo(s) (el mínimo es ${min}).`,
     noStrong: 'Ningún hallazgo se valoró con confianza alta ni fue confirmado.',
     noneRead: (n) => `No se leyó ninguna de las ${n} página(s) encontradas: ninguna trataba la pregunta (se enumeran abajo).`,
@@ -181,7 +183,8 @@ const FR: ReportLabels = {
   shortfall: {
     fetched: (n, min) => `Seulement ${n} source(s) ont pu être récupérées et lues (le seuil est ${min}).`,
     noHighQuality: 'Aucune source de haute crédibilité : aucune d’un organisme officiel, académique ou reconnu, et aucune que l’analyse ait jugée élevée.',
-    searches: (done, all) => `Seulement ${done} des ${all} recherches ont mené à une page récupérable (le seuil est la moitié).`,
+    searches: (done, all, known, unfetched) =>
+      `Seulement ${done} des ${all} recherches ont mené à une page propre qui a été récupérée (le seuil est la moitié)${known ? ` ; ${known} n’ont apporté aucune page propre (une autre recherche avait trouvé leurs pages avant, ou la limite de sources était atteinte)` : ''}${unfetched ? ` ; ${unfetched} n’ont trouvé que des pages impossibles à récupérer` : ''}.`,
     findings: (n, min) => `Seulement ${n} constat(s) (le seuil est ${min}).`,
     noStrong: 'Aucun constat n’a été jugé de confiance élevée ni confirmé.',
     noneRead: (n) => `Aucune des ${n} page(s) trouvées n’a été lue : aucune ne traitait la question (liste ci-dessous).`,
@@ -258,7 +261,8 @@ const ZH: ReportLabels = {
   shortfall: {
     fetched: (n, min) => `只有 ${n} 个来源能够获取并读取（标准为 ${min} 个）。`,
     noHighQuality: '没有高可信度的来源：既没有来自官方、学术或知名机构的来源，也没有被分析评为高质量的来源。',
-    searches: (done, all) => `${all} 次搜索中只有 ${done} 次找到了可获取的页面（标准为一半）。`,
+    searches: (done, all, known, unfetched) =>
+      `${all} 次搜索中只有 ${done} 次找到了自己的、已获取的页面（标准为一半）${known ? `；${known} 次没有带来自己的页面（其页面已被其他搜索先找到，或已达到来源上限）` : ''}${unfetched ? `；${unfetched} 次只找到了无法获取的页面` : ''}。`,
     findings: (n, min) => `只有 ${n} 条发现（标准为 ${min} 条）。`,
     noStrong: '没有任何发现被评为高置信度或得到确认。',
     noneRead: (n) => `找到的 ${n} 个页面都没有被阅读：每个都与问题无关（见下方列表）。`,
@@ -335,7 +339,8 @@ const JA: ReportLabels = {
   shortfall: {
     fetched: (n, min) => `取得して読めた情報源は ${n} 件だけでした（基準は ${min} 件）。`,
     noHighQuality: '信頼性の高い情報源がありません：公的機関・学術機関・定評ある媒体のものも、分析で高評価されたものもありません。',
-    searches: (done, all) => `${all} 件の検索のうち、取得できるページにつながったのは ${done} 件だけでした（基準は半分）。`,
+    searches: (done, all, known, unfetched) =>
+      `${all} 件の検索のうち、独自のページを取得できたのは ${done} 件だけでした（基準は半分）${known ? `。${known} 件は独自のページを加えられませんでした（ほかの検索が先にそのページを見つけていたか、ソースの上限に達していました）` : ''}${unfetched ? `。${unfetched} 件は取得できないページしか見つけられませんでした` : ''}。`,
     findings: (n, min) => `調査結果は ${n} 件だけでした（基準は ${min} 件）。`,
     noStrong: '確信度が高い、または確認済みとされた調査結果はありません。',
     noneRead: (n) => `見つかった ${n} ページはどれも読まれませんでした：いずれも質問と無関係でした（下に一覧）。`,

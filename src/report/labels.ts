@@ -32,7 +32,8 @@ const EN: ReportLabels = {
   shortfall: {
     fetched: (n, min) => `Only ${n} source(s) could be fetched and read (the bar is ${min}).`,
     noHighQuality: 'No source of high credibility: none from an official, academic or established publisher, and none the analysis rated high.',
-    searches: (done, all) => `Only ${done} of the ${all} searches led to a page that could be fetched (the bar is half of them).`,
+    searches: (done, all, known, unfetched) =>
+      `Only ${done} of the ${all} searches led to a page of their own that was fetched (the bar is half of them)${known ? `; ${known} added no page of their own (another search had found their pages first, or the source limit was reached)` : ''}${unfetched ? `; ${unfetched} found only pages that could not be fetched` : ''}.`,
     findings: (n, min) => `Only ${n} finding(s) (the bar is ${min}).`,
     noStrong: 'No finding was rated high confidence or confirmed.',
     noneRead: (n) => `None of the ${n} page(s) found was read: each was off topic for the question (listed below).`,

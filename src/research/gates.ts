@@ -2,6 +2,7 @@
 // can run them deterministically and record why it carried on, retried or stopped.
 import type { Finding, Gap, ReportShape, ResearchPlan, Source } from '../domain/types';
 import type { GatedPhase } from '../domain/names';
+import { normalizeQuery } from '../domain/text';
 import { classifySource, type AnalyzerQuality, type VettingLists } from './vetting';
 
 export interface GateResult {
@@ -63,6 +64,27 @@ export function planningGate(plan: Pick<ResearchPlan, 'expanded_queries' | 'rese
   });
 }
 
+/** What the searches came to: a page of their own fetched (completed), no page another search had not found first, or only pages that failed. */
+export interface SearchOutcomes {
+  completed: number;
+  no_new_page: number;
+  unfetched: number;
+}
+
+/** The searched queries by the sources each added (a page is its first finder's). */
+export function searchOutcomes(sources: readonly Source[], searchedQueries: readonly string[]): SearchOutcomes {
+  const byQuery = new Map<string, Source[]>(searchedQueries.map((q) => [normalizeQuery(q), []]));
+  for (const x of sources) byQuery.get(normalizeQuery(x.query))?.push(x);
+  // Completed as the gate always counted it: the queries of the fetched sources (input contexts' among them).
+  const out: SearchOutcomes = { completed: new Set(sources.filter((x) => x.status === 'fetched').map((x) => normalizeQuery(x.query))).size, no_new_page: 0, unfetched: 0 };
+  for (const found of byQuery.values()) {
+    if (found.some((x) => x.status === 'fetched')) continue;
+    if (found.length) out.unfetched += 1;
+    else out.no_new_page += 1;
+  }
+  return out;
+}
+
 /**
  * Gathering needs 3 fetched sources, one of them high quality (credibility score of at least 0.8
  * with the analyzer's rating applied, or rated high by the analyzer), and half the planned
@@ -71,11 +93,12 @@ export function planningGate(plan: Pick<ResearchPlan, 'expanded_queries' | 'rese
 export function gatheringGate(
   sources: readonly Source[],
   subQueriesPlanned: number,
-  subQueriesCompleted: number,
+  searches: number | SearchOutcomes,
   qualityOf: (source: Source) => AnalyzerQuality | undefined,
   lists?: Partial<VettingLists>,
 ): GateResult {
   const failures: string[] = [];
+  const subQueriesCompleted = typeof searches === 'number' ? searches : searches.completed;
   const fetched = sources.filter((s) => s.status === 'fetched');
   const highQuality = fetched.filter((source) => {
     const quality = qualityOf(source);
@@ -96,7 +119,7 @@ export function gatheringGate(
     failures.push('no sub-queries were planned');
   } else if (completion < GATE_THRESHOLDS.minSubQueryCompletion - RATIO_TOLERANCE) {
     failures.push(
-      `only ${subQueriesCompleted} of ${plural(subQueriesPlanned, 'sub-query', 'sub-queries')} completed (${percent(completion)}, need at least ${percent(GATE_THRESHOLDS.minSubQueryCompletion)})`,
+      `only ${subQueriesCompleted} of ${plural(subQueriesPlanned, 'sub-query', 'sub-queries')} completed (${percent(completion)}, need at least ${percent(GATE_THRESHOLDS.minSubQueryCompletion)})${shortOf(searches)}`,
     );
   }
   return result('gathering', failures, {
@@ -213,6 +236,16 @@ export function decideIteration(openGaps: readonly Gap[], iteration: number, max
     action: 'iterate',
     rationale: `${plural(open.length, 'open gap')} (most important: ${top.description}); starting iteration ${iteration + 1} of ${maxIterations}`,
   };
+}
+
+/** Why the others did not complete: ": 5 found no new page (only pages another search found first), 1 found only pages that could not be fetched". */
+function shortOf(searches: number | SearchOutcomes): string {
+  if (typeof searches === 'number') return '';
+  const why = [
+    ...(searches.no_new_page ? [`${searches.no_new_page} found no new page (only pages another search found first, or none within the source limit)`] : []),
+    ...(searches.unfetched ? [`${searches.unfetched} found only pages that could not be fetched`] : []),
+  ];
+  return why.length ? `: ${why.join(', ')}` : '';
 }
 
 function result(phase: GatedPhase, failures: string[], metrics: Record<string, number>, fixable: string[] = failures): GateResult {

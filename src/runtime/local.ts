@@ -4,13 +4,13 @@ import { ResearchClient } from '../client/research-client';
 import type { AppConfig } from '../config/schema';
 import { ensureTemporalBinary } from '../temporal/binary';
 import { connectClient, ensureSearchAttributes } from '../temporal/connection';
-import { isAlive, portOpen, startDevServer } from '../temporal/dev-server';
+import { foreignServer, freeServerPort, isAlive, portOpen, startDevServer } from '../temporal/dev-server';
 import { codeFingerprint, livePollers, missingSecretsNote, providerFingerprint } from './workers';
 import { workerOwner } from './worker-owner';
 import { hostname } from 'node:os';
 import { readWorkerRecord, runningWorkerPid, startBackgroundWorker, startingWorker, usesEmbeddedServer, type WorkerLaunch } from './background-worker';
 
-export { readWorkerRecord, recordWorkerPid, runningWorkerPid, startBackgroundWorker, startingWorker, usesEmbeddedServer, type WorkerLaunch } from './background-worker';
+export { readWorkerRecord, recordWorkerPid, runningWorkerPid, startBackgroundWorker, startingWorker, stopWhenReplaced, usesEmbeddedServer, type WorkerLaunch } from './background-worker';
 
 /** How often the owner of the background worker checks that it runs. */
 export const WORKER_OWNER_CHECK_SECONDS = 10;
@@ -22,7 +22,7 @@ export const WORKER_OWNER_CHECK_SECONDS = 10;
 export type Step = <T>(what: string, work: () => Promise<T>) => Promise<T>;
 
 export async function ensureServer(config: AppConfig, log: (line: string) => void, step: Step = async (what, work) => (log(what), work())): Promise<void> {
-  if (await portOpen(config.temporal.address)) return;
+  if (await portOpen(config.temporal.address)) return refuseForeignServer(config);
   if (!usesEmbeddedServer(config)) {
     throw new Error(`Temporal is unreachable at ${config.temporal.address} (TEMPORAL_ADDRESS)`);
   }
@@ -34,25 +34,49 @@ export async function ensureServer(config: AppConfig, log: (line: string) => voi
   log(`the local Temporal server is up (${((Date.now() - since) / 1000).toFixed(1)} s); Temporal UI: http://127.0.0.1:${config.temporal.ui_port}`);
 }
 
+/**
+ * The embedded server of another data directory (or one started by hand) is never used silently:
+ * this data directory's sessions would run beside the other's, on its workers and their stores.
+ */
+async function refuseForeignServer(config: AppConfig): Promise<void> {
+  if (!usesEmbeddedServer(config)) return;
+  const other = await foreignServer(config.data_dir, config.temporal.address);
+  if (!other) return;
+  const whose = other.dataDir ? `the data directory ${other.dataDir}${other.pid ? ` (pid ${other.pid})` : ''}` : 'another data directory, or was started by hand';
+  const port = await freeServerPort(config.temporal.address);
+  throw new Error(
+    `the Temporal server at ${config.temporal.address} belongs to ${whose}, not to this data directory (${config.data_dir}): ` +
+      `give this one its own with DEEP_RESEARCH_TEMPORAL_PORT=${port ?? '<a free port>'} (its Web UI 1000 above, or DEEP_RESEARCH_TEMPORAL_UI_PORT), ` +
+      `or use that one on purpose with TEMPORAL_ADDRESS=${config.temporal.address}`,
+  );
+}
+
 /** `searchAttributes: false` for commands that start nothing: one round trip less (the attributes matter only to what starts). */
 export async function connect(config: AppConfig, opts: { startServer: boolean; log: (line: string) => void; searchAttributes?: boolean }): Promise<ResearchClient> {
   if (opts.startServer) await ensureServer(config, opts.log);
   else if (!(await portOpen(config.temporal.address))) {
     throw new Error(`Temporal is unreachable at ${config.temporal.address}; run "deep-research server start" or set TEMPORAL_ADDRESS`);
-  }
+  } else await refuseForeignServer(config);
   const connection = await connectClient(config);
   const searchAttributes = opts.searchAttributes === false ? false : await ensureSearchAttributes(connection, config.temporal.namespace);
-  return new ResearchClient(connection, config, searchAttributes);
+  const client = new ResearchClient(connection, config, searchAttributes);
+  client.engine.workerStarting = () => !!startingWorker(config);
+  return client;
 }
 
 /** Workers polling the task queue that are alive: within the last minute, and running if on this machine. */
 export async function activePollers(client: ResearchClient): Promise<number> {
+  return (await livePollerIdentities(client)).length;
+}
+
+/** Their identities (pid@host), one per process. */
+export async function livePollerIdentities(client: ResearchClient): Promise<string[]> {
   const res = await client.connection.workflowService.describeTaskQueue({
     namespace: client.config.temporal.namespace,
     taskQueue: { name: client.config.temporal.task_queue, kind: 1 /* NORMAL */ },
     taskQueueType: 1 /* WORKFLOW */,
   });
-  return livePollers(res.pollers ?? []).length;
+  return [...new Set(livePollers(res.pollers ?? []).map((p) => p.identity ?? '?'))];
 }
 
 /** Stops the background worker this data directory started; true when there was one. */
@@ -97,12 +121,39 @@ export async function ensureWorker(client: ResearchClient, log: (line: string) =
     // A new build: the new worker becomes current, and research pinned to the old build moves to it.
     log(codeChanged ? 'the code changed since the background worker started: restarting it' : 'the provider environment changed since the background worker started: restarting it');
     await stopBackgroundWorker(config, () => undefined);
-  } else if ((await activePollers(client).catch(() => 0)) > 0) return undefined;
-  else if (ownedElsewhere) {
+  } else {
+    // A Temporal that is not there (stopped) gets no new worker: it would only wait for it, and the
+    // owner's next check starts one once Temporal is back. A slow one is asked within a bound.
+    if (!(await portOpen(config.temporal.address))) {
+      note(`Temporal is not listening at ${config.temporal.address}: the background worker is started once it is back`);
+      return undefined;
+    }
+    if ((await client.connection.withDeadline(Date.now() + 10_000, () => activePollers(client)).catch(() => 0)) > 0) return undefined;
+  }
+  if (!existing && ownedElsewhere) {
     note(`no background worker runs; ${owner.command} (pid ${owner.pid}) owns it and starts one within ${WORKER_OWNER_CHECK_SECONDS} s`);
     return undefined;
   }
   return startBackgroundWorker(config, log, launch);
+}
+
+/**
+ * The owner's watch on its background worker (serve): every WORKER_OWNER_CHECK_SECONDS it is started
+ * again if it died. A check never begins while the last one runs (one slow answer must not let two
+ * checks each start a worker). Returns the stop.
+ */
+export function watchWorker(client: ResearchClient, log: (line: string) => void, beforeEach: () => void = () => undefined): () => void {
+  let checking = false;
+  const timer = setInterval(() => {
+    if (checking) return;
+    checking = true;
+    beforeEach();
+    ensureWorker(client, log)
+      .catch((err: unknown) => log(`worker check failed: ${(err as Error).message}`))
+      .finally(() => (checking = false));
+  }, WORKER_OWNER_CHECK_SECONDS * 1000);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 export const waitingForWorkerLine = (client: ResearchClient): string =>

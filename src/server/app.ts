@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { documentErrors, framesAsSent, PUBLIC_ROUTES, readinessAnswer, withoutUnusedSchemas } from './api-schemas';
 import { authenticate, isLoopback, rateLimitKey } from './auth';
-import { ApiError } from './errors';
+import { ApiError, isEngineFailure } from './errors';
 import { withLinks } from './openapi-links';
 import { answerMethodNotAllowed, clientErrorAnswer, MethodTable } from './method-not-allowed';
 import { describeStoreError, isStoreUnavailable } from '../stores/unavailable';
@@ -163,11 +163,11 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
       return reply.code(status).send({ error: status === 429 ? 'RATE_LIMITED' : 'INVALID_REQUEST', message: err.message });
     }
     // Temporal's own "14 UNAVAILABLE: connect ECONNREFUSED" is the engine's, answered below.
-    if (isStoreUnavailable(err) && !/UNAVAILABLE|DEADLINE_EXCEEDED/.test(err.message)) {
+    if (isStoreUnavailable(err) && !isEngineFailure(err) && !/UNAVAILABLE|DEADLINE_EXCEEDED/.test(err.message)) {
       req.log.warn(err);
       return reply.code(503).send({ error: 'UNAVAILABLE', message: `the shared database is unavailable (${describeStoreError(err)}); running sessions wait for it; try again` });
     }
-    if (/unreachable|UNAVAILABLE|ECONNREFUSED|DEADLINE_EXCEEDED/i.test(err.message)) {
+    if (isEngineFailure(err) || /unreachable|UNAVAILABLE|ECONNREFUSED|DEADLINE_EXCEEDED/i.test(err.message)) {
       req.log.warn(err);
       return reply.code(503).send({ error: 'UNAVAILABLE', message: 'the research engine (Temporal) did not answer; try again' });
     }

@@ -23,3 +23,16 @@ export const notFoundWhileStoreAway = (id: string) =>
   new ApiError(404, 'NOT_FOUND', `unknown research id ${id} (the session store cannot be reached right now, so sessions not read lately cannot be looked up; try again shortly)`, {}, { 'retry-after': '5' });
 export const wrongState = (id: string, status: string, message?: string) =>
   new ApiError(409, 'WRONG_STATE', message ?? `research ${id} is ${status}`, { status });
+
+/**
+ * A failure of Temporal itself (not the database): the client's ServiceError ("Failed to query
+ * Workflow"), or a gRPC status of a server that is away or slow (14 UNAVAILABLE, 4 DEADLINE_EXCEEDED)
+ * anywhere in its causes — though its text may also say "connect ECONNREFUSED", as a database's would.
+ */
+export function isEngineFailure(err: unknown, depth = 0): boolean {
+  if (!err || typeof err !== 'object' || depth > 4) return false;
+  const e = err as { name?: unknown; code?: unknown; message?: unknown; cause?: unknown };
+  if (e.name === 'ServiceError' || e.code === 14 || e.code === 4) return true;
+  if (typeof e.message === 'string' && /^(14 UNAVAILABLE|4 DEADLINE_EXCEEDED):/.test(e.message)) return true;
+  return isEngineFailure(e.cause, depth + 1);
+}

@@ -2,13 +2,14 @@
 // changed it: while an event stream watches the session's workflow history and the history has not
 // grown since the state was read. A status page polling a session that streams is then answered
 // without the engine, and a reconnect storm's watchers and the status pages between them ask the
-// engine once per change, not once per request. Unwatched sessions are asked every time.
-import type { ResearchSnapshot } from '../domain/types';
+// engine once per change, not once per request. Unwatched sessions are asked every time. A state
+// read from the session store because a part is away is never kept.
+import type { StateRead } from '../client/reads';
 
 interface Kept {
   /** The history's version the state was read at. */
   version: number;
-  state: Promise<ResearchSnapshot>;
+  state: Promise<StateRead>;
 }
 
 export class LiveStates {
@@ -16,10 +17,10 @@ export class LiveStates {
   private readonly versions = new Map<string, number>();
   private readonly kept = new Map<string, Kept>();
 
-  constructor(private readonly read: (id: string) => Promise<ResearchSnapshot>) {}
+  constructor(private readonly read: (id: string) => Promise<StateRead>) {}
 
   /** The session's state: the one kept for the history as it stands, else read now (once for every caller meanwhile). */
-  get(id: string): Promise<ResearchSnapshot> {
+  get(id: string): Promise<StateRead> {
     const version = this.versions.get(id);
     if (version === undefined) return this.read(id);
     const kept = this.kept.get(id);
@@ -27,8 +28,9 @@ export class LiveStates {
     const state = this.read(id);
     const entry = { version, state };
     this.kept.set(id, entry);
-    // A failed read is not kept.
-    state.catch(() => this.kept.get(id) === entry && this.kept.delete(id));
+    // A failed read is not kept, nor the store's copy read while a part is away.
+    const drop = () => this.kept.get(id) === entry && this.kept.delete(id);
+    state.then((r) => r.away && drop(), drop);
     return state;
   }
 

@@ -10,6 +10,7 @@ import type { SessionStore } from '../stores/sessions';
 import type { ArtifactStore } from '../stores/artifacts';
 import type { EnhanceOptions } from '../client/session-ops';
 import { PayloadKeyError } from '../client/payload-keys';
+import { PartAwayError, type Away } from '../client/reads';
 import { activePollers, waitingForWorkerLine } from '../runtime/local';
 import type { Accepted } from '../contract/queries';
 import type { ApproveArgs, MessageArgsOf, MessageName, TopicArgs } from '../domain/messages';
@@ -19,6 +20,7 @@ import type { ListFilter, OwnedSession, ServiceStore } from '../stores/service';
 import { OwnershipUnknownError, rememberingServiceStore } from './remembering-store';
 import { DeadlineError, withDeadline } from './deadline';
 import { LiveStates } from './live-states';
+import { StatusRefresh } from './status-refresh';
 import { panelSettings, question, readContexts, sessionView, type CreateCommand, type EnhanceRequest, type InputCheckView, type SessionView } from './service-requests';
 import { operatorsOf, Visibility } from './visibility';
 import { removeSession } from './artifact-release';
@@ -47,8 +49,10 @@ export class ResearchService {
   /** Rate-limit counts and stream leases every replica on this store shares. */
   readonly limits: SharedLimits;
   /** The engine's state of each session (no report text), kept while a stream watches it and its history has not grown. */
-  readonly liveStates = new LiveStates((id) => this.client.state(id, { statusOnly: true }));
+  readonly liveStates = new LiveStates((id) => this.client.read(id, { statusOnly: true }));
   private readonly visibility: Visibility;
+  /** Statuses from the engine for listing, read once per session at a time. */
+  private readonly statuses = new StatusRefresh((id) => this.readStatus(id));
   private artifactStore: ArtifactStore | undefined;
   /** Background work for later; cleared on close so none of it calls the engine after its connection closed. */
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -128,7 +132,8 @@ export class ResearchService {
   /** Seed 004's validateInput before a draft is approved: advice only, never a refusal. */
   async adviseOn(query: Question): Promise<InputCheckView> {
     try {
-      const out = await withDeadline(this.client.checkQuestion({ prompt: query }), 20_000);
+      // As POST /api/check: advice within a few seconds or none (a draft saved 20 s late under a busy worker: ST112).
+      const out = await withDeadline(this.client.checkQuestion({ prompt: query }), CHECK_DEADLINE_MS);
       return { quality: out.quality, reason: out.reason, ...(out.improved_prompt ? { improved_prompt: out.improved_prompt } : {}) };
     } catch (err) {
       return { error: `the question could not be checked: ${(err as Error).message}` };
@@ -205,16 +210,19 @@ export class ResearchService {
     return { ...sessionView(await this.owned(owner, researchId)), ...(notes.length ? { notes } : {}) };
   }
 
-  async state(owner: string, id: string): Promise<{ research: SessionView; state: ResearchSnapshot | null }> {
+  /** The session and its state; `away` when the state is the store's copy because a part is away. */
+  async state(owner: string, id: string): Promise<{ research: SessionView; state: ResearchSnapshot | null; away?: Away }> {
     const s = await this.owned(owner, id);
     if (s.status === 'draft') return { research: sessionView(s), state: null };
-    let note: string | undefined;
-    const state = await this.liveStates.get(id).catch((err: unknown) => {
-      // No payload key here: the session store's copy, and a note saying which variable is missing.
-      if (err instanceof PayloadKeyError && err.stored) return ((note = err.message), err.stored);
-      throw this.plain(id, err);
-    });
-    return { research: { ...sessionView(await this.noteStatus(s, state.status)), ...(note ? { notes: [note] } : {}) }, state: await this.withReport(state) };
+    const { state, note, away } = await this.liveStates.get(id).then(
+      (r) => ({ state: r.state, away: r.away, note: r.away && `${r.away.message} (this is the session store's copy, saved ${r.state.updated_at})` }),
+      (err: unknown) => {
+        // No payload key here: the session store's copy, and a note saying which variable is missing.
+        if (err instanceof PayloadKeyError && err.stored) return { state: err.stored, note: err.message, away: undefined };
+        throw this.plain(id, err);
+      },
+    );
+    return { research: { ...sessionView(await this.noteStatus(s, state.status)), ...(note ? { notes: [note] } : {}) }, state: await this.withReport(state), ...(away ? { away } : {}) };
   }
 
   /** A panel session's report is in the artifact store: put it where every reader looks. */
@@ -229,7 +237,7 @@ export class ResearchService {
   }
 
   async reportOf(s: OwnedSession): Promise<{ session: OwnedSession; markdown: string; state: ResearchSnapshot }> {
-    const state = await this.client.state(s.research_id).catch((err: unknown) => {
+    const { state } = await this.client.read(s.research_id).catch((err: unknown) => {
       throw this.plain(s.research_id, err);
     });
     const full = await this.withReport(state);
@@ -239,16 +247,16 @@ export class ResearchService {
   async events(owner: string, id: string, afterSeq: number): Promise<{ events: ResearchEvent[]; status: string }> {
     const s = await this.owned(owner, id);
     if (s.status === 'draft') return { events: [], status: 'draft' };
-    const events = await this.client.events(id, afterSeq).catch((err: unknown) => {
+    const { events } = await this.client.readEvents(id, afterSeq).catch((err: unknown) => {
       throw this.plain(id, err);
     });
-    const status = (await this.refresh(id)) ?? s.status;
+    const status = (await this.statuses.statusWithin(id)) ?? s.status;
     return { events, status };
   }
 
   async list(asked: ListFilter & { owner: string }): Promise<{ sessions: SessionView[]; next_cursor?: string }> {
     const filter = await this.visibility.filter(asked);
-    await Promise.all((await this.store.unsettled(filter.owner)).map((s) => this.refresh(s.research_id)));
+    await this.statuses.within((await this.store.unsettled(filter.owner)).map((s) => s.research_id));
     const page = await this.store.list(filter);
     return { sessions: page.sessions.map(sessionView), ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}) };
   }
@@ -339,17 +347,17 @@ export class ResearchService {
       if (!(err instanceof ResearchError)) throw err;
       if (/^unknown research id/.test(err.message)) throw notFound(id);
       if (err.refusal.kind === 'invalid') throw invalid(err.refusal.field ? `body.${err.refusal.field}` : 'body', err.message);
-      const status = (await this.refresh(id)) ?? s.status;
+      const status = (await this.statuses.statusWithin(id)) ?? s.status;
       throw wrongState(id, status, err.message);
     }
   }
 
   /** The current status from the engine, remembered for listing; undefined when it cannot be read. */
-  async refresh(id: string): Promise<string | undefined> {
+  private async readStatus(id: string): Promise<string | undefined> {
     const s = await this.store.get(id);
     if (!s || s.status === 'draft') return s?.status;
     try {
-      const state = await this.client.state(id);
+      const { state } = await this.liveStates.get(id);
       await this.noteStatus(s, state.status);
       return state.status;
     } catch {
@@ -359,7 +367,7 @@ export class ResearchService {
 
   /** The session's status and newest event seq in one engine query (noted for listing); no report text. */
   async liveStatus(id: string): Promise<{ status: ResearchStatus; last_event_seq: number }> {
-    const state = await this.liveStates.get(id).catch((err: unknown) => {
+    const { state } = await this.liveStates.get(id).catch((err: unknown) => {
       throw this.plain(id, err);
     });
     const s = await this.store.get(id).catch(() => undefined);
@@ -373,6 +381,7 @@ export class ResearchService {
 
   private plain(id: string, err: unknown): Error {
     if (err instanceof ResearchError && /^unknown research id/.test(err.message)) return notFound(id);
+    if (err instanceof PartAwayError) return new ApiError(503, 'UNAVAILABLE', err.message, {}, { 'retry-after': '5' });
     return err instanceof Error ? err : new Error(String(err));
   }
 

@@ -95,7 +95,7 @@ export function serviceHubSource(service: ResearchService): HubSource {
       // The state first: it says whether there is anything new, so an idle session costs one query.
       const live = await service.liveStatus(id);
       if (live.last_event_seq <= after) return { events: [], status: live.status };
-      const events = await service.client.events(id, after).catch((err: unknown) => {
+      const { events } = await service.client.readEvents(id, after).catch((err: unknown) => {
         if (err instanceof ResearchError && /^unknown research id/.test(err.message)) throw notFound(id);
         throw err;
       });

@@ -65,7 +65,7 @@ export function registerOutputRoutes(root: FastifyInstance, service: ResearchSer
       tags: ['output'],
       operationId: 'getArtifact',
       summary: 'One stored artifact of this session (page body, PDF, parsed text) with its content type',
-      response: { 200: { description: 'the stored bytes, with the type they were stored with (served sandboxed)', content: { 'application/octet-stream': { schema: binary } } } },
+      response: { 200: { description: 'the stored bytes, with the type they were stored with (served sandboxed)', content: { '*/*': { schema: binary } } } },
       params: idParams.extend({ fileId: z.string().regex(/^[a-f0-9]{64}$/, 'not a file id') }),
     },
   }, async (req, reply) => {

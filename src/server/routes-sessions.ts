@@ -99,9 +99,9 @@ export function registerSessionRoutes(root: FastifyInstance, service: ResearchSe
   app.get('/api/research/:id', {
     schema: { tags: ['sessions'], operationId: 'getResearch', summary: 'One session: status, plan, sources with tiers, findings, usage, decisions (getResearch)', params: idParams, response: { 200: sessionState } },
   }, async (req) => {
-    const state = await service.state(req.user, req.params.id);
-    // A session whose store is away says so, with the attempts (Temporal's pending activities).
-    const waits = state.state ? await storeWaitsOf(req.params.id) : [];
+    const { away, ...state } = await service.state(req.user, req.params.id);
+    // A session whose store is away says so, with the attempts (Temporal's pending activities; not asked while Temporal or the worker is away).
+    const waits = state.state && !away ? await storeWaitsOf(req.params.id) : [];
     return waits.length ? { ...state, waiting_for_store: waits } : state;
   });
 

@@ -2,7 +2,7 @@
 // the CLI uses, with a worker started unless one already serves the task queue.
 import type { FastifyInstance } from 'fastify';
 import { checkModelConfigured } from '../activities';
-import { connect, ensureWorker, WORKER_OWNER_CHECK_SECONDS } from '../runtime/local';
+import { connect, ensureWorker, watchWorker } from '../runtime/local';
 import { takeWorkerOwnership, workerOwner } from '../runtime/worker-owner';
 import type { AppConfig } from '../config/schema';
 import { createLogger } from '../telemetry/logging';
@@ -61,20 +61,14 @@ export async function serve(config: AppConfig, opts: ServeOptions): Promise<{ ap
   await app.listen({ host: opts.host, port: opts.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port;
-  // A worker that dies later is replaced: sessions never wait for one that is not coming.
-  const watchdog = startWorker
-    ? setInterval(() => {
-        // An owner that died leaves the lock to the next serve that checks.
-        ownership?.retake();
-        ensureWorker(client, opts.log).catch((err: unknown) => opts.log(`worker check failed: ${(err as Error).message}`));
-      }, WORKER_OWNER_CHECK_SECONDS * 1000)
-    : undefined;
-  watchdog?.unref();
+  // A worker that dies later is replaced: sessions never wait for one that is not coming. An owner
+  // that died leaves the lock to the next serve that checks.
+  const stopWatch = startWorker ? watchWorker(client, opts.log, () => ownership?.retake()) : undefined;
   opts.log(`deep-research web app and API on http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}/ (API docs at /api/docs, OpenAPI at /api/openapi.json)`);
   return {
     app,
     close: async () => {
-      clearInterval(watchdog);
+      stopWatch?.();
       ownership?.release();
       await app.close();
       await service.close();

@@ -5,7 +5,7 @@ import { withOverrides, type SettingsOverrides } from '../config/session-setting
 import type { AppConfig } from '../config/schema';
 import { expandSearchPresets, readsServerFiles } from '../providers/registry';
 import type { ResearchPlan } from '../domain/types';
-import { invalid } from './errors';
+import { ApiError, invalid } from './errors';
 
 export interface SessionPolicy {
   /** DEEP_RESEARCH_SERVICE_LOCAL_DOCS=1: sessions may read LOCAL_DOCS_DIR like the CLI's. */
@@ -57,6 +57,8 @@ export function checkPlanEdit(config: AppConfig, settings: SettingsOverrides, pl
   const queries = plan.expanded_queries;
   if (queries !== undefined) {
     const max = withOverrides(config.research.settings, settings).max_sub_queries;
-    if (queries.length > max) throw invalid('body.plan.expanded_queries', `an edited plan may have at most ${max} expanded queries (max_sub_queries); it has ${queries.length}`);
+    if (queries.length > max) {
+      throw new ApiError(409, 'WRONG_STATE', `an edited plan may have at most ${max} expanded queries (max_sub_queries); it has ${queries.length}`, { field: 'body.plan.expanded_queries', status: 'draft' });
+    }
   }
 }

@@ -1,7 +1,7 @@
 // The embedded default: a local `temporal server start-dev` with SQLite persistence in the data
 // directory. It outlives the command that started it; `server stop` ends it.
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { SEARCH_ATTRIBUTES } from '../contract/names';
@@ -76,6 +76,51 @@ export function readDevServer(dataDir: string): DevServerHandle | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A server listening at `address` that this data directory did not start (its record names no live
+ * server there): another data directory's, or one started by hand. Undefined when it is ours or the
+ * port is free. `dataDir` of the other one is read from its command line where the system shows it.
+ */
+export async function foreignServer(dataDir: string, address: string): Promise<{ pid?: number; dataDir?: string } | undefined> {
+  const ours = readDevServer(dataDir);
+  if (ours && ours.address === address) return undefined;
+  if (!(await portOpen(address))) return undefined;
+  return devServerOn(splitAddress(address).port) ?? {};
+}
+
+/** The `temporal server start-dev` process on this machine listening on `port`, from /proc (Linux; elsewhere undefined). */
+function devServerOn(port: number): { pid: number; dataDir?: string } | undefined {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+  } catch {
+    return undefined;
+  }
+  for (const pid of pids) {
+    let args: string[];
+    try {
+      args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    if (!args.includes('start-dev')) continue;
+    const value = (flag: string) => (args.includes(flag) ? args[args.indexOf(flag) + 1] : undefined);
+    if (Number(value('--port') ?? 7233) !== port) continue;
+    const db = value('--db-filename');
+    return { pid: Number(pid), ...(db ? { dataDir: path.dirname(db) } : {}) };
+  }
+  return undefined;
+}
+
+/** Ports after `port` that nothing listens on, with their UI port (1000 above) free too: a suggestion for moving a server. */
+export async function freeServerPort(address: string): Promise<number | undefined> {
+  const { host, port } = splitAddress(address);
+  for (let p = port + 1; p < port + 20 && p + 1000 <= 65535; p++) {
+    if (!(await portOpen(`${host}:${p}`, 300)) && !(await portOpen(`${host}:${p + 1000}`, 300))) return p;
+  }
+  return undefined;
 }
 
 export async function stopDevServer(dataDir: string, timeoutMs = 20_000): Promise<boolean> {

@@ -128,14 +128,15 @@ function topUp(s: ResearchSession, amounts: TopUpArgs): void {
 
 function validateApprove(s: ResearchSession, args?: ApproveArgs): void {
   if (args?.panel !== undefined) {
-    if (!s.state.panel) throw invalidArgument(`research ${s.id} is not a panel research session: a panel cannot be chosen`, 'panel');
+    // What the session is, not what was sent, refuses these two (a valid request, a 409).
+    if (!s.state.panel) throw wrongState(`research ${s.id} is not a panel research session: a panel cannot be chosen`);
     if (!Array.isArray(args.panel) || args.panel.length === 0 || args.panel.some((p) => typeof p !== 'string' || !p.trim())) throw invalidArgument('a chosen panel needs at least one model', 'panel');
   }
   const queries = args?.plan?.expanded_queries;
   if (queries !== undefined) {
     if (!Array.isArray(queries) || queries.length === 0) throw invalidArgument('an edited plan needs at least one expanded query', 'plan.expanded_queries');
     const max = s.settings.max_sub_queries;
-    if (queries.length > max) throw invalidArgument(`an edited plan may have at most ${max} expanded queries (max_sub_queries); it has ${queries.length}`, 'plan.expanded_queries');
+    if (queries.length > max) throw wrongState(`an edited plan may have at most ${max} expanded queries (max_sub_queries); it has ${queries.length}`);
     if (queries.some((q) => !q || typeof q.query !== 'string' || !q.query.trim())) throw invalidArgument('every expanded query needs a non-empty "query"', 'plan.expanded_queries');
   }
   const outline = args?.plan?.outline;

@@ -31,6 +31,10 @@ export { EMBEDDING_CONCEPTS, fakeEmbedding, topicOf } from './model-answers';
 export interface ModelScript extends ProviderScript {
   /** The writer puts nothing into these outline sections unless the prompt names them as still empty. */
   writerSkips?: string[];
+  /** The writer puts nothing into `writerSkips` even when the prompt names them as still empty. */
+  stubbornWriter?: boolean;
+  /** Reading again for an empty section, the analyst also names a gap (after the loop decided to finish). */
+  gapWhileFilling?: boolean;
   /** The first plan asks clarifying questions. */
   clarify?: boolean;
   /** A careless planner: after answers, asks the answered questions again (reworded) beside a new one. */
@@ -124,7 +128,7 @@ function analysis(prompt: string, script: ModelScript) {
     return { content: sentence, confidence: script.mediumEvidence ? ('medium' as const) : ('high' as const), source_ids: [s.id] };
   });
   const gaps =
-    iteration <= (script.gapIterations ?? 1) && sources.length > 0
+    (iteration <= (script.gapIterations ?? 1) || (forSection && script.gapWhileFilling)) && sources.length > 0
       ? [{ description: `Too little on ${topic} after ${sources[0].id}`, suggested_queries: [`${topic} follow-up ${iteration} ${sources[0].id}`], priority: 1 }]
       : [];
   // The first source carries primary data; the others are commentary.
@@ -142,7 +146,7 @@ function reportPatch(prompt: string, script: ModelScript) {
     const again = /^- (.*\[S\d+\].*)$/m.exec(/Current report:\n([\s\S]*)$/.exec(prompt)?.[1] ?? '')?.[1];
     return { patches: [...findings.slice(0, 1).map((f) => ({ section: sections[0], markdown: `- ${f.content} [${f.ids}]` })), ...(again ? [{ section: sections[0], markdown: ` ${again}` }] : [])] };
   }
-  const writable = stillEmpty.length ? stillEmpty : sections.filter((t) => !script.writerSkips?.includes(t));
+  const writable = stillEmpty.length && !script.stubbornWriter ? stillEmpty : sections.filter((t) => !script.writerSkips?.includes(t));
   const patches = findings.map((f, i) => ({ section: writable[i % writable.length], markdown: `- ${f.content} [${f.ids}]` }));
   if (script.fabricateCitation && patches.length) patches[0].markdown += ' Also confirmed elsewhere [S999].';
   const firstId = findings[0]?.ids.split(/,\s*/)[0];

@@ -31,7 +31,41 @@ async function readFor(s: ResearchSession, empty: string[], sources: Source[]): 
   const ask = empty.map((section) => `The report's section "${section}" has nothing yet: find what these sources say about it.`);
   const findings = await analyzeBatch(s, sources.map((x) => ({ ...x, analyzed: false })), st.findings.map((f) => f.content), ask);
   st.mind.section_fill = { sections: empty, finding_ids: findings.map((f) => f.id) };
-  s.decide({ agent: 'writer', action: findings.length ? 'sections_filled' : 'sections_left_empty', rationale: `${empty.map((e) => `"${e}"`).join(', ')}: ${findings.length} findings from ${sources.map((x) => x.id).join(', ')}`, inputs: { sections: empty }, outputs: { findings: findings.length } });
+  // Whether they fill the sections is known once they are written (recordSectionFill).
+  s.info(`read ${sources.map((x) => x.id).join(', ')} again for ${empty.map((e) => `"${e}"`).join(', ')}: ${findings.length} findings`);
+}
+
+/**
+ * Once the report is written (at the end of synthesis): which sections the reading filled, and which
+ * stay empty (the report states them as gaps), as the report shows them, not as the reading hoped.
+ */
+export function recordSectionFill(s: ResearchSession): void {
+  const fill = s.state.mind.section_fill;
+  if (!fill) return;
+  const empty = s.state.report_shape?.empty_sections ?? [];
+  const read = s.state.findings.filter((f) => fill.finding_ids.includes(f.id));
+  const from = [...new Set(read.flatMap((f) => f.source_ids))].join(', ');
+  const named = (sections: string[]) => sections.map((x) => `"${x}"`).join(', ');
+  const filled = fill.sections.filter((x) => !empty.includes(x));
+  const left = fill.sections.filter((x) => empty.includes(x));
+  if (filled.length) s.decide({ agent: 'writer', action: 'sections_filled', rationale: `${named(filled)}: written from ${read.length} findings${from ? ` of ${from}` : ''}`, inputs: { sections: filled }, outputs: { findings: read.length } });
+  if (left.length) {
+    const why = read.length ? `the ${read.length} findings read for ${left.length === 1 ? 'it' : 'them'}${from ? ` (from ${from})` : ''} were not written there` : 'the sources read again had nothing on it';
+    s.decide({ agent: 'writer', action: 'sections_left_empty', rationale: `${named(left)}: ${why}; the report states ${left.length === 1 ? 'it' : 'them'} as a gap`, inputs: { sections: left }, outputs: { findings: read.length } });
+  }
+}
+
+/**
+ * Gaps the last decision to finish did not see (the analyzer of the reading for empty sections, or
+ * of a revision round, names some): said in the log, so its last word agrees with the open gaps
+ * `status` counts.
+ */
+export function recordGapsLeftOpen(s: ResearchSession): void {
+  const seen = [...s.mind.agent_decisions].reverse().find((d) => d.agent === 'supervisor' && d.action === 'complete' && typeof d.inputs.openGaps === 'number');
+  const open = s.state.gaps.filter((g) => !g.addressed).length;
+  if (!seen || open <= (seen.inputs.openGaps as number)) return;
+  const found = open - (seen.inputs.openGaps as number);
+  s.decide({ agent: 'supervisor', action: 'gaps_left_open', rationale: `${found} ${found === 1 ? 'gap' : 'gaps'} found after the decision to finish: ${open} open ${open === 1 ? 'gap' : 'gaps'} left for the report`, inputs: { open_gaps: open }, outputs: {} });
 }
 
 /** Waits for the reading, so its findings are numbered before another round adds its own. */

@@ -4,16 +4,15 @@
 // phase ends with its quality gate (and a reflection only when it matters). With
 // pause_for_guidance the session waits for a person after each phase. All progress lives in state
 // (the mind's phase, marks on sources and findings), so a new run resumes exactly here.
-import { analysisGate, gatheringGate, synthesisGate } from '../../research/gates';
+import { analysisGate, gatheringGate, searchOutcomes, synthesisGate } from '../../research/gates';
 import type { MindPhase, ResearchPlan } from '../../domain/types';
-import { normalizeQuery } from '../../domain/text';
 import { ApplicationFailure } from '@temporalio/workflow';
 import { type Answer, goTo, type Next, waitFor } from '../runs';
 import type { ResearchSession } from '../session';
 import { analyzeBatch } from './analysis';
 import { readInputContexts } from './contexts';
 import { beginEnhancement } from './enhance';
-import { fillEmptySections } from './fill';
+import { fillEmptySections, recordGapsLeftOpen, recordSectionFill } from './fill';
 import { gatherRound } from './gather';
 import { guidanceAfterFinish, noRoomToSearch, refine, refinedQueries } from './mind';
 import { afterPhase, retryByRule } from './oversight';
@@ -104,7 +103,7 @@ async function gather(s: ResearchSession): Promise<MindPhase> {
   const st = s.state;
   await gatherRound(s);
   const planned = st.searched_queries.length;
-  const completed = new Set(st.sources.filter((x) => x.status === 'fetched').map((x) => normalizeQuery(x.query))).size;
+  const completed = searchOutcomes(st.sources, st.searched_queries);
   rateSources(s);
   const gate = gatheringGate(st.sources, planned, completed, (source) => source.quality, s.settings.vetting_lists);
   afterPhase(s, 'gathering', gate, { sources: st.sources.length, fetched: gate.metrics.fetched_sources ?? 0 });
@@ -147,6 +146,8 @@ async function synthesize(s: ResearchSession): Promise<MindPhase> {
     for (const f of findings) f.reported = true;
     s.saveBeside();
   }
+  recordSectionFill(s);
+  recordGapsLeftOpen(s);
   const gate = synthesisGate(st.report_shape ?? { chars: st.report_chars, sections: 0, sections_with_content: 0 });
   afterPhase(s, 'synthesis', gate, { report_chars: st.report_chars }, { noPhaseAfter: true });
   return 'COMPLETED';

@@ -3,11 +3,14 @@
 // (bounded by max_review_rounds); then the report is verified and reviewed again.
 import { goTo, type Answer, endAs, type Next, waitFor } from '../runs';
 import type { ResearchSession } from '../session';
+import { addWhatChanged } from './deliver';
 
 export async function reviewReport(s: ResearchSession, answer: Answer | undefined): Promise<Next> {
   // A panel's report is its models' answers, merged: it is not reviewed.
   if (!s.settings.review_final_report || s.state.panel) return endAs('completed');
   if (answer?.to !== 'review') {
+    // The reviewer reads what the version changed, as the finished report will say it.
+    await addWhatChanged(s);
     s.info('report ready for review: accept, reject, or send feedback');
     return waitFor('review');
   }

@@ -3,8 +3,7 @@
 // call). With claim or link checks on, both are one step (the citation check first); alone, the
 // citation check is a store step. Each writes a new version of the report; the workflow keeps its id.
 import type { ModelUsage, VerifyCitationsInput, VerifyCitationsOutput } from '../../activities/contracts';
-import { analysisGate, gatheringGate } from '../../research/gates';
-import { normalizeQuery } from '../../domain/text';
+import { analysisGate, gatheringGate, searchOutcomes } from '../../research/gates';
 import type { Source } from '../../domain/types';
 import { store, verifier } from '../activities';
 import { goTo, type Next } from '../runs';
@@ -48,7 +47,7 @@ export async function closeUnfinishedReport(s: ResearchSession, stopped: string)
 function shortfalls(s: ResearchSession): string[] {
   const st = s.state;
   const planned = st.searched_queries.length;
-  const completed = new Set(st.sources.filter((x) => x.status === 'fetched').map((x) => normalizeQuery(x.query))).size;
+  const completed = searchOutcomes(st.sources, st.searched_queries);
   const gathering = gatheringGate(st.sources, planned, completed, (x) => x.quality, s.settings.vetting_lists);
   const analysis = analysisGate(st.findings, st.sources);
   return [...gathering.failures.map((f) => `sources: ${f}`), ...analysis.failures.map((f) => `findings: ${f}`)];
