@@ -2,10 +2,12 @@ import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { PayloadKeyError, storedCopy } from '../src/client/payload-keys';
+import { ResearchClient } from '../src/client/research-client';
 import { buildApp } from '../src/server/app';
 import { ResearchService } from '../src/server/research-service';
 import { EncryptionCodec, parsePayloadKeys, payloadCodecOf } from '../src/temporal/codec';
-import { startEnvironment, startHarness, workflowBundle, type Harness, type TestEnvironment } from './harness';
+import { configWith, startEnvironment, startHarness, workflowBundle, type Harness, type TestEnvironment } from './harness';
 import { runCli } from './harness/cli';
 
 const key = () => randomBytes(32).toString('base64');
@@ -139,15 +141,23 @@ describe('encrypted payloads (DEEP_RESEARCH_PAYLOAD_KEYS)', () => {
     expect(status.status, status.stderr).toBe(0);
     expect(status.stderr).not.toContain('DEEP_RESEARCH_PAYLOAD_KEYS');
     expect(JSON.parse(status.stdout)).toMatchObject({ research_id: researchId, status: 'completed' });
+    // Its report too (an ended session is read from the store, as with a worker or Temporal away).
     const report = await cli(['report', researchId], undefined);
     expect(report.status, report.stderr).toBe(0);
-    expect(report.stderr).toContain(`research ${researchId} is encrypted and DEEP_RESEARCH_PAYLOAD_KEYS is not set here`);
-    expect(report.stderr).toContain("showing the session store's copy");
+    expect(report.stderr).not.toContain('DEEP_RESEARCH_PAYLOAD_KEYS');
     expect(report.stdout.trim()).toBe(stored?.report_markdown.trim());
+    // Read from Temporal (as a running session is) without the key: the variable is named, and the
+    // store's copy shown, said so.
+    const reader = (keys: string) => new ResearchClient(env.client.connection, configWith(env, { DEEP_RESEARCH_PAYLOAD_KEYS: keys }));
+    const missing = await reader('').state(researchId).catch((err: unknown) => err);
+    expect(missing).toBeInstanceOf(PayloadKeyError);
+    expect((missing as Error).message).toContain(`research ${researchId} is encrypted and DEEP_RESEARCH_PAYLOAD_KEYS is not set here`);
+    const lines: string[] = [];
+    expect(storedCopy(missing, (line) => lines.push(line)).report_markdown).toBe(stored?.report_markdown);
+    expect(lines.join('\n')).toContain("showing the session store's copy");
     // Another key than the session's: said as such.
-    const wrong = await cli(['report', researchId], NEW_KEY);
-    expect(wrong.status, wrong.stderr).toBe(0);
-    expect(wrong.stderr).toMatch(/DEEP_RESEARCH_PAYLOAD_KEYS here does not hold/);
+    const wrong = await reader(NEW_KEY).state(researchId).catch((err: unknown) => err);
+    expect((wrong as Error).message).toMatch(/DEEP_RESEARCH_PAYLOAD_KEYS here does not hold/);
   });
 
   it('refuses malformed key lists without echoing the key material', () => {
