@@ -164,7 +164,11 @@ async function main(): Promise<void> {
     console.log(`  idle, after a full GC: ${describeThreads(idle)}`);
     console.log(`  ${started} waiting, ${cachedWaiting} of them cached, after a full GC: ${describeThreads(afterStart)}`);
     console.log(`  after the run, after a full GC: ${describeThreads(afterRun)}`);
-    if (cachedWaiting > 0) console.log(`per cached waiting session: ${Math.round((heapOf(afterStart) - heapOf(idle)) / cachedWaiting / 1024)} KiB of workflow-thread heap (live objects); worker RSS ${Math.round((afterStart.find((s) => s.main)!.rss - idleRss) / cachedWaiting / 1024)} KiB more per cached session than idle`);
+    const startedRss = afterStart.find((s) => s.main)?.rss;
+    if (cachedWaiting > 0) {
+      const rssPart = startedRss === undefined ? 'no worker RSS sample after the start' : `worker RSS ${Math.round((startedRss - idleRss) / cachedWaiting / 1024)} KiB more per cached session than idle`;
+      console.log(`per cached waiting session: ${Math.round((heapOf(afterStart) - heapOf(idle)) / cachedWaiting / 1024)} KiB of workflow-thread heap (live objects); ${rssPart}`);
+    }
     console.log(`workflow cache evictions: ${evictions}`);
     if (started < waiting) console.log(`only ${started} of ${waiting} waiting sessions started: BENCH_START_MINUTES ${startLimitMs / 60_000} ran out`);
     console.log(`wall: ${started} waiting sessions started and waiting ${seconds(startWall)} (${inFlight} on their way at once), ${running} running sessions ${seconds(wall)}, ${asked.length} state queries ${seconds(queryWall)}`);

@@ -29,7 +29,11 @@ describe('cancel and timeout', () => {
 
   async function startAndWaitForFindings(query: string, extra: Record<string, unknown> = {}) {
     const { researchId } = await env.client.start({ query, settings: { ...settings, ...extra } });
-    await waitFor('a first patched batch', async () => /\[S\d+\]/.test((await env.client.state(researchId)).report_markdown));
+    // Mid-run: a batch already in the report, and pages found but not yet read.
+    await waitFor('a patched batch, with pages still to read', async () => {
+      const s = await env.client.state(researchId);
+      return /\[S\d+\]/.test(s.report_markdown) && s.sources.some((x) => x.status === 'pending');
+    });
     return researchId;
   }
 

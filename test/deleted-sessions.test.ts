@@ -101,17 +101,28 @@ describe('deleted sessions and the artifacts they named', () => {
     expect((await api.call('GET', `/api/research/${child}/report`)).status).toBe(200);
   });
 
-  it('a report whose artifact the store lost answers 410 naming it, never 500', async () => {
+  it('a finished report whose artifact the store lost still reads from the session store; a lost page text is never a 500', async () => {
     const id = (await api.call('POST', '/api/research', { body: { query: 'What limits tidal energy?', settings: SMALL, auto_approve: true } })).body.research_id as string;
     await completed(id);
-    const state = (await api.call('GET', `/api/research/${id}`)).body.state as { report_file_id?: string };
-    expect(state.report_file_id).toMatch(/^[a-f0-9]{64}$/);
-    await api.service.artifacts().delete(state.report_file_id as string);
-    for (const path of [`/api/research/${id}`, `/api/research/${id}/report`, `/api/research/${id}/report?format=md`]) {
-      const read = await api.call('GET', path);
-      expect({ path, status: read.status, error: read.body.error }).toEqual({ path, status: 410, error: 'GONE' });
-      expect(read.body.message).toContain(state.report_file_id);
-      expect(read.body.message).toContain(id);
-    }
+    const before = (await api.call('GET', `/api/research/${id}`)).body.state as { report_file_id?: string; report_markdown: string; sources: { id: string; text_file_id?: string }[] };
+    expect(before.report_file_id).toMatch(/^[a-f0-9]{64}$/);
+    expect(before.report_markdown.length).toBeGreaterThan(100);
+    await api.service.artifacts().delete(before.report_file_id as string);
+    // An ended session is read from the session store, which keeps its report's text.
+    const session = await api.call('GET', `/api/research/${id}`);
+    expect(session.status).toBe(200);
+    expect(session.body.state.report_markdown).toBe(before.report_markdown);
+    const report = await api.call('GET', `/api/research/${id}/report?format=md`);
+    expect(report.status).toBe(200);
+    expect(report.text).toContain(before.report_markdown.trim().split('\n')[0]);
+    // A page's text the store lost: said, never a 500.
+    const read = before.sources.find((x) => x.text_file_id);
+    expect(read).toBeDefined();
+    await api.service.artifacts().delete(read?.text_file_id as string);
+    const text = await api.call('GET', `/api/research/${id}/sources/${read?.id}/text`);
+    expect([200, 404, 410]).toContain(text.status);
+    const artifact = await api.call('GET', `/api/research/${id}/artifacts/${read?.text_file_id}`);
+    expect([404, 410]).toContain(artifact.status);
+    expect(artifact.body.message).toContain(read?.text_file_id as string);
   });
 });

@@ -8,6 +8,13 @@ import { citedSentences } from '../src/report/sentences';
 import type { ResearchEvent } from '../src/domain/types';
 import { startEnvironment, startHarness, type Harness, type HarnessOptions, type TestEnvironment } from './harness';
 import { INVENTED_CITATIONS } from './harness/model';
+import { triagedPages } from './harness/triage-answers';
+
+/** A model that reads what a page is about: only a page on solar power addresses a question on solar power. */
+const triageBySubject = (name: string | undefined, prompt: string) =>
+  name === 'source_triage'
+    ? { verdicts: triagedPages(prompt).map((p) => (/solar/i.test(p.shown.split('\n')[0] ?? '') ? { source_id: p.id, verdict: 'addresses', why: 'It is about solar power.' } : { source_id: p.id, verdict: 'no', why: 'It is about another energy source.' })) }
+    : undefined;
 
 const settings = { auto_approve: true, max_sources: 8, max_iterations: 1, batch_size: 4, min_relevance: 0.2, max_report_update_size: 8000 };
 
@@ -31,7 +38,7 @@ describe('reports that cannot mislead', () => {
   });
 
   it('removes invented citations of every shape, merges repeats, skips off-topic pages and leaves no placeholder', async () => {
-    const { harness, env } = await setup({ model: { gapIterations: 0, carelessWriter: true, repeatFindings: true, misattributeClaim: true } });
+    const { harness, env } = await setup({ model: { gapIterations: 0, carelessWriter: true, repeatFindings: true, misattributeClaim: true, respond: triageBySubject } });
     const { researchId } = await env.client.start({ query: 'Solar power: costs and policy', settings });
     await env.client.waitForResult(researchId);
     const s = await env.client.state(researchId);
@@ -53,9 +60,10 @@ describe('reports that cannot mislead', () => {
       expect(analyzerPrompts.some((p) => p.includes(`<source id=\\"${x.id}\\"`))).toBe(false);
       expect(citedIds(body)).not.toContain(x.id);
       expect(md).toContain(`${x.id} `);
-      expect(md).toMatch(new RegExp(`${x.id} .*\\(relevance ${(x.relevance ?? 0).toFixed(2)}\\)`));
+      // Named in the Notes with the judge's reason.
+      expect(md).toMatch(new RegExp(`${x.id} .*It is about another energy source`));
     }
-    expect(md).toMatch(/source\(s\) were not read: off-topic for their sub-question \(relevance below 0\.2\)/);
+    expect(md).toMatch(/source\(s\) were not read: judged before reading not to address the question/);
     const readScores = read.map((x) => `relevance ${(x.relevance ?? 0).toFixed(2)})`);
     for (const score of readScores) expect(md.split('## Notes')[0]).toContain(score);
 

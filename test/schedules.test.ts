@@ -113,7 +113,8 @@ describe('research on a schedule', () => {
     expect(badSettings.body.field).toBe('body.settings.max_sources');
     const readsDisk = await api.call('POST', '/api/schedules', { body: { query: 'q', every: '1d', settings: { search_providers: ['local'] } } });
     expect(readsDisk.status).toBe(400);
-    expect(readsDisk.body.field).toBe('body.settings.search_providers');
+    expect(readsDisk.body.field).toBe('body.settings.search_providers.0');
+    expect(readsDisk.body.message).toMatch(/"local" search provider reads files on the server/);
 
     const created = await api.call('POST', '/api/schedules', { body: { query: 'How fast is solar power growing?', every: '1d', schedule_id: id, settings: SMALL } });
     expect(created.status).toBe(201);
