@@ -1,6 +1,7 @@
 // Lint: no floating promises anywhere; workflow code may not import Node builtins or activities'
 // implementations (only their types), because it must stay deterministic; the public contract
-// (src/contract) uses only the domain, and the domain no other layer.
+// (src/contract) uses only the domain, and the domain no other layer; the environment is read in
+// src/config alone, once, into the typed config that is passed down.
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -11,6 +12,17 @@ export default tseslint.config(
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/config/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'The environment is read in src/config alone (loadConfig): take the setting from the typed config.' },
+        { selector: "TSQualifiedName[left.name='NodeJS'][right.name='ProcessEnv']", message: 'A raw environment travels nowhere: pass the typed config (src/config) instead.' },
+      ],
     },
   },
   {

@@ -80,7 +80,7 @@ async function main(): Promise<void> {
   const server = await startEmbeddingServer({ log: (line) => console.log(line) });
   try {
     const config = loadConfig(server.env);
-    const embedder = createEmbedder(modelConnection(config, server.env, config.search.embedding_model as string));
+    const embedder = createEmbedder(modelConnection(config, config.search.embedding_model as string));
     const artifacts = new FileArtifactStore(mkdtempSync(path.join(os.tmpdir(), 'dr-bench-meaning-')));
     const relevance = { words: createRelevanceActivities(artifacts), meaning: createRelevanceActivities(artifacts, () => embedder) };
     const index = new Bm25Index(loadCorpus().pages);

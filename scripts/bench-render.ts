@@ -112,7 +112,7 @@ async function main(): Promise<void> {
 
   const env = { PATH: process.env.PATH ?? '', FETCH_ALLOW_HOSTS: new URL(siteUrl).host, CHROMIUM_PATH: chromium, DEEP_RESEARCH_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'dr-bench-render-')) };
   const config = loadConfig(env);
-  const built = createActivities({ config, env });
+  const built = createActivities({ config });
   const { activities } = built;
   const artifacts = new FileArtifactStore(path.join(config.data_dir, 'artifacts'));
   const textOf = async (fileId: string, contentType: string, url: string) => parseHtml(decode(await artifacts.get(fileId), contentType), url).text;

@@ -50,7 +50,7 @@ async function runOnce(env: TestEnvironment, harness: Harness, world: World, run
   const citedIds = new Set([...body.matchAll(CITATION_GROUP)].flatMap((m) => m[1].split(/\s*[,;]\s*/)));
   const cited = read.filter((x) => citedIds.has(x.id));
   const claims = citedSentences(body).map((c) => c.text);
-  const artifacts = openArtifactStore(env.config, env.env);
+  const artifacts = openArtifactStore(env.config);
   const texts = new Map(await Promise.all(read.filter((x) => x.text_file_id).map(async (x) => [x.id, await artifacts.getText(x.text_file_id as string)] as const)));
   const outline = s.plan?.outline ?? [];
   const gapSections = parseReport(body).sections.filter((sec) => outline.includes(sec.title) && (/^\*\*Gap:\*\*/.test(sec.body) || sec.body.includes(PLACEHOLDER)));

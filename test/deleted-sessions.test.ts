@@ -78,7 +78,7 @@ describe('deleted sessions and the artifacts they named', () => {
     expect(enhanced.status).toBe(201);
     const child = enhanced.body.research_id as string;
     // The new version uses its parent's pages from its start, before it saved or fetched anything.
-    const refs = openFetchCache(env.config, env.env);
+    const refs = openFetchCache(env.config);
     try {
       for (const s of parentState.sources as { text_file_id?: string }[]) if (s.text_file_id) expect(await refs.users(s.text_file_id)).toContain(child);
     } finally {

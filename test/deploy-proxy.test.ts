@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../src/config/load';
 import { buildApp } from '../src/server/app';
 import { ResearchService } from '../src/server/research-service';
-import { payloadCodecFromEnv } from '../src/temporal/codec';
+import { payloadCodecOf } from '../src/temporal/codec';
 import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
 import { freePort } from './harness/postgres';
 
@@ -36,7 +36,7 @@ describe.skipIf(!CADDY)('deploy/Caddyfile with a real Caddy in front of serve', 
     env = await startEnvironment(harness, inject('temporalAddress'), { worker: false });
     service = new ResearchService(env.client);
     await service.store.registerToken('operator', operatorToken);
-    const app = await buildApp({ service, host: '127.0.0.1', codec: payloadCodecFromEnv({ DEEP_RESEARCH_PAYLOAD_KEYS: `k1:${randomBytes(32).toString('base64')}` }), codecOrigins: ['http://localhost:8233'] });
+    const app = await buildApp({ service, host: '127.0.0.1', codec: payloadCodecOf(`k1:${randomBytes(32).toString('base64')}`), codecOrigins: ['http://localhost:8233'] });
     await app.listen({ host: '127.0.0.1', port: 0 });
     closeApp = () => app.close();
     const servePort = (app.server.address() as { port: number }).port;

@@ -1,11 +1,13 @@
 // The guidebook holds together: the README stays a front door (≤ 300 lines, every page of docs/ one
 // link away), no relative link or anchor is broken, docs/configuration.md names every setting of the
-// two schemas with the schema's own default and every environment variable src/ reads, and
-// docs/cli.md every command.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+// two schemas with the schema's own default and every environment variable the product reads (all
+// named in src/config, the one place the environment is read), and docs/cli.md every command.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config/load';
 import { configSchema } from '../src/config/schema';
 import { PROJECT_ROOT } from '../src/config/read';
 import { anchorsOf, codeNamesIn, linksOf, tableRowsOf } from './harness/markdown';
@@ -83,12 +85,23 @@ describe('the guidebook', () => {
     expect([...commands].filter((command) => !listed.has(command))).toEqual([]);
   });
 
-  it('configuration.md names every environment variable src/ reads', () => {
+  it('configuration.md names every environment variable the product reads', () => {
     const section = configuration.slice(configuration.indexOf('## Environment variables'));
     const documented = new Set(tableRowsOf(section).flatMap((cells) => codeNamesIn(cells[0])));
-    const read = environmentReadBySource();
-    expect(read.size).toBeGreaterThan(40);
-    expect([...read].filter((name) => !documented.has(name))).toEqual([]);
+    const named = environmentNamedInConfig();
+    expect(named.size).toBeGreaterThan(40);
+    expect([...named].filter((name) => !documented.has(name))).toEqual([]);
+    // And what a load really asks the environment for (the product's variables, noted as read).
+    const asked = Object.keys(loadConfig({ DEEP_RESEARCH_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'dr-docs-')) }).environment.variables);
+    expect(asked.length).toBeGreaterThan(40);
+    expect(asked.filter((name) => !documented.has(name))).toEqual([]);
+  });
+
+  it('the variable check finds every way src/config names a variable', () => {
+    const named = environmentNamedInConfig();
+    for (const name of ['DEEP_RESEARCH_CONFIG', 'SMTP_HOST', 'PATH', 'NODE_OPTIONS', 'TAVILY_API_KEY', 'BRAVE_SEARCH_API_KEY', 'GOOGLE_SEARCH_ENGINE_ID', 'OPENAI_API_KEY', 'EVENT_STREAMS_MAX', 'DEEP_RESEARCH_PAYLOAD_KEYS', 'DEEP_RESEARCH_BUNDLING']) {
+      expect(named.has(name), name).toBe(true);
+    }
   });
 });
 
@@ -116,18 +129,22 @@ interface JsonNode {
   anyOf?: JsonNode[];
 }
 
-/** The variables src/ reads: `env.X`, `env['X']`, `*_ENV = 'X'` constants, a provider's key variables, `(env, 'X')`. */
-function environmentReadBySource(): Set<string> {
+/**
+ * The variables src/config names for reading (no other code reads the environment: lint refuses
+ * `process.env` elsewhere): `env.X` and `raw.X` (the process's own), `env['X']`, `*_ENV = 'X'`
+ * constants, a provider's key variables, `(env, 'X')`.
+ */
+function environmentNamedInConfig(): Set<string> {
   const names = new Set<string>();
   const NAME = '([A-Z][A-Z0-9_]*[A-Z0-9])';
   const patterns = [
-    new RegExp(`\\benv\\.${NAME}\\b`, 'g'),
-    new RegExp(`\\benv\\[['"]${NAME}['"]\\]`, 'g'),
+    new RegExp(`\\b(?:env|raw)\\.${NAME}\\b`, 'g'),
+    new RegExp(`\\b(?:env|raw)\\[['"]${NAME}['"]\\]`, 'g'),
     new RegExp(`_ENV\\s*=\\s*['"]${NAME}['"]`, 'g'),
     new RegExp(`\\b(?:api_key_env|keyEnv|baseUrlEnv|requiredEnv)\\s*:\\s*['"]${NAME}['"]`, 'g'),
     new RegExp(`\\(\\s*env\\s*,\\s*['"]${NAME}['"]`, 'g'),
   ];
-  for (const file of filesUnder(path.join(PROJECT_ROOT, 'src'), '.ts')) {
+  for (const file of filesUnder(path.join(PROJECT_ROOT, 'src', 'config'), '.ts')) {
     const code = read(file);
     for (const pattern of patterns) for (const m of code.matchAll(pattern)) names.add(m[1]);
     for (const m of code.matchAll(/keyEnvAliases\s*:\s*\[([^\]]*)\]/g)) for (const alias of m[1].matchAll(/['"]([A-Z][A-Z0-9_]+)['"]/g)) names.add(alias[1]);

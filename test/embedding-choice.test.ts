@@ -39,7 +39,7 @@ describe('choosing the embedding model', () => {
   });
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-  const chooser = (env: Record<string, string>) => createEmbeddingChooser(loadConfig({ ...env, PATH: process.env.PATH ?? '' }), env);
+  const chooser = (env: Record<string, string>) => createEmbeddingChooser(loadConfig({ ...env, PATH: process.env.PATH ?? '' }));
 
   it('uses OpenAI’s own embedding model for a session on OpenAI, with its key', async () => {
     expect((await chooser({ OPENAI_API_KEY: 'sk-test' }).choose(['openai:gpt-4o-mini']))?.model).toBe('openai:text-embedding-3-small');

@@ -33,7 +33,7 @@ describe('a real embedding model on loopback', () => {
     server = await startEmbeddingServer();
     const env = { ...server.env };
     const config = loadConfig(env);
-    embedder = createEmbedder(modelConnection(config, env, config.search.embedding_model as string));
+    embedder = createEmbedder(modelConnection(config, config.search.embedding_model as string));
   });
   afterAll(async () => {
     await server?.close();
@@ -103,7 +103,7 @@ describe('a real embedding model on loopback', () => {
 
     const env = { OLLAMA_BASE_URL: server.baseURL, LOCAL_EMBEDDING_MODEL: 'ollama:text-embedding-3-small' };
     const config = loadConfig(env);
-    const wrong = createEmbedder(modelConnection(config, env, config.search.embedding_model as string));
+    const wrong = createEmbedder(modelConnection(config, config.search.embedding_model as string));
     await expect(wrong.embed(['hello'])).rejects.toThrow(/text-embedding-3-small.*does not exist/);
   });
 });

@@ -16,7 +16,7 @@ describe('the event streams', () => {
   beforeAll(async () => {
     harness = await startHarness();
     env = await startEnvironment(harness, inject('temporalAddress'));
-    api = await startService(env, { providerEnv: { ...env.env, EVENT_STREAMS_PER_USER: '30', EVENT_STREAM_HEARTBEAT_SECONDS: '1' } });
+    api = await startService(env, { serveEnv: { ...env.env, EVENT_STREAMS_PER_USER: '30', EVENT_STREAM_HEARTBEAT_SECONDS: '1' } });
     alice = await api.service.store.createToken('alice');
   });
   afterAll(async () => {

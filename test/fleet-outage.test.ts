@@ -61,7 +61,7 @@ describe.skipIf(!postgres.pg)('a fleet riding out its database (PostgreSQL stopp
     workers.push(...(await Promise.all([startChildWorker(workerEnv('a', { DEEP_RESEARCH_METRICS_PORT: String(metricsPort), DEEP_RESEARCH_HEALTH_PORT: String(healthPort) })), startChildWorker(workerEnv('b'))])));
     test.config.data_dir = dataDir('client');
     connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS });
-    client = new ResearchClient(connection, test.config, true, { ...env, DEEP_RESEARCH_DATA_DIR: test.config.data_dir });
+    client = new ResearchClient(connection, test.config, true);
     api = await startService({ client } as TestEnvironment);
   });
   afterAll(async () => {

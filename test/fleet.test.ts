@@ -60,9 +60,8 @@ describe.skipIf(!postgres.pg)('a fleet of workers on shared PostgreSQL', () => {
 
     // The third process: the API, with a data directory of its own that no worker writes to.
     config.data_dir = dataDir('api');
-    const apiEnv = { ...env, DEEP_RESEARCH_DATA_DIR: config.data_dir };
     connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS });
-    client = new ResearchClient(connection, config, true, apiEnv);
+    client = new ResearchClient(connection, config, true);
     api = await startService({ client } as TestEnvironment);
     const created = await api.call('POST', '/api/research', {
       body: { query: 'Fleet test: wind turbines', auto_approve: true, settings: { max_sources: 12, batch_size: 4, fetch_concurrency: 4, max_iterations: 2 } },

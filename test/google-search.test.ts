@@ -85,17 +85,17 @@ describe('Google Programmable Search', () => {
 
   it('cannot be built without its engine id, and is unavailable until both variables are set', () => {
     expect(() => provider(GOOGLE_FAKE_KEY, {})).toThrow(new ConfigError('Google Programmable Search needs a search engine id: set GOOGLE_SEARCH_ENGINE_ID'));
-    const config = loadConfig({ PATH: process.env.PATH });
-    expect(searchAvailability(config, {}, 'google')).toEqual({ ok: false, reason: 'GOOGLE_SEARCH_API_KEY is not set' });
-    expect(searchAvailability(config, { GOOGLE_SEARCH_API_KEY: 'k' }, 'google')).toEqual({ ok: false, reason: 'GOOGLE_SEARCH_ENGINE_ID is not set' });
-    expect(searchAvailability(config, { GOOGLE_SEARCH_API_KEY: 'k', GOOGLE_SEARCH_ENGINE_ID: 'cx' }, 'google')).toEqual({ ok: true });
+    const configured = (env: Record<string, string>) => loadConfig({ PATH: process.env.PATH, ...env });
+    expect(searchAvailability(configured({}), 'google')).toEqual({ ok: false, reason: 'GOOGLE_SEARCH_API_KEY is not set' });
+    expect(searchAvailability(configured({ GOOGLE_SEARCH_API_KEY: 'k' }), 'google')).toEqual({ ok: false, reason: 'GOOGLE_SEARCH_ENGINE_ID is not set' });
+    expect(searchAvailability(configured({ GOOGLE_SEARCH_API_KEY: 'k', GOOGLE_SEARCH_ENGINE_ID: 'cx' }), 'google')).toEqual({ ok: true });
   });
 
   it('serves the webSearch activity with the key and engine id read from the environment', async () => {
     const env = { PATH: process.env.PATH, GOOGLE_SEARCH_API_KEY: GOOGLE_FAKE_KEY, GOOGLE_SEARCH_ENGINE_ID: GOOGLE_FAKE_CX, OPENAI_API_KEY: 'sk-test' };
     const config = loadConfig({ ...env, DEEP_RESEARCH_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'dr-google-')) });
     config.search.providers.google = { base_url: google.url };
-    const built = createActivities({ config, env });
+    const built = createActivities({ config });
     try {
       const out = await activityContext().run(() => built.activities.webSearch({ provider: 'google', query: 'heat pumps', maxResults: 2 }));
       expect(out.hits.map((h) => h.url)).toEqual(['https://site0.example.org/heat%20pumps', 'https://site1.example.org/heat%20pumps']);
@@ -110,17 +110,17 @@ describe('the seed-001 search preset', () => {
   it('stands for Tavily → Google → Semantic Scholar, skipping whichever has no key', () => {
     const env = { PATH: process.env.PATH, OPENAI_API_KEY: 'sk-test', SEARCH_PROVIDERS: 'seed-001', GOOGLE_SEARCH_API_KEY: 'g', GOOGLE_SEARCH_ENGINE_ID: 'cx' };
     const config = loadConfig(env);
-    const plan = resolveProviderPlan(config, env, config.research.settings);
+    const plan = resolveProviderPlan(config, config.research.settings);
     expect(plan.search_chain).toEqual(['google', 'semantic-scholar']);
     expect(plan.skipped).toContainEqual({ name: 'tavily', reason: 'TAVILY_API_KEY is not set' });
     const withTavily = { ...env, TAVILY_API_KEY: 't' };
-    expect(resolveProviderPlan(loadConfig(withTavily), withTavily, config.research.settings).search_chain).toEqual(['tavily', 'google', 'semantic-scholar']);
+    expect(resolveProviderPlan(loadConfig(withTavily), config.research.settings).search_chain).toEqual(['tavily', 'google', 'semantic-scholar']);
   });
 
   it('works per session too', () => {
     const env = { PATH: process.env.PATH, OPENAI_API_KEY: 'sk-test', TAVILY_API_KEY: 't' };
     const config = loadConfig(env);
-    const plan = resolveProviderPlan(config, env, { ...config.research.settings, search_providers: ['seed-001', 'duckduckgo'] });
+    const plan = resolveProviderPlan(config, { ...config.research.settings, search_providers: ['seed-001', 'duckduckgo'] });
     expect(plan.search_chain).toEqual(['tavily', 'semantic-scholar', 'duckduckgo']);
   });
 });

@@ -117,7 +117,7 @@ describe('planning and approval', () => {
   it('accepts approval from the temporal CLI as a plain signal', async () => {
     const { researchId } = await env.client.start({ query: 'How cheap is nuclear power?', settings: fast });
     await untilStatus(researchId, 'awaiting_approval');
-    execFileSync(ensureTemporalBinary(), [
+    execFileSync(ensureTemporalBinary(env.config), [
       'workflow', 'signal', '--address', inject('temporalAddress'), '--workflow-id', workflowIdFor(researchId), '--name', 'approve', '--input', '{}',
     ]);
     await env.client.waitForResult(researchId);

@@ -92,7 +92,7 @@ describe('hybrid local retrieval', () => {
       LOCAL_EMBEDDING_MODEL: 'ollama:fake-embed',
       OLLAMA_BASE_URL: fake.url,
     };
-    const { activities, close } = createActivities({ config: loadConfig(env), env });
+    const { activities, close } = createActivities({ config: loadConfig(env) });
     try {
       const { hits } = await activities.lookupLocalKnowledge({ query: 'car emissions', maxResults: 5 });
       expect(titles(hits)).toEqual(['Automobile exhaust rules']);

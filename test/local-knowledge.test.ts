@@ -62,7 +62,7 @@ describe('which of the user notes the planner sees', () => {
 
   async function lookup(query: string): Promise<string[]> {
     const env = { DEEP_RESEARCH_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'dr-kb-data-')), LOCAL_DOCS_DIR: notes };
-    const { activities, close } = createActivities({ config: loadConfig(env), env });
+    const { activities, close } = createActivities({ config: loadConfig(env) });
     try {
       return (await activities.lookupLocalKnowledge({ query, maxResults: 5 })).hits.map((h) => h.title).sort();
     } finally {

@@ -4,7 +4,8 @@
 import { asyncLocalStorage, Context } from '@temporalio/activity';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CritiqueFindingsInput, RefineGapsInput, ReflectOnPhaseInput } from '../src/activities/contracts';
-import { createMindActivities, MAX_REFLECTION_CHARS } from '../src/activities/mind-activities';
+import { createMindActivities } from '../src/activities/mind-activities';
+import { MAX_REFLECTION_CHARS } from '../src/roles/supervisor';
 import { createModelActivities, type ModelDeps } from '../src/activities/model-activities';
 import { DEFAULT_FIT_SETTINGS } from '../src/context-fit/allocate';
 import { createModelProvider } from '../src/providers/model/ai-sdk';

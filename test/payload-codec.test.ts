@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../src/server/app';
 import { ResearchService } from '../src/server/research-service';
-import { EncryptionCodec, parsePayloadKeys, payloadCodecFromEnv } from '../src/temporal/codec';
+import { EncryptionCodec, parsePayloadKeys, payloadCodecOf } from '../src/temporal/codec';
 import { startEnvironment, startHarness, waitFor, workflowBundle, type Harness, type TestEnvironment } from './harness';
 import { runCli } from './harness/cli';
 
@@ -56,13 +56,13 @@ describe('encrypted payloads (DEEP_RESEARCH_PAYLOAD_KEYS)', () => {
     expect(failed?.message).toBe('Encoded failure');
     expect(failed?.stackTrace ?? '').toBe('');
     const attrs = failed?.encodedAttributes as { metadata?: Record<string, Uint8Array>; data?: Uint8Array };
-    const [plainAttrs] = await (payloadCodecFromEnv({ DEEP_RESEARCH_PAYLOAD_KEYS: OLD_KEY }) as EncryptionCodec).decode([{ metadata: attrs.metadata ?? {}, data: attrs.data }]);
+    const [plainAttrs] = await (payloadCodecOf(OLD_KEY) as EncryptionCodec).decode([{ metadata: attrs.metadata ?? {}, data: attrs.data }]);
     expect(Buffer.from(plainAttrs.data ?? []).toString()).toContain(FAILURE_TEXT);
     // ... while the same bytes, decrypted with the key, do hold the question.
     const started = raw.history?.events?.[0].workflowExecutionStartedEventAttributes;
     const input = started?.input?.payloads ?? [];
     expect(Buffer.from(input[0].metadata?.encoding ?? []).toString()).toBe('binary/encrypted');
-    const codec = payloadCodecFromEnv({ DEEP_RESEARCH_PAYLOAD_KEYS: OLD_KEY }) as EncryptionCodec;
+    const codec = payloadCodecOf(OLD_KEY) as EncryptionCodec;
     const decoded = await codec.decode(input.map((p) => ({ metadata: p.metadata ?? {}, data: p.data ?? undefined })));
     expect(Buffer.from(decoded[0].data ?? []).toString()).toContain(QUERY);
   });
@@ -70,7 +70,7 @@ describe('encrypted payloads (DEEP_RESEARCH_PAYLOAD_KEYS)', () => {
   it('replays with the key, and with a rotated key list; not without the old key', async () => {
     const bundle = await workflowBundle();
     const replay = (keys: string) =>
-      Worker.runReplayHistory({ workflowBundle: bundle, dataConverter: { payloadCodecs: [payloadCodecFromEnv({ DEEP_RESEARCH_PAYLOAD_KEYS: keys }) as EncryptionCodec] } }, history, `research-${researchId}`);
+      Worker.runReplayHistory({ workflowBundle: bundle, dataConverter: { payloadCodecs: [payloadCodecOf(keys) as EncryptionCodec] } }, history, `research-${researchId}`);
     await replay(OLD_KEY);
     // Rotation: the new key encrypts from now on, the old one still reads what it wrote.
     await replay(`${NEW_KEY},${OLD_KEY}`);
@@ -79,7 +79,7 @@ describe('encrypted payloads (DEEP_RESEARCH_PAYLOAD_KEYS)', () => {
 
   it('serves the codec endpoint to authorised callers and to the Web UI origin only', async () => {
     const service = new ResearchService(env.client);
-    const codec = payloadCodecFromEnv({ DEEP_RESEARCH_PAYLOAD_KEYS: `${NEW_KEY},${OLD_KEY}` });
+    const codec = payloadCodecOf(`${NEW_KEY},${OLD_KEY}`);
     const app = await buildApp({ service, host: '127.0.0.1', codec, codecOrigins: ['http://temporal-ui.test:8080'] });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();

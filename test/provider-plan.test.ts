@@ -10,7 +10,7 @@ describe('provider plan', () => {
   it('skips models whose key is missing, says why, and uses the next in the chain', () => {
     const env = { ...base, ANTHROPIC_API_KEY: 'a-key' };
     const config = loadConfig(env);
-    const plan = resolveProviderPlan(config, env, config.research.settings);
+    const plan = resolveProviderPlan(config, config.research.settings);
     expect(plan.model_chains.planner).toEqual(['anthropic:claude-haiku-4-5']);
     expect(plan.model_chains.writer).toEqual(['anthropic:claude-haiku-4-5']);
     // The default chains' providers without keys are doctor's business, not the session's record.
@@ -19,7 +19,7 @@ describe('provider plan', () => {
     expect(plan.search_chain).toEqual(['duckduckgo']);
     expect(JSON.stringify(plan)).not.toContain('a-key');
     // What the session names is said when it cannot serve.
-    const named = resolveProviderPlan(config, env, resolveSettings(config.research.settings, { models: { writer: ['google:gemini-2.5-flash', 'anthropic:claude-haiku-4-5'] }, search_providers: ['tavily', 'duckduckgo'] }));
+    const named = resolveProviderPlan(config, resolveSettings(config.research.settings, { models: { writer: ['google:gemini-2.5-flash', 'anthropic:claude-haiku-4-5'] }, search_providers: ['tavily', 'duckduckgo'] }));
     expect(named.skipped).toEqual([
       { name: 'google:gemini-2.5-flash', reason: 'GOOGLE_GENERATIVE_AI_API_KEY is not set' },
       { name: 'tavily', reason: 'TAVILY_API_KEY is not set' },
@@ -34,28 +34,28 @@ describe('provider plan', () => {
       search_providers: ['tavily', 'arxiv', 'brave'],
       search_mode: 'combine',
     });
-    const plan = resolveProviderPlan(config, env, settings);
+    const plan = resolveProviderPlan(config, settings);
     expect(plan.model_chains.planner).toEqual(['openai:llama3.1:8b', 'google:gemini-2.5-flash']);
     expect(plan.model_chains.analyzer).toEqual(['google:gemini-2.5-pro', 'openai:llama3.1:8b']);
     expect(plan.search_chain).toEqual(['tavily', 'arxiv']);
     expect(plan.search_mode).toBe('combine');
     expect(plan.skipped).toContainEqual({ name: 'brave', reason: 'BRAVE_API_KEY is not set' });
-    const connection = modelConnection(config, env, 'openai:llama3.1:8b');
+    const connection = modelConnection(config, 'openai:llama3.1:8b');
     expect(connection).toMatchObject({ kind: 'openai', model: 'llama3.1:8b', baseURL: 'http://127.0.0.1:11434/v1', timeoutMs: 180_000 });
-    expect(modelConnection(config, env, 'openai:o3-mini').timeoutMs).toBe(900_000);
+    expect(modelConnection(config, 'openai:o3-mini').timeoutMs).toBe(900_000);
     config.models.role_timeout_seconds = { writer: 420 };
-    expect(modelConnection(config, env, 'openai:llama3.1:8b', 'writer').timeoutMs).toBe(420_000);
-    expect(modelConnection(config, env, 'openai:llama3.1:8b', 'planner').timeoutMs).toBe(180_000);
+    expect(modelConnection(config, 'openai:llama3.1:8b', 'writer').timeoutMs).toBe(420_000);
+    expect(modelConnection(config, 'openai:llama3.1:8b', 'planner').timeoutMs).toBe(180_000);
   });
 
   it('fails with what to set when no model or no search provider can serve', () => {
     const config = loadConfig(base);
-    expect(() => resolveProviderPlan(config, base, config.research.settings)).toThrow(
+    expect(() => resolveProviderPlan(config, config.research.settings)).toThrow(
       /no model configured: set OPENAI_API_KEY, ANTHROPIC_API_KEY or GOOGLE_GENERATIVE_AI_API_KEY.*skipped: openai:gpt-4o-mini \(OPENAI_API_KEY is not set\)/,
     );
     const env = { ...base, OPENAI_API_KEY: 'k' };
     const settings = resolveSettings(config.research.settings, { search_providers: ['tavily', 'nope'] });
-    expect(() => resolveProviderPlan(loadConfig(env), env, settings)).toThrow(/no search provider available: .*tavily \(TAVILY_API_KEY is not set\); nope \(unknown search provider "nope"/);
+    expect(() => resolveProviderPlan(loadConfig(env), settings)).toThrow(/no search provider available: .*tavily \(TAVILY_API_KEY is not set\); nope \(unknown search provider "nope"/);
     expect(() => resolveSettings(config.research.settings, { model: 'gpt-4o' })).toThrow(/write models as provider:model/);
     expect(() => loadConfig({ ...base, DEEP_RESEARCH_MODEL: 'claude' })).toThrow(/DEEP_RESEARCH_MODEL must be provider:model/);
   });

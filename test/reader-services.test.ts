@@ -78,7 +78,7 @@ describe('reader services as renderers', () => {
     const full = { PATH: process.env.PATH ?? '', OPENAI_API_KEY: 'sk-test', FETCH_ALLOW_HOSTS: new URL(siteUrl).host, CHROMIUM_PATH: '/nonexistent/chromium', JINA_READER_URL: jina.url, FIRECRAWL_API_URL: firecrawl.url, ...env };
     const config = loadConfig({ ...full, DEEP_RESEARCH_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'dr-readers-')) });
     config.fetch.render_with = renderWith;
-    const built = createActivities({ config, env: full });
+    const built = createActivities({ config });
     try {
       await fn(built.activities, new FileArtifactStore(path.join(config.data_dir, 'artifacts')));
     } finally {

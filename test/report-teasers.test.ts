@@ -6,7 +6,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createActivities } from '../src/activities';
-import { analyzerPrompt } from '../src/activities/prompts/analyzer';
+import { analyzerPrompt } from '../src/roles/analyzer';
 import { loadConfig } from '../src/config/load';
 import { verifyReportCitations } from '../src/report/final-check';
 
@@ -26,7 +26,7 @@ describe('a paywalled teaser, from the page to the report', () => {
     writeFileSync(path.join(docs, 'teaser.html'), teaserPage);
     writeFileSync(path.join(docs, 'whole.html'), wholePage);
     const env = { DEEP_RESEARCH_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'dr-teaser-data-')), LOCAL_DOCS_DIR: docs };
-    const { activities, close } = createActivities({ config: loadConfig(env), env });
+    const { activities, close } = createActivities({ config: loadConfig(env) });
     try {
       const teaser = await activities.fetchUrl({ url: pathToFileURL(path.join(docs, 'teaser.html')).href, parse: {} });
       expect(teaser.parsed?.snippet).toContain('The city council approved the harbour plans');

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../src/config/load';
-import { dataConverterFromEnv } from '../src/temporal/codec';
+import { dataConverterOf } from '../src/temporal/codec';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { diffRuns, whatChangedMarkdown } from '../src/delivery/diff';
@@ -87,7 +87,7 @@ describe('research on a schedule', () => {
     const newOne = two.sources.find((x) => x.status === 'fetched' && !firstUrls.has(x.url));
     expect(section).toContain(newOne!.url);
     // The comparison path replays deterministically from its history.
-    await Worker.runReplayHistory({ workflowBundle: await workflowBundle(), dataConverter: dataConverterFromEnv(env.env) }, await env.client.handle(second).fetchHistory(), second);
+    await Worker.runReplayHistory({ workflowBundle: await workflowBundle(), dataConverter: dataConverterOf(env.config.environment.temporal.payload_keys) }, await env.client.handle(second).fetchHistory(), second);
 
     // Pause, unpause, list, delete.
     expect((await schedules.pause(id)).paused).toBe(true);

@@ -2,10 +2,10 @@
 // format: results mapped field by field, refusals turned into HttpErrors that say what to fix.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toFailure } from '../src/activities/errors';
-import { ConfigError } from '../src/config/load';
+import { ConfigError, loadConfig } from '../src/config/load';
 import { HttpError } from '../src/providers/http-error';
 import { arxivSearchQuery } from '../src/providers/search/arxiv';
-import { createSearchProvider, isSearchProviderName, SEARCH_PROVIDER_NAMES, SEARCH_PROVIDERS, searchApiKeyFromEnv, type SearchProviderName } from '../src/providers/search/catalog';
+import { createSearchProvider, isSearchProviderName, SEARCH_PROVIDER_NAMES, SEARCH_PROVIDERS, searchApiKey, type SearchProviderName } from '../src/providers/search/catalog';
 import { Recorder } from './harness/recorder';
 import { FAKE_KEYS, startSearchServices, type FakeSearchServices, type FakeService } from './harness/search-fakes';
 import { startSearch, type FakeSearch } from './harness/searxng';
@@ -338,8 +338,9 @@ describe('catalog', () => {
   });
 
   it('reads keys from the environment, with the alias as a fallback', () => {
-    expect(searchApiKeyFromEnv('brave', { BRAVE_SEARCH_API_KEY: ' alias ' })).toBe('alias');
-    expect(searchApiKeyFromEnv('brave', { BRAVE_API_KEY: 'main', BRAVE_SEARCH_API_KEY: 'alias' })).toBe('main');
-    expect(searchApiKeyFromEnv('arxiv', { BRAVE_API_KEY: 'main' })).toBeUndefined();
+    const configured = (env: Record<string, string>) => loadConfig({ PATH: process.env.PATH, ...env });
+    expect(searchApiKey(configured({ BRAVE_SEARCH_API_KEY: ' alias ' }), 'brave')).toBe('alias');
+    expect(searchApiKey(configured({ BRAVE_API_KEY: 'main', BRAVE_SEARCH_API_KEY: 'alias' }), 'brave')).toBe('main');
+    expect(searchApiKey(configured({ BRAVE_API_KEY: 'main' }), 'arxiv')).toBeUndefined();
   });
 });

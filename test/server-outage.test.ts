@@ -38,7 +38,7 @@ describe.skipIf(!postgres.pg)('readiness and liveness of the API with each depen
       AWS_SECRET_ACCESS_KEY: 'test-secret',
     });
     connection = await Connection.connect({ address: server.address });
-    client = new ResearchClient(connection, config, true, env);
+    client = new ResearchClient(connection, config, true);
     api = await startService({ config, env, client, temporal: client.client, startWorker: async () => undefined, stopWorker: async () => undefined, close: async () => undefined });
   }, 120_000);
   afterAll(async () => {
@@ -141,12 +141,12 @@ describe.skipIf(!postgres.pg)('readiness and liveness of the API with each depen
     expect((await api.call('GET', `/api/research/${alices}`, { token: alice })).status).toBe(200);
     expect((await api.call('GET', `/api/research/${bobs}`, { token: bob })).status).toBe(200);
     // One of Bob's that this replica never showed him (another replica created it).
-    const otherReplica = openServiceStore(api.service.client.config, api.service.client.env);
+    const otherReplica = openServiceStore(api.service.client.config);
     const bobsElsewhere = (await otherReplica.insert({ research_id: 'bob-elsewhere1', owner: 'bob', query: 'made on another replica', status: 'draft', settings: {}, parent_id: null })).research_id;
     await otherReplica.close();
     const unknown = 'no-such-session';
     // A second replica on the same store that has never seen Bob's token (nor any session).
-    const fresh = await startService({ config: api.service.client.config, env: api.service.client.env as Record<string, string>, client: api.service.client, temporal: api.service.client.client, startWorker: async () => undefined, stopWorker: async () => undefined, close: async () => undefined });
+    const fresh = await startService({ config: api.service.client.config, env: {}, client: api.service.client, temporal: api.service.client.client, startWorker: async () => undefined, stopWorker: async () => undefined, close: async () => undefined });
     /** Status, error code, Retry-After and message (with the id taken out) of Bob's call. */
     const asBob = async (path: string, id: string, replica = api) => {
       const res = await replica.call('GET', path.replace(':id', id), { token: bob });

@@ -33,8 +33,8 @@ describe.each(backends)('two serve replicas on $name', ({ skip, env: storeEnv })
     harness = await startHarness();
     env = await startEnvironment(harness, inject('temporalAddress'), { extraEnv: await storeEnv() });
     const limits = { ...env.env, EVENT_STREAMS_PER_USER: '3', EVENT_STREAMS_MAX: '5' };
-    a = await startService(env, { rateLimitPerMinute: 40, providerEnv: limits });
-    b = await startService(env, { rateLimitPerMinute: 40, providerEnv: limits });
+    a = await startService(env, { rateLimitPerMinute: 40, serveEnv: limits });
+    b = await startService(env, { rateLimitPerMinute: 40, serveEnv: limits });
     for (const user of ['alice', 'bob', 'carol', 'dave']) {
       tokens[user] = await a.service.store.createToken(user);
       const created = await a.call('POST', '/api/research', { token: tokens[user], body: { query: `Replicas: ${user}'s question on heat pumps`, settings: { ask_clarifications: false } } });

@@ -3,7 +3,11 @@
 // waits for, and is written once the database is back; a session save fails fast as StoreUnavailable
 // (Temporal retries it without a maximum); a refusal is a StoreError; cancellation ends a wait.
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config/load';
 import { createStoreActivities } from '../src/activities/store-activities';
 import { asStoreSteps, waitingForStore, type StoreWaitEvent } from '../src/activities/store-wait';
 import { storeFailure } from '../src/activities/errors';
@@ -17,7 +21,8 @@ import { waitFor } from './harness';
 const postgres: PostgresOrSkip = await startPostgres();
 if (postgres.skip) console.warn(`store outage test skipped: ${postgres.skip}`);
 
-const config = { data_dir: '/nonexistent', research: { collections: { research_collection: 'research-sessions' } } };
+/** Stores on the shared database DATABASE_URL names, read as a process reads it. */
+const storesOn = (url: string) => ({ data_dir: '/nonexistent', research: { collections: { research_collection: 'research-sessions' } }, environment: loadConfig({ DATABASE_URL: url, DEEP_RESEARCH_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'dr-outage-')) }).environment });
 
 describe.skipIf(!postgres.pg)('a store outage under running activities (real PostgreSQL stopped and started)', () => {
   afterAll(async () => {
@@ -26,8 +31,8 @@ describe.skipIf(!postgres.pg)('a store outage under running activities (real Pos
 
   it('a page an activity holds waits for the database, heartbeating what it waits for, and is stored once it is back', async () => {
     const pg = postgres.pg as NonNullable<PostgresOrSkip['pg']>;
-    const env = { DATABASE_URL: await createDatabase(pg.url, 'outage_wait') };
-    const raw = openArtifactStore(config, env);
+    const config = storesOn(await createDatabase(pg.url, 'outage_wait'));
+    const raw = openArtifactStore(config);
     await raw.put('warm-up', { name: 'warm-up', kind: 'text' }); // migrated, pool open
     const events: StoreWaitEvent[] = [];
     const store = waitingForStore(raw, 'artifacts', { firstDelayMs: 100, maxDelayMs: 500, onWait: (e) => events.push(e) });
@@ -59,10 +64,10 @@ describe.skipIf(!postgres.pg)('a store outage under running activities (real Pos
 
   it('a session save fails fast as StoreUnavailable while the database is away, and saves once it is back', async () => {
     const pg = postgres.pg as NonNullable<PostgresOrSkip['pg']>;
-    const env = { DATABASE_URL: await createDatabase(pg.url, 'outage_persist') };
-    const sessions = openSessionStore(config, env);
+    const config = storesOn(await createDatabase(pg.url, 'outage_persist'));
+    const sessions = openSessionStore(config);
     // As the worker registers it: a store step, failing fast with its store errors classified.
-    const { persistSession } = asStoreSteps(createStoreActivities(() => sessions, openArtifactStore(config, env)), 'sessions');
+    const { persistSession } = asStoreSteps(createStoreActivities(() => sessions, openArtifactStore(config)), 'sessions');
     const snapshot = { research_id: 'r1', status: 'running', initial_query: 'q', report_seed: '# q', created_at: new Date().toISOString(), updated_at: new Date().toISOString() };
     const input = { snapshot, events: [] } as unknown as Parameters<typeof persistSession>[0];
     await activityContext().run(() => persistSession(input));
@@ -93,8 +98,8 @@ describe.skipIf(!postgres.pg)('a store outage under running activities (real Pos
     expect(storeFailure(refusal, 'saving', 10)).toMatchObject({ type: 'StoreError', nonRetryable: true });
     await db.release();
 
-    const env = { DATABASE_URL: await createDatabase(pg.url, 'outage_cancel') };
-    const raw = openArtifactStore(config, env);
+    const config = storesOn(await createDatabase(pg.url, 'outage_cancel'));
+    const raw = openArtifactStore(config);
     await raw.put('warm-up', { name: 'warm-up', kind: 'text' });
     const store = waitingForStore(raw, 'artifacts', { firstDelayMs: 100, maxDelayMs: 200 });
     const activity = activityContext();

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config/load';
 import { InvalidCursorError } from '../src/stores/service';
 import { openArtifactStore, openFetchCache, openServiceStore, openSessionStore } from '../src/stores/open';
 import { openDatabase } from '../src/stores/postgres/database';
@@ -24,19 +25,22 @@ afterAll(async () => {
 let databases = 0;
 interface Backend {
   /** A fresh, empty place for the stores: a new data dir, and a new database on PostgreSQL. */
-  fresh(): Promise<{ config: { data_dir: string; research: { collections: { research_collection: string } } }; env: NodeJS.ProcessEnv }>;
+  fresh(): Promise<{ config: StoreConfig }>;
 }
 
 const sqlite: Backend = {
-  fresh: async () => ({ config: config(), env: {} }),
+  fresh: async () => ({ config: config() }),
 };
 const postgresql: Backend = {
-  fresh: async () => ({ config: config(), env: { DATABASE_URL: await createDatabase(postgres.pg?.url as string, `contract_${++databases}`) } }),
+  fresh: async () => ({ config: config({ DATABASE_URL: await createDatabase(postgres.pg?.url as string, `contract_${++databases}`) }) }),
 };
 
-function config() {
-  return { data_dir: mkdtempSync(path.join(os.tmpdir(), 'dr-contract-')), research: { collections: { research_collection: 'research-sessions' } } };
+/** A fresh data dir, and the stores the environment names (DATABASE_URL, ARTIFACTS_URL), read as a process reads them. */
+function config(env: Record<string, string> = {}) {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'dr-contract-'));
+  return { data_dir: dataDir, research: { collections: { research_collection: 'research-sessions' } }, environment: loadConfig({ ...env, DEEP_RESEARCH_DATA_DIR: dataDir }).environment };
 }
+type StoreConfig = ReturnType<typeof config>;
 
 const snap = (id: string, created: string, status = 'completed', extra: Record<string, unknown> = {}): ResearchSnapshot =>
   ({ research_id: id, status, initial_query: `q ${id}`, created_at: created, updated_at: created, report_markdown: '', ...extra }) as unknown as ResearchSnapshot;
@@ -50,8 +54,8 @@ for (const [name, backend] of [
   const skip = name === 'PostgreSQL' && !postgres.pg;
   describe.skipIf(skip)(`${name} stores`, () => {
     it('sessions: replaced by id, events kept by seq, listed newest first with a cursor and a status filter', async () => {
-      const { config, env } = await backend.fresh();
-      const store = openSessionStore(config, env);
+      const { config } = await backend.fresh();
+      const store = openSessionStore(config);
       try {
         for (let i = 1; i <= 5; i++) await store.save(snap(`r${i}`, `2026-01-0${i}T00:00:00Z`), []);
         await store.save(snap('r3', '2026-01-03T00:00:00Z', 'running'), [ev(1)]);
@@ -75,8 +79,8 @@ for (const [name, backend] of [
     });
 
     it('sessions: the previous completed run of a schedule, for "what changed"', async () => {
-      const { config, env } = await backend.fresh();
-      const store = openSessionStore(config, env);
+      const { config } = await backend.fresh();
+      const store = openSessionStore(config);
       try {
         const run = (id: string, day: number, schedule: string, status = 'completed') => snap(id, `2026-04-0${day}T00:00:00Z`, status, { settings: { schedule_id: schedule } });
         await store.save(run('a1', 1, 'weekly'), []);
@@ -93,9 +97,9 @@ for (const [name, backend] of [
     });
 
     it('sessions: the stream sits beside the events, a retry rewrites its chunk, delete removes everything', async () => {
-      const { config, env } = await backend.fresh();
-      const store = openSessionStore(config, env);
-      const other = openSessionStore(config, env);
+      const { config } = await backend.fresh();
+      const store = openSessionStore(config);
+      const other = openSessionStore(config);
       try {
         await store.save(snap('s1', '2026-02-01T00:00:00Z', 'running', { sources: [{ text_file_id: id64('a') }] }), [ev(1), ev(2)]);
         await store.save(snap('s2', '2026-02-02T00:00:00Z', 'running', { sources: [{ text_file_id: id64('b') }] }), []);
@@ -119,8 +123,8 @@ for (const [name, backend] of [
     });
 
     it('fetch cache: fresh within the TTL, stale after, forgotten with its artifact', async () => {
-      const { config, env } = await backend.fresh();
-      const cache = openFetchCache(config, env);
+      const { config } = await backend.fresh();
+      const cache = openFetchCache(config);
       try {
         const at = Date.parse('2026-03-01T00:00:00Z');
         const entry = { url: 'https://a.example/p', file_id: id64('c'), kind: 'html' as const, content_type: 'text/html', final_url: 'https://a.example/p', status: 200, size: 10, fetched_at: new Date(at).toISOString() };
@@ -137,8 +141,8 @@ for (const [name, backend] of [
     });
 
     it('artifact references: a shared artifact is released only when its last session lets go, retries record nothing twice', async () => {
-      const { config, env } = await backend.fresh();
-      const cache = openFetchCache(config, env);
+      const { config } = await backend.fresh();
+      const cache = openFetchCache(config);
       try {
         const at = new Date().toISOString();
         await cache.put({ url: 'https://a.example/shared', file_id: id64('a'), kind: 'html', content_type: 'text/html', final_url: 'https://a.example/shared', status: 200, size: 1, fetched_at: at });
@@ -159,8 +163,8 @@ for (const [name, backend] of [
     });
 
     it('service: hashed tokens, ownership, drafts, favourites, share tokens, filtered pages', async () => {
-      const { config, env } = await backend.fresh();
-      const store = openServiceStore(config, env);
+      const { config } = await backend.fresh();
+      const store = openServiceStore(config);
       try {
         expect(await store.tokenCount()).toBe(0);
         const token = await store.createToken('alice', 'laptop');
@@ -225,8 +229,7 @@ const artifactBackends = [
     'an S3-compatible bucket',
     false,
     async () => ({
-      config: config(),
-      env: { ARTIFACTS_URL: `s3://artifacts/run-${++buckets}/`, AWS_ENDPOINT_URL_S3: s3.url, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test-secret' } as NodeJS.ProcessEnv,
+      config: config({ ARTIFACTS_URL: `s3://artifacts/run-${++buckets}/`, AWS_ENDPOINT_URL_S3: s3.url, AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test-secret' }),
     }),
   ],
 ] as const;
@@ -234,8 +237,8 @@ const artifactBackends = [
 for (const [name, skip, fresh] of artifactBackends) {
   describe.skipIf(skip)(`artifacts in ${name}`, () => {
   it('artifacts: content addressed, stored once, readable back, refused ids, deleted', async () => {
-    const { config, env } = await fresh();
-    const store = openArtifactStore(config, env);
+    const { config } = await fresh();
+    const store = openArtifactStore(config);
     try {
       const a = await store.put('hello', { name: 'a', kind: 'text', source_url: 'https://a.example/' });
       const b = await store.put(Buffer.from('hello'), { name: 'b', kind: 'html' });
@@ -263,8 +266,8 @@ for (const [name, skip, fresh] of artifactBackends) {
 
 describe('artifacts in an S3-compatible bucket', () => {
   it('are objects under the prefix, bytes beside their description, nothing in the data dir', async () => {
-    const dir = config();
-    const store = openArtifactStore(dir, { ARTIFACTS_URL: 's3://artifacts/fleet/one', AWS_ENDPOINT_URL_S3: s3.url, AWS_ACCESS_KEY_ID: 'k', AWS_SECRET_ACCESS_KEY: 's' });
+    const dir = config({ ARTIFACTS_URL: 's3://artifacts/fleet/one', AWS_ENDPOINT_URL_S3: s3.url, AWS_ACCESS_KEY_ID: 'k', AWS_SECRET_ACCESS_KEY: 's' });
+    const store = openArtifactStore(dir);
     try {
       const a = await store.put('<p>page</p>', { name: 'https://a.example/', kind: 'html', content_type: 'text/html' });
       const key = `artifacts/fleet/one/${a.file_id.slice(0, 2)}/${a.file_id}`;
@@ -278,7 +281,7 @@ describe('artifacts in an S3-compatible bucket', () => {
   });
 
   it('refuses an ARTIFACTS_URL that is not s3://bucket/prefix', () => {
-    expect(() => openArtifactStore(config(), { ARTIFACTS_URL: 'https://bucket.example/x' })).toThrow(/ARTIFACTS_URL must look like s3:/);
+    expect(() => openArtifactStore(config({ ARTIFACTS_URL: 'https://bucket.example/x' }))).toThrow(/ARTIFACTS_URL must look like s3:/);
   });
 });
 
@@ -303,6 +306,6 @@ describe.skipIf(!postgres.pg)('PostgreSQL migrations', () => {
   });
 
   it('refuses a DATABASE_URL that is not PostgreSQL, saying what to set', () => {
-    expect(() => openSessionStore(config(), { DATABASE_URL: 'mysql://x' })).toThrow(/DATABASE_URL must be a PostgreSQL URL/);
+    expect(() => openSessionStore(config({ DATABASE_URL: 'mysql://x' }))).toThrow(/DATABASE_URL must be a PostgreSQL URL/);
   });
 });

@@ -20,7 +20,7 @@ describe('a burst of event streams', () => {
     harness = await startHarness({ model: { delayMs: 150 } });
     env = await startEnvironment(harness, inject('temporalAddress'));
     // Two new watchers a second: the burst's ten sessions queue at the engine's door for ~4 s.
-    api = await startService(env, { providerEnv: { ...env.env, EVENT_WATCHERS_PER_SECOND: '2' } });
+    api = await startService(env, { serveEnv: { ...env.env, EVENT_WATCHERS_PER_SECOND: '2' } });
     const create = async (i: number, running: boolean) => {
       const name = `burst-user-${i}`;
       const token = await api.service.store.createToken(name);

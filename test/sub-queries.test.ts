@@ -2,7 +2,7 @@
 // to its most important sub-questions (and the plan says so), the planning gate enforces it, and an
 // edited plan with too many is refused at approval.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { planSchema } from '../src/activities/schemas';
+import { planSchema } from '../src/roles/planner';
 import { resolveSettings } from '../src/config/load';
 import { jsonSchemaOf } from '../src/providers/model/structured';
 import { planningGate } from '../src/research/gates';

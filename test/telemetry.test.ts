@@ -98,9 +98,9 @@ describe('telemetry: one trace from client to activities, worker metrics, JSON l
     const configFile = path.join(config.data_dir, 'config.json');
     writeFileSync(configFile, JSON.stringify(base));
     worker = await startChildWorker({ ...env, DEEP_RESEARCH_CONFIG: configFile });
-    expect(startTracing('telemetry-test-client', { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url })).toBe(true);
+    expect(startTracing('telemetry-test-client', config.environment.telemetry)).toBe(true);
     connection = await Connection.connect({ address: inject('temporalAddress') });
-    client = new ResearchClient(connection, config, true, env);
+    client = new ResearchClient(connection, config, true);
     ({ researchId } = await client.start({
       query: 'How are heat pumps priced?',
       autoApprove: true,
@@ -163,7 +163,7 @@ describe('telemetry: one trace from client to activities, worker metrics, JSON l
 
   it('logs API requests as JSON with the research id of the route', async () => {
     const lines: string[] = [];
-    const logger = createLogger('deep-research-serve', { LOG_LEVEL: 'info' }, { write: (line: string) => void lines.push(line) });
+    const logger = createLogger('deep-research-serve', 'info', { write: (line: string) => void lines.push(line) });
     const service = new ResearchService(client);
     const app = await buildApp({ service, host: '127.0.0.1', loggerInstance: logger });
     try {

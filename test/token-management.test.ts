@@ -270,7 +270,7 @@ describe('allow_content_dropping and the content archive', () => {
     const stale = await archiveContent(archiveDir, { content: 'stale', item_id: 'S9', item_type: 'source', archive_reason: 'dropped', original_tokens: 1, metadata: {} }, new Date(Date.now() - 10 * 24 * 3_600_000));
     writeFileSync(path.join(archiveDir, 'not-a-record.txt'), 'kept: not an archive record');
     utimesSync(path.join(archiveDir, 'not-a-record.txt'), new Date(0), new Date(0));
-    const { close } = createActivities({ config: loadConfig({ DEEP_RESEARCH_DATA_DIR: dataDir }), env: {} });
+    const { close } = createActivities({ config: loadConfig({ DEEP_RESEARCH_DATA_DIR: dataDir }) });
     try {
       const staleFile = path.join(archiveDir, `${stale.replace('sha256:', '')}.json`);
       await waitFor('the sweep at start', async () => !existsSync(staleFile));

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { loadConfig } from '../src/config/load';
 import { ensureOperatorToken } from '../src/server/auth';
 import { SqliteServiceStore } from '../src/stores/service';
 import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
@@ -71,9 +72,11 @@ describe('who sees which session', () => {
     const store = new SqliteServiceStore(path.join(dir, 'service.db'));
     const lines: string[] = [];
     const log = (line: string) => lines.push(line);
-    await ensureOperatorToken(store, { host: '127.0.0.1', env: {}, dataDir: dir, log });
+    // The token as a serve reads it from its environment.
+    const tokenIn = (env: Record<string, string>) => loadConfig({ ...env, DEEP_RESEARCH_DATA_DIR: dir }).environment.service.operator_token;
+    await ensureOperatorToken(store, { host: '127.0.0.1', operatorToken: undefined, dataDir: dir, log });
     expect(await store.tokenCount()).toBe(0);
-    await ensureOperatorToken(store, { host: '0.0.0.0', env: {}, dataDir: dir, log });
+    await ensureOperatorToken(store, { host: '0.0.0.0', operatorToken: undefined, dataDir: dir, log });
     const file = path.join(dir, 'operator-token');
     const token = readFileSync(file, 'utf8').trim();
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -82,11 +85,11 @@ describe('who sees which session', () => {
     expect(lines.join('\n')).not.toContain(token);
     // Given by the deployment: stored once, hashed; a second start changes nothing.
     const given = 'a-deployment-secret-of-at-least-32-chars';
-    await ensureOperatorToken(store, { host: '0.0.0.0', env: { DEEP_RESEARCH_OPERATOR_TOKEN: given }, dataDir: dir, log });
-    await ensureOperatorToken(store, { host: '0.0.0.0', env: { DEEP_RESEARCH_OPERATOR_TOKEN: given }, dataDir: dir, log });
+    await ensureOperatorToken(store, { host: '0.0.0.0', operatorToken: tokenIn({ DEEP_RESEARCH_OPERATOR_TOKEN: given }), dataDir: dir, log });
+    await ensureOperatorToken(store, { host: '0.0.0.0', operatorToken: tokenIn({ DEEP_RESEARCH_OPERATOR_TOKEN: given }), dataDir: dir, log });
     expect(await store.userForToken(given)).toBe('operator');
     expect(await store.tokenCount()).toBe(2);
-    await expect(ensureOperatorToken(store, { host: '0.0.0.0', env: { DEEP_RESEARCH_OPERATOR_TOKEN: 'short' }, dataDir: dir, log })).rejects.toThrow(/at least 32 characters/);
+    await expect(ensureOperatorToken(store, { host: '0.0.0.0', operatorToken: tokenIn({ DEEP_RESEARCH_OPERATOR_TOKEN: 'short' }), dataDir: dir, log })).rejects.toThrow(/at least 32 characters/);
     await store.close();
   });
 });

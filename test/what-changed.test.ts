@@ -137,7 +137,7 @@ describe('what changed, in the asker’s language', () => {
     const previous = { research_id: 'r-1', status: 'completed', initial_query: 'Welche Rolle spielt Offshore-Wind?', created_at: v1.created_at, updated_at: v1.created_at, plan: { context: { language: 'de' } }, sources: [], findings: [] };
     await sessions.save(previous as unknown as ResearchSnapshot, []);
     const report = await artifacts.put('# Welche Rolle spielt Offshore-Wind?\n\n## Ausbau\n\nText [S1].\n', { name: 'report.md', kind: 'text' });
-    const compare = createDeliveryActivities({ config: {} as AppConfig, env: {}, sessions: () => sessions, artifacts }).compareWithPreviousRun;
+    const compare = createDeliveryActivities({ config: { environment: {} } as AppConfig, sessions: () => sessions, artifacts }).compareWithPreviousRun;
     const out = await compare({ research_id: 'r-1-v2', previous_id: 'r-1', report_file_id: report.file_id, sources: v2.sources, findings: v2.findings });
     const text = await artifacts.getText(out.report_file_id);
     expect(text).toMatch(/^# Welche Rolle spielt Offshore-Wind\?\n\n## Was sich seit v1 geändert hat\n/);

@@ -8,23 +8,32 @@ import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { loadConfig, PROJECT_ROOT } from '../src/config/load';
 import { isAlive } from '../src/temporal/dev-server';
-import { memorySettingsEnv, missingMemorySettings } from '../src/worker/process-memory';
+import { childEnvironment } from '../src/config/child-process';
+import { workerMemory } from '../src/worker/cache-size';
+import { missingMemorySettings } from '../src/worker/process-memory';
 import { waitFor } from './harness';
 
-const temporal = (memoryMb: number) => ({ ...loadConfig({ PATH: process.env.PATH }).temporal, worker_memory_mb: memoryMb });
+/** A worker's config as its process reads it from `env`, with this memory budget. */
+const started = (env: Record<string, string>, memoryMb = 700) => {
+  const config = loadConfig({ PATH: process.env.PATH as string, ...env });
+  return { ...config, temporal: { ...config.temporal, worker_memory_mb: memoryMb } };
+};
 
 describe('a foreground worker gets the memory settings of its budget', () => {
   it('the settings follow worker_memory_mb; NODE_OPTIONS, node flags and MALLOC_ARENA_MAX the user set win', () => {
-    expect(missingMemorySettings({}, [])).toEqual(['--max-old-space-size', '--max-semi-space-size', 'MALLOC_ARENA_MAX']);
-    const bare = memorySettingsEnv({ NODE_OPTIONS: '--require ./probe.cjs' }, [], temporal(1000));
-    expect(bare.NODE_OPTIONS).toBe('--require ./probe.cjs --max-old-space-size=350 --max-semi-space-size=2');
-    expect(bare.MALLOC_ARENA_MAX).toBe('2');
-    expect(missingMemorySettings(bare, [])).toEqual([]);
-    const own = memorySettingsEnv({ NODE_OPTIONS: '--max-old-space-size=384', MALLOC_ARENA_MAX: '4' }, ['--max-semi-space-size=8'], temporal(700));
-    expect(own.NODE_OPTIONS).toBe('--max-old-space-size=384');
-    expect(own.MALLOC_ARENA_MAX).toBe('4');
+    expect(missingMemorySettings(started({}).environment.process, [])).toEqual(['--max-old-space-size', '--max-semi-space-size', 'MALLOC_ARENA_MAX']);
+    const bareConfig = started({ NODE_OPTIONS: '--require ./probe.cjs' }, 1000);
+    const bare = workerMemory(bareConfig, []);
+    expect(bare.node_options).toBe('--require ./probe.cjs --max-old-space-size=350 --max-semi-space-size=2');
+    expect(bare.malloc_arena_max).toBe('2');
+    // The child it runs again is started with them, and marked: it never runs itself again.
+    const child = childEnvironment(bareConfig, { memory: bare, role: 'worker-with-memory-settings' }) as Record<string, string>;
+    expect(missingMemorySettings(started(child).environment.process, [])).toEqual([]);
+    const own = workerMemory(started({ NODE_OPTIONS: '--max-old-space-size=384', MALLOC_ARENA_MAX: '4' }), ['--max-semi-space-size=8']);
+    expect(own.node_options).toBe('--max-old-space-size=384');
+    expect(own.malloc_arena_max).toBe('4');
     // Started with everything already: it runs as it is.
-    expect(missingMemorySettings({ NODE_OPTIONS: '--max-old-space-size=384 --max-semi-space-size=8', MALLOC_ARENA_MAX: '4' }, [])).toEqual([]);
+    expect(missingMemorySettings(started({ NODE_OPTIONS: '--max-old-space-size=384 --max-semi-space-size=8', MALLOC_ARENA_MAX: '4' }).environment.process, [])).toEqual([]);
   });
 
   it('`deep-research worker` without flags polls with the capped heap and two malloc arenas, and stops with SIGTERM', async () => {

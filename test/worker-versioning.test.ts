@@ -10,7 +10,7 @@ import { adoptOrphanedSessions, sessionsByBuild } from '../src/client/adoption';
 import { createResearchWorker, type ResearchWorkers } from '../src/worker/create-worker';
 import { deploymentBuilds } from '../src/temporal/deployments';
 import { deploymentNameOf } from '../src/worker/versioning';
-import { startEnvironment, startHarness, waitFor, workflowBundle, type Harness, type TestEnvironment } from './harness';
+import { configWith, startEnvironment, startHarness, waitFor, workflowBundle, type Harness, type TestEnvironment } from './harness';
 
 interface RunningBuild {
   workers: ResearchWorkers;
@@ -25,9 +25,8 @@ describe('worker versioning: one engine, many builds', () => {
   async function startBuild(buildId: string): Promise<RunningBuild> {
     const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
     const { worker, close } = await createResearchWorker({
-      config: env.config,
+      config: configWith(env, { DEEP_RESEARCH_BUILD_ID: buildId }),
       connection,
-      env: { ...env.env, DEEP_RESEARCH_BUILD_ID: buildId },
       workflowBundle: await workflowBundle(),
       overrides: { identity: `worker-${buildId}` },
     });

@@ -13,7 +13,8 @@ import { takeWorkerOwnership, workerOwner } from '../src/runtime/worker-owner';
 import { startHarness, testConfig, waitFor } from './harness';
 import { startChildWorker } from './harness/child-worker';
 import { deploymentBuilds } from '../src/temporal/deployments';
-import { BASE_MB, MIN_CACHED, SESSION_MB, workerHeapMb, workerProcessEnv, workflowCacheSize } from '../src/worker/cache-size';
+import { BASE_MB, MIN_CACHED, SESSION_MB, workerHeapMb, workerMemory, workflowCacheSize } from '../src/worker/cache-size';
+import { ResearchClient } from '../src/client/research-client';
 
 describe('worker liveness', () => {
   // These workers use the test run's Temporal server on purpose, as a user with TEMPORAL_ADDRESS
@@ -40,26 +41,32 @@ describe('worker liveness', () => {
   });
 
   it('the worker fingerprint changes with a key, a base URL or a delivery setting and reveals none', () => {
-    const base = { OPENAI_API_KEY: 'sk-secret-1', OPENAI_BASE_URL: 'http://a', PATH: '/bin', HOME: '/root' };
-    const fp = providerFingerprint(base);
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'dr-fingerprint-'));
+    const base = { OPENAI_API_KEY: 'sk-secret-1', OPENAI_BASE_URL: 'http://a', PATH: '/bin', HOME: '/root', DEEP_RESEARCH_DATA_DIR: dataDir };
+    // The fingerprint of a config as a process reads it from this environment.
+    const fingerprint = (env: Record<string, string>) => providerFingerprint(loadConfig(env));
+    const fp = fingerprint(base);
     expect(fp).not.toContain('secret');
-    expect(providerFingerprint({ ...base, PATH: '/usr/bin' })).toBe(fp);
-    expect(providerFingerprint({ ...base, OPENAI_API_KEY: 'sk-secret-2' })).not.toBe(fp);
-    expect(providerFingerprint({ ...base, OPENAI_BASE_URL: 'http://b' })).not.toBe(fp);
-    expect(providerFingerprint({ ...base, TAVILY_API_KEY: 'x' })).not.toBe(fp);
-    expect(providerFingerprint({ ...base, LOCAL_DOCS_DIR: '/srv/docs' })).not.toBe(fp);
-    expect(providerFingerprint({ ...base, DOI_RESOLVER_URL: 'http://127.0.0.1:9/doi' })).not.toBe(fp);
+    expect(fingerprint({ ...base, PATH: '/usr/bin' })).toBe(fp);
+    expect(fingerprint({ ...base, OPENAI_API_KEY: 'sk-secret-2' })).not.toBe(fp);
+    expect(fingerprint({ ...base, OPENAI_BASE_URL: 'http://b' })).not.toBe(fp);
+    expect(fingerprint({ ...base, TAVILY_API_KEY: 'x' })).not.toBe(fp);
+    expect(fingerprint({ ...base, LOCAL_DOCS_DIR: '/srv/docs' })).not.toBe(fp);
+    expect(fingerprint({ ...base, DOI_RESOLVER_URL: 'http://127.0.0.1:9/doi' })).not.toBe(fp);
     // Delivery set after the worker started: e-mail and signed webhooks must reach it.
     for (const name of ['SMTP_HOST', 'SMTP_PORT', 'SMTP_USER', 'SMTP_PASS', 'SMTP_FROM', 'SMTP_SECURE', 'WEBHOOK_SECRET', 'LOCAL_EMBEDDING_MODEL', 'DATABASE_URL', 'ARTIFACTS_URL']) {
-      expect(providerFingerprint({ ...base, [name]: 'x' }), name).not.toBe(fp);
+      expect(fingerprint({ ...base, [name]: name === 'LOCAL_EMBEDDING_MODEL' ? 'ollama:x' : 'x' }), name).not.toBe(fp);
     }
   });
 
   it('ensureWorker starts one when none is alive, restarts it when the provider environment changes, never stops a foreground worker', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'dr-ensure-'));
     const queue = `ensure-${process.pid}-${Date.now()}`;
-    const config = loadConfig({ DEEP_RESEARCH_DATA_DIR: dataDir, DEEP_RESEARCH_TASK_QUEUE: queue, TEMPORAL_ADDRESS: inject('temporalAddress'), PATH: process.env.PATH });
+    const place = { DEEP_RESEARCH_DATA_DIR: dataDir, DEEP_RESEARCH_TASK_QUEUE: queue, TEMPORAL_ADDRESS: inject('temporalAddress'), PATH: process.env.PATH };
+    const config = loadConfig(place);
     const client = await connect(config, { startServer: false, log: () => undefined });
+    // A CLI whose environment is `env`: its config, on the same connection.
+    const cliWith = (env: Record<string, string | undefined>) => new ResearchClient(client.connection, loadConfig({ ...place, ...env }));
     const command = [process.execPath, '-e', 'setInterval(() => {}, 1000)'];
     // The user's own foreground worker of this data directory, started with other keys.
     const foreground = spawn(command[0], command.slice(1), { stdio: 'ignore' });
@@ -68,18 +75,18 @@ describe('worker liveness', () => {
     const pids: number[] = [];
     try {
       const env1 = { PATH: process.env.PATH, OPENAI_API_KEY: 'key-1' };
-      const first = (await ensureWorker(client, (l) => lines.push(l), { env: env1, command })) as number;
+      const first = (await ensureWorker(cliWith(env1), (l) => lines.push(l), { command })) as number;
       pids.push(first);
       expect(isAlive(first)).toBe(true);
-      expect(readWorkerRecord(config)).toMatchObject({ pid: first, fingerprint: providerFingerprint(env1) });
+      expect(readWorkerRecord(config)).toMatchObject({ pid: first, fingerprint: providerFingerprint(cliWith(env1).config) });
       expect(lines.at(-1)).toMatch(new RegExp(`^started a background worker \\(pid ${first},`));
-      expect(await ensureWorker(client, (l) => lines.push(l), { env: env1, command })).toBe(first);
+      expect(await ensureWorker(cliWith(env1), (l) => lines.push(l), { command })).toBe(first);
       // It runs with the heap settings its memory budget calls for (700 MB by default).
       const environ = readFileSync(`/proc/${first}/environ`, 'utf8').split('\0');
       expect(environ).toContain('MALLOC_ARENA_MAX=2');
       expect(environ).toContain(`NODE_OPTIONS=--max-old-space-size=${workerHeapMb(700)} --max-semi-space-size=2`);
 
-      const second = (await ensureWorker(client, (l) => lines.push(l), { env: { ...env1, OPENAI_API_KEY: 'key-2' }, command })) as number;
+      const second = (await ensureWorker(cliWith({ ...env1, OPENAI_API_KEY: 'key-2' }), (l) => lines.push(l), { command })) as number;
       pids.push(second);
       expect(second).not.toBe(first);
       expect(lines).toContain('the provider environment changed since the background worker started: restarting it');
@@ -88,7 +95,7 @@ describe('worker liveness', () => {
       expect(isAlive(foreground.pid as number)).toBe(true);
 
       // E-mail delivery configured after the worker started: the worker is restarted to see it.
-      const third = (await ensureWorker(client, (l) => lines.push(l), { env: { ...env1, OPENAI_API_KEY: 'key-2', SMTP_HOST: '127.0.0.1', WEBHOOK_SECRET: 's' }, command })) as number;
+      const third = (await ensureWorker(cliWith({ ...env1, OPENAI_API_KEY: 'key-2', SMTP_HOST: '127.0.0.1', WEBHOOK_SECRET: 's' }), (l) => lines.push(l), { command })) as number;
       pids.push(third);
       expect(third).not.toBe(second);
       expect(isAlive(second)).toBe(false);
@@ -111,22 +118,25 @@ describe('worker liveness', () => {
   });
 
   it('a worker process gets heap caps from its memory budget, unless its Node options set their own', () => {
-    const temporal = (env: Record<string, string>) => loadConfig({ PATH: process.env.PATH, ...env }).temporal;
+    const started = (env: Record<string, string>) => loadConfig({ PATH: process.env.PATH as string, ...env });
     expect(workerHeapMb(700)).toBe(256);
     expect(workerHeapMb(4000)).toBe(1400);
-    const big = workerProcessEnv({ NODE_OPTIONS: '--enable-source-maps' }, temporal({ DEEP_RESEARCH_WORKER_MEMORY_MB: '4000' }));
-    expect(big.NODE_OPTIONS).toBe('--enable-source-maps --max-old-space-size=1400 --max-semi-space-size=2');
-    expect(big.MALLOC_ARENA_MAX).toBe('2');
-    const own = workerProcessEnv({ NODE_OPTIONS: '--max-old-space-size=3000', MALLOC_ARENA_MAX: '4' }, temporal({}));
-    expect(own.NODE_OPTIONS).toBe('--max-old-space-size=3000 --max-semi-space-size=2');
-    expect(own.MALLOC_ARENA_MAX).toBe('4');
+    const big = workerMemory(started({ NODE_OPTIONS: '--enable-source-maps', DEEP_RESEARCH_WORKER_MEMORY_MB: '4000' }));
+    expect(big.node_options).toBe('--enable-source-maps --max-old-space-size=1400 --max-semi-space-size=2');
+    expect(big.malloc_arena_max).toBe('2');
+    const own = workerMemory(started({ NODE_OPTIONS: '--max-old-space-size=3000', MALLOC_ARENA_MAX: '4' }));
+    expect(own.node_options).toBe('--max-old-space-size=3000 --max-semi-space-size=2');
+    expect(own.malloc_arena_max).toBe('4');
   });
 
   it('a serve that owns the data directory\'s worker keeps it: the CLI with other keys uses it, never restarts it, and says what it lacks', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'dr-owner-'));
     const queue = `owner-${process.pid}-${Date.now()}`;
-    const config = loadConfig({ DEEP_RESEARCH_DATA_DIR: dataDir, DEEP_RESEARCH_TASK_QUEUE: queue, TEMPORAL_ADDRESS: inject('temporalAddress'), PATH: process.env.PATH });
+    const place = { DEEP_RESEARCH_DATA_DIR: dataDir, DEEP_RESEARCH_TASK_QUEUE: queue, TEMPORAL_ADDRESS: inject('temporalAddress'), PATH: process.env.PATH };
+    const config = loadConfig(place);
     const client = await connect(config, { startServer: false, log: () => undefined });
+    // A process (serve, the CLI) whose environment is `env`: its config, on the same connection.
+    const processWith = (env: Record<string, string | undefined>) => new ResearchClient(client.connection, loadConfig({ ...place, ...env }));
     const command = [process.execPath, '-e', 'setInterval(() => {}, 1000)'];
     const lines: string[] = [];
     const log = (l: string) => lines.push(l);
@@ -135,17 +145,17 @@ describe('worker liveness', () => {
     const takeLock = `require(${JSON.stringify(path.join(PROJECT_ROOT, 'src', 'runtime', 'worker-owner.ts'))}).takeWorkerOwnership(${JSON.stringify(dataDir)}, ${JSON.stringify(queue)}, 'serve'); setInterval(() => {}, 1000)`;
     // The worker as serve started it; then serve holds the lock.
     const servesEnv = { PATH: process.env.PATH, OPENAI_API_KEY: 'serve-key' };
-    const first = (await ensureWorker(client, log, { env: servesEnv, command })) as number;
+    const first = (await ensureWorker(processWith(servesEnv), log, { command })) as number;
     pids.push(first);
     const serve = spawn(process.execPath, ['--require', 'tsx/cjs', '-e', takeLock], { stdio: 'ignore' });
     try {
       await waitFor('serve to hold the lock', async () => workerOwner(dataDir, queue)?.pid === serve.pid);
       // The CLI, with its own keys and a webhook secret: it uses serve's worker as it is.
       const cliEnv = { PATH: process.env.PATH, OPENAI_API_KEY: 'cli-key', WEBHOOK_SECRET: 's1' };
-      expect(await ensureWorker(client, log, { env: cliEnv, command })).toBe(first);
-      expect(await ensureWorker(client, log, { env: cliEnv, command })).toBe(first);
+      expect(await ensureWorker(processWith(cliEnv), log, { command })).toBe(first);
+      expect(await ensureWorker(processWith(cliEnv), log, { command })).toBe(first);
       expect(isAlive(first)).toBe(true);
-      expect(readWorkerRecord(config)).toMatchObject({ pid: first, fingerprint: providerFingerprint(servesEnv), secrets: [] });
+      expect(readWorkerRecord(config)).toMatchObject({ pid: first, fingerprint: providerFingerprint(processWith(servesEnv).config), secrets: [] });
       const told = lines.filter((l) => l.includes('belongs to serve'));
       expect(told).toHaveLength(1);
       expect(told[0]).toMatch(new RegExp(`^the background worker \\(pid ${first}\\) belongs to serve \\(pid ${serve.pid}\\), which started it with another environment; it is used as it is .*; it lacks WEBHOOK_SECRET, which this environment has`));
@@ -153,13 +163,13 @@ describe('worker liveness', () => {
       // With the worker gone, the CLI leaves starting one to its owner.
       process.kill(first, 'SIGTERM');
       await waitFor('the worker to end', async () => !isAlive(first));
-      expect(await ensureWorker(client, log, { env: cliEnv, command })).toBeUndefined();
+      expect(await ensureWorker(processWith(cliEnv), log, { command })).toBeUndefined();
       expect(lines.at(-1)).toBe(`no background worker runs; serve (pid ${serve.pid}) owns it and starts one within 10 s`);
       // Once serve has gone, the CLI starts one, and a new serve takes over the lock it left.
       const exited = new Promise((r) => serve.once('exit', r));
       serve.kill('SIGTERM');
       await exited;
-      const cliWorker = (await ensureWorker(client, log, { env: cliEnv, command })) as number;
+      const cliWorker = (await ensureWorker(processWith(cliEnv), log, { command })) as number;
       pids.push(cliWorker);
       expect(isAlive(cliWorker)).toBe(true);
       expect(readWorkerRecord(config)?.secrets).toEqual(['WEBHOOK_SECRET']);

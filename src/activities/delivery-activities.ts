@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { AppConfig } from '../config/schema';
 import { deliveryContent } from '../delivery/content';
 import { diffRuns, digestOf, whatChangedMarkdown, withWhatChanged, type RunDigest } from '../delivery/diff';
-import { safeFileName, sendReportEmail, smtpFromEnv } from '../delivery/email';
+import { safeFileName, sendReportEmail, smtpOf } from '../delivery/email';
 import { postWebhook } from '../delivery/webhook';
 import { parseAllowList } from '../fetching/guard';
 import type { ArtifactStore } from '../stores/artifacts';
@@ -19,7 +19,6 @@ import type { CompareRunsInput, CompareRunsOutput, DeliverEmailInput, DeliverWeb
 
 export interface DeliveryDeps {
   config: AppConfig;
-  env: NodeJS.ProcessEnv;
   sessions: () => SessionStore;
   artifacts: ArtifactStore;
 }
@@ -34,7 +33,8 @@ const attempt = (): number => Context.current().info.attempt;
 const needsSecret = (what: string) =>
   ApplicationFailure.retryable(`${what}, which the worker (pid ${process.pid} on ${hostname()}) does not have: restart the worker with it set`, DELIVERY_NEEDS_SECRET);
 
-export function createDeliveryActivities({ config, env, sessions, artifacts }: DeliveryDeps) {
+export function createDeliveryActivities({ config, sessions, artifacts }: DeliveryDeps) {
+  const { delivery } = config.environment;
   const snapshot = async (id: string): Promise<ResearchSnapshot> => {
     const s = await sessions().get(id);
     if (!s) throw ApplicationFailure.retryable(`research ${id} is not in the session store yet`, 'NotPersisted');
@@ -42,9 +42,9 @@ export function createDeliveryActivities({ config, env, sessions, artifacts }: D
   };
   return {
     async deliverEmail(input: DeliverEmailInput): Promise<DeliveryOutcome> {
-      // Read now, from this worker's environment: a worker restarted with the variable delivers.
-      if (!env.SMTP_HOST?.trim()) throw needsSecret('e-mail delivery needs SMTP_HOST (and SMTP_PORT, SMTP_FROM; SMTP_USER and SMTP_PASS if the server wants a login)');
-      const smtp = smtpFromEnv(env);
+      // From this worker's config: a worker restarted with the variable delivers.
+      if (!delivery.smtp.host) throw needsSecret('e-mail delivery needs SMTP_HOST (and SMTP_PORT, SMTP_FROM; SMTP_USER and SMTP_PASS if the server wants a login)');
+      const smtp = smtpOf(delivery.smtp);
       const s = await snapshot(input.research_id);
       const content = deliveryContent(s, input.event);
       const headers = { 'X-Deep-Research-Id': s.research_id, 'X-Deep-Research-Event': input.event };
@@ -53,7 +53,7 @@ export function createDeliveryActivities({ config, env, sessions, artifacts }: D
     },
 
     async deliverWebhook(input: DeliverWebhookInput): Promise<DeliveryOutcome> {
-      const secret = env.WEBHOOK_SECRET;
+      const secret = delivery.webhook_secret;
       if (!secret) throw needsSecret('webhook delivery needs WEBHOOK_SECRET (the key the body is signed with)');
       const s = await snapshot(input.research_id);
       const status = await postWebhook({
@@ -62,7 +62,7 @@ export function createDeliveryActivities({ config, env, sessions, artifacts }: D
         event: input.event,
         deliveryId: `${s.research_id}:${input.event}:${s.updated_at}`,
         secret,
-        allow: parseAllowList(config.fetch.allow_hosts, env.FETCH_ALLOW_HOSTS),
+        allow: parseAllowList(config.fetch.allow_hosts),
         userAgent: config.fetch.user_agent,
         signal: Context.current().cancellationSignal,
       });

@@ -12,11 +12,10 @@ import { archiveContent } from '../context-fit/archive';
 import { condense } from '../context-fit/condense';
 import { countTokens } from '../context-fit/tokens';
 import { contextWindowFor } from '../config/model-catalog';
-import { SUMMARIZER_SYSTEM, summarizerPrompt } from './prompts/summarizer';
+import { summarizer, summarizerPrompt } from '../roles/summarizer';
 import type { SourceFidelity } from '../domain/types';
 import type { ModelUsage } from './contracts';
 import { createModelCall, type ModelDeps } from './model-call';
-import { summarySchema } from './schemas';
 
 export interface FitItem {
   id: string;
@@ -126,10 +125,7 @@ export function createContentFitter(deps: Deps) {
     for (const ref of chain) {
       try {
         const prompt = summarizerPrompt({ title: item.title ?? '', text: item.text, level, max_words: Math.max(8, Math.floor(targetChars / 6)) });
-        const res = await callModel(
-          { role: 'summarizer', requested: ref, name: 'content_summary', system: SUMMARIZER_SYSTEM, prompt, signal: AbortSignal.timeout(s.timeout_seconds * 1000) },
-          summarySchema,
-        );
+        const res = await callModel(summarizer, { requested: ref, prompt, signal: AbortSignal.timeout(s.timeout_seconds * 1000) });
         usage.input_tokens += res.usage.input_tokens;
         usage.output_tokens += res.usage.output_tokens;
         usage.cost_usd += res.usage.cost_usd ?? 0;

@@ -36,7 +36,6 @@ import { adoptingArtifacts } from './adopted-artifacts';
 
 export interface ActivityDeps {
   config: AppConfig;
-  env?: NodeJS.ProcessEnv;
   artifacts?: ArtifactStore;
   sessions?: SessionStore;
   /** Told when an activity starts and stops waiting for an unreachable store (logs, metrics). */
@@ -54,15 +53,14 @@ export interface CreatedActivities {
 
 export function createActivities(deps: ActivityDeps): CreatedActivities {
   const { config } = deps;
-  const env = deps.env ?? process.env;
-  const ownArtifacts = deps.artifacts ? undefined : openArtifactStore(config, env);
+  const ownArtifacts = deps.artifacts ? undefined : openArtifactStore(config);
   const artifacts = deps.artifacts ?? (ownArtifacts as ArtifactStore);
   let sessions = deps.sessions;
   const ownsSessions = !sessions;
-  const sessionStore = () => (sessions ??= openSessionStore(config, env));
+  const sessionStore = () => (sessions ??= openSessionStore(config));
   const models = new Map<string, ModelProvider>();
   const model = (ref: string, role?: string) => {
-    const connection = modelConnection(config, env, ref, role);
+    const connection = modelConnection(config, ref, role);
     const key = `${ref} ${connection.timeoutMs}`;
     const provider = models.get(key) ?? createModelProvider(connection);
     models.set(key, provider);
@@ -70,21 +68,21 @@ export function createActivities(deps: ActivityDeps): CreatedActivities {
   };
   const defaultModel = (role: string) => {
     try {
-      return resolveProviderPlan(config, env, config.research.settings).model_chains[role]?.[0] ?? config.models.default;
+      return resolveProviderPlan(config, config.research.settings).model_chains[role]?.[0] ?? config.models.default;
     } catch {
       return config.models.default;
     }
   };
   const searchProviders = new Map<string, SearchProvider>();
   const searchProvider = (name: string) => {
-    const provider = searchProviders.get(name) ?? createSearch(config, env, name);
+    const provider = searchProviders.get(name) ?? createSearch(config, name);
     searchProviders.set(name, provider);
     return provider;
   };
-  const fetcher = fetcherFromConfig(config, env);
+  const fetcher = fetcherFromConfig(config);
   // Nothing of the browser loads until a page needs it.
-  const renderers = new Renderers(config, env, fetcher, deps.onBrowser);
-  const ownCache = openFetchCache(config, env);
+  const renderers = new Renderers(config, fetcher, deps.onBrowser);
+  const ownCache = openFetchCache(config);
   // Activities holding paid or fetched work (a model's answer, a page) wait out a store that cannot
   // be reached inside their attempt; the store steps (persist, report versions) fail fast instead,
   // as StoreUnavailable, and Temporal retries them without a maximum.
@@ -100,7 +98,7 @@ export function createActivities(deps: ActivityDeps): CreatedActivities {
   const budget = fitSettingsOf(config);
   const archiveSweep = startArchiveSweep(budget.archive.dir, budget.archive.ttl_hours);
   const modelDeps = { model, defaultModel, pricing: config.models.pricing, artifacts: store, budget, streams };
-  const embeddings = createEmbeddingChooser(config, env);
+  const embeddings = createEmbeddingChooser(config);
   const relevance = createRelevanceActivities(store, (models) => embeddings.choose(models));
   // The parser and the relevance score are compiled on first use: done now, not in a user's first round.
   setTimeout(() => void warmUpParsing().then(() => relevanceScore('Battery storage on the grid grew again.', ['grid storage costs'])), 0).unref();
@@ -130,9 +128,9 @@ export function createActivities(deps: ActivityDeps): CreatedActivities {
     ...asStoreSteps(createReportActivities(storeStepArtifacts), 'artifacts'),
     scoreRelevance: relevance.scoreRelevance,
     ...createTriageActivities(modelDeps),
-    ...createDeliveryActivities({ config, env, sessions: sessionsWaiting, artifacts: store }),
+    ...createDeliveryActivities({ config, sessions: sessionsWaiting, artifacts: store }),
     async lookupLocalKnowledge({ query, maxResults }) {
-      const notes = notesSource(config, env);
+      const notes = notesSource(config);
       if (!notes) return { hits: [] };
       try {
         const hits = (await searchProvider(notes).search({ query, maxResults })).filter(matchesQuestion(query));
@@ -143,7 +141,7 @@ export function createActivities(deps: ActivityDeps): CreatedActivities {
     },
     async resolveProviders({ settings }) {
       try {
-        return resolveProviderPlan(config, env, settings);
+        return resolveProviderPlan(config, settings);
       } catch (err) {
         throw toFailure(err, 'choosing providers');
       }

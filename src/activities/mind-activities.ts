@@ -2,9 +2,9 @@
 // into the next round's queries, the supervisor reflects after each phase. What the model answers
 // is cleaned up here, deterministically, so the workflow can trust the shapes and limits.
 import { normalizeQuery } from '../domain/text';
-import { CRITIC_SYSTEM, criticPrompt } from './prompts/critic';
-import { REFINER_SYSTEM, refinerPrompt } from './prompts/refiner';
-import { SUPERVISOR_SYSTEM, supervisorPrompt } from './prompts/supervisor';
+import { critic, criticPrompt, CRITIQUE_LIMITS } from '../roles/critic';
+import { refiner, refinerPrompt, REFINEMENT_LIMITS } from '../roles/refiner';
+import { MAX_REFLECTION_CHARS, supervisor, supervisorPrompt } from '../roles/supervisor';
 import type {
   AnalyzedGap,
   Contradiction,
@@ -17,11 +17,9 @@ import type {
 } from './contracts';
 import { confidenceWeight, createContentFitter, withSummaryUsage } from './fit-content';
 import { createModelCall, type ModelDeps } from './model-call';
-import { critiqueSchema, gapRefinementSchema, phaseReflectionSchema } from './schemas';
 
-export const MAX_CRITIC_QUERIES = 5;
-export const MAX_QUERIES_PER_GAP = 3;
-export const MAX_REFLECTION_CHARS = 600;
+const MAX_CRITIC_QUERIES = CRITIQUE_LIMITS.suggested_queries;
+const MAX_QUERIES_PER_GAP = REFINEMENT_LIMITS.queries.max;
 
 export function createMindActivities(deps: ModelDeps) {
   const callModel = createModelCall(deps);
@@ -35,10 +33,7 @@ export function createMindActivities(deps: ModelDeps) {
         { phase: 'refinement', modelRef: input.model ?? deps.defaultModel('critic'), fixedPrompt: criticPrompt({ ...input, findings: input.findings.map((f) => ({ ...f, content: '' })) }) },
       );
       const findings = input.findings.map((f, i) => ({ ...f, content: fitted.texts[i] })).filter((f) => f.content);
-      const call = await callModel(
-        { role: 'critic', requested: input.model, name: 'critique', system: CRITIC_SYSTEM, prompt: criticPrompt({ ...input, findings }) },
-        critiqueSchema,
-      );
+      const call = await callModel(critic, { requested: input.model, prompt: criticPrompt({ ...input, findings }) });
       const { object } = call;
       const usage = withSummaryUsage(call.usage, fitted);
       const missing = object.missing.map((m) => m.trim()).filter(Boolean);
@@ -59,16 +54,7 @@ export function createMindActivities(deps: ModelDeps) {
         input.findings_summary.map((line, i) => ({ id: `F${i + 1}`, kind: 'finding', text: line, relevance: 1 - i / Math.max(1, input.findings_summary.length) })),
         { phase: 'refinement', modelRef: input.model ?? deps.defaultModel('refiner'), fixedPrompt: refinerPrompt({ ...input, findings_summary: input.findings_summary.map(() => '') }) },
       );
-      const call = await callModel(
-        {
-          role: 'refiner',
-          requested: input.model,
-          name: 'gap_refinement',
-          system: REFINER_SYSTEM,
-          prompt: refinerPrompt({ ...input, findings_summary: fitted.texts.filter(Boolean) }),
-        },
-        gapRefinementSchema,
-      );
+      const call = await callModel(refiner, { requested: input.model, prompt: refinerPrompt({ ...input, findings_summary: fitted.texts.filter(Boolean) }) });
       const { object } = call;
       const usage = withSummaryUsage(call.usage, fitted);
       return { gaps: withUnsearchedQueries(object.gaps, input.searched_queries), rationale: object.rationale.trim(), usage };
@@ -86,16 +72,7 @@ export function createMindActivities(deps: ModelDeps) {
           fixedPrompt: supervisorPrompt({ ...input, guidance: guidance.map(() => '') }),
         },
       );
-      const call = await callModel(
-        {
-          role: 'supervisor',
-          requested: input.model,
-          name: 'phase_reflection',
-          system: SUPERVISOR_SYSTEM,
-          prompt: supervisorPrompt({ ...input, ...(input.guidance ? { guidance: fitted.texts.filter(Boolean) } : {}) }),
-        },
-        phaseReflectionSchema,
-      );
+      const call = await callModel(supervisor, { requested: input.model, prompt: supervisorPrompt({ ...input, ...(input.guidance ? { guidance: fitted.texts.filter(Boolean) } : {}) }) });
       const { object } = call;
       const usage = withSummaryUsage(call.usage, fitted);
       return {

@@ -1,7 +1,7 @@
 // Model activities: planning, analysis and report patches. No search or fetch ability here.
-import { analyzerPrompt, ANALYZER_SYSTEM } from './prompts/analyzer';
-import { PLANNER_SYSTEM, plannerPrompt, unansweredQuestions } from './prompts/planner';
-import { WRITER_SYSTEM, writerPrompt } from './prompts/writer';
+import { analyzer, analyzerPrompt, type analysisSchema } from '../roles/analyzer';
+import { PLAN_LIMITS, planner, plannerPrompt, unansweredQuestions } from '../roles/planner';
+import { writer, WRITER_PATCHES_ASKED, writerPrompt } from '../roles/writer';
 import { dedupeFindings } from '../report/dedupe';
 import { classifySource } from '../research/vetting';
 import type { z } from 'zod';
@@ -20,7 +20,6 @@ import type {
 } from './contracts';
 import { confidenceWeight, createContentFitter, withSummaryUsage } from './fit-content';
 import { createModelCall, type ModelDeps } from './model-call';
-import { analysisSchema, planSchema, reportPatchSchema, WRITER_PATCHES_ASKED } from './schemas';
 
 export type { ModelDeps } from './model-call';
 
@@ -41,24 +40,15 @@ export function createModelActivities(deps: ModelDeps) {
       );
       const known_documents = docs.map((d, i) => ({ ...d, snippet: fitted.texts[i] })).filter((d) => d.snippet);
       const clarifications = input.clarifications.map((c, i) => ({ ...c, answer: fitted.texts[docs.length + i] }));
-      const call = await callModel(
-        {
-          role: 'planner',
-          requested: input.model,
-          name: 'research_plan',
-          system: PLANNER_SYSTEM,
-          prompt: plannerPrompt({ ...input, known_documents, clarifications }),
-          stream: input.stream,
-        },
-        planSchema,
-      );
+      const call = await callModel(planner, { requested: input.model, prompt: plannerPrompt({ ...input, known_documents, clarifications }), stream: input.stream });
       const { object } = call;
       const usage = withSummaryUsage(call.usage, fitted);
       const { context, translations, ...rest } = object;
       const plan: ResearchPlan = {
         ...rest,
-        // A question the user already answered is never asked twice, however the model rewords it.
-        clarifying_questions: unansweredQuestions(rest.clarifying_questions, input.clarifications),
+        // A question the user already answered is never asked twice, however the model rewords it;
+        // no more are asked than the planner was told it may.
+        clarifying_questions: unansweredQuestions(rest.clarifying_questions, input.clarifications).slice(0, PLAN_LIMITS.clarifying_questions.asked.max),
         context: {
           language: reconcileLanguage(context?.language, input.query),
           domain: context?.domain ?? 'general',
@@ -99,10 +89,7 @@ export function createModelActivities(deps: ModelDeps) {
       );
       const sources = input.sources.map((s, i) => ({ ...s, text: fitted.texts[i] })).filter((s) => s.text);
       const prompt = analyzerPrompt({ ...input, sources });
-      const call = await callModel(
-        { role: 'analyzer', requested: input.model, name: 'source_analysis', system: ANALYZER_SYSTEM, prompt, stream: input.stream },
-        analysisSchema,
-      );
+      const call = await callModel(analyzer, { requested: input.model, prompt, stream: input.stream });
       const { object } = call;
       const usage = withSummaryUsage(call.usage, fitted);
       const fidelity = fitted.fidelity;
@@ -148,17 +135,7 @@ export function createModelActivities(deps: ModelDeps) {
         { phase: 'synthesis', modelRef, fixedPrompt: writerPrompt({ ...input, report_markdown: '', findings: findings.map((f) => ({ ...f, content: '' })) }) },
       );
       const shown = findings.map((f, i) => ({ ...f, content: fitted.texts[i] })).filter((f) => f.content);
-      const call = await callModel(
-        {
-          role: 'writer',
-          requested: input.model,
-          name: 'report_patch',
-          system: WRITER_SYSTEM,
-          prompt: writerPrompt({ ...input, report_markdown: fitted.texts[findings.length], findings: shown }),
-          stream: input.stream,
-        },
-        reportPatchSchema,
-      );
+      const call = await callModel(writer, { requested: input.model, prompt: writerPrompt({ ...input, report_markdown: fitted.texts[findings.length], findings: shown }), stream: input.stream });
       // Bounded before it enters history (applying cuts them to max_update_chars anyway): each
       // patch, and all of them together to what the patches asked for could hold, however many came.
       const cap = Math.max(2_000, input.max_update_chars * 4);

@@ -1,11 +1,11 @@
 // The one way an activity calls a model, for every role (the claim judge and the summarizer too): pick the model, heartbeat while it answers, price the
 // usage, and turn any error into a Temporal failure that says which role and model failed.
 import { Context } from '@temporalio/activity';
-import type { z } from 'zod';
 import type { FitSettings } from '../context-fit/allocate';
 import type { Price } from '../providers/model/pricing';
 import { costOf } from '../providers/model/pricing';
 import type { ModelProvider } from '../providers/model/types';
+import type { ModelRoleSpec } from '../roles/role';
 import type { ArtifactStore } from '../stores/artifacts';
 import type { AgentStreamSink, StreamWriter } from '../stores/agent-stream';
 import type { ModelUsage, StreamTarget } from './contracts';
@@ -25,22 +25,19 @@ export interface ModelDeps {
 }
 
 export interface RoleCall {
-  role: string;
   /** "provider:model" the workflow chose; absent, the role's first configured model. */
   requested: string | undefined;
-  /** Schema name sent to the provider (the harness fake answers by it). */
-  name: string;
-  system: string;
   prompt: string;
   stream?: StreamTarget;
   /** Ends the call early as well as the activity's cancellation (a per-call timeout, a sibling that failed). */
   signal?: AbortSignal;
 }
 
-export type CallModel = <T>(call: RoleCall, schema: z.ZodType<T>) => Promise<{ object: T; usage: ModelUsage }>;
+/** Calls a role (src/roles: its system prompt, schema and name) with this call's prompt. */
+export type CallModel = <T>(role: ModelRoleSpec<T>, call: RoleCall) => Promise<{ object: T; usage: ModelUsage }>;
 
 export function createModelCall(deps: Pick<ModelDeps, 'model' | 'defaultModel' | 'pricing' | 'streams'>): CallModel {
-  return async function callModel<T>({ role, requested, name, system, prompt, stream, signal: extra }: RoleCall, schema: z.ZodType<T>) {
+  return async function callModel<T>({ role, name, system, schema }: ModelRoleSpec<T>, { requested, prompt, stream, signal: extra }: RoleCall) {
     let keyEnv: string | undefined;
     let ref = requested ?? role;
     try {

@@ -1,8 +1,8 @@
 // Panel research and input checks (seed 004). Each panel model's answer and the synthesis are
 // long texts: they go to the artifact store and only their ids go back to the workflow.
-import { INPUT_CHECK_SYSTEM, INPUT_IMPROVE_SYSTEM, inputCheckPrompt } from './prompts/input-check';
-import { PANEL_WRITER_SYSTEM, panelWriterPrompt } from './prompts/panel-writer';
-import { SYNTHESIZER_SYSTEM, synthesizerPrompt } from './prompts/synthesizer';
+import { inputCheck, inputCheckPrompt, inputImprovement } from '../roles/input-check';
+import { panelWriter, panelWriterPrompt } from '../roles/panel-writer';
+import { synthesizer, synthesizerPrompt } from '../roles/synthesizer';
 import type {
   ImproveInputInput,
   ImproveInputOutput,
@@ -18,7 +18,6 @@ import { verifyReportCitations } from '../report/final-check';
 import { mergeRepeatedParagraphs, sideBySide } from '../report/repeated-paragraphs';
 import { createModelCall, type ModelDeps } from './model-call';
 import { reportLanguage } from './report-activities';
-import { inputCheckSchema, inputImprovementSchema, panelAnswerSchema, panelSynthesisSchema } from './schemas';
 
 const MAX_CONTEXT_CHARS = 20_000;
 const MAX_ANSWER_CHARS_FOR_SYNTHESIS = 30_000;
@@ -31,10 +30,7 @@ export function createPanelActivities(deps: ModelDeps) {
       const contexts = await Promise.all(
         input.contexts.map(async (c, i) => ({ label: c.label ?? `context ${i + 1}`, text: (await deps.artifacts.getText(c.file_id)).slice(0, MAX_CONTEXT_CHARS) })),
       );
-      const { object, usage } = await callModel(
-        { role: 'panel', requested: input.model, name: 'panel_answer', system: PANEL_WRITER_SYSTEM, prompt: panelWriterPrompt(input, contexts) },
-        panelAnswerSchema,
-      );
+      const { object, usage } = await callModel(panelWriter, { requested: input.model, prompt: panelWriterPrompt(input, contexts) });
       const answer = object.answer.trim();
       const stored = await deps.artifacts.put(answer, { name: `${input.research_id}-panel-${input.model}`, kind: 'text' });
       return { file_id: stored.file_id, chars: answer.length, usage };
@@ -48,10 +44,7 @@ export function createPanelActivities(deps: ModelDeps) {
         const stored = await deps.artifacts.put(markdown, { name: `${input.research_id}-panel-side-by-side`, kind: 'text' });
         return { report_file_id: stored.file_id, chars: markdown.length, conflicts: [], paragraphs: answers.length, attributed_models: answers.map((a) => a.model) };
       }
-      const { object, usage } = await callModel(
-        { role: 'synthesizer', requested: input.model, name: 'panel_synthesis', system: SYNTHESIZER_SYSTEM, prompt: synthesizerPrompt(input, answers) },
-        panelSynthesisSchema,
-      );
+      const { object, usage } = await callModel(synthesizer, { requested: input.model, prompt: synthesizerPrompt(input, answers) });
       const panel = new Set(answers.map((a) => a.model));
       // Only models that answered can be credited; a paragraph nobody is credited for says so.
       const paragraphs = mergeRepeatedParagraphs(object.paragraphs.map((p) => ({ text: p.text.trim(), models: [...new Set(p.models.map((m) => m.trim()))].filter((m) => panel.has(m)) })));
@@ -84,10 +77,7 @@ export function createPanelActivities(deps: ModelDeps) {
     },
 
     async validateInput(input: ValidateInputInput): Promise<ValidateInputOutput> {
-      const { object, usage } = await callModel(
-        { role: 'input_check', requested: input.model ?? deps.defaultModel('planner'), name: 'input_check', system: INPUT_CHECK_SYSTEM, prompt: inputCheckPrompt(input.prompt) },
-        inputCheckSchema,
-      );
+      const { object, usage } = await callModel(inputCheck, { requested: input.model ?? deps.defaultModel('planner'), prompt: inputCheckPrompt(input.prompt) });
       const improved = object.improved_prompt?.trim();
       return {
         quality: object.quality,
@@ -98,10 +88,7 @@ export function createPanelActivities(deps: ModelDeps) {
     },
 
     async improveInput(input: ImproveInputInput): Promise<ImproveInputOutput> {
-      const { object, usage } = await callModel(
-        { role: 'input_check', requested: input.model ?? deps.defaultModel('planner'), name: 'input_improvement', system: INPUT_IMPROVE_SYSTEM, prompt: inputCheckPrompt(input.prompt) },
-        inputImprovementSchema,
-      );
+      const { object, usage } = await callModel(inputImprovement, { requested: input.model ?? deps.defaultModel('planner'), prompt: inputCheckPrompt(input.prompt) });
       return { improved_prompt: object.improved_prompt.trim(), usage };
     },
   };

@@ -6,8 +6,7 @@ import { relevanceScore } from '../report/relevance';
 import { splitPassages } from '../verify/passages';
 import type { TriageSourcesInput, TriageSourcesOutput } from './contracts';
 import { createModelCall, type ModelDeps } from './model-call';
-import { TRIAGE_SYSTEM, triagePrompt, type TriagePage } from './prompts/triage';
-import { triageSchema } from './schemas';
+import { triage, triagePrompt, type TriagePage } from '../roles/triage';
 
 const OPENING_CHARS = 500;
 const PASSAGE_CHARS = 700;
@@ -21,10 +20,7 @@ export function createTriageActivities(deps: Pick<ModelDeps, 'model' | 'defaultM
     async triageSources(input: TriageSourcesInput): Promise<TriageSourcesOutput> {
       const asked = [input.question, ...(input.translations ?? [])];
       const pages = await Promise.all(input.sources.map(async (s) => pageOf(s, await deps.artifacts.getText(s.text_file_id).catch(() => ''), [...asked, s.sub_question])));
-      const call = await callModel(
-        { role: 'triage', requested: input.model, name: 'source_triage', system: TRIAGE_SYSTEM, prompt: triagePrompt({ question: input.question, translations: input.translations, pages }) },
-        triageSchema,
-      );
+      const call = await callModel(triage, { requested: input.model, prompt: triagePrompt({ question: input.question, translations: input.translations, pages }) });
       const known = new Set(input.sources.map((s) => s.id));
       const verdicts: TriageSourcesOutput['verdicts'] = {};
       for (const v of call.object.verdicts) if (known.has(v.source_id) && !verdicts[v.source_id]) verdicts[v.source_id] = { verdict: v.verdict, why: v.why.trim().slice(0, 300) };

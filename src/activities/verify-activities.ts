@@ -8,7 +8,8 @@ import { citedSentences } from '../report/sentences';
 import { checkDois, citedDois, DEFAULT_DOI_RESOLVER } from '../verify/dois';
 import { checkLinks } from '../verify/links';
 import { splitPassages, type Passage } from '../verify/passages';
-import { checkClaims, CLAIM_JUDGE_SYSTEM, claimSupportSchema, judgePrompt, verdictsByIndex, type Judge } from '../verify/support';
+import { checkClaims, verdictsByIndex, type Judge } from '../verify/support';
+import { claimJudge, judgePrompt } from '../roles/claim-judge';
 import type { VerifyClaimsInput } from '../verify/types';
 import type { ModelUsage, VerifyCitationsInput, VerifyCitationsOutput, VerifyReportInput, VerifyReportOutput } from './contracts';
 import { toFailure } from './errors';
@@ -52,7 +53,7 @@ export function createVerifyActivities(deps: VerifyDeps) {
           const signal = AbortSignal.any([cancellation, stop.signal]);
           const heartbeat = () => Context.current().heartbeat();
           const judge: Judge = async (batch) => {
-            const res = await callModel({ role: CRITIC, requested: input.model, name: 'claim_support', system: CLAIM_JUDGE_SYSTEM, prompt: judgePrompt(batch), signal }, claimSupportSchema);
+            const res = await callModel(claimJudge, { requested: input.model, prompt: judgePrompt(batch), signal });
             usage = addUsage(usage, res.usage);
             heartbeat();
             return verdictsByIndex(res.object, batch.claims.length);

@@ -14,12 +14,12 @@ export interface Check {
 }
 
 /** One line per provider in use: the planner's model chain and the search chain, probed. */
-export async function doctor(config: AppConfig, env: NodeJS.ProcessEnv = process.env): Promise<Check[]> {
+export async function doctor(config: AppConfig): Promise<Check[]> {
   const checks: Check[] = [];
-  const rows = await listProviders(config, env, { check: true });
+  const rows = await listProviders(config, { check: true });
   let plan: ProviderPlan | undefined;
   try {
-    plan = resolveProviderPlan(config, env, config.research.settings);
+    plan = resolveProviderPlan(config, config.research.settings);
   } catch (err) {
     checks.push({ name: 'providers', ok: false, detail: (err as Error).message });
   }
@@ -43,10 +43,11 @@ export async function doctor(config: AppConfig, env: NodeJS.ProcessEnv = process
     }
   }
   // Optional: without a renderer nothing fails, pages that render by script are read without it.
-  checks.push({ name: 'rendering', ok: true, detail: renderingStatus(config, env) });
-  const binary = findTemporalBinary();
-  checks.push({ name: 'temporal CLI', ok: !!binary || !!env.TEMPORAL_ADDRESS, detail: binary ?? 'not installed yet (installed into .venv on first use)' });
+  checks.push({ name: 'rendering', ok: true, detail: renderingStatus(config) });
+  const binary = findTemporalBinary(config.environment.temporal);
+  const embedded = config.environment.temporal.embedded;
+  checks.push({ name: 'temporal CLI', ok: !!binary || !embedded, detail: binary ?? 'not installed yet (installed into .venv on first use)' });
   const up = await portOpen(config.temporal.address);
-  checks.push({ name: 'temporal server', ok: up || !env.TEMPORAL_ADDRESS, detail: `${config.temporal.address}: ${up ? 'reachable' : env.TEMPORAL_ADDRESS ? 'unreachable' : 'not running (started on demand)'}` });
+  checks.push({ name: 'temporal server', ok: up || embedded, detail: `${config.temporal.address}: ${up ? 'reachable' : !embedded ? 'unreachable' : 'not running (started on demand)'}` });
   return checks;
 }

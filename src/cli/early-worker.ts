@@ -10,10 +10,10 @@ import { loadConfig } from './config';
 
 export async function startWorkerEarly(log: (line: string) => void): Promise<void> {
   try {
-    if (!usesEmbeddedServer()) return;
     const config = loadConfig();
+    if (!usesEmbeddedServer(config)) return;
     if (runningWorkerPid(config) || workerOwner(config.data_dir, config.temporal.task_queue)) return;
-    (require('../providers/registry') as typeof import('../providers/registry')).checkModelConfigured(config, process.env);
+    (require('../providers/registry') as typeof import('../providers/registry')).checkModelConfigured(config);
     if (await portOpen(config.temporal.address)) return;
     startBackgroundWorker(config, log);
   } catch {

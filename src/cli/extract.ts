@@ -13,7 +13,7 @@ export interface Extraction extends ParsedDocument {
   bytes: number;
 }
 
-export async function extract(target: string, config: AppConfig, env: NodeJS.ProcessEnv = process.env): Promise<Extraction> {
+export async function extract(target: string, config: AppConfig): Promise<Extraction> {
   if (!/^[a-z][a-z0-9+.-]*:/i.test(target) || /^file:/i.test(target)) {
     const file = path.resolve(target.replace(/^file:\/\//i, ''));
     const contentType = contentTypeForFile(file) ?? 'text/plain';
@@ -21,7 +21,7 @@ export async function extract(target: string, config: AppConfig, env: NodeJS.Pro
     const doc = await parseDocument(bytes, contentType, `file://${file}`);
     return { ...doc, url: `file://${file}`, final_url: `file://${file}`, content_type: contentType, bytes: bytes.length };
   }
-  const fetcher = fetcherFromConfig(config, env);
+  const fetcher = fetcherFromConfig(config);
   try {
     const res = await fetcher.fetch(target, new AbortController().signal);
     const doc = await parseDocument(res.body, res.contentType, res.finalUrl);

@@ -121,7 +121,7 @@ export function buildProgram(): Command {
     .option('--json')
     .action(async (o: Common & { check?: boolean }) => {
       const { formatProviders, listProviders } = require('../providers/listing') as typeof import('../providers/listing');
-      const rows = await listProviders(loadConfig(), process.env, { check: o.check });
+      const rows = await listProviders(loadConfig(), { check: o.check });
       out(o.json, { providers: rows }, formatProviders(rows));
       if (rows.some((r) => r.answer !== undefined && r.answer !== 'ok')) process.exitCode = 1;
     });
@@ -142,18 +142,18 @@ export function buildProgram(): Command {
       if (action === 'status' || action === 'stop' || action === 'adopt') return (require('./worker-commands') as typeof import('./worker-commands')).workerCommand(action, config, o.json);
       if (action) throw new Error(`unknown worker action "${action}" (status, stop, adopt)`);
       const memory = require('../worker/process-memory') as typeof import('../worker/process-memory');
-      if (memory.missingMemorySettings(process.env, process.execArgv).length) {
-        process.exitCode = await memory.rerunWithMemorySettings(config.temporal, log);
+      if (memory.missingMemorySettings(config.environment.process, process.execArgv).length) {
+        process.exitCode = await memory.rerunWithMemorySettings(config, log);
         return;
       }
-      memory.stopWithParent();
+      memory.stopWithParent(config.environment.process);
       const { ensureServer, recordWorkerPid, stopWhenReplaced, usesEmbeddedServer } = runtime();
       recordWorkerPid(config, o.background ? 'background' : 'foreground');
       if (o.background) stopWhenReplaced(config, log);
       // A background worker's starter starts the server (beside it, on a cold start): it waits for it.
       const { waitForPort } = require('../temporal/dev-server') as typeof import('../temporal/dev-server');
-      const serverReady = o.background ? () => waitForPort(config.temporal.address, 120_000) : usesEmbeddedServer() ? () => ensureServer(config, log) : undefined;
-      await (require('../worker/main') as typeof import('../worker/main')).runWorker({ metricsPort: o.metricsPort, healthPort: o.healthPort, serverReady });
+      const serverReady = o.background ? () => waitForPort(config.temporal.address, 120_000) : usesEmbeddedServer(config) ? () => ensureServer(config, log) : undefined;
+      await (require('../worker/main') as typeof import('../worker/main')).runWorker(config, { metricsPort: o.metricsPort, healthPort: o.healthPort, serverReady });
     });
 
   const server = program.command('server').description('the local Temporal dev server');
@@ -181,7 +181,7 @@ export function buildProgram(): Command {
   server.command('install').description('install the Temporal CLI into the project venv if missing').action(() => {
     const config = loadConfig();
     const { ensureTemporalBinary } = require('../temporal/binary') as typeof import('../temporal/binary');
-    log(`temporal CLI: ${ensureTemporalBinary(config.temporal.cli_version, log)}`);
+    log(`temporal CLI: ${ensureTemporalBinary(config, log)}`);
   });
   return program;
 }

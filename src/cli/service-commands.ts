@@ -1,8 +1,9 @@
 // CLI commands for the service: `serve` and API tokens.
 import type { Command } from 'commander';
 
+import { loadConfig } from './config';
+
 // Each command loads what it uses when it runs (the CLI's entry stays light).
-const loadConfig = () => (require('../config/load') as typeof import('../config/load')).loadConfig();
 const openServiceStore = (config: ReturnType<typeof loadConfig>) => (require('../stores/open') as typeof import('../stores/open')).openServiceStore(config);
 
 export function registerServiceCommands(program: Command, log: (line: string) => void): void {
@@ -18,7 +19,7 @@ export function registerServiceCommands(program: Command, log: (line: string) =>
       const port = Number(o.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, got "${o.port}"`);
       const { serve } = require('../server/serve') as typeof import('../server/serve');
-      const running = await serve({
+      const running = await serve(loadConfig(), {
         host: o.host,
         port,
         corsOrigins: o.cors?.split(',').map((s) => s.trim()).filter(Boolean),
@@ -42,7 +43,7 @@ export function registerServiceCommands(program: Command, log: (line: string) =>
       const { ResearchService } = require('../server/research-service') as typeof import('../server/research-service');
       const { connect, ensureWorker } = require('../runtime/local') as typeof import('../runtime/local');
       const config = loadConfig();
-      checkModelConfigured(config, process.env);
+      checkModelConfigured(config);
       const client = await connect(config, { startServer: true, log });
       await ensureWorker(client, log);
       const service = new ResearchService(client);

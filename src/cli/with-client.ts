@@ -23,8 +23,8 @@ export function out(json: boolean | undefined, value: unknown, text: string): vo
 export async function withClient<T>(opts: { startRuntime?: boolean }, fn: (client: ResearchClient, config: AppConfig) => Promise<T>): Promise<T> {
   const config = loadConfig();
   // Refuse to start research that could only fail later for want of a model.
-  if (opts.startRuntime) (require('../providers/registry') as typeof import('../providers/registry')).checkModelConfigured(config, process.env);
-  startTracing('deep-research-cli');
+  if (opts.startRuntime) (require('../providers/registry') as typeof import('../providers/registry')).checkModelConfigured(config);
+  startTracing('deep-research-cli', config.environment.telemetry);
   const client = opts.startRuntime ? await startRuntime(config) : await connect(config, { startServer: false, searchAttributes: false, log });
   try {
     return await fn(client, config);
@@ -41,7 +41,7 @@ export async function withClient<T>(opts: { startRuntime?: boolean }, fn: (clien
  * server starts, and waits for it), and the wait for the server ticks at a terminal.
  */
 async function startRuntime(config: AppConfig): Promise<ResearchClient> {
-  if (usesEmbeddedServer() && !(await portOpen(config.temporal.address))) {
+  if (usesEmbeddedServer(config) && !(await portOpen(config.temporal.address))) {
     // A serve that owns the data directory's worker starts it itself (src/runtime/worker-owner.ts).
     if (!runningWorkerPid(config) && !workerOwner(config.data_dir, config.temporal.task_queue)) startBackgroundWorker(config, log);
     const progress = new Progress();

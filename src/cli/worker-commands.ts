@@ -49,7 +49,7 @@ export async function workerCommand(action: 'status' | 'stop' | 'adopt', config:
     pollers = undefined;
   }
   const owner = workerOwner(config.data_dir, config.temporal.task_queue);
-  const stale = !!pid && !!record?.fingerprint && record.fingerprint !== providerFingerprint(process.env);
+  const stale = !!pid && !!record?.fingerprint && record.fingerprint !== providerFingerprint(config);
   const status = {
     background_worker: pid ? { pid, started_at: record?.started_at, environment_changed: stale } : null,
     foreground_worker: foregroundPid ? { pid: foregroundPid, started_at: foreground?.started_at } : null,

@@ -22,11 +22,11 @@ function messages(err: unknown, depth = 0): string {
   return `${typeof e.message === 'string' ? e.message : ''}\n${messages(e.cause, depth + 1)}`;
 }
 
-/** What is wrong with this process's keys for `err`, in one sentence; undefined for any other error. */
-export function payloadKeyProblem(err: unknown, id: string, env: NodeJS.ProcessEnv): string | undefined {
+/** What is wrong with this process's keys (DEEP_RESEARCH_PAYLOAD_KEYS as given) for `err`, in one sentence; undefined for any other error. */
+export function payloadKeyProblem(err: unknown, id: string, payloadKeys: string | undefined): string | undefined {
   const text = messages(err);
   if (text.includes(`Unknown encoding: ${ENCRYPTED_ENCODING}`)) {
-    return env[PAYLOAD_KEYS_ENV]?.trim()
+    return payloadKeys
       ? `research ${id} is encrypted with a key ${PAYLOAD_KEYS_ENV} here does not hold`
       : `research ${id} is encrypted and ${PAYLOAD_KEYS_ENV} is not set here: set it to the workers' keys to read it from Temporal`;
   }

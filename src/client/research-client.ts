@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { resolveSettingsKept } from '../config/parsed-cache';
 import { withOverrides, type SettingsOverrides } from '../config/session-settings';
 import type { AppConfig } from '../config/schema';
-import { dataConverterFromEnv } from '../temporal/codec';
+import { dataConverterOf } from '../temporal/codec';
 import { clientTracingInterceptors } from '../telemetry/tracing';
 import { openArtifactStore, openFetchCache, openSessionStore } from '../stores/open';
 import { artifactIdsIn, type SessionPage, type SessionStore } from '../stores/sessions';
@@ -60,14 +60,12 @@ export class ResearchClient {
     readonly connection: Connection,
     readonly config: AppConfig,
     private readonly searchAttributes = false,
-    /** Where DATABASE_URL (shared stores) is read from. */
-    readonly env: NodeJS.ProcessEnv = process.env,
   ) {
     // Encrypted payloads when DEEP_RESEARCH_PAYLOAD_KEYS is set; the trace travels with every call.
     this.client = new Client({
       connection,
       namespace: config.temporal.namespace,
-      dataConverter: dataConverterFromEnv(env),
+      dataConverter: dataConverterOf(config.environment.temporal.payload_keys),
       interceptors: { workflow: clientTracingInterceptors() },
     });
   }
@@ -148,7 +146,7 @@ export class ResearchClient {
   }
 
   private artifacts(): ArtifactStore {
-    return (this.artifactStore ??= openArtifactStore(this.config, this.env));
+    return (this.artifactStore ??= openArtifactStore(this.config));
   }
 
   // Shorthands for the tests and scripts that steer a session; every front end sends by name (send).
@@ -299,7 +297,7 @@ export class ResearchClient {
   async startRun(state: ResearchState, policy: 'ALLOW_DUPLICATE' | 'REJECT_DUPLICATE' | 'REPLACE_RUNNING'): Promise<void> {
     // What the state names (an enhanced version: its parent's pages and report) is the session's
     // before it runs, so a delete of the parent meanwhile leaves those artifacts in place.
-    const refs = openFetchCache(this.config, this.env);
+    const refs = openFetchCache(this.config);
     await refs.adopt(state.research_id, artifactIdsIn(JSON.stringify(state))).finally(() => refs.close());
     const input: ResearchInput = { researchId: state.research_id, query: state.initial_query, settings: state.settings, resume: state };
     await this.client.workflow.start(WORKFLOW_TYPE, {
@@ -342,7 +340,7 @@ export class ResearchClient {
 
   /** The session store (shared PostgreSQL with DATABASE_URL), opened on first use. */
   sessions(): SessionStore {
-    return (this.store ??= openSessionStore(this.config, this.env));
+    return (this.store ??= openSessionStore(this.config));
   }
 
   /**
@@ -389,7 +387,7 @@ export class ResearchClient {
 
   /** Undecodable payloads (no or another key): the variable to set, with the session store's copy. */
   private async keyProblem(id: string, err: unknown): Promise<PayloadKeyError | undefined> {
-    const problem = payloadKeyProblem(err, id, this.env);
+    const problem = payloadKeyProblem(err, id, this.config.environment.temporal.payload_keys);
     return problem ? new PayloadKeyError(problem, await this.sessions().get(id).catch(() => undefined)) : undefined;
   }
 

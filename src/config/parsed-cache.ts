@@ -11,7 +11,8 @@ import path from 'node:path';
 import { applyEnvironment, expandHome, readConfigFile } from './read';
 import { onFirstNeed } from './on-first-need';
 import type { ResearchSettings } from '../domain/types';
-import type { AppConfig } from './schema';
+import { noting } from './environment';
+import type { AppConfig, FileConfig } from './schema';
 
 /** The project modules whose code decides what a config file validates to (test/config-cache.test.ts keeps the list whole). */
 export const SCHEMA_MODULES = ['config/schema', 'domain/settings', 'domain/names', 'domain/text-rules'];
@@ -41,16 +42,17 @@ function schemaFingerprint(): string {
  * it must be validated now (first load of this text, or SEARCH_PROVIDER, whose settings are validated
  * again). A file that is not JSON or missing throws as a full load would.
  */
-export function configValidatedBefore(env: NodeJS.ProcessEnv = process.env): AppConfig | undefined {
-  const { text, raw } = readConfigFile(env);
-  if (env.SEARCH_PROVIDER) return undefined;
-  const file = cacheFileFor(text, raw, env);
-  const cached = file ? readCached<AppConfig>(file) : undefined;
-  return cached ? applyEnvironment(cached, raw, env, () => cached.research.settings) : undefined;
+export function configValidatedBefore(environment: NodeJS.ProcessEnv = process.env): AppConfig | undefined {
+  const given = noting(environment);
+  const { text, raw } = readConfigFile(given.env);
+  if (given.env.SEARCH_PROVIDER) return undefined;
+  const file = cacheFileFor(text, raw, given.env);
+  const cached = file ? readCached<FileConfig>(file) : undefined;
+  return cached ? applyEnvironment(cached, raw, given, () => cached.research.settings) : undefined;
 }
 
 /** Keeps a validated config (before the environment is applied) for later loads of the same text. */
-export function keepValidated(text: string, raw: unknown, env: NodeJS.ProcessEnv, config: AppConfig): void {
+export function keepValidated(text: string, raw: unknown, env: NodeJS.ProcessEnv, config: FileConfig): void {
   const file = cacheFileFor(text, raw, env);
   if (file) keep(file, config, KEPT);
 }

@@ -4,12 +4,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import type { AppConfig } from './schema';
+import type { AppConfig, FileConfig } from './schema';
 import { MODEL_PROVIDER_DEFAULTS } from './model-catalog';
+import { environmentOf, type NotedEnvironment } from './environment';
+import { ConfigError } from './errors';
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError } from './errors';
 
 export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
 
@@ -32,10 +32,12 @@ export function readConfigFile(env: NodeJS.ProcessEnv): ConfigFile {
 }
 
 /**
- * The environment's overrides on a validated config (changed in place and returned). SEARCH_PROVIDER
- * changes the session settings, which are validated again: `resolveSettings` does that.
+ * The environment's overrides on a validated file (changed in place), and the environment's own
+ * section (environment.ts): the whole config. SEARCH_PROVIDER changes the session settings, which
+ * are validated again: `resolveSettings` does that.
  */
-export function applyEnvironment(config: AppConfig, raw: unknown, env: NodeJS.ProcessEnv, resolveSettings: (defaults: AppConfig['research']['settings'], overrides: unknown) => AppConfig['research']['settings']): AppConfig {
+export function applyEnvironment(config: FileConfig, raw: unknown, given: NotedEnvironment & { raw: NodeJS.ProcessEnv }, resolveSettings: (defaults: FileConfig['research']['settings'], overrides: unknown) => FileConfig['research']['settings']): AppConfig {
+  const { env } = given;
   applyModelEnv(config, env);
   if (env.MODEL_CONTEXT_TOKENS) {
     const tokens = Number(env.MODEL_CONTEXT_TOKENS);
@@ -45,6 +47,7 @@ export function applyEnvironment(config: AppConfig, raw: unknown, env: NodeJS.Pr
   applyBudgetAliases(config, raw);
   if (env.SEARXNG_URL) config.search.searxng_url = env.SEARXNG_URL;
   if (env.DOI_RESOLVER_URL) config.fetch.doi_resolver_url = env.DOI_RESOLVER_URL;
+  if (env.FETCH_ALLOW_HOSTS) config.fetch.allow_hosts = [...config.fetch.allow_hosts, ...env.FETCH_ALLOW_HOSTS.split(',').map((h) => h.trim()).filter(Boolean)];
   if (env.FETCH_RENDER) {
     if (!['auto', 'always', 'never'].includes(env.FETCH_RENDER)) throw new ConfigError(`FETCH_RENDER must be auto, always or never (got "${env.FETCH_RENDER}")`);
     config.fetch.render = env.FETCH_RENDER as AppConfig['fetch']['render'];
@@ -72,7 +75,7 @@ export function applyEnvironment(config: AppConfig, raw: unknown, env: NodeJS.Pr
   config.data_dir = expandHome(config.data_dir);
   if (config.search.local_path) config.search.local_path = expandHome(config.search.local_path);
   if (config.research.research_archive_dir) config.research.research_archive_dir = expandHome(config.research.research_archive_dir);
-  return config;
+  return Object.assign(config, { environment: environmentOf(config, given) });
 }
 
 /**
@@ -80,7 +83,7 @@ export function applyEnvironment(config: AppConfig, raw: unknown, env: NodeJS.Pr
  * and its Web UI's port (by default 1000 above it, as `temporal server start-dev` does). With
  * TEMPORAL_ADDRESS there is no embedded server, and these do not apply.
  */
-function applyEmbeddedServerPorts(config: AppConfig, env: NodeJS.ProcessEnv): void {
+function applyEmbeddedServerPorts(config: FileConfig, env: NodeJS.ProcessEnv): void {
   const port = portVariable(env, 'DEEP_RESEARCH_TEMPORAL_PORT');
   if (port !== undefined) {
     const at = config.temporal.address.lastIndexOf(':');
@@ -100,14 +103,14 @@ function portVariable(env: NodeJS.ProcessEnv, name: string): number | undefined 
 }
 
 /** budget.safety_margin and budget.runtime_overhead_tokens, the older names, still count when the seed's keys are absent. */
-function applyBudgetAliases(config: AppConfig, raw: unknown): void {
+function applyBudgetAliases(config: FileConfig, raw: unknown): void {
   const research = (raw as { research?: Record<string, unknown> } | null)?.research ?? {};
   if (config.budget.safety_margin !== undefined && !('token_safety_margin' in research)) config.research.token_safety_margin = config.budget.safety_margin;
   if (config.budget.runtime_overhead_tokens !== undefined && !('runtime_overhead' in research)) config.research.runtime_overhead = config.budget.runtime_overhead_tokens;
 }
 
 /** The conventional variables: base URLs of the SDKs' own names, and the default model. */
-function applyModelEnv(config: AppConfig, env: NodeJS.ProcessEnv): void {
+function applyModelEnv(config: FileConfig, env: NodeJS.ProcessEnv): void {
   const baseUrls: Record<string, string | undefined> = {
     openai: env.OPENAI_BASE_URL,
     anthropic: env.ANTHROPIC_BASE_URL,

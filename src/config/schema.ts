@@ -1,8 +1,10 @@
 // The configuration contract, validated at start-up. Settings are per session (defaults here,
-// overrides at start); everything else is per installation. Secrets never live here.
+// overrides at start); everything else is per installation. Secrets never live in the file: a
+// loaded config carries them in its environment section, which never serializes.
 import { z } from 'zod';
 import { MODEL_ROLES } from '../domain/names';
 import { modelRef, researchSettingsSchema, searchProviderName } from '../domain/settings';
+import type { EnvironmentSettings } from './environment';
 
 export { researchSettingsSchema, type ResearchSettingsInput } from '../domain/settings';
 
@@ -194,7 +196,11 @@ export const configSchema = z
   })
   .strict();
 
-export type AppConfig = z.infer<typeof configSchema>;
+/** The installation's file, validated (with the environment's overrides applied once loaded). */
+export type FileConfig = z.infer<typeof configSchema>;
+
+/** A process's configuration: the file's settings and what the environment says (src/config/environment.ts). */
+export type AppConfig = FileConfig & { environment: EnvironmentSettings };
 
 export function settingsJsonSchema(): Record<string, unknown> {
   return z.toJSONSchema(researchSettingsSchema, { io: 'input' }) as Record<string, unknown>;

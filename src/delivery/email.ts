@@ -1,8 +1,10 @@
 // E-mail over SMTP: the report as the HTML body (plain text beside it), with the Markdown and a
-// PDF attached. The server and its credentials come only from SMTP_* environment variables.
+// PDF attached. The server and its credentials come only from SMTP_* environment variables (the
+// config's environment section).
 // Nodemailer makes one attempt; Temporal retries the activity.
 import { ApplicationFailure } from '@temporalio/common';
 import type { createTransport as CreateTransport } from 'nodemailer';
+import type { SmtpSettings } from '../config/environment';
 import { contentHtml, contentPdf, type DeliveryContent } from './content';
 
 export interface SmtpConfig {
@@ -14,14 +16,13 @@ export interface SmtpConfig {
   from: string;
 }
 
-export function smtpFromEnv(env: NodeJS.ProcessEnv): SmtpConfig {
-  const host = env.SMTP_HOST?.trim();
+/** The SMTP server the config's environment names, checked: a missing host or a bad port is a configuration error. */
+export function smtpOf(settings: SmtpSettings): SmtpConfig {
+  const { host, port, secure, user, pass } = settings;
   if (!host) throw ApplicationFailure.nonRetryable('e-mail delivery needs SMTP_HOST (and SMTP_PORT, SMTP_FROM; SMTP_USER and SMTP_PASS if the server wants a login)', 'ConfigurationError');
-  const port = Number(env.SMTP_PORT ?? 587);
   if (!Number.isInteger(port) || port < 1 || port > 65_535) throw ApplicationFailure.nonRetryable('SMTP_PORT is not a port number', 'ConfigurationError');
-  const secure = env.SMTP_SECURE ? /^(1|true|yes)$/i.test(env.SMTP_SECURE) : port === 465;
-  const from = env.SMTP_FROM?.trim() || (env.SMTP_USER?.includes('@') ? env.SMTP_USER : `deep-research@${host}`);
-  return { host, port, secure, user: env.SMTP_USER || undefined, pass: env.SMTP_PASS || undefined, from };
+  const from = settings.from || (user?.includes('@') ? user : `deep-research@${host}`);
+  return { host, port, secure, user, pass, from };
 }
 
 export function safeFileName(text: string): string {

@@ -33,7 +33,7 @@ export interface FetchedDocument {
 }
 
 /** The fetcher a configuration describes; FETCH_ALLOW_HOSTS adds to `fetch.allow_hosts`. */
-export function fetcherFromConfig(config: AppConfig, env: NodeJS.ProcessEnv = process.env): SafeFetcher {
+export function fetcherFromConfig(config: AppConfig): SafeFetcher {
   const f = config.fetch;
   return new SafeFetcher({
     userAgent: f.user_agent,
@@ -41,7 +41,7 @@ export function fetcherFromConfig(config: AppConfig, env: NodeJS.ProcessEnv = pr
     connectTimeoutMs: f.connect_timeout_seconds * 1000,
     maxBytes: f.max_bytes,
     maxRedirects: f.max_redirects,
-    allow: parseAllowList(f.allow_hosts, env.FETCH_ALLOW_HOSTS),
+    allow: parseAllowList(f.allow_hosts),
     respectRobots: f.respect_robots,
     perHostConcurrency: f.per_host_concurrency,
     minHostGapMs: f.min_host_gap_ms,

@@ -20,7 +20,6 @@ export class Renderers {
 
   constructor(
     private readonly config: AppConfig,
-    private readonly env: NodeJS.ProcessEnv,
     private readonly fetcher: SafeFetcher,
     log?: (line: string) => void,
   ) {
@@ -31,7 +30,7 @@ export class Renderers {
     const renderers: PageRenderer[] = [];
     const missing: string[] = [];
     for (const name of this.config.fetch.render_with) {
-      const why = name === 'chromium' ? this.pool.unavailable() : readerUnavailable(this.config, this.env, name);
+      const why = name === 'chromium' ? this.pool.unavailable() : readerUnavailable(this.config, name);
       if (why) missing.push(`${name}: ${why}`);
       else renderers.push(name === 'chromium' ? this.chromium() : this.reader(name));
     }
@@ -48,21 +47,21 @@ export class Renderers {
   }
 
   private reader(name: ReaderName): PageRenderer {
-    const made = this.readers.get(name) ?? createReader(this.config, this.env, name);
+    const made = this.readers.get(name) ?? createReader(this.config, name);
     this.readers.set(name, made);
     return made;
   }
 }
 
 /** `doctor`'s line on rendering: what would render a page that needs a browser here, or how to add something that can. */
-export function renderingStatus(config: AppConfig, env: NodeJS.ProcessEnv): string {
+export function renderingStatus(config: AppConfig): string {
   if (config.fetch.render === 'never') return 'off (fetch.render is never): pages that render by script are read as their HTML stands';
   const ready: string[] = [];
   for (const name of config.fetch.render_with) {
     if (name === 'chromium') {
       const executable = findBrowser(config.fetch.browser.executable);
       if (executable) ready.push(`chromium at ${executable}`);
-    } else if (!readerUnavailable(config, env, name)) ready.push(name);
+    } else if (!readerUnavailable(config, name)) ready.push(name);
   }
   if (ready.length) return `${config.fetch.render}: pages that render by script go to ${ready.join(', then ')}`;
   return `nothing here can render pages that build their text by script (they are read without it): ${INSTALL_HINT}`;

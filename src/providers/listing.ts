@@ -3,7 +3,7 @@
 import { MODEL_ROLES, splitModelRef } from '../config/model-catalog';
 import type { AppConfig } from '../config/schema';
 import { ALL_SEARCH_PROVIDERS, modelAvailability, modelProviders, probeSearch, searchAvailability, searchKind, searchLocation, searchRate } from './registry';
-import { isSearchProviderName, searchApiKeyFromEnv, SEARCH_PROVIDERS } from './search/catalog';
+import { isSearchProviderName, searchApiKey, SEARCH_PROVIDERS } from './search/catalog';
 
 export interface ProviderRow {
   type: 'model' | 'search';
@@ -21,26 +21,26 @@ export interface ProviderRow {
   answer?: string;
 }
 
-export async function listProviders(config: AppConfig, env: NodeJS.ProcessEnv, opts: { check?: boolean } = {}): Promise<ProviderRow[]> {
-  const rows = [...modelRows(config, env), ...searchRows(config, env)];
+export async function listProviders(config: AppConfig, opts: { check?: boolean } = {}): Promise<ProviderRow[]> {
+  const rows = [...modelRows(config), ...searchRows(config)];
   if (opts.check) {
-    await Promise.all(rows.filter((r) => r.available && r.used_for.length > 0).map(async (r) => (r.answer = await probe(config, env, r))));
+    await Promise.all(rows.filter((r) => r.available && r.used_for.length > 0).map(async (r) => (r.answer = await probe(config, r))));
   }
   return rows;
 }
 
-function modelRows(config: AppConfig, env: NodeJS.ProcessEnv): ProviderRow[] {
+function modelRows(config: AppConfig): ProviderRow[] {
   const chains = MODEL_ROLES.map((role) => [role, config.models.roles[role] ?? [config.models.default, ...config.models.fallbacks]] as const);
   return Object.entries(modelProviders(config)).map(([name, p]) => {
     const refs = chains.flatMap(([, chain]) => chain).filter((ref) => ref.startsWith(`${name}:`));
-    const availability = refs.length ? modelAvailability(config, env, refs[0]) : modelAvailability(config, env, `${name}:any`);
+    const availability = refs.length ? modelAvailability(config, refs[0]) : modelAvailability(config, `${name}:any`);
     const used = chains.filter(([, chain]) => chain.some((ref) => ref.startsWith(`${name}:`))).map(([role]) => role);
     return {
       type: 'model' as const,
       name,
       kind: p.kind,
       key_env: p.api_key_env,
-      key: !p.api_key_env ? 'not needed' : env[p.api_key_env] ? 'set' : availability.ok ? 'optional' : 'missing',
+      key: !p.api_key_env ? 'not needed' : config.environment.keys[p.api_key_env] ? 'set' : availability.ok ? 'optional' : 'missing',
       base_url: p.base_url,
       used_for: used.length ? [...new Set(refs.map((ref) => splitModelRef(ref).model))].map((m) => `${m} (${used.join(', ')})`) : [],
       available: availability.ok,
@@ -49,11 +49,11 @@ function modelRows(config: AppConfig, env: NodeJS.ProcessEnv): ProviderRow[] {
   });
 }
 
-function searchRows(config: AppConfig, env: NodeJS.ProcessEnv): ProviderRow[] {
+function searchRows(config: AppConfig): ProviderRow[] {
   const names = [...new Set([...config.search.chain, ...ALL_SEARCH_PROVIDERS])];
   return names.map((name) => {
     const entry = isSearchProviderName(name) ? SEARCH_PROVIDERS[name] : undefined;
-    const availability = searchAvailability(config, env, name);
+    const availability = searchAvailability(config, name);
     const position = config.search.chain.indexOf(name);
     const keyEnv = entry?.keyEnv;
     const base = searchLocation(config, name);
@@ -62,7 +62,7 @@ function searchRows(config: AppConfig, env: NodeJS.ProcessEnv): ProviderRow[] {
       name,
       kind: searchKind(name),
       key_env: keyEnv,
-      key: !keyEnv || !isSearchProviderName(name) ? 'not needed' : searchApiKeyFromEnv(name, env) ? 'set' : entry?.keyRequired ? 'missing' : 'optional',
+      key: !keyEnv || !isSearchProviderName(name) ? 'not needed' : searchApiKey(config, name) ? 'set' : entry?.keyRequired ? 'missing' : 'optional',
       base_url: base,
       used_for: position >= 0 ? [`chain #${position + 1}`] : [],
       requests_per_second: searchRate(config, name),
@@ -72,14 +72,14 @@ function searchRows(config: AppConfig, env: NodeJS.ProcessEnv): ProviderRow[] {
   });
 }
 
-async function probe(config: AppConfig, env: NodeJS.ProcessEnv, row: ProviderRow): Promise<string> {
+async function probe(config: AppConfig, row: ProviderRow): Promise<string> {
   try {
     if (row.type === 'search') {
-      await probeSearch(config, env, row.name);
+      await probeSearch(config, row.name);
       return 'ok';
     }
     const base = (row.base_url ?? '').replace(/\/+$/, '');
-    const key = row.key_env ? env[row.key_env] : undefined;
+    const key = row.key_env ? config.environment.keys[row.key_env] : undefined;
     const headers: Record<string, string> =
       row.kind === 'anthropic'
         ? { 'x-api-key': key ?? '', 'anthropic-version': '2023-06-01' }

@@ -1,6 +1,6 @@
 // Settles which providers serve a session: the model chain per role and the search chain, from the
-// config, the session's settings and which keys this worker's environment holds. Nothing here
-// returns a key: only names, and why a provider was left out.
+// config, the session's settings and which keys this worker's config holds (its environment section).
+// Nothing here returns a key but modelConnection, for activities: only names, and why a provider was left out.
 import path from 'node:path';
 import { LOCAL_SEARCH_PROVIDER } from '../domain/names';
 import { LEFT_OUT_OF_PANEL } from '../domain/panel';
@@ -8,10 +8,11 @@ import { ConfigError } from '../config/load';
 import { onFirstNeed } from '../config/on-first-need';
 import { MODEL_PROVIDER_DEFAULTS, MODEL_ROLES, isReasoningModel, splitModelRef, type ModelProviderDefaults, type ModelRole } from '../config/model-catalog';
 import type { AppConfig } from '../config/schema';
+import { EMBEDDING_KEY_ENV } from '../config/environment';
 import type { ProviderPlan, ResearchSettings } from '../domain/types';
 import type { ModelConnection } from './model/types';
 import { choosePanel } from '../research/panel';
-import { createSearchProvider, isSearchProviderName, searchApiKeyFromEnv, SEARCH_PROVIDER_NAMES, SEARCH_PROVIDERS, type SearchProviderName } from './search/catalog';
+import { createSearchProvider, isSearchProviderName, searchApiKey, SEARCH_PROVIDER_NAMES, SEARCH_PROVIDERS, type SearchProviderName } from './search/catalog';
 import type { SearchProvider } from './search/types';
 
 type Availability = { ok: true } | { ok: false; reason: string };
@@ -33,7 +34,7 @@ function keyRequired(name: string, provider: ModelProviderDefaults): boolean {
   return !builtIn || !builtIn.base_url || !provider.base_url || provider.base_url === builtIn.base_url;
 }
 
-export function modelAvailability(config: AppConfig, env: NodeJS.ProcessEnv, ref: string): Availability {
+export function modelAvailability(config: AppConfig, ref: string): Availability {
   let name: string;
   try {
     name = splitModelRef(ref).provider;
@@ -42,16 +43,16 @@ export function modelAvailability(config: AppConfig, env: NodeJS.ProcessEnv, ref
   }
   const provider = modelProviderFor(config, name);
   if (!provider) return { ok: false, reason: `unknown model provider "${name}" (add it under models.providers)` };
-  if (keyRequired(name, provider) && !env[provider.api_key_env as string]) return { ok: false, reason: `${provider.api_key_env} is not set` };
+  if (keyRequired(name, provider) && !config.environment.keys[provider.api_key_env as string]) return { ok: false, reason: `${provider.api_key_env} is not set` };
   return { ok: true };
 }
 
 /** Everything needed to call one model, key included: for activities only, never for the workflow. */
-export function modelConnection(config: AppConfig, env: NodeJS.ProcessEnv, ref: string, role?: string): ModelConnection {
+export function modelConnection(config: AppConfig, ref: string, role?: string): ModelConnection {
   const { provider: name, model } = splitModelRef(ref);
   const provider = modelProviderFor(config, name);
   if (!provider) throw new ConfigError(`unknown model provider "${name}" in "${ref}": add it under models.providers in the config`);
-  const apiKey = provider.api_key_env ? env[provider.api_key_env] : undefined;
+  const apiKey = provider.api_key_env ? config.environment.keys[provider.api_key_env] : undefined;
   if (keyRequired(name, provider) && !apiKey) throw new ConfigError(`model ${ref} needs ${provider.api_key_env}: set it in the worker's environment`);
   const roleSeconds = role ? config.models.role_timeout_seconds[role as ModelRole] : undefined;
   const seconds = roleSeconds ?? (isReasoningModel(model) ? config.models.reasoning_timeout_seconds : config.models.timeout_seconds);
@@ -73,12 +74,13 @@ export function configuredEmbeddingModel(config: AppConfig): string | undefined 
 }
 
 /** How to reach an embedding model: its provider's connection, at search.embedding_base_url when one is set (any provider name then). */
-export function embeddingConnection(config: AppConfig, env: NodeJS.ProcessEnv, ref: string): ModelConnection {
+export function embeddingConnection(config: AppConfig, ref: string): ModelConnection {
   const base = config.search.embedding_base_url;
-  if (!base) return modelConnection(config, env, ref);
+  if (!base) return modelConnection(config, ref);
   const { provider, model } = splitModelRef(ref);
   const known = modelProviderFor(config, provider);
-  const apiKey = env.EMBEDDING_API_KEY ?? (known?.api_key_env ? env[known.api_key_env] : undefined);
+  const keys = config.environment.keys;
+  const apiKey = keys[EMBEDDING_KEY_ENV] ?? (known?.api_key_env ? keys[known.api_key_env] : undefined);
   return { kind: 'openai-compatible', provider, model, baseURL: base, apiKey, structuredOutput: 'auto', timeoutMs: config.models.timeout_seconds * 1000 };
 }
 
@@ -90,7 +92,7 @@ interface SearchSource {
   variable?: string;
   /** Where it answers: its base URL, or the folder of the user's documents. */
   location(config: AppConfig): string | undefined;
-  availability(config: AppConfig, env: NodeJS.ProcessEnv): Availability;
+  availability(config: AppConfig): Availability;
   /** Requests per second from all sessions together when the config names none (undefined: not throttled). */
   rate?: number;
   /** Calls it may take back to back when the config names none. */
@@ -101,19 +103,19 @@ interface SearchSource {
   readsServerFiles?: boolean;
   /** It holds the user's notes, which the planner looks up before drafting (the plan's local_corpus). */
   holdsNotes?: boolean;
-  create(config: AppConfig, env: NodeJS.ProcessEnv): SearchProvider;
+  create(config: AppConfig): SearchProvider;
   /** `providers --check`: resolves once it answered, throws what went wrong. */
-  probe(config: AppConfig, env: NodeJS.ProcessEnv): Promise<void>;
+  probe(config: AppConfig): Promise<void>;
 }
 
 /** A service from the catalog, at `location` (its configured or public base URL unless said otherwise). */
 function httpSource(name: SearchProviderName, location = (config: AppConfig) => config.search.providers[name]?.base_url ?? SEARCH_PROVIDERS[name].defaultBaseUrl): SearchSource {
   const entry = SEARCH_PROVIDERS[name];
-  const build = (config: AppConfig, env: NodeJS.ProcessEnv, timeoutMs: number) =>
+  const build = (config: AppConfig, timeoutMs: number) =>
     createSearchProvider(name, {
       baseUrl: location(config) ?? '',
-      apiKey: searchApiKeyFromEnv(name, env),
-      ...(entry.requiredEnv ? { engineId: env[entry.requiredEnv] } : {}),
+      apiKey: searchApiKey(config, name),
+      ...(entry.requiredEnv ? { engineId: config.environment.keys[entry.requiredEnv] } : {}),
       timeoutMs,
       userAgent: config.fetch.user_agent,
     });
@@ -121,16 +123,16 @@ function httpSource(name: SearchProviderName, location = (config: AppConfig) => 
     kind: entry.academic ? 'academic' : 'web',
     variable: entry.keyEnv,
     location,
-    availability: (_config, env) => {
-      if (entry.keyRequired && !searchApiKeyFromEnv(name, env)) return { ok: false, reason: `${entry.keyEnv} is not set` };
-      if (entry.requiredEnv && !env[entry.requiredEnv]?.trim()) return { ok: false, reason: `${entry.requiredEnv} is not set` };
+    availability: (config) => {
+      if (entry.keyRequired && !searchApiKey(config, name)) return { ok: false, reason: `${entry.keyEnv} is not set` };
+      if (entry.requiredEnv && !config.environment.keys[entry.requiredEnv]) return { ok: false, reason: `${entry.requiredEnv} is not set` };
       return { ok: true };
     },
     rate: entry.requestsPerSecond,
     burst: entry.burst ?? 1,
-    create: (config, env) => build(config, env, config.search.timeout_seconds * 1000),
-    probe: async (config, env) => {
-      await build(config, env, 10_000).search({ query: 'test', maxResults: 1 });
+    create: (config) => build(config, config.search.timeout_seconds * 1000),
+    probe: async (config) => {
+      await build(config, 10_000).search({ query: 'test', maxResults: 1 });
     },
   };
 }
@@ -152,10 +154,10 @@ const localDocuments: SearchSource = {
   offFor: (settings) => (settings.local_documents === false ? 'local documents are off for this session' : undefined),
   readsServerFiles: true,
   holdsNotes: true,
-  create: (config, env) => {
+  create: (config) => {
     const embedding = configuredEmbeddingModel(config);
     const open = async (): Promise<SearchProvider> =>
-      (await localSearchModule()).openLocalDocuments(config.search.local_path as string, path.join(config.data_dir, 'local-index.json'), embedding ? embeddingConnection(config, env, embedding) : undefined);
+      (await localSearchModule()).openLocalDocuments(config.search.local_path as string, path.join(config.data_dir, 'local-index.json'), embedding ? embeddingConnection(config, embedding) : undefined);
     let opened: Promise<SearchProvider> | undefined;
     return { name: LOCAL_SEARCH_PROVIDER, search: async (request) => (await (opened ??= open())).search(request) };
   },
@@ -193,10 +195,10 @@ export function searchKind(name: string): string {
   return sourceOf(name)?.kind ?? 'web';
 }
 
-export function searchAvailability(config: AppConfig, env: NodeJS.ProcessEnv, name: string): Availability {
+export function searchAvailability(config: AppConfig, name: string): Availability {
   const source = sourceOf(name);
   if (!source) return { ok: false, reason: `unknown search provider "${name}" (known: ${ALL_SEARCH_PROVIDERS.join(', ')})` };
-  return source.availability(config, env);
+  return source.availability(config);
 }
 
 /** Whether a provider reads files on the server (a service offers it only where its operator allows). */
@@ -205,22 +207,22 @@ export function readsServerFiles(name: string): boolean {
 }
 
 /** The provider holding the user's notes that the planner looks up, when there is one. */
-export function notesSource(config: AppConfig, env: NodeJS.ProcessEnv): string | undefined {
-  return ALL_SEARCH_PROVIDERS.find((name) => SEARCH_SOURCES[name].holdsNotes && SEARCH_SOURCES[name].availability(config, env).ok);
+export function notesSource(config: AppConfig): string | undefined {
+  return ALL_SEARCH_PROVIDERS.find((name) => SEARCH_SOURCES[name].holdsNotes && SEARCH_SOURCES[name].availability(config).ok);
 }
 
 /** Builds a provider for activities (its key read here, never passed on); one that cannot serve is a ConfigError saying why. */
-export function createSearch(config: AppConfig, env: NodeJS.ProcessEnv, name: string): SearchProvider {
-  const availability = searchAvailability(config, env, name);
+export function createSearch(config: AppConfig, name: string): SearchProvider {
+  const availability = searchAvailability(config, name);
   if (!availability.ok) throw new ConfigError(`search provider ${name} is not available: ${availability.reason}`);
-  return SEARCH_SOURCES[name].create(config, env);
+  return SEARCH_SOURCES[name].create(config);
 }
 
 /** `providers --check` for one search provider: resolves once it answered. */
-export function probeSearch(config: AppConfig, env: NodeJS.ProcessEnv, name: string): Promise<void> {
+export function probeSearch(config: AppConfig, name: string): Promise<void> {
   const source = sourceOf(name);
   if (!source) return Promise.reject(new Error(`unknown search provider "${name}"`));
-  return source.probe(config, env);
+  return source.probe(config);
 }
 
 /** Requests per second a provider may receive from all sessions together (Temporal enforces it per task queue). */
@@ -234,8 +236,8 @@ export function searchBurst(config: AppConfig, name: string): number {
 }
 
 /** Fails early, with what to set, when no model could serve this installation's planner. */
-export function checkModelConfigured(config: AppConfig, env: NodeJS.ProcessEnv): void {
-  resolveProviderPlan(config, env, config.research.settings);
+export function checkModelConfigured(config: AppConfig): void {
+  resolveProviderPlan(config, config.research.settings);
 }
 
 /**
@@ -244,11 +246,11 @@ export function checkModelConfigured(config: AppConfig, env: NodeJS.ProcessEnv):
  * that cannot serve it: the installation's default chains without keys are `doctor`'s business, not
  * six lines in every session. The errors for no model or no search name every one.
  */
-export function resolveProviderPlan(config: AppConfig, env: NodeJS.ProcessEnv, settings: ResearchSettings): ProviderPlan {
+export function resolveProviderPlan(config: AppConfig, settings: ResearchSettings): ProviderPlan {
   const all: ProviderPlan['skipped'] = [];
   const skipped: ProviderPlan['skipped'] = [];
   const noted = new Set<string>();
-  const asked = askedFor(config, env, settings);
+  const asked = askedFor(config, settings);
   const keep = (name: string, availability: Availability): boolean => {
     if (availability.ok) return true;
     if (!noted.has(name)) {
@@ -263,7 +265,7 @@ export function resolveProviderPlan(config: AppConfig, env: NodeJS.ProcessEnv, s
   const model_chains: Record<string, string[]> = {};
   for (const role of MODEL_ROLES) {
     const wanted = settings.models?.[role] ?? config.models.roles[role] ?? defaultChain;
-    model_chains[role] = unique(wanted).filter((ref) => keep(ref, modelAvailability(config, env, ref)));
+    model_chains[role] = unique(wanted).filter((ref) => keep(ref, modelAvailability(config, ref)));
   }
   if (model_chains.planner.length === 0) {
     throw new ConfigError(
@@ -278,42 +280,43 @@ export function resolveProviderPlan(config: AppConfig, env: NodeJS.ProcessEnv, s
   const offFor = (name: string) => sourceOf(name)?.offFor?.(settings);
   const search_chain = unique(wantedSearch).filter((name) => {
     const off = offFor(name);
-    return keep(name, off ? { ok: false, reason: off } : searchAvailability(config, env, name));
+    return keep(name, off ? { ok: false, reason: off } : searchAvailability(config, name));
   });
   if (search_chain.length === 0) {
     throw new ConfigError(
       `no search provider available: set SEARXNG_URL, TAVILY_API_KEY, BRAVE_API_KEY or EXA_API_KEY, add duckduckgo to the chain, or point LOCAL_DOCS_DIR at your documents (${describeSkipped(all)})`,
     );
   }
-  const notes = notesSource(config, env);
+  const notes = notesSource(config);
   return {
     model_chains,
     search_chain,
     search_mode: settings.search_mode ?? config.search.mode,
     skipped,
     ...(notes && !offFor(notes) ? { local_corpus: true } : {}),
-    ...(settings.panel ? panelPlan(config, env, settings, model_chains.writer[0] ?? model_chains.planner[0], skipped) : {}),
+    ...(settings.panel ? panelPlan(config, settings, model_chains.writer[0] ?? model_chains.planner[0], skipped) : {}),
   };
 }
 
 /** Providers named for this session: by its settings, or by DEEP_RESEARCH_MODEL / SEARCH_PROVIDERS / SEARCH_PROVIDER. */
-function askedFor(config: AppConfig, env: NodeJS.ProcessEnv, settings: ResearchSettings): Set<string> {
-  const search = [...(settings.search_providers ?? []), ...(settings.search_provider ? [settings.search_provider] : []), ...(env.SEARCH_PROVIDERS ?? '').split(','), env.SEARCH_PROVIDER ?? ''];
+function askedFor(config: AppConfig, settings: ResearchSettings): Set<string> {
+  const { requested } = config.environment;
+  const search = [...(settings.search_providers ?? []), ...(settings.search_provider ? [settings.search_provider] : []), ...requested.search];
   return new Set([
     ...(settings.model ? [settings.model] : []),
     ...Object.values(settings.models ?? {}).flat(),
-    ...(env.DEEP_RESEARCH_MODEL ? [env.DEEP_RESEARCH_MODEL.trim()] : []),
+    ...(requested.model ? [requested.model] : []),
     ...expandSearchPresets(search.map((p) => p.trim()).filter(Boolean), config.search.presets),
   ]);
 }
 
 /** The panel's models with keys, and the synthesis model, whose key is required. */
-function panelPlan(config: AppConfig, env: NodeJS.ProcessEnv, settings: ResearchSettings, writer: string, skipped: ProviderPlan['skipped']): Pick<ProviderPlan, 'panel' | 'synthesis_model'> {
-  const choice = choosePanel(settings.panel ?? [], (ref) => modelAvailability(config, env, ref));
+function panelPlan(config: AppConfig, settings: ResearchSettings, writer: string, skipped: ProviderPlan['skipped']): Pick<ProviderPlan, 'panel' | 'synthesis_model'> {
+  const choice = choosePanel(settings.panel ?? [], (ref) => modelAvailability(config, ref));
   for (const d of choice.dropped) skipped.push({ name: d.name, reason: `${LEFT_OUT_OF_PANEL}${d.reason}` });
   if (settings.skip_synthesis) return { panel: choice.panel };
   const synthesis = settings.synthesis_model ?? writer;
-  const availability = modelAvailability(config, env, synthesis);
+  const availability = modelAvailability(config, synthesis);
   if (!availability.ok) throw new ConfigError(`the synthesis model ${synthesis} cannot be used: ${availability.reason}`);
   return { panel: choice.panel, synthesis_model: synthesis };
 }

@@ -4,18 +4,18 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { childEnvironment } from '../config/child-process';
 import type { AppConfig } from '../config/schema';
 import { isAlive } from '../temporal/dev-server';
-import { workerProcessEnv } from '../worker/cache-size';
-import { codeFingerprint, deliverySecretsIn, parseWorkerRecord, providerFingerprint, type WorkerRecord } from './workers';
+import { workerMemory } from '../worker/cache-size';
+import { codeFingerprint, deliverySecretsOf, parseWorkerRecord, providerFingerprint, type WorkerRecord } from './workers';
 
-export function usesEmbeddedServer(env: NodeJS.ProcessEnv = process.env): boolean {
-  return !env.TEMPORAL_ADDRESS;
+/** No TEMPORAL_ADDRESS: the CLI starts (and uses) the local dev server. */
+export function usesEmbeddedServer(config: Pick<AppConfig, 'environment'>): boolean {
+  return config.environment.temporal.embedded;
 }
 
 export interface WorkerLaunch {
-  /** The environment the worker gets (and is fingerprinted by); this process's by default. */
-  env?: NodeJS.ProcessEnv;
   /** The command that runs a worker; this CLI's `worker` by default. */
   command?: string[];
 }
@@ -50,13 +50,12 @@ export function startBackgroundWorker(config: AppConfig, log: (line: string) => 
   try {
     const running = runningWorkerPid(config);
     if (running) return running;
-    const env = launch.env ?? process.env;
     const logFd = openSync(path.join(config.data_dir, 'worker.log'), 'a');
     const [command, ...args] = launch.command ?? [process.execPath, ...process.execArgv, process.argv[1], 'worker', '--background'];
-    const child = spawn(command, args, { detached: true, stdio: ['ignore', logFd, logFd], env: workerProcessEnv(env, config.temporal) });
+    const child = spawn(command, args, { detached: true, stdio: ['ignore', logFd, logFd], env: childEnvironment(config, { memory: workerMemory(config) }) });
     closeSync(logFd);
     child.unref();
-    writeWorkerRecord(config, { pid: child.pid as number, fingerprint: providerFingerprint(env), code: codeFingerprint(), started_at: new Date().toISOString(), secrets: deliverySecretsIn(env) });
+    writeWorkerRecord(config, { pid: child.pid as number, fingerprint: providerFingerprint(config), code: codeFingerprint(), started_at: new Date().toISOString(), secrets: deliverySecretsOf(config) });
     log(`started a background worker (pid ${child.pid}, log ${path.join(config.data_dir, 'worker.log')})`);
     return child.pid as number;
   } finally {
@@ -128,5 +127,5 @@ function writeWorkerRecord(config: AppConfig, record: WorkerRecord, kind: 'backg
 
 /** A worker records itself with the environment it runs with: a foreground one in its own file, never stopped by us. */
 export function recordWorkerPid(config: AppConfig, kind: 'background' | 'foreground'): void {
-  writeWorkerRecord(config, { pid: process.pid, fingerprint: providerFingerprint(process.env), code: codeFingerprint(), started_at: new Date().toISOString(), secrets: deliverySecretsIn(process.env) }, kind);
+  writeWorkerRecord(config, { pid: process.pid, fingerprint: providerFingerprint(config), code: codeFingerprint(), started_at: new Date().toISOString(), secrets: deliverySecretsOf(config) }, kind);
 }

@@ -23,10 +23,10 @@ export type Step = <T>(what: string, work: () => Promise<T>) => Promise<T>;
 
 export async function ensureServer(config: AppConfig, log: (line: string) => void, step: Step = async (what, work) => (log(what), work())): Promise<void> {
   if (await portOpen(config.temporal.address)) return refuseForeignServer(config);
-  if (!usesEmbeddedServer()) {
+  if (!usesEmbeddedServer(config)) {
     throw new Error(`Temporal is unreachable at ${config.temporal.address} (TEMPORAL_ADDRESS)`);
   }
-  const binary = ensureTemporalBinary(config.temporal.cli_version, log);
+  const binary = ensureTemporalBinary(config, log);
   const since = Date.now();
   await step(`starting the local Temporal server on ${config.temporal.address} (data in ${config.data_dir})`, () =>
     startDevServer({ binary, dataDir: config.data_dir, address: config.temporal.address, uiPort: config.temporal.ui_port }),
@@ -39,7 +39,7 @@ export async function ensureServer(config: AppConfig, log: (line: string) => voi
  * this data directory's sessions would run beside the other's, on its workers and their stores.
  */
 async function refuseForeignServer(config: AppConfig): Promise<void> {
-  if (!usesEmbeddedServer()) return;
+  if (!usesEmbeddedServer(config)) return;
   const other = await foreignServer(config.data_dir, config.temporal.address);
   if (!other) return;
   const whose = other.dataDir ? `the data directory ${other.dataDir}${other.pid ? ` (pid ${other.pid})` : ''}` : 'another data directory, or was started by hand';
@@ -99,9 +99,8 @@ let lastOwnerNote = '';
 
 export async function ensureWorker(client: ResearchClient, log: (line: string) => void, launch: WorkerLaunch = {}): Promise<number | undefined> {
   const config = client.config;
-  const env = launch.env ?? process.env;
   const existing = runningWorkerPid(config);
-  const fingerprint = providerFingerprint(env);
+  const fingerprint = providerFingerprint(config);
   const code = codeFingerprint();
   // A live serve that holds the data directory's lock owns the worker: only it starts or restarts it.
   const owner = workerOwner(config.data_dir, config.temporal.task_queue);
@@ -116,7 +115,7 @@ export async function ensureWorker(client: ResearchClient, log: (line: string) =
     const codeChanged = !!record?.code && record.code !== code;
     if (!envChanged && !codeChanged) return existing;
     if (ownedElsewhere) {
-      note(`the background worker (pid ${existing}) belongs to ${owner.command} (pid ${owner.pid}), which started it with ${codeChanged ? 'other code' : 'another environment'}; it is used as it is (stop ${owner.command} to hand the worker over)${missingSecretsNote(record, env)}`);
+      note(`the background worker (pid ${existing}) belongs to ${owner.command} (pid ${owner.pid}), which started it with ${codeChanged ? 'other code' : 'another environment'}; it is used as it is (stop ${owner.command} to hand the worker over)${missingSecretsNote(record, config)}`);
       return existing;
     }
     // A new build: the new worker becomes current, and research pinned to the old build moves to it.

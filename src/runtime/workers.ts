@@ -1,23 +1,25 @@
 // Workers that are really there: the background worker's pid file also records a fingerprint of
-// the environment it started with (a hash, never the values), so a changed key, base URL or SMTP
-// setting restarts it; pollers whose process on this machine is gone do not count as a live worker.
+// the variables its config was read from (a hash, never the values), so a changed key, base URL or
+// SMTP setting restarts it; pollers whose process on this machine is gone do not count as a live worker.
 import { createHash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { DELIVERY_SECRETS } from '../config/environment';
+import type { AppConfig } from '../config/schema';
 import { isAlive } from '../temporal/dev-server';
 
-// Everything the worker reads that the user may set: providers, delivery (SMTP, webhooks), the
-// stores it writes to, the Temporal server it polls, tracing.
-const PROVIDER_VARS =
-  /^(OPENAI|ANTHROPIC|GOOGLE|GEMINI|OLLAMA|TAVILY|BRAVE|EXA|SEARXNG|SERPER|SEMANTIC_SCHOLAR|SEARCH|FETCH|MODEL|DEEP_RESEARCH|SMTP|WEBHOOK|DELIVERY|LOCAL|AWS|TEMPORAL|OTEL)_|_API_KEY$|_BASE_URL$|^(DOI_RESOLVER_URL|DATABASE_URL|ARTIFACTS_URL|LOG_LEVEL)$/;
-
-/** A hash of the worker-related variables' names and values: compares environments, reveals nothing. */
-export function providerFingerprint(env: NodeJS.ProcessEnv = process.env): string {
-  const lines = Object.keys(env)
-    .filter((name) => PROVIDER_VARS.test(name) && env[name] !== undefined)
+/**
+ * A hash of the variables a config was read from (providers, delivery, the stores, the Temporal
+ * server, tracing: everything a worker reads that the user may set), names and values: compares
+ * environments, reveals nothing.
+ */
+export function providerFingerprint(config: Pick<AppConfig, 'environment'>): string {
+  const variables = config.environment.variables;
+  const lines = Object.keys(variables)
+    .filter((name) => variables[name] !== undefined)
     .sort()
-    .map((name) => `${name}=${env[name]}`);
+    .map((name) => `${name}=${variables[name]}`);
   return createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 32);
 }
 
@@ -82,14 +84,12 @@ export function livePollers(pollers: Poller[], now = Date.now(), host = hostname
   });
 }
 
-/** The variables a delivery needs a value of: the webhook signing key and the SMTP server. */
-export const DELIVERY_SECRETS = ['WEBHOOK_SECRET', 'SMTP_HOST', 'SMTP_USER', 'SMTP_PASS'] as const;
+/** The delivery secrets this config was given (names only). */
+export const deliverySecretsOf = (config: Pick<AppConfig, 'environment'>): string[] => DELIVERY_SECRETS.filter((name) => !!config.environment.variables[name]?.trim());
 
-export const deliverySecretsIn = (env: NodeJS.ProcessEnv): string[] => DELIVERY_SECRETS.filter((name) => !!env[name]?.trim());
-
-/** "; it lacks WEBHOOK_SECRET, which this environment has: …" when this environment has delivery secrets the worker lacks. */
-export function missingSecretsNote(record: WorkerRecord | undefined, env: NodeJS.ProcessEnv): string {
+/** "; it lacks WEBHOOK_SECRET, which this environment has: …" when this config has delivery secrets the worker lacks. */
+export function missingSecretsNote(record: WorkerRecord | undefined, config: Pick<AppConfig, 'environment'>): string {
   if (!record?.secrets) return '';
-  const lacking = deliverySecretsIn(env).filter((name) => !record.secrets?.includes(name));
+  const lacking = deliverySecretsOf(config).filter((name) => !record.secrets?.includes(name));
   return lacking.length ? `; it lacks ${lacking.join(', ')}, which this environment has: deliveries that need ${lacking.length === 1 ? 'it' : 'them'} wait (retried with backoff) and say so in status until a worker that has ${lacking.length === 1 ? 'it' : 'them'} runs` : '';
 }

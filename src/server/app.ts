@@ -17,9 +17,9 @@ import { answerMethodNotAllowed, clientErrorAnswer, MethodTable } from './method
 import { describeStoreError, isStoreUnavailable } from '../stores/unavailable';
 import { ArtifactMissingError } from '../stores/artifacts';
 import type { PayloadCodec } from '@temporalio/common';
-import { payloadCodecFromEnv } from '../temporal/codec';
+import { payloadCodecOf } from '../temporal/codec';
 import { registerMcpRoutes } from './mcp';
-import { codecOriginsFromEnv, isCodecPreflight, registerCodecRoutes } from './routes-codec';
+import { isCodecPreflight, registerCodecRoutes } from './routes-codec';
 import type { ResearchService } from './research-service';
 import { registerOutputRoutes } from './routes-output';
 import { registerEventRoutes } from './routes-events';
@@ -48,8 +48,6 @@ export interface AppOptions {
   /** Extra routes (the MCP transport) registered after the API. */
   extend?: (app: FastifyInstance) => void | Promise<void>;
   logger?: boolean;
-  /** Where provider keys are looked up (names only are reported); process.env by default. */
-  env?: NodeJS.ProcessEnv;
   /** JSON request logs through this pino logger (serve); each line of a session's route carries research_id. */
   loggerInstance?: Logger;
   /** The payload codec behind /codec/*; from DEEP_RESEARCH_PAYLOAD_KEYS by default. */
@@ -199,11 +197,12 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   registerSessionRoutes(app, service);
   registerSteeringRoutes(app, service);
   registerOutputRoutes(app, service);
-  app.decorate('eventHub', registerEventRoutes(app, service, opts.env ?? process.env));
+  app.decorate('eventHub', registerEventRoutes(app, service));
   registerScheduleRoutes(app, service);
   registerMcpRoutes(app, service);
-  registerWebRoutes(app, service, opts.env ?? process.env);
-  registerCodecRoutes(app, opts.codec ?? payloadCodecFromEnv(), opts.codecOrigins ?? codecOriginsFromEnv());
+  registerWebRoutes(app, service);
+  const { environment } = service.client.config;
+  registerCodecRoutes(app, opts.codec ?? payloadCodecOf(environment.temporal.payload_keys), opts.codecOrigins ?? environment.service.codec_origins);
   await opts.extend?.(app);
   return app;
 }

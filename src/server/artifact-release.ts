@@ -8,15 +8,14 @@ import { stateQuery } from '../contract/queries';
 import type { AppConfig } from '../config/schema';
 
 export interface ReleaseDeps {
-  config: Pick<AppConfig, 'data_dir'>;
-  env: NodeJS.ProcessEnv;
+  config: Pick<AppConfig, 'data_dir' | 'environment'>;
   artifacts: ArtifactStore;
   sessions: SessionStore;
 }
 
 /** Drops the session's references and removes the artifacts nobody uses any more; returns how many. */
 export async function releaseArtifacts(deps: ReleaseDeps, researchId: string, candidates: Iterable<string>): Promise<number> {
-  const cache = openFetchCache(deps.config, deps.env);
+  const cache = openFetchCache(deps.config);
   let unused: string[];
   try {
     unused = await cache.release(researchId, [...candidates]);

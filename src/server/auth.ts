@@ -3,6 +3,7 @@
 import type { FastifyRequest } from 'fastify';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { OPERATOR_TOKEN_ENV } from '../config/environment';
 import { OPERATOR_USER } from '../domain/names';
 import { ApiError, notFoundWhileStoreAway } from './errors';
 import { isStoreUnavailable } from '../stores/unavailable';
@@ -25,7 +26,6 @@ export interface AuthPolicy {
   required(): boolean;
 }
 
-export const OPERATOR_TOKEN_ENV = 'DEEP_RESEARCH_OPERATOR_TOKEN';
 export const OPERATOR_TOKEN_FILE = 'operator-token';
 
 /**
@@ -34,8 +34,8 @@ export const OPERATOR_TOKEN_FILE = 'operator-token';
  * no token at all creates one and leaves it in `<data_dir>/operator-token` (mode 600) to be read
  * once — it never goes to a log. Either way the server starts with authentication on.
  */
-export async function ensureOperatorToken(store: ServiceStore, opts: { host: string; env: NodeJS.ProcessEnv; dataDir: string; log: (line: string) => void }): Promise<void> {
-  const given = opts.env[OPERATOR_TOKEN_ENV]?.trim();
+export async function ensureOperatorToken(store: ServiceStore, opts: { host: string; operatorToken: string | undefined; dataDir: string; log: (line: string) => void }): Promise<void> {
+  const given = opts.operatorToken;
   if (given) {
     if (given.length < 32) throw new Error(`${OPERATOR_TOKEN_ENV} must be at least 32 characters (e.g. "openssl rand -base64 32")`);
     if (await store.registerToken(OPERATOR_USER, given, OPERATOR_TOKEN_ENV)) opts.log(`the operator's token from ${OPERATOR_TOKEN_ENV} is registered`);

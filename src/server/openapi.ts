@@ -12,9 +12,9 @@ import { ResearchService } from './research-service';
 
 export async function openApiDocument(config: AppConfig): Promise<Record<string, unknown>> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'dr-openapi-'));
-  const client = new ResearchClient(Connection.lazy({ address: '127.0.0.1:1' }), { ...config, data_dir: dataDir }, false, {});
+  const client = new ResearchClient(Connection.lazy({ address: '127.0.0.1:1' }), { ...config, data_dir: dataDir }, false);
   const service = new ResearchService(client, { allowLocalDocuments: false });
-  const app = await buildApp({ service, env: {}, codec: undefined });
+  const app = await buildApp({ service, codec: undefined });
   try {
     await app.ready();
     return app.swagger() as unknown as Record<string, unknown>;

@@ -22,10 +22,10 @@ import { DeadlineError, withDeadline } from './deadline';
 import { LiveStates } from './live-states';
 import { StatusRefresh } from './status-refresh';
 import { panelSettings, question, readContexts, sessionView, type CreateCommand, type EnhanceRequest, type InputCheckView, type SessionView } from './service-requests';
-import { operatorsFromEnv, Visibility } from './visibility';
+import { operatorsOf, Visibility } from './visibility';
 import { removeSession } from './artifact-release';
 import { DEFAULT_READINESS, Readiness } from './readiness';
-import { checkPlanEdit, checkServiceSettings, policyFromEnv, startSettings, type SessionPolicy } from './session-policy';
+import { checkPlanEdit, checkServiceSettings, policyOf, startSettings, type SessionPolicy } from './session-policy';
 
 /** research_id as every answer names it, with the engine's researchId kept beside it for one release (deprecated). */
 export function publicIds<T extends { researchId: string }>(answer: T): Omit<T, 'researchId'> & { research_id: string; researchId: string } {
@@ -59,14 +59,14 @@ export class ResearchService {
 
   constructor(
     readonly client: ResearchClient,
-    readonly policy: SessionPolicy = policyFromEnv(),
+    readonly policy: SessionPolicy = policyOf(client.config),
     private readonly log: (line: string) => void = () => undefined,
     /** How long a new session may wait before "waiting for a worker" is logged. */
     private readonly workerGraceMs = 5_000,
   ) {
-    this.store = rememberingServiceStore(openServiceStore(client.config, client.env));
-    this.visibility = new Visibility(this.store, () => this.sessions(), operatorsFromEnv(client.env));
-    this.limits = openSharedLimits(client.config, client.env);
+    this.store = rememberingServiceStore(openServiceStore(client.config));
+    this.visibility = new Visibility(this.store, () => this.sessions(), operatorsOf(client.config));
+    this.limits = openSharedLimits(client.config);
     const limit = () => Date.now() + DEFAULT_READINESS.timeoutMs;
     this.readiness = new Readiness({
       temporal: () => client.connection.withDeadline(limit(), () => client.connection.workflowService.getSystemInfo({})),
@@ -288,7 +288,7 @@ export class ResearchService {
     const s = await this.owned(owner, id);
     this.liveStates.unwatched(id);
     const removed = await removeSession({
-      config: this.client.config, env: this.client.env, artifacts: this.artifacts(), sessions: this.sessions(),
+      config: this.client.config, artifacts: this.artifacts(), sessions: this.sessions(),
       ...(s.status !== 'draft' ? { workflow: this.client.handle(id) } : {}),
       disown: () => this.store.markDeleted(id),
       owned: () => this.store.exists(id),
@@ -327,7 +327,7 @@ export class ResearchService {
 
   /** The artifact store (shared PostgreSQL with DATABASE_URL), opened on first use. */
   artifacts(): ArtifactStore {
-    return (this.artifactStore ??= openArtifactStore(this.client.config, this.client.env));
+    return (this.artifactStore ??= openArtifactStore(this.client.config));
   }
 
   /** The client's session store: one connection for the whole service. */

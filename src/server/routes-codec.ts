@@ -9,7 +9,6 @@ import { z } from 'zod';
 import { ApiError } from './errors';
 import { apiError, noContent } from './api-schemas';
 
-export const CODEC_ORIGINS_ENV = 'DEEP_RESEARCH_CODEC_ORIGINS';
 const CODEC_BODY_LIMIT = 16 * 1024 * 1024;
 
 const base64 = z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'not base64');
@@ -32,10 +31,6 @@ function toWire(payloads: Payload[]): WirePayloads {
       data: Buffer.from(p.data ?? []).toString('base64'),
     })),
   };
-}
-
-export function codecOriginsFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
-  return (env[CODEC_ORIGINS_ENV] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 }
 
 export function isCodecPreflight(req: FastifyRequest): boolean {

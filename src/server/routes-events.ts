@@ -5,7 +5,7 @@ import { setTimeout as wait } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ConfigError } from '../config/load';
+import type { AppConfig } from '../config/schema';
 import { workflowIdFor } from '../contract/names';
 import { ApiError, invalid, notFound } from './errors';
 import { DEFAULT_HUB_OPTIONS, EventHub, type HubOptions, type HubSource } from './event-hub';
@@ -21,26 +21,20 @@ import { streamFrameSchema } from './state-schemas';
 /** Waits `ms`, or less when `signal` aborts first. */
 const pause = (ms: number, signal: AbortSignal) => wait(ms, undefined, { signal }).catch(() => undefined);
 
-/** A whole number above 0 from the environment, or the fallback. */
-function whole(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${name} must be a whole number above 0`);
-  return n;
-}
+/** The event streams' limits the environment sets (EVENT_STREAMS_*, EVENT_WATCHERS_PER_SECOND); unset: the defaults. */
+type StreamSettings = AppConfig['environment']['service']['event_streams'];
 
-export function hubOptionsFromEnv(env: NodeJS.ProcessEnv): Partial<HubOptions> {
+export function hubOptionsOf(streams: StreamSettings): Partial<HubOptions> {
   return {
-    heartbeatMs: whole(env, 'EVENT_STREAM_HEARTBEAT_SECONDS', DEFAULT_HUB_OPTIONS.heartbeatMs / 1000) * 1000,
-    admission: { ...DEFAULT_HUB_OPTIONS.admission, perSecond: whole(env, 'EVENT_WATCHERS_PER_SECOND', DEFAULT_HUB_OPTIONS.admission.perSecond), burst: whole(env, 'EVENT_WATCHERS_PER_SECOND', DEFAULT_HUB_OPTIONS.admission.burst) },
+    heartbeatMs: (streams.heartbeat_seconds ?? DEFAULT_HUB_OPTIONS.heartbeatMs / 1000) * 1000,
+    admission: { ...DEFAULT_HUB_OPTIONS.admission, perSecond: streams.watchers_per_second ?? DEFAULT_HUB_OPTIONS.admission.perSecond, burst: streams.watchers_per_second ?? DEFAULT_HUB_OPTIONS.admission.burst },
   };
 }
 
-export function slotOptionsFromEnv(env: NodeJS.ProcessEnv, heartbeatMs: number): SlotOptions {
+export function slotOptionsOf(streams: StreamSettings, heartbeatMs: number): SlotOptions {
   return {
-    maxPerUser: whole(env, 'EVENT_STREAMS_PER_USER', 20),
-    maxStreams: whole(env, 'EVENT_STREAMS_MAX', 2_000),
+    maxPerUser: streams.per_user ?? 20,
+    maxStreams: streams.max ?? 2_000,
     // A replica that dies stops renewing: its streams stop counting after three heartbeats (at least 45 s).
     leaseMs: Math.max(45_000, 3 * heartbeatMs),
   };
@@ -165,10 +159,11 @@ export function serviceHubSource(service: ResearchService): HubSource {
   };
 }
 
-export function registerEventRoutes(root: FastifyInstance, service: ResearchService, env: NodeJS.ProcessEnv): EventHub {
+export function registerEventRoutes(root: FastifyInstance, service: ResearchService): EventHub {
+  const streams = service.client.config.environment.service.event_streams;
   const app = root.withTypeProvider<ZodTypeProvider>();
-  const hub = new EventHub(serviceHubSource(service), hubOptionsFromEnv(env));
-  const slots = new StreamSlots(service.limits, slotOptionsFromEnv(env, hub.options.heartbeatMs));
+  const hub = new EventHub(serviceHubSource(service), hubOptionsOf(streams));
+  const slots = new StreamSlots(service.limits, slotOptionsOf(streams, hub.options.heartbeatMs));
   root.addHook('onClose', async () => {
     slots.close();
     await hub.close();

@@ -23,7 +23,7 @@ export function webRoot(): string | undefined {
   return candidates.find((dir) => existsSync(path.join(dir, 'app.js')) && existsSync(path.join(dir, 'index.html')));
 }
 
-export function registerWebRoutes(root: FastifyInstance, service: ResearchService, env: NodeJS.ProcessEnv): void {
+export function registerWebRoutes(root: FastifyInstance, service: ResearchService): void {
   const app = root.withTypeProvider<ZodTypeProvider>();
 
   app.get('/', {
@@ -59,7 +59,7 @@ export function registerWebRoutes(root: FastifyInstance, service: ResearchServic
     schema: { tags: ['sessions'], operationId: 'listProviders', summary: 'Models and search providers this server knows, and which have their keys (never the keys themselves)', response: { 200: providers } },
   }, async () => {
     const config = service.client.config;
-    const rows = await listProviders(config, env);
+    const rows = await listProviders(config);
     const byName = new Map(rows.filter((r) => r.type === 'model').map((r) => [r.name, r]));
     const refs = [...new Set([config.models.default, ...config.models.fallbacks, ...Object.values(config.models.roles).flat()])];
     const models = refs.map((ref) => {

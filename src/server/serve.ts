@@ -4,14 +4,14 @@ import type { FastifyInstance } from 'fastify';
 import { checkModelConfigured } from '../activities';
 import { connect, ensureWorker, watchWorker } from '../runtime/local';
 import { takeWorkerOwnership, workerOwner } from '../runtime/worker-owner';
-import { loadConfig } from '../config/load';
+import type { AppConfig } from '../config/schema';
 import { createLogger } from '../telemetry/logging';
 import { stopTracing, startTracing } from '../telemetry/tracing';
 import { buildApp } from './app';
 import { assertSafeBinding, ensureOperatorToken } from './auth';
 import { ResearchService } from './research-service';
 import { openServiceStore, prepareSharedStores } from '../stores/open';
-import { policyFromEnv } from './session-policy';
+import { policyOf } from './session-policy';
 
 export interface ServeOptions {
   host: string;
@@ -24,21 +24,21 @@ export interface ServeOptions {
 }
 
 
-export async function serve(opts: ServeOptions): Promise<{ app: FastifyInstance; close(): Promise<void> }> {
-  const config = loadConfig();
-  checkModelConfigured(config, process.env);
+/** Serves with the process's config (loaded once, where the CLI starts). */
+export async function serve(config: AppConfig, opts: ServeOptions): Promise<{ app: FastifyInstance; close(): Promise<void> }> {
+  checkModelConfigured(config);
   // Refused before anything starts: beyond loopback only with API tokens.
-  await prepareSharedStores();
+  await prepareSharedStores(config);
   const tokens = openServiceStore(config);
   try {
-    await ensureOperatorToken(tokens, { host: opts.host, env: process.env, dataDir: config.data_dir, log: opts.log });
+    await ensureOperatorToken(tokens, { host: opts.host, operatorToken: config.environment.service.operator_token, dataDir: config.data_dir, log: opts.log });
     await assertSafeBinding(opts.host, tokens);
   } finally {
     await tokens.close();
   }
-  startTracing('deep-research-serve');
+  startTracing('deep-research-serve', config.environment.telemetry);
   const client = await connect(config, { startServer: true, log: opts.log });
-  const service = new ResearchService(client, policyFromEnv(), opts.log);
+  const service = new ResearchService(client, policyOf(config), opts.log);
   const startWorker = opts.startWorker !== false;
   // The first serve on a data directory owns its background worker; others (and the CLI) use it.
   const ownership = startWorker ? takeWorkerOwnership(config.data_dir, config.temporal.task_queue, 'serve') : undefined;
@@ -56,7 +56,7 @@ export async function serve(opts: ServeOptions): Promise<{ app: FastifyInstance;
     host: opts.host,
     corsOrigins: opts.corsOrigins,
     rateLimitPerMinute: opts.rateLimitPerMinute,
-    loggerInstance: createLogger('deep-research-serve'),
+    loggerInstance: createLogger('deep-research-serve', config.environment.telemetry.log_level),
   });
   await app.listen({ host: opts.host, port: opts.port });
   const address = app.server.address();

@@ -12,7 +12,7 @@ export interface SessionPolicy {
   allowLocalDocuments: boolean;
 }
 
-export const policyFromEnv = (env: NodeJS.ProcessEnv = process.env): SessionPolicy => ({ allowLocalDocuments: env.DEEP_RESEARCH_SERVICE_LOCAL_DOCS === '1' });
+export const policyOf = (config: Pick<AppConfig, 'environment'>): SessionPolicy => ({ allowLocalDocuments: config.environment.service.local_documents });
 
 const ATTENDED_DEFAULTS = ['ask_clarifications', 'review_final_report'] as const;
 

@@ -3,15 +3,15 @@
 // sees their own sessions; an operator sees and steers every session. Operators: the user
 // `operator`, users named in DEEP_RESEARCH_OPERATORS, and — on a loopback server with no tokens at
 // all, where nobody authenticates — the local user.
+import type { AppConfig } from '../config/schema';
 import { OPERATOR_USER } from '../domain/names';
 import type { SessionStore } from '../stores/sessions';
 import { LOCAL_USER } from './auth';
 import type { ListFilter, OwnedSession, ServiceStore } from '../stores/service';
 
-export const OPERATORS_ENV = 'DEEP_RESEARCH_OPERATORS';
-
-export function operatorsFromEnv(env: NodeJS.ProcessEnv = process.env): Set<string> {
-  return new Set([OPERATOR_USER, ...(env[OPERATORS_ENV] ?? '').split(',').map((u) => u.trim()).filter(Boolean)]);
+/** The operator and the users DEEP_RESEARCH_OPERATORS names. */
+export function operatorsOf(config: Pick<AppConfig, 'environment'>): Set<string> {
+  return new Set([OPERATOR_USER, ...config.environment.service.operators]);
 }
 
 export class Visibility {

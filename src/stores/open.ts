@@ -19,19 +19,22 @@ import { PgSessionStore } from './postgres/sessions';
 import { parseArtifactsUrl, S3ArtifactStore } from './s3-artifacts';
 import { SqliteSessionStore, type SessionStore } from './sessions';
 
-type StoreConfig = Pick<AppConfig, 'data_dir'> & { research: { collections: { research_collection: string } } };
+type StoreConfig = Pick<AppConfig, 'data_dir' | 'environment'> & { research: { collections: { research_collection: string } } };
+
+/** Where the stores are, as the environment says (DATABASE_URL, ARTIFACTS_URL, the bucket's access). */
+type Stores = Pick<AppConfig, 'environment'>;
 
 /** The shared database's URL, or undefined for the embedded SQLite stores. */
-export function databaseUrl(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const url = env.DATABASE_URL?.trim();
+export function databaseUrl(config: Stores): string | undefined {
+  const url = config.environment.stores.database_url;
   if (!url) return undefined;
   if (!isPostgresUrl(url)) throw new ConfigError('DATABASE_URL must be a PostgreSQL URL (postgres://user:password@host:5432/db); unset it for the embedded SQLite stores');
   return url;
 }
 
 /** With DATABASE_URL: connects and migrates now, so a worker or server fails at start, not mid-session. */
-export async function prepareSharedStores(env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const url = databaseUrl(env);
+export async function prepareSharedStores(config: Stores): Promise<void> {
+  const url = databaseUrl(config);
   if (!url) return;
   const db = openDatabase(url);
   try {
@@ -43,32 +46,32 @@ export async function prepareSharedStores(env: NodeJS.ProcessEnv = process.env):
   }
 }
 
-export function openSessionStore(config: StoreConfig, env: NodeJS.ProcessEnv = process.env): SessionStore {
-  const url = databaseUrl(env);
+export function openSessionStore(config: StoreConfig): SessionStore {
+  const url = databaseUrl(config);
   const collection = config.research.collections.research_collection;
   return url ? new PgSessionStore(openDatabase(url), collection) : new SqliteSessionStore(path.join(config.data_dir, 'sessions.db'), collection);
 }
 
-export function openArtifactStore(config: Pick<AppConfig, 'data_dir'>, env: NodeJS.ProcessEnv = process.env): ArtifactStore {
-  const bucket = env.ARTIFACTS_URL?.trim();
-  if (bucket) return new S3ArtifactStore(parseArtifactsUrl(bucket), env);
-  const url = databaseUrl(env);
+export function openArtifactStore(config: Pick<AppConfig, 'data_dir' | 'environment'>): ArtifactStore {
+  const { artifacts_url: bucket, s3 } = config.environment.stores;
+  if (bucket) return new S3ArtifactStore(parseArtifactsUrl(bucket), s3);
+  const url = databaseUrl(config);
   return url ? new PgArtifactStore(openDatabase(url)) : new FileArtifactStore(path.join(config.data_dir, 'artifacts'));
 }
 
-export function openFetchCache(config: Pick<AppConfig, 'data_dir'>, env: NodeJS.ProcessEnv = process.env): FetchCache {
-  const url = databaseUrl(env);
+export function openFetchCache(config: Pick<AppConfig, 'data_dir' | 'environment'>): FetchCache {
+  const url = databaseUrl(config);
   return url ? new PgFetchCache(openDatabase(url)) : new SqliteFetchCache(path.join(config.data_dir, 'fetch-cache.db'));
 }
 
-export function openServiceStore(config: Pick<AppConfig, 'data_dir'>, env: NodeJS.ProcessEnv = process.env): ServiceStore {
-  const url = databaseUrl(env);
+export function openServiceStore(config: Pick<AppConfig, 'data_dir' | 'environment'>): ServiceStore {
+  const url = databaseUrl(config);
   return url ? new PgServiceStore(openDatabase(url)) : new SqliteServiceStore(path.join(config.data_dir, 'service.db'));
 }
 
 /** The limits every serve replica on this store shares (rate-limit windows, event stream leases). */
-export function openSharedLimits(config: Pick<AppConfig, 'data_dir'>, env: NodeJS.ProcessEnv = process.env): SharedLimits {
-  const url = databaseUrl(env);
+export function openSharedLimits(config: Pick<AppConfig, 'data_dir' | 'environment'>): SharedLimits {
+  const url = databaseUrl(config);
   return url ? new PgSharedLimits(openDatabase(url)) : new SqliteSharedLimits(path.join(config.data_dir, 'service.db'));
 }
 

@@ -3,6 +3,7 @@
 // fleet reads what any worker stored. Temporal owns retries: the SDK's own are off. The SDK is
 // loaded on first use, so installations without a bucket never load it.
 import type { S3Client } from '@aws-sdk/client-s3';
+import type { S3Access } from '../config/environment';
 import { ConfigError } from '../config/read';
 import { ArtifactMissingError, newArtifact, type ArtifactMeta, type ArtifactStore, type StoredArtifact } from './artifacts';
 
@@ -21,15 +22,10 @@ export function parseArtifactsUrl(url: string): S3Location {
 
 type Sdk = typeof import('@aws-sdk/client-s3');
 
-/** A client from the environment: region, an S3-compatible endpoint and keys when given, else the SDK's defaults. */
-function s3ClientFromEnv(sdk: Sdk, env: NodeJS.ProcessEnv): S3Client {
-  const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
-  const credentials =
-    env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY
-      ? { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}) }
-      : undefined;
+/** A client as the environment says: region, an S3-compatible endpoint and keys when given, else the SDK's defaults. */
+function s3Client(sdk: Sdk, { endpoint, region, credentials }: S3Access): S3Client {
   return new sdk.S3Client({
-    region: env.AWS_REGION || env.AWS_DEFAULT_REGION || 'us-east-1',
+    region,
     ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
     ...(credentials ? { credentials } : {}),
     maxAttempts: 1,
@@ -44,11 +40,11 @@ export class S3ArtifactStore implements ArtifactStore {
 
   constructor(
     private readonly where: S3Location,
-    private readonly env: NodeJS.ProcessEnv,
+    private readonly access: S3Access,
   ) {}
 
   private connect() {
-    return (this.connected ??= import('@aws-sdk/client-s3').then((sdk) => ({ sdk, client: s3ClientFromEnv(sdk, this.env) })));
+    return (this.connected ??= import('@aws-sdk/client-s3').then((sdk) => ({ sdk, client: s3Client(sdk, this.access) })));
   }
 
   async put(body: Buffer | string, meta: ArtifactMeta): Promise<StoredArtifact> {

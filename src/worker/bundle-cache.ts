@@ -8,6 +8,8 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { childEnvironment } from '../config/child-process';
+import type { AppConfig } from '../config/schema';
 
 /** The workflow entry point: compiled .js when built, the .ts source in development and tests. */
 export const WORKFLOWS_PATH = ['index.js', 'index.ts']
@@ -37,20 +39,17 @@ function codeContents(root: string): string {
   return hash.digest('hex');
 }
 
-/** The bundle of this code: from the cache, or bundled now in a child process and kept. */
-export async function cachedWorkflowCode(dataDir: string, tracing: boolean, log: (line: string) => void = () => undefined): Promise<string> {
-  const file = bundleCacheFile(dataDir, tracing);
+/** The bundle of this code: from the cache under the data directory, or bundled now in a child process and kept. */
+export async function cachedWorkflowCode(config: Pick<AppConfig, 'data_dir' | 'environment'>, tracing: boolean, log: (line: string) => void = () => undefined): Promise<string> {
+  const file = bundleCacheFile(config.data_dir, tracing);
   if (existsSync(file)) return readFileSync(file, 'utf8');
   const started = Date.now();
   mkdirSync(path.dirname(file), { recursive: true });
-  await bundleInChild(file, tracing);
+  await bundleInChild(config, file, tracing);
   log(`bundled the workflow code in ${((Date.now() - started) / 1000).toFixed(1)} s (kept in ${file})`);
   prune(path.dirname(file));
   return readFileSync(file, 'utf8');
 }
-
-/** Set in the bundling child: it never starts another. */
-const BUNDLING_ENV = 'DEEP_RESEARCH_BUNDLING';
 
 /** This process's Node flags for the child, without heap caps and without a script given inline (-e, -p). */
 function nodeFlags(execArgv: string[]): string[] {
@@ -64,13 +63,14 @@ function nodeFlags(execArgv: string[]): string[] {
 }
 
 /** Runs this module as a script; the worker's heap caps are left out (bundling is short and wide). */
-function bundleInChild(file: string, tracing: boolean): Promise<void> {
-  const nodeOptions = (process.env.NODE_OPTIONS ?? '').split(/\s+/).filter((o) => o && !/^--max-(old|semi)-space-size/.test(o)).join(' ');
-  if (process.env[BUNDLING_ENV]) return Promise.reject(new Error('bundling the workflow code from the bundling child itself: refused'));
+function bundleInChild(config: Pick<AppConfig, 'environment'>, file: string, tracing: boolean): Promise<void> {
+  const started = config.environment.process;
+  const nodeOptions = started.node_options.split(/\s+/).filter((o) => o && !/^--max-(old|semi)-space-size/.test(o)).join(' ');
+  if (started.bundling) return Promise.reject(new Error('bundling the workflow code from the bundling child itself: refused'));
   // Run from the TypeScript sources (a checkout without a build; bin/ loads tsx in-process), the child loads tsx too.
   const typescript = __filename.endsWith('.ts') ? ['--require', require.resolve('tsx/cjs')] : [];
   const execArgv = [...typescript, ...nodeFlags(process.execArgv)];
-  const child = spawn(process.execPath, [...execArgv, __filename, file, tracing ? 'tracing' : 'plain'], { env: { ...process.env, NODE_OPTIONS: nodeOptions, [BUNDLING_ENV]: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [...execArgv, __filename, file, tracing ? 'tracing' : 'plain'], { env: childEnvironment(config, { memory: { node_options: nodeOptions }, role: 'bundler' }), stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d));
   return new Promise((resolve, reject) => {

@@ -40,15 +40,15 @@ export function workerHeapMb(memoryMb: number): number {
 }
 
 /**
- * The environment a worker process is started with: the caller's, plus the heap settings it does not
- * set itself (in NODE_OPTIONS, or as node's own flags in `execArgv`).
+ * The Node options and malloc arenas a worker process is started with: the config's, plus the heap
+ * settings it does not set itself (in NODE_OPTIONS, or as node's own flags in `execArgv`).
  */
-export function workerProcessEnv(env: NodeJS.ProcessEnv, temporal: AppConfig['temporal'], execArgv: string[] = []): NodeJS.ProcessEnv {
-  const options = env.NODE_OPTIONS ?? '';
+export function workerMemory(config: Pick<AppConfig, 'temporal' | 'environment'>, execArgv: string[] = []): { node_options: string; malloc_arena_max: string } {
+  const { node_options: options, malloc_arena_max: arenas } = config.environment.process;
   const given = [options, ...execArgv].join(' ');
   const added = [
-    ...(/--max-old-space-size/.test(given) ? [] : [`--max-old-space-size=${workerHeapMb(temporal.worker_memory_mb)}`]),
+    ...(/--max-old-space-size/.test(given) ? [] : [`--max-old-space-size=${workerHeapMb(config.temporal.worker_memory_mb)}`]),
     ...(/--max-semi-space-size/.test(given) ? [] : ['--max-semi-space-size=2']),
   ];
-  return { ...env, MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? '2', NODE_OPTIONS: [options, ...added].filter(Boolean).join(' ') };
+  return { malloc_arena_max: arenas ?? '2', node_options: [options, ...added].filter(Boolean).join(' ') };
 }

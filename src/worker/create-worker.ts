@@ -5,7 +5,7 @@ import { createActivities } from '../activities';
 import { prepareSharedStores } from '../stores/open';
 import type { AppConfig } from '../config/schema';
 import { ALL_SEARCH_PROVIDERS, searchAvailability, searchBurst, searchRate } from '../providers/registry';
-import { dataConverterFromEnv } from '../temporal/codec';
+import { dataConverterOf } from '../temporal/codec';
 import { researchActivityInterceptor, startMemoryGauge, storeWaitReporter } from './metrics';
 import { activityTracingInterceptors, tracingSinks, tracingRequested } from '../telemetry/tracing';
 import { cachedWorkflowCode } from './bundle-cache';
@@ -20,7 +20,6 @@ export { WORKFLOWS_PATH } from './bundle-cache';
 export interface ResearchWorkerOptions {
   config: AppConfig;
   connection: NativeConnection;
-  env?: NodeJS.ProcessEnv;
   /** A pre-built bundle (tests build one per file); otherwise the worker bundles on start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   overrides?: Partial<WorkerOptions>;
@@ -78,40 +77,40 @@ export function tracingBundlePath(codePath: string): string {
  * or written by `npm run bundle:workflows` is used as it is; otherwise the bundle of this code from
  * the data directory's cache, bundled (in a child process) on the first start of this code.
  */
-async function workflowCode(bundle: WorkerOptions['workflowBundle'], env: NodeJS.ProcessEnv, dataDir: string, logger: Logger): Promise<{ code: string; sourceMap?: string }> {
+async function workflowCode(bundle: WorkerOptions['workflowBundle'], config: AppConfig, logger: Logger): Promise<{ code: string; sourceMap?: string }> {
   if (bundle && 'code' in bundle) return bundle;
-  return workerWorkflowCode(env, dataDir, logger, bundle && 'codePath' in bundle ? bundle.codePath : undefined);
+  return workerWorkflowCode(config, logger, bundle && 'codePath' in bundle ? bundle.codePath : undefined);
 }
 
 /** A worker's workflow code when none is given: DEEP_RESEARCH_WORKFLOW_BUNDLE's, or the cached bundle of this code. */
-export async function workerWorkflowCode(env: NodeJS.ProcessEnv, dataDir: string, logger: Logger, given?: string): Promise<{ code: string }> {
-  const codePath = given ?? env.DEEP_RESEARCH_WORKFLOW_BUNDLE;
+export async function workerWorkflowCode(config: AppConfig, logger: Logger, given?: string): Promise<{ code: string }> {
+  const codePath = given ?? config.environment.worker.workflow_bundle;
+  const tracing = tracingRequested(config.environment.telemetry);
   if (codePath) {
     if (!existsSync(codePath)) throw new Error(`DEEP_RESEARCH_WORKFLOW_BUNDLE: no bundle at ${codePath} (run npm run bundle:workflows)`);
     const traced = tracingBundlePath(codePath);
-    return { code: readFileSync(tracingRequested(env) && existsSync(traced) ? traced : codePath, 'utf8') };
+    return { code: readFileSync(tracing && existsSync(traced) ? traced : codePath, 'utf8') };
   }
-  return { code: await cachedWorkflowCode(dataDir, tracingRequested(env), (line) => logger.info(line)) };
+  return { code: await cachedWorkflowCode(config, tracing, (line) => logger.info(line)) };
 }
 
 export async function createResearchWorker(opts: ResearchWorkerOptions): Promise<{ worker: ResearchWorkers; close(): Promise<void> }> {
   const { config } = opts;
-  const env = opts.env ?? process.env;
-  await prepareSharedStores(env);
+  await prepareSharedStores(config);
   const logger = opts.logger ?? pino({ level: 'silent' });
   const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
   // What the browser does is logged with the worker's memory beside it.
   const onBrowser = (line: string) => logger.info({ worker_rss_mb: mb(process.memoryUsage.rss()) }, line);
-  const { activities, browserMemory, close: closeActivities } = createActivities({ config, env, onStoreWait: storeWaitReporter(logger), onBrowser });
+  const { activities, browserMemory, close: closeActivities } = createActivities({ config, onStoreWait: storeWaitReporter(logger), onBrowser });
   const stopMemoryGauge = startMemoryGauge(browserMemory);
   const close = async () => {
     stopMemoryGauge();
     await closeActivities();
   };
-  const dataConverter = dataConverterFromEnv(env);
+  const dataConverter = dataConverterOf(config.environment.temporal.payload_keys);
   const activityInterceptors = [...activityTracingInterceptors(), researchActivityInterceptor(logger, opts.onSessionPersisted)];
-  const code = await workflowCode(opts.workflowBundle, env, config.data_dir, logger);
-  const build: BuildIdentity = { deploymentName: deploymentNameOf(config), buildId: buildIdOf(code.code, env) };
+  const code = await workflowCode(opts.workflowBundle, config, logger);
+  const build: BuildIdentity = { deploymentName: deploymentNameOf(config), buildId: buildIdOf(code.code, config) };
   const versioning = versioningOptions(build);
   const cacheSize = workflowCacheSize(config.temporal);
   const main = await Worker.create({
@@ -133,7 +132,7 @@ export async function createResearchWorker(opts: ResearchWorkerOptions): Promise
   });
   const search: Worker[] = [];
   for (const provider of ALL_SEARCH_PROVIDERS) {
-    if (!searchAvailability(config, env, provider).ok) continue;
+    if (!searchAvailability(config, provider).ok) continue;
     const rate = searchRate(config, provider);
     const burst = rate ? searchBurst(config, provider) : 1;
     // With a burst, the task-queue limit (the same for all workers, but without a burst) is lifted
@@ -162,6 +161,6 @@ export async function createResearchWorker(opts: ResearchWorkerOptions): Promise
     );
   }
   // DEEP_RESEARCH_PROMOTE_BUILD=0: the operator makes this build current (`temporal worker deployment set-current-version`).
-  const promote = env.DEEP_RESEARCH_PROMOTE_BUILD === '0' ? undefined : () => promoteBuild(opts.connection.workflowService, config.temporal.namespace, build);
+  const promote = !config.environment.worker.promote_build ? undefined : () => promoteBuild(opts.connection.workflowService, config.temporal.namespace, build);
   return { worker: new ResearchWorkers(main, search, build, cacheSize, promote), close };
 }

@@ -7,8 +7,6 @@
 import { createServer, type Server } from 'node:http';
 import { metricsBindAddress } from './metrics';
 
-export const HEALTH_PORT_ENV = 'DEEP_RESEARCH_HEALTH_PORT';
-
 export interface HealthProbe {
   /** The worker's state: RUNNING while it polls. */
   worker(): string;

@@ -4,13 +4,14 @@
 import { Client } from '@temporalio/client';
 import { getHeapStatistics } from 'node:v8';
 import { loadConfig } from '../config/load';
-import { dataConverterFromEnv } from '../temporal/codec';
+import type { AppConfig } from '../config/schema';
+import { dataConverterOf } from '../temporal/codec';
 import { connectClient, connectWorker, ensureSearchAttributes } from '../temporal/connection';
 import { createLogger } from '../telemetry/logging';
-import { installWorkerRuntime, metricsBindAddress, METRICS_PORT_ENV, SessionStatusGauge } from './metrics';
+import { installWorkerRuntime, metricsBindAddress, SessionStatusGauge } from './metrics';
 import { startTracing, stopTracing } from '../telemetry/tracing';
 import { createResearchWorker, workerWorkflowCode } from './create-worker';
-import { HEALTH_PORT_ENV, startHealthServer } from './health';
+import { startHealthServer } from './health';
 import { databaseUrl, sharedStoreState } from '../stores/open';
 import { openDatabase } from '../stores/postgres/database';
 import { adoptOrphanedSessions } from '../client/adoption';
@@ -27,24 +28,25 @@ export interface RunWorkerOptions {
   serverReady?: () => Promise<void>;
 }
 
-export async function runWorker(opts: RunWorkerOptions = {}): Promise<void> {
-  const logger = createLogger('deep-research-worker');
-  const metricsAddress = opts.metricsPort ?? process.env[METRICS_PORT_ENV];
+/** Runs a worker with the process's config (loaded once, where the process starts) until it is stopped. */
+export async function runWorker(config: AppConfig, opts: RunWorkerOptions = {}): Promise<void> {
+  const { telemetry, worker: settings, temporal } = config.environment;
+  const logger = createLogger('deep-research-worker', telemetry.log_level);
+  const metricsAddress = opts.metricsPort ?? settings.metrics_port;
   installWorkerRuntime(logger, metricsAddress);
-  const tracing = startTracing('deep-research-worker');
-  const config = loadConfig();
+  const tracing = startTracing('deep-research-worker', telemetry);
   // The workflow bundle (from the cache, or bundled in a child) is read while the server comes up.
-  const code = workerWorkflowCode(process.env, config.data_dir, logger);
+  const code = workerWorkflowCode(config, logger);
   code.catch(() => undefined);
   await opts.serverReady?.();
   const client = await connectClient(config);
   const searchAttributes = await ensureSearchAttributes(client, config.temporal.namespace);
-  const sessions = metricsAddress ? new SessionStatusGauge(new Client({ connection: client, namespace: config.temporal.namespace, dataConverter: dataConverterFromEnv() }), logger) : undefined;
+  const sessions = metricsAddress ? new SessionStatusGauge(new Client({ connection: client, namespace: config.temporal.namespace, dataConverter: dataConverterOf(temporal.payload_keys) }), logger) : undefined;
   const connection = await connectWorker(config);
   const { worker, close } = await createResearchWorker({ config, connection, logger, workflowBundle: await code, onSessionPersisted: () => sessions?.soon() });
   sessions?.start();
-  const healthAddress = opts.healthPort ?? process.env[HEALTH_PORT_ENV];
-  const url = databaseUrl();
+  const healthAddress = opts.healthPort ?? settings.health_port;
+  const url = databaseUrl(config);
   const db = healthAddress && url ? openDatabase(url) : undefined;
   const health = healthAddress ? await startHealthServer(healthAddress, { worker: () => worker.getState(), store: () => sharedStoreState(db) }) : undefined;
   if (health) logger.info({ health: health.url }, `health checks on ${health.url}/healthz and /readyz`);
@@ -55,7 +57,7 @@ export async function runWorker(opts: RunWorkerOptions = {}): Promise<void> {
       { task_queue: config.temporal.task_queue, address: config.temporal.address, build: worker.build.buildId, max_cached_workflows: worker.cacheSize, heap_limit_mb: heapLimitMb(), metrics: metricsAddress ? metricsBindAddress(metricsAddress) : null, tracing },
       `worker polling task queue "${config.temporal.task_queue}" on ${config.temporal.address} as build ${worker.build.buildId} (pid ${process.pid})`,
     );
-    const adoption = adoptEvery(new ResearchClient(client, config, searchAttributes), worker.build, logger);
+    const adoption = adoptEvery(new ResearchClient(client, config, searchAttributes), worker.build, settings.adopt_every_seconds, logger);
     try {
       await running;
     } finally {
@@ -73,7 +75,7 @@ export async function runWorker(opts: RunWorkerOptions = {}): Promise<void> {
 }
 
 if (require.main === module) {
-  runWorker().catch((err) => {
+  new Promise<AppConfig>((resolve) => resolve(loadConfig())).then((config) => runWorker(config)).catch((err) => {
     console.error(`worker: ${(err as Error).message}`);
     process.exit(1);
   });
@@ -86,7 +88,7 @@ const heapLimitMb = () => Math.round(getHeapStatistics().heap_size_limit / 2 ** 
  * Research pinned to a build with no live worker left moves to this one: at start, then every
  * DEEP_RESEARCH_ADOPT_EVERY_SECONDS (60; 0: only at start).
  */
-function adoptEvery(research: ResearchClient, build: BuildIdentity, logger: Logger): NodeJS.Timeout | undefined {
+function adoptEvery(research: ResearchClient, build: BuildIdentity, seconds: number, logger: Logger): NodeJS.Timeout | undefined {
   const sweep = async () => {
     try {
       for (const a of await adoptOrphanedSessions(research, build)) {
@@ -98,7 +100,6 @@ function adoptEvery(research: ResearchClient, build: BuildIdentity, logger: Logg
     }
   };
   void sweep();
-  const seconds = Number(process.env.DEEP_RESEARCH_ADOPT_EVERY_SECONDS ?? 60);
   if (!(seconds > 0)) return undefined;
   const timer = setInterval(() => void sweep(), seconds * 1000);
   timer.unref();

@@ -12,8 +12,6 @@ import { SEARCH_ATTRIBUTES } from '../contract/names';
 import { researchIdOf, PinoTemporalLogger } from '../telemetry/logging';
 import { WORKER_HEARTBEAT_MS } from '../temporal/deployments';
 
-export const METRICS_PORT_ENV = 'DEEP_RESEARCH_METRICS_PORT';
-
 const SESSION_STATUSES = RESEARCH_STATUSES;
 
 /** "9464" → 127.0.0.1:9464 (loopback unless asked); "0.0.0.0:9464" as given. */

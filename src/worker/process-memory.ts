@@ -5,26 +5,22 @@
 // the user gave (NODE_OPTIONS, node's own flags, MALLOC_ARENA_MAX) are kept as they are.
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
+import { childEnvironment } from '../config/child-process';
 import type { AppConfig } from '../config/schema';
-import { workerProcessEnv } from './cache-size';
+import { workerMemory } from './cache-size';
 
-/** Set in the child: it has its settings and never runs itself again. */
-export const MEMORY_SETTINGS_ENV = 'DEEP_RESEARCH_WORKER_MEMORY_SETTINGS';
+/** What this process was started with (config.environment.process). */
+type ProcessStart = AppConfig['environment']['process'];
 
 /** The settings this process was started without (none: it runs as it is). */
-export function missingMemorySettings(env: NodeJS.ProcessEnv, execArgv: string[]): string[] {
-  if (env[MEMORY_SETTINGS_ENV]) return [];
-  const flags = `${execArgv.join(' ')} ${env.NODE_OPTIONS ?? ''}`;
+export function missingMemorySettings(start: ProcessStart, execArgv: string[]): string[] {
+  if (start.has_memory_settings) return [];
+  const flags = `${execArgv.join(' ')} ${start.node_options}`;
   return [
     ...(/--max-old-space-size/.test(flags) ? [] : ['--max-old-space-size']),
     ...(/--max-semi-space-size/.test(flags) ? [] : ['--max-semi-space-size']),
-    ...(env.MALLOC_ARENA_MAX ? [] : ['MALLOC_ARENA_MAX']),
+    ...(start.malloc_arena_max ? [] : ['MALLOC_ARENA_MAX']),
   ];
-}
-
-/** The child's environment: the caller's, the settings it lacks, and the mark that it has them. */
-export function memorySettingsEnv(env: NodeJS.ProcessEnv, execArgv: string[], temporal: AppConfig['temporal']): NodeJS.ProcessEnv {
-  return { ...workerProcessEnv(env, temporal, execArgv), [MEMORY_SETTINGS_ENV]: '1' };
 }
 
 /**
@@ -32,10 +28,11 @@ export function memorySettingsEnv(env: NodeJS.ProcessEnv, execArgv: string[], te
  * on to it (it has a process group of its own, so a Ctrl-C reaches it once, through here), and the
  * child stops by itself if this process dies. Resolves with the exit code to leave with.
  */
-export function rerunWithMemorySettings(temporal: AppConfig['temporal'], log: (line: string) => void): Promise<number> {
-  const env = memorySettingsEnv(process.env, process.execArgv, temporal);
+export function rerunWithMemorySettings(config: AppConfig, log: (line: string) => void): Promise<number> {
+  const memory = workerMemory(config, process.execArgv);
+  const env = childEnvironment(config, { memory, role: 'worker-with-memory-settings' });
   const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], { env, detached: true, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  log(`worker memory: ${env.NODE_OPTIONS}, MALLOC_ARENA_MAX=${env.MALLOC_ARENA_MAX} (worker_memory_mb ${temporal.worker_memory_mb}; worker pid ${child.pid})`);
+  log(`worker memory: ${memory.node_options}, MALLOC_ARENA_MAX=${memory.malloc_arena_max} (worker_memory_mb ${config.temporal.worker_memory_mb}; worker pid ${child.pid})`);
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   const forward = (signal: NodeJS.Signals) => child.kill(signal);
   for (const signal of signals) process.on(signal, forward);
@@ -49,8 +46,8 @@ export function rerunWithMemorySettings(temporal: AppConfig['temporal'], log: (l
 }
 
 /** In the child: stop (as on SIGTERM) when the process that started it is gone. */
-export function stopWithParent(): void {
-  if (!process.env[MEMORY_SETTINGS_ENV] || !process.send) return;
+export function stopWithParent(start: ProcessStart): void {
+  if (!start.has_memory_settings || !process.send) return;
   process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
   process.channel?.unref();
 }

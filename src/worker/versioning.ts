@@ -8,9 +8,9 @@ import type { AppConfig } from '../config/schema';
 import type { BuildIdentity } from '../temporal/deployments';
 
 
-/** A build id from the workflow code itself: the same code is the same build on every machine. */
-export function buildIdOf(workflowCode: string, env: NodeJS.ProcessEnv = process.env): string {
-  const explicit = env.DEEP_RESEARCH_BUILD_ID?.trim();
+/** A build id from the workflow code itself (the same code is the same build on every machine), unless DEEP_RESEARCH_BUILD_ID names one. */
+export function buildIdOf(workflowCode: string, config: Pick<AppConfig, 'environment'>): string {
+  const explicit = config.environment.worker.build_id;
   if (explicit) return explicit;
   return `wf-${createHash('sha256').update(workflowCode).digest('hex').slice(0, 12)}`;
 }

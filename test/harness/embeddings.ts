@@ -6,7 +6,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { venvDir } from '../../src/temporal/binary';
+import { venvDir as venvOf } from '../../src/temporal/binary';
 
 export const EMBEDDING_MODEL = 'all-MiniLM-L6-v2';
 
@@ -16,6 +16,9 @@ export const EMBEDDING_PACKAGES: Record<string, string> = {
   tokenizers: '0.22.1',
   numpy: '2.3.5',
 };
+
+/** The project's venv, where DEEP_RESEARCH_VENV puts it as for the product (else .venv). */
+const venvDir = () => venvOf({ embedded: true, python: 'python3', path: [], venv: process.env.DEEP_RESEARCH_VENV || undefined });
 
 const SERVER_SCRIPT = path.join(__dirname, '..', '..', 'scripts', 'embedding-server.py');
 const python = () => path.join(venvDir(), 'bin', 'python');

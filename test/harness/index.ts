@@ -55,7 +55,11 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   };
 }
 
-/** Config for one test: its own data directory and task queue on the given Temporal server. */
+/**
+ * Config for one test, loaded from its environment as a process loads its own: its own data
+ * directory and task queue on the given Temporal server. `env` is that environment, for the
+ * processes a test spawns (CLI, child workers); in-process parts get `config`.
+ */
 export function testConfig(harness: Pick<Harness, 'env'>, address: string, extraEnv: Record<string, string> = {}): { config: AppConfig; env: Record<string, string> } {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'dr-data-'));
   const env = {
@@ -70,6 +74,11 @@ export function testConfig(harness: Pick<Harness, 'env'>, address: string, extra
   // test of the relevance gate asks for it.
   config.research.settings.min_relevance = 0;
   return { config, env };
+}
+
+/** The test's config as a process started with `variables` over the test's environment reads it (its settings as the test set them). */
+export function configWith(env: Pick<TestEnvironment, 'config' | 'env'>, variables: Record<string, string>): AppConfig {
+  return { ...env.config, environment: loadConfig({ ...env.env, ...variables, PATH: process.env.PATH }).environment };
 }
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
@@ -112,11 +121,12 @@ export async function startEnvironment(harness: Pick<Harness, 'env'>, address: s
   const { config, env } = testConfig(harness, address, opts.extraEnv);
   opts.configure?.(config);
   const connection = await Connection.connect({ address });
-  const client = new ResearchClient(connection, config, true, env);
+  const client = new ResearchClient(connection, config, true);
   let stopWorker = async () => undefined as void;
   const startWorker = async () => {
     const nativeConnection = await NativeConnection.connect({ address });
-    const { worker, close } = await createResearchWorker({ config, connection: nativeConnection, env, workflowBundle: await workflowBundle() });
+    // A worker reads its environment when it starts: a variable the test set since (a secret) reaches the next worker.
+    const { worker, close } = await createResearchWorker({ config: configWith({ config, env }, {}), connection: nativeConnection, workflowBundle: await workflowBundle() });
     const running = worker.run();
     // Sessions start on this build once it is the deployment's current version.
     await worker.ready;

@@ -4,8 +4,8 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import { buildApp } from '../../src/server/app';
 import { ResearchService } from '../../src/server/research-service';
 import type { SessionPolicy } from '../../src/server/session-policy';
-import type { ResearchClient } from '../../src/client/research-client';
-import type { TestEnvironment } from './index';
+import { ResearchClient } from '../../src/client/research-client';
+import { configWith, type TestEnvironment } from './index';
 
 export interface TestService {
   url: string;
@@ -17,15 +17,16 @@ export interface TestService {
 
 export async function startService(
   env: TestEnvironment,
-  opts: { rateLimitPerMinute?: number; corsOrigins?: string[]; policy?: SessionPolicy; log?: (line: string) => void; client?: ResearchClient; providerEnv?: NodeJS.ProcessEnv; onRoute?: (route: RouteOptions) => void } = {},
+  opts: { rateLimitPerMinute?: number; corsOrigins?: string[]; policy?: SessionPolicy; log?: (line: string) => void; client?: ResearchClient; serveEnv?: Record<string, string>; onRoute?: (route: RouteOptions) => void } = {},
 ): Promise<TestService> {
-  const service = new ResearchService(opts.client ?? env.client, opts.policy ?? { allowLocalDocuments: false }, opts.log, 1_000);
+  // A serve started with more variables (serveEnv) has a config of its own: the test's, with them read in.
+  const own = opts.serveEnv ? new ResearchClient(env.client.connection, configWith(env, opts.serveEnv), true) : undefined;
+  const service = new ResearchService(opts.client ?? own ?? env.client, opts.policy ?? { allowLocalDocuments: false }, opts.log, 1_000);
   const app = await buildApp({
     service,
     host: '127.0.0.1',
     rateLimitPerMinute: opts.rateLimitPerMinute ?? 100_000,
     corsOrigins: opts.corsOrigins,
-    env: opts.providerEnv ?? env.env,
     onRoute: opts.onRoute,
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -52,6 +53,7 @@ export async function startService(
     close: async () => {
       await app.close();
       await service.close();
+      await own?.close();
     },
   };
 }

@@ -5,6 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { loadConfig } from '../../src/config/load';
 import { ensureTemporalBinary } from '../../src/temporal/binary';
 import { devServerArgs, waitForPort } from '../../src/temporal/dev-server';
 
@@ -30,8 +31,8 @@ export function freePort(): Promise<number> {
 }
 
 export async function startTestServer(): Promise<TestServer> {
-  const binary = ensureTemporalBinary();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'dr-temporal-'));
+  const binary = ensureTemporalBinary(loadConfig({ ...process.env, DEEP_RESEARCH_DATA_DIR: dataDir }));
   const address = `127.0.0.1:${await freePort()}`;
   let child: ChildProcess | undefined;
   const launch = async () => {

@@ -33,7 +33,7 @@ export interface EmbeddingChooser {
   choose(models: string[]): Promise<Embedder | undefined>;
 }
 
-export function createEmbeddingChooser(config: AppConfig, env: NodeJS.ProcessEnv, fetchImpl: Fetch = fetch): EmbeddingChooser {
+export function createEmbeddingChooser(config: AppConfig, fetchImpl: Fetch = fetch): EmbeddingChooser {
   const embedders = new Map<string, Embedder>();
   /** Provider name → the embedding model its server lists (undefined: none), and until when that is believed. */
   const listed = new Map<string, { model?: string; until: number }>();
@@ -82,13 +82,13 @@ export function createEmbeddingChooser(config: AppConfig, env: NodeJS.ProcessEnv
   /** The embedding model a provider offers: known at its own endpoint, else the first its server lists. */
   async function offeredBy(provider: string): Promise<string | undefined> {
     const settings = modelProviders(config)[provider];
-    if (!settings || !modelAvailability(config, env, `${provider}:probe`).ok) return undefined;
+    if (!settings || !modelAvailability(config, `${provider}:probe`).ok) return undefined;
     const known = KNOWN[settings.kind];
     const base = (settings.base_url ?? known?.base ?? '').replace(/\/+$/, '');
     if (known && base === known.base) return `${provider}:${known.model}`;
     if (settings.kind !== 'openai' && settings.kind !== 'openai-compatible') return undefined;
     if (!base) return undefined;
-    const model = await listedModel(provider, modelConnection(config, env, `${provider}:probe`));
+    const model = await listedModel(provider, modelConnection(config, `${provider}:probe`));
     return model ? `${provider}:${model}` : undefined;
   }
 
@@ -97,10 +97,10 @@ export function createEmbeddingChooser(config: AppConfig, env: NodeJS.ProcessEnv
       const setting = config.search.embedding_model;
       if (setting === 'off') return undefined;
       const configured = configuredEmbeddingModel(config);
-      if (configured) return embedderOf(configured, () => embeddingConnection(config, env, configured));
+      if (configured) return embedderOf(configured, () => embeddingConnection(config, configured));
       for (const provider of new Set(models.flatMap(providerOf))) {
         const ref = await offeredBy(provider);
-        const embedder = ref ? embedderOf(ref, () => modelConnection(config, env, ref)) : undefined;
+        const embedder = ref ? embedderOf(ref, () => modelConnection(config, ref)) : undefined;
         if (embedder) return embedder;
       }
       return undefined;

@@ -2,11 +2,13 @@
 // scholarly index, and how fast it may be called. Callers build fallback chains, configuration and
 // Temporal task-queue rate limits from this; the provider classes themselves never throttle.
 import { ConfigError } from '../../config/load';
+import { SEARCH_KEY_VARIABLES } from '../../config/environment';
+import type { AppConfig } from '../../config/schema';
 import { ArxivSearch } from './arxiv';
 import { BraveSearch } from './brave';
 import { DuckDuckGoSearch } from './duckduckgo';
 import { ExaSearch } from './exa';
-import { GOOGLE_ENGINE_ID_ENV, GoogleSearch } from './google';
+import { GoogleSearch } from './google';
 import { SearxngSearch } from './searxng';
 import { SemanticScholarSearch } from './semantic-scholar';
 import { TavilySearch } from './tavily';
@@ -62,8 +64,7 @@ export const SEARCH_PROVIDERS: Readonly<Record<SearchProviderName, SearchProvide
     name: 'tavily',
     label: 'Tavily',
     defaultBaseUrl: 'https://api.tavily.com',
-    keyEnv: 'TAVILY_API_KEY',
-    keyEnvAliases: [],
+    ...SEARCH_KEY_VARIABLES.tavily,
     keyRequired: true,
     academic: false,
     requestsPerSecond: 100 / 60,
@@ -78,8 +79,7 @@ export const SEARCH_PROVIDERS: Readonly<Record<SearchProviderName, SearchProvide
     defaultBaseUrl: 'https://api.search.brave.com',
     // BRAVE_API_KEY is what Brave's own MCP server and most integrations read; Brave's API examples
     // also use BRAVE_SEARCH_API_KEY, so that is accepted as a fallback.
-    keyEnv: 'BRAVE_API_KEY',
-    keyEnvAliases: ['BRAVE_SEARCH_API_KEY'],
+    ...SEARCH_KEY_VARIABLES.brave,
     keyRequired: true,
     academic: false,
     requestsPerSecond: 1,
@@ -90,8 +90,7 @@ export const SEARCH_PROVIDERS: Readonly<Record<SearchProviderName, SearchProvide
     name: 'exa',
     label: 'Exa',
     defaultBaseUrl: 'https://api.exa.ai',
-    keyEnv: 'EXA_API_KEY',
-    keyEnvAliases: [],
+    ...SEARCH_KEY_VARIABLES.exa,
     keyRequired: true,
     academic: false,
     requestsPerSecond: 5,
@@ -103,10 +102,8 @@ export const SEARCH_PROVIDERS: Readonly<Record<SearchProviderName, SearchProvide
     name: 'google',
     label: 'Google Programmable Search',
     defaultBaseUrl: 'https://customsearch.googleapis.com',
-    keyEnv: 'GOOGLE_SEARCH_API_KEY',
-    keyEnvAliases: ['GOOGLE_CSE_API_KEY'],
+    ...SEARCH_KEY_VARIABLES.google,
     keyRequired: true,
-    requiredEnv: GOOGLE_ENGINE_ID_ENV,
     academic: false,
     requestsPerSecond: 1,
     rateBasis: 'the Custom Search JSON API allows 100 queries per minute per project (and 100 a day free); 1/s stays under it',
@@ -142,8 +139,7 @@ export const SEARCH_PROVIDERS: Readonly<Record<SearchProviderName, SearchProvide
     name: 'semantic-scholar',
     label: 'Semantic Scholar',
     defaultBaseUrl: 'https://api.semanticscholar.org',
-    keyEnv: 'SEMANTIC_SCHOLAR_API_KEY',
-    keyEnvAliases: [],
+    ...SEARCH_KEY_VARIABLES['semantic-scholar'],
     keyRequired: false,
     academic: true,
     requestsPerSecond: 1,
@@ -170,14 +166,10 @@ export function isSearchProviderName(value: string): value is SearchProviderName
   return Object.hasOwn(SEARCH_PROVIDERS, value);
 }
 
-/** The API key for a provider from the environment (keyEnv, then its aliases), if any. */
-export function searchApiKeyFromEnv(name: SearchProviderName, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const info = SEARCH_PROVIDERS[name];
-  for (const variable of [info.keyEnv, ...info.keyEnvAliases]) {
-    const value = variable ? env[variable]?.trim() : undefined;
-    if (value) return value;
-  }
-  return undefined;
+/** The API key for a provider the config's environment holds (keyEnv, else one of its aliases), if any. */
+export function searchApiKey(config: Pick<AppConfig, 'environment'>, name: SearchProviderName): string | undefined {
+  const variable = SEARCH_PROVIDERS[name].keyEnv;
+  return variable ? config.environment.keys[variable] : undefined;
 }
 
 /** Builds a provider; a missing base URL or required key is a ConfigError naming the variable to set (the key check is the class's). */

@@ -4,12 +4,12 @@
 // "details":[{"reason"}]}}`; an invalid key is a 400 with reason API_KEY_INVALID, which we report as
 // 401 so it is treated as a credentials problem and not retried. Quota errors are 429.
 import { ConfigError } from '../../config/load';
+import { SEARCH_KEY_VARIABLES } from '../../config/environment';
 import { HttpError } from '../http-error';
 import { arrayField, endpoint, finishResults, readJsonObject, refusalMessage, requestedCount, requireApiKey, withTimeout, type ProviderIdentity } from './http';
 import type { SearchProvider, SearchProviderOptions, SearchRequest, SearchResult } from './types';
 
 const GOOGLE: ProviderIdentity = { label: 'Google Programmable Search', keyEnv: 'GOOGLE_SEARCH_API_KEY' };
-export const GOOGLE_ENGINE_ID_ENV = 'GOOGLE_SEARCH_ENGINE_ID';
 const MAX_RESULTS_PER_REQUEST = 10;
 
 interface GoogleItem {
@@ -33,7 +33,7 @@ export class GoogleSearch implements SearchProvider {
   constructor(private readonly options: SearchProviderOptions) {
     this.apiKey = requireApiKey(options, GOOGLE);
     const engineId = options.engineId?.trim();
-    if (!engineId) throw new ConfigError(`${GOOGLE.label} needs a search engine id: set ${GOOGLE_ENGINE_ID_ENV}`);
+    if (!engineId) throw new ConfigError(`${GOOGLE.label} needs a search engine id: set ${SEARCH_KEY_VARIABLES.google.requiredEnv}`);
     this.engineId = engineId;
   }
 

@@ -1,6 +1,19 @@
-import type { CritiqueFindingsInput, VettedSourceRef } from '../contracts';
+// The critic: reviews the merged findings against the plan before the report is finalised.
+import { z } from 'zod';
+import type { SourceRef } from '../domain/types';
+import type { ModelRoleSpec } from './role';
 
-export const CRITIC_SYSTEM = `You are the critic of a deep-research assistant.
+export const CRITIQUE_LIMITS = { missing: 10, suggested_queries: 5, contradictions: 10 } as const;
+
+export const critiqueSchema = z.object({
+  verdict: z.enum(['PASS', 'REVISE']),
+  feedback: z.string(),
+  missing: z.array(z.string().min(1)).max(CRITIQUE_LIMITS.missing),
+  suggested_queries: z.array(z.string().min(1)).max(CRITIQUE_LIMITS.suggested_queries),
+  contradictions: z.array(z.object({ finding_ids: z.array(z.string().min(1)).min(1), description: z.string().min(1) })).max(CRITIQUE_LIMITS.contradictions),
+});
+
+const CRITIC_SYSTEM = `You are the critic of a deep-research assistant.
 You review the merged findings of a research run against its plan (question, brief, outline) and
 the vetting of its sources, before the report is finalised.
 - verdict: "REVISE" only when a gap or weakness matters for answering the question: an outline
@@ -8,13 +21,33 @@ the vetting of its sources, before the report is finalised.
   unresolved contradiction. Minor polish is not a reason. Otherwise "PASS".
 - feedback: 1 to 4 sentences for the researchers; with REVISE, say what the next round must establish.
 - missing: what is missing or weak, one short item each; empty when nothing matters.
-- suggested_queries: up to 5 web search queries that would close what is missing; empty with PASS.
+- suggested_queries: up to ${CRITIQUE_LIMITS.suggested_queries} web search queries that would close what is missing; empty with PASS.
 - contradictions: findings whose sources disagree, each with the ids of the findings involved
   (e.g. "F2", "F5") and what they disagree on. Only ids of the findings given.
 Weigh sources by their tier and quality when given: a lower tier is weaker evidence.
 Answer with JSON only.`;
 
-export function criticPrompt(input: Omit<CritiqueFindingsInput, 'model'>): string {
+export const critic: ModelRoleSpec<z.infer<typeof critiqueSchema>> = { role: 'critic', name: 'critique', system: CRITIC_SYSTEM, schema: critiqueSchema };
+
+/** A source with what vetting made of it (tier and quality shown as given). */
+export interface VettedSource extends SourceRef {
+  tier?: string | number;
+  quality?: string | number;
+}
+
+/** What the critic's prompt is built from (the critiqueFindings activity's input). */
+export interface CriticPromptInput {
+  query: string;
+  research_brief: string;
+  outline: string[];
+  findings: { id: string; content: string; confidence: string; source_ids: string[] }[];
+  sources: VettedSource[];
+  revision: number;
+  max_revisions: number;
+  guidance?: string[];
+}
+
+export function criticPrompt(input: CriticPromptInput): string {
   const findings = input.findings.length
     ? input.findings.map((f) => `- ${f.id} (${f.confidence}) ${f.content} [${f.source_ids.join(', ')}]`).join('\n')
     : '(no findings)';
@@ -31,7 +64,7 @@ export function criticPrompt(input: Omit<CritiqueFindingsInput, 'model'>): strin
   return parts.join('\n\n');
 }
 
-function describeSource(s: VettedSourceRef): string {
+function describeSource(s: VettedSource): string {
   const vetting = [s.tier === undefined ? '' : `tier ${s.tier}`, s.quality === undefined ? '' : `quality ${s.quality}`].filter(Boolean).join(', ');
   return `- [${s.id}] ${s.title} — ${s.url}${vetting ? ` (${vetting})` : ''}`;
 }

@@ -1,4 +1,56 @@
-export const ANALYZER_SYSTEM = `You are the research analyst of a deep-research assistant.
+// The analyst: findings from the sources, the gaps left, the sources that are off the question and
+// how good each is. ANALYSIS_LIMITS bound the answer; the prompt states them from there.
+import { z } from 'zod';
+import { askedItems, type ModelRoleSpec } from './role';
+
+export const FINDING_CONFIDENCES = ['low', 'medium', 'high', 'confirmed', 'speculation'] as const;
+
+/** What the analyst is asked for; `accepted` is what still parses. */
+export const ANALYSIS_LIMITS = {
+  findings: 40,
+  gaps: 10,
+  gap_queries: { asked: { min: 1, max: 3 }, accepted: 5 },
+  priority: { min: 1, max: 10 },
+  rated_sources: 50,
+} as const;
+
+const { gap_queries: gapQueries, priority } = ANALYSIS_LIMITS;
+
+export const analysisSchema = z.object({
+  findings: z
+    .array(
+      z.object({
+        content: z.string().min(1),
+        confidence: z.enum(FINDING_CONFIDENCES),
+        source_ids: z.array(z.string()),
+        category: z.string().nullable().catch(null),
+      }),
+    )
+    .max(ANALYSIS_LIMITS.findings),
+  gaps: z
+    .array(
+      z.object({
+        description: z.string().min(1),
+        suggested_queries: z.array(z.string().min(1)).max(gapQueries.accepted).meta(askedItems(gapQueries.asked)),
+        priority: z.number().int().min(priority.min).max(priority.max),
+      }),
+    )
+    .max(ANALYSIS_LIMITS.gaps),
+  // Added later: the sources the analyst found do not address the question (never cited). Answers without it stay valid.
+  not_addressing: z
+    .array(z.object({ source_id: z.string(), reason: z.string() }))
+    .max(ANALYSIS_LIMITS.rated_sources)
+    .nullable()
+    .catch(null),
+  // Nullable rather than optional: strict structured outputs require every key; older answers lack it.
+  source_quality: z
+    .array(z.object({ source_id: z.string(), quality: z.enum(['low', 'medium', 'high']) }))
+    .max(ANALYSIS_LIMITS.rated_sources)
+    .nullable()
+    .catch(null),
+});
+
+const ANALYZER_SYSTEM = `You are the research analyst of a deep-research assistant.
 Read the sources and extract findings that answer the research question.
 - Each finding is one or two factual sentences, with a confidence and the ids of the sources that support it (e.g. "S3"). Cite only ids of the sources given.
 - Cover every source that bears on the question: at least one finding from each of them.
@@ -6,8 +58,10 @@ Read the sources and extract findings that answer the research question.
 - Category: a short lowercase topic label for the finding (e.g. "costs", "policy"); null when none fits.
 - Not addressing: a source that is about something else (it only shares some words with the question) goes in not_addressing, with a one-sentence reason; take no finding from it. Empty when every source bears on the question.
 - Source quality: rate each source low, medium or high by its evidence (primary data, methods, named authors and dates rate higher; marketing, anonymous or thin pages lower).
-- Gaps: what the question still needs that these sources do not answer, each description written as a question (ending with "?", in the language of the research question, never a sentence copied from a source, no source ids), with 1 to 3 suggested web search queries and a priority (1 = most important). No gaps when the question is answered.
+- Gaps: what the question still needs that these sources do not answer, each description written as a question (ending with "?", in the language of the research question, never a sentence copied from a source, no source ids), with ${gapQueries.asked.min} to ${gapQueries.asked.max} suggested web search queries and a priority (${priority.min} = most important). No gaps when the question is answered.
 Answer with JSON only.`;
+
+export const analyzer: ModelRoleSpec<z.infer<typeof analysisSchema>> = { role: 'analyzer', name: 'source_analysis', system: ANALYZER_SYSTEM, schema: analysisSchema };
 
 export interface AnalyzerSourceText {
   id: string;

@@ -1,6 +1,18 @@
-import type { Finding } from '../../domain/types';
+// The report writer: patches that add new findings to the living report, each to one outline section.
+import { z } from 'zod';
+import type { Finding } from '../domain/types';
+import type { ModelRoleSpec } from './role';
 
-export const WRITER_SYSTEM = `You are the report writer of a deep-research assistant.
+/** Patches the writer is asked for at most. */
+export const WRITER_PATCHES_ASKED = 20;
+
+export const reportPatchSchema = z.object({
+  // A longer answer still parses: what a patch may add is bounded by characters (in the activity
+  // before it enters history, and when applied), so a 21st patch never costs the research.
+  patches: z.array(z.object({ section: z.string().min(1), markdown: z.string() })).meta({ maxItems: WRITER_PATCHES_ASKED }),
+});
+
+const WRITER_SYSTEM = `You are the report writer of a deep-research assistant.
 You receive the current markdown report and new findings. Return patches that add the new
 knowledge to the report: for each patch, the exact title of an outline section and the markdown
 to append to it (plain paragraphs or bullet lists; no headings). Cite sources inline with their
@@ -8,6 +20,8 @@ ids in square brackets, e.g. [S2], and only ids listed with the findings. Use ev
 belongs in some section, merged with others where they overlap. Keep it concise: all patches
 together must stay under the given character budget. When sections are named as still empty,
 put the findings that bear on them there. Answer with JSON only.`;
+
+export const writer: ModelRoleSpec<z.infer<typeof reportPatchSchema>> = { role: 'writer', name: 'report_patch', system: WRITER_SYSTEM, schema: reportPatchSchema };
 
 export function writerPrompt(input: {
   query: string;

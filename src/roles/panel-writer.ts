@@ -1,6 +1,11 @@
-import type { WritePanelAnswerInput } from '../contracts';
+// One panel member's answer to the question, from the shared research.
+import { z } from 'zod';
+import type { SourceRef } from '../domain/types';
+import type { ModelRoleSpec } from './role';
 
-export const PANEL_WRITER_SYSTEM = `You are one member of a research panel. Several models answer the same question from the same
+export const panelAnswerSchema = z.object({ answer: z.string().min(1) });
+
+const PANEL_WRITER_SYSTEM = `You are one member of a research panel. Several models answer the same question from the same
 evidence, each on its own; a synthesizer later merges the answers and lists where they disagree.
 - Answer the question in Markdown: a direct answer first, then the reasoning and the evidence.
 - Use only the findings and sources given. Cite them inline as [S1], [S2]; never invent a source.
@@ -8,7 +13,17 @@ evidence, each on its own; a synthesizer later merges the answers and lists wher
 - Write in the language of the question.
 Answer with JSON only: {"answer": "<markdown>"}.`;
 
-export function panelWriterPrompt(input: WritePanelAnswerInput, contexts: { label: string; text: string }[]): string {
+export const panelWriter: ModelRoleSpec<z.infer<typeof panelAnswerSchema>> = { role: 'panel', name: 'panel_answer', system: PANEL_WRITER_SYSTEM, schema: panelAnswerSchema };
+
+/** What a panel member's prompt is built from (the writePanelAnswer activity's input). */
+export interface PanelWriterPromptInput {
+  query: string;
+  research_brief?: string;
+  findings: { content: string; confidence: string; source_ids: string[] }[];
+  sources: SourceRef[];
+}
+
+export function panelWriterPrompt(input: PanelWriterPromptInput, contexts: { label: string; text: string }[]): string {
   const findings = input.findings.length
     ? input.findings.map((f) => `- (${f.confidence}) ${f.content} [${f.source_ids.join(', ')}]`).join('\n')
     : '(no findings)';

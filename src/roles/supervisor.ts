@@ -1,14 +1,29 @@
-import type { GatedPhase } from '../../domain/names';
-import type { PhaseGate } from '../contracts';
+// The supervisor: a pause after each phase to reflect on it, from its metrics and its quality gate.
+import { z } from 'zod';
+import type { GatedPhase } from '../domain/names';
+import type { ModelRoleSpec } from './role';
 
-export const SUPERVISOR_SYSTEM = `You are the supervisor of a deep-research assistant. After each phase
+/** A reflection is cut to this many characters (in the activity: a long one is not worth a repair call). */
+export const MAX_REFLECTION_CHARS = 600;
+
+export const phaseReflectionSchema = z.object({
+  reflection: z.string().min(1).meta({ maxLength: MAX_REFLECTION_CHARS }),
+  retry: z.boolean(),
+  guidance_for_next_phase: z.string(),
+  // Optional so a model that leaves it out costs no repair call; the harness and real models give it.
+  quality_score: z.number().min(0).max(1).optional(),
+});
+
+const SUPERVISOR_SYSTEM = `You are the supervisor of a deep-research assistant. After each phase
 you pause to reflect on how it went, from its metrics and its quality gate.
-- reflection: what went well or badly, at most 600 characters.
+- reflection: what went well or badly, at most ${MAX_REFLECTION_CHARS} characters.
 - retry: true only when the gate failed and running the phase again could fix it (for example more
   or different searches); false when the gate passed, or when a retry would only repeat the failure.
 - guidance_for_next_phase: one or two concrete sentences for the next phase (or the retry).
 - quality_score: your judgement of the research so far, from 0 (unusable) to 1 (complete, well sourced).
 Answer with JSON only.`;
+
+export const supervisor: ModelRoleSpec<z.infer<typeof phaseReflectionSchema>> = { role: 'supervisor', name: 'phase_reflection', system: SUPERVISOR_SYSTEM, schema: phaseReflectionSchema };
 
 /** The question the supervisor answers about each phase. */
 export const PHASE_QUESTIONS: Record<GatedPhase, string> = {
@@ -19,7 +34,7 @@ export const PHASE_QUESTIONS: Record<GatedPhase, string> = {
   refinement: 'Will the next round close the gaps that matter, rather than repeat earlier searches?',
 };
 
-export function supervisorPrompt(input: { phase: GatedPhase; summary: Record<string, unknown>; gate: PhaseGate; guidance?: string[] }): string {
+export function supervisorPrompt(input: { phase: GatedPhase; summary: Record<string, unknown>; gate: { passed: boolean; failures: string[] }; guidance?: string[] }): string {
   const gate = input.gate.passed ? 'passed' : `failed:\n${input.gate.failures.map((f) => `- ${f}`).join('\n') || '- (no reason given)'}`;
   const parts = [
     `Phase: ${input.phase}`,

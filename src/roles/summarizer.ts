@@ -1,9 +1,16 @@
-import type { FidelityLevel } from '../../context-fit/allocate';
+// The summarizer: condenses content to fit a model's context budget, at a fidelity level and a word limit.
+import { z } from 'zod';
+import type { FidelityLevel } from '../context-fit/allocate';
+import type { ModelRoleSpec } from './role';
 
-export const SUMMARIZER_SYSTEM = `You condense research content so it fits a model's context budget.
+export const summarySchema = z.object({ summary: z.string() });
+
+const SUMMARIZER_SYSTEM = `You condense research content so it fits a model's context budget.
 Keep what a researcher needs: figures, dates, names, claims and who makes them. Never add anything
 the text does not say, and keep its language. Stay under the word limit you are given.
 Answer with JSON only: {"summary": "..."}.`;
+
+export const summarizer: ModelRoleSpec<z.infer<typeof summarySchema>> = { role: 'summarizer', name: 'content_summary', system: SUMMARIZER_SYSTEM, schema: summarySchema };
 
 const STYLE: Record<Exclude<FidelityLevel, 'full' | 'dropped'>, string> = {
   condensed: 'A light summary that keeps the key details, in prose.',

@@ -1,0 +1,28 @@
+// A model role in one module: what the model is told (its system prompt), the JSON it must answer
+// (its schema) and the limits both state, side by side. The prompt's numbers come from the limits
+// the schema is built from (test/role-prompts.test.ts fails on a number that drifts).
+import type { z } from 'zod';
+
+export interface ModelRoleSpec<T = unknown> {
+  /** Whose models answer and whose usage the call is (models.roles, or the summarizer's, the panel's ...). */
+  role: string;
+  /** The JSON object's name the provider is given (the test harness's fake model answers by it). */
+  name: string;
+  system: string;
+  schema: z.ZodType<T>;
+}
+
+/** The output a role's schema validates to. */
+export type AnswerOf<R> = R extends ModelRoleSpec<infer T> ? T : never;
+
+/**
+ * How many items the model is asked for (its JSON schema and its prompt say so); `accepted` more
+ * still parse, so a longer answer costs no repair call, and the activity cuts it to `asked.max`.
+ */
+export interface AskedCount {
+  min?: number;
+  max: number;
+}
+
+/** The JSON-schema bounds a model is shown for an AskedCount (zod's own bounds are what parses). */
+export const askedItems = ({ min, max }: AskedCount) => ({ ...(min !== undefined ? { minItems: min } : {}), maxItems: max });
