@@ -15,7 +15,7 @@ import { verifyReportCitations } from '../src/report/final-check';
 import { relevanceScore } from '../src/report/relevance';
 import { annotateReport } from '../src/verify/annotate';
 import { citedSentences } from '../src/report/sentences';
-import { numbersIn, splitPassages } from '../src/verify/passages';
+import { numbersIn, splitPassages } from '../src/report/passages';
 import { checkClaims, type Judge } from '../src/verify/support';
 import { repeatedClaims } from './bench-claims';
 

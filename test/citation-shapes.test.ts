@@ -145,7 +145,7 @@ describe('a link after the full stop', () => {
 describe('a sentence citing a right and a wrong source', () => {
   it('keeps the citation that supports it and removes the one that does not, saying so', async () => {
     const { checkClaims } = await import('../src/verify/support');
-    const { splitPassages } = await import('../src/verify/passages');
+    const { splitPassages } = await import('../src/report/passages');
     const { annotateReport } = await import('../src/verify/annotate');
     const texts: Record<string, string> = {
       S1: 'Stubble burning in Punjab contributed 31 percent of the particulate pollution in Delhi on peak November days.',

@@ -255,17 +255,7 @@ export interface ScoreRelevanceOutput {
   judged?: Record<string, RelevanceJudgement>;
 }
 
-export interface TriageSourcesInput extends ModelChoice {
-  question: string;
-  /** The question as its sources say it in their other languages. */
-  translations?: string[];
-  sources: { id: string; url: string; title: string; snippet: string; text_file_id: string; sub_question: string }[];
-}
-export interface TriageSourcesOutput {
-  /** Per source id the model judged (a page it left out has none). */
-  verdicts: Record<string, { verdict: RelevanceJudgement['verdict']; why: string }>;
-  usage: ModelUsage;
-}
+export type { TriageSourcesInput, TriageSourcesOutput } from '../roles/triage';
 
 export interface PersistSessionInput {
   /** The live snapshot; the store adds the report's text from the artifact store. */
@@ -289,8 +279,6 @@ export interface ResearchActivities {
   webSearch(input: WebSearchInput): Promise<WebSearchOutput>;
   fetchUrl(input: FetchUrlInput): Promise<FetchUrlOutput>;
   renderPage(input: RenderPageInput): Promise<RenderPageOutput>;
-  /** The model's verdict on a round's doubtful pages (no embedding model judged them), in one call. */
-  triageSources(input: TriageSourcesInput): Promise<TriageSourcesOutput>;
   analyzeSources(input: AnalyzeSourcesInput): Promise<AnalyzeSourcesOutput>;
   createReport(input: CreateReportInput): Promise<ReportVersion>;
   reopenReport(input: ReopenReportInput): Promise<ReportVersion>;

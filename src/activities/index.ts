@@ -17,13 +17,14 @@ import { AgentStreamSink } from '../stores/agent-stream';
 import { openArtifactStore, openFetchCache, openSessionStore } from '../stores/open';
 import type { SessionStore } from '../stores/sessions';
 import type { ResearchActivities } from './contracts';
+import { roleActivities, type RoleActivities } from '../roles';
+import { createModelCall } from './model-call';
 import { createDeliveryActivities } from './delivery-activities';
 import { createMindActivities } from './mind-activities';
 import { createVerifyActivities } from './verify-activities';
 import { createModelActivities } from './model-activities';
 import { createPanelActivities } from './panel-activities';
 import { createRelevanceActivities } from './relevance-activities';
-import { createTriageActivities } from './triage-activities';
 import { createReportActivities } from './report-activities';
 import { createStoreActivities } from './store-activities';
 import { createWebActivities } from './web-activities';
@@ -45,7 +46,7 @@ export interface ActivityDeps {
 }
 
 export interface CreatedActivities {
-  activities: ResearchActivities;
+  activities: ResearchActivities & RoleActivities;
   /** The memory of this worker's browser (all its processes), undefined while none runs. */
   browserMemory(): Promise<TreeMemory | undefined>;
   close(): Promise<void>;
@@ -103,7 +104,7 @@ export function createActivities(deps: ActivityDeps): CreatedActivities {
   // The parser and the relevance score are compiled on first use: done now, not in a user's first round.
   setTimeout(() => void warmUpParsing().then(() => relevanceScore('Battery storage on the grid grew again.', ['grid storage costs'])), 0).unref();
   const modelActivities = createModelActivities(modelDeps);
-  const activities: ResearchActivities = {
+  const activities: ResearchActivities & RoleActivities = {
     ...modelActivities,
     // A session starts: its pages follow within seconds of the plan, and the PDF parser's threads
     // load while the planner thinks, when the CPU has nothing else to do.
@@ -127,7 +128,8 @@ export function createActivities(deps: ActivityDeps): CreatedActivities {
     ...asStoreSteps(createStoreActivities(sessionStore, storeStepArtifacts), 'sessions'),
     ...asStoreSteps(createReportActivities(storeStepArtifacts), 'artifacts'),
     scoreRelevance: relevance.scoreRelevance,
-    ...createTriageActivities(modelDeps),
+    // The roles that are activities of their own (src/roles/index.ts), with the model call and the stored texts.
+    ...roleActivities({ call: createModelCall(modelDeps), text: (fileId) => store.getText(fileId) }),
     ...createDeliveryActivities({ config, sessions: sessionsWaiting, artifacts: store }),
     async lookupLocalKnowledge({ query, maxResults }) {
       const notes = notesSource(config);

@@ -12,7 +12,7 @@ import type { Embedder } from '../providers/model/embeddings';
 import { relevanceScore, sharesWords } from '../report/relevance';
 import { DECOY_QUESTIONS, meaningVerdict } from '../report/relevance-meaning';
 import type { ArtifactStore } from '../stores/artifacts';
-import { splitPassages } from '../verify/passages';
+import { splitPassages } from '../report/passages';
 import type { PageQuestions, ScoreRelevanceInput, ScoreRelevanceOutput } from './contracts';
 import { withHeartbeat } from './heartbeat';
 

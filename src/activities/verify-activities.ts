@@ -7,7 +7,7 @@ import { annotateReport } from '../verify/annotate';
 import { citedSentences } from '../report/sentences';
 import { checkDois, citedDois, DEFAULT_DOI_RESOLVER } from '../verify/dois';
 import { checkLinks } from '../verify/links';
-import { splitPassages, type Passage } from '../verify/passages';
+import { splitPassages, type Passage } from '../report/passages';
 import { checkClaims, verdictsByIndex, type Judge } from '../verify/support';
 import { claimJudge, judgePrompt } from '../roles/claim-judge';
 import type { VerifyClaimsInput } from '../verify/types';

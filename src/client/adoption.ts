@@ -2,10 +2,24 @@
 // of that build is left (a local upgrade, an old build drained and stopped), the session goes on
 // from its last snapshot on the current build, the way a failed session is retried. Waiting runs
 // need none of this: they move to the current build by themselves when their answer comes.
+import type { Client } from '@temporalio/client';
+import type { Logger } from 'pino';
 import { WORKFLOW_TYPE } from '../contract/names';
+import type { ResearchState } from '../domain/types';
+import type { SessionStore } from '../stores/sessions';
 import { liveBuilds, type BuildIdentity } from '../temporal/deployments';
-import type { ResearchClient } from './research-client';
 import { continuationState } from './session-ops';
+
+/**
+ * What adoption asks of a client (a ResearchClient is one): Temporal's workflows on its namespace and
+ * task queue, a session's last snapshot, and a new run of a session from a state.
+ */
+export interface AdoptingClient {
+  readonly client: Client;
+  readonly config: { temporal: { namespace: string; task_queue: string } };
+  sessions(): Pick<SessionStore, 'get'>;
+  startRun(state: ResearchState, policy: 'REPLACE_RUNNING'): Promise<void>;
+}
 
 export interface Adoption {
   research_id: string;
@@ -19,7 +33,7 @@ const RESEARCH_TYPES = [WORKFLOW_TYPE, 'deepResearch'];
 const UNVERSIONED_GRACE_MS = 60_000;
 
 /** Running research sessions of this task queue pinned to a build with no live worker, moved to `build`. */
-export async function adoptOrphanedSessions(client: ResearchClient, build: BuildIdentity, now = Date.now()): Promise<Adoption[]> {
+export async function adoptOrphanedSessions(client: AdoptingClient, build: BuildIdentity, now = Date.now()): Promise<Adoption[]> {
   const { namespace, task_queue } = client.config.temporal;
   const live = await liveBuilds(client.client.workflowService, namespace, build.deploymentName, now);
   live.set(build.buildId, (live.get(build.buildId) ?? 0) + 1);
@@ -40,7 +54,7 @@ export async function adoptOrphanedSessions(client: ResearchClient, build: Build
   return adopted;
 }
 
-async function adopt(client: ResearchClient, researchId: string, from: string | undefined, to: BuildIdentity): Promise<Adoption['outcome']> {
+async function adopt(client: AdoptingClient, researchId: string, from: string | undefined, to: BuildIdentity): Promise<Adoption['outcome']> {
   const snapshot = await client.sessions().get(researchId);
   if (!snapshot) return 'no_snapshot';
   const state = continuationState(snapshot);
@@ -61,7 +75,7 @@ export interface SessionsByBuild {
 }
 
 /** How many running sessions each build still runs. */
-export async function sessionsByBuild(client: ResearchClient): Promise<SessionsByBuild> {
+export async function sessionsByBuild(client: Pick<AdoptingClient, 'client' | 'config'>): Promise<SessionsByBuild> {
   const query = `TaskQueue = '${client.config.temporal.task_queue}' AND ExecutionStatus = 'Running' AND WorkflowType IN (${RESEARCH_TYPES.map((t) => `'${t}'`).join(', ')})`;
   const out: SessionsByBuild = { pinned: {}, waiting: 0, unversioned: 0 };
   for await (const run of client.client.workflow.list({ query })) {
@@ -73,4 +87,26 @@ export async function sessionsByBuild(client: ResearchClient): Promise<SessionsB
     else out.unversioned += 1;
   }
   return out;
+}
+
+/**
+ * Research pinned to a build with no live worker left moves to this one: at start, then every
+ * `seconds` (DEEP_RESEARCH_ADOPT_EVERY_SECONDS, 60; 0: only at start). The timer, to clear at stop.
+ */
+export function adoptEvery(research: AdoptingClient, build: BuildIdentity, seconds: number, logger: Logger): NodeJS.Timeout | undefined {
+  const sweep = async () => {
+    try {
+      for (const a of await adoptOrphanedSessions(research, build)) {
+        if (a.outcome === 'adopted') logger.warn({ research_id: a.research_id, from: a.from, to: build.buildId }, `research ${a.research_id} moved from build ${a.from} to ${build.buildId}`);
+        else logger.warn({ research_id: a.research_id, from: a.from }, `research ${a.research_id} is pinned to build ${a.from}, which has no live worker, and has no stored snapshot to go on from`);
+      }
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'could not look for sessions of builds that are gone');
+    }
+  };
+  void sweep();
+  if (!(seconds > 0)) return undefined;
+  const timer = setInterval(() => void sweep(), seconds * 1000);
+  timer.unref();
+  return timer;
 }

@@ -2,7 +2,11 @@
 // them, each shown by what a reader skims before deciding to read: its title, the search snippet,
 // its opening and its passage most like the question.
 import { z } from 'zod';
-import type { ModelRoleSpec } from './role';
+import type { ModelUsage } from '../domain/types';
+import type { RelevanceJudgement } from '../domain/sources';
+import { splitPassages } from '../report/passages';
+import { relevanceScore } from '../report/relevance';
+import type { ModelRoleSpec, RoleActivity } from './role';
 
 /** Pages judged in one call at most. */
 export const TRIAGE_PAGES = 100;
@@ -52,4 +56,48 @@ export function triagePrompt(input: { question: string; translations?: string[];
     ...(input.translations?.length ? [`The same question as its sources may put it:\n${input.translations.map((t) => `- ${t}`).join('\n')}`] : []),
     `Pages:\n${pages.join('\n\n')}`,
   ].join('\n\n');
+}
+
+/** The activity's input (triageSources; as histories record it). */
+export interface TriageSourcesInput {
+  model?: string;
+  question: string;
+  /** The question as its sources say it in their other languages. */
+  translations?: string[];
+  sources: { id: string; url: string; title: string; snippet: string; text_file_id: string; sub_question: string }[];
+}
+export interface TriageSourcesOutput {
+  /** Per source id the model judged (a page it left out has none). */
+  verdicts: Record<string, { verdict: RelevanceJudgement['verdict']; why: string }>;
+  usage: ModelUsage;
+}
+
+/** The model's verdict on a round's doubtful pages, in one call; ids it does not know are dropped. */
+export const triageSources: RoleActivity<TriageSourcesInput, TriageSourcesOutput> = async (input, tools) => {
+  const asked = [input.question, ...(input.translations ?? [])];
+  const pages = await Promise.all(input.sources.map(async (s) => pageOf(s, await tools.text(s.text_file_id).catch(() => ''), [...asked, s.sub_question])));
+  const call = await tools.call(triage, { requested: input.model, prompt: triagePrompt({ question: input.question, translations: input.translations, pages }) });
+  const known = new Set(input.sources.map((s) => s.id));
+  const verdicts: TriageSourcesOutput['verdicts'] = {};
+  for (const v of call.object.verdicts) if (known.has(v.source_id) && !verdicts[v.source_id]) verdicts[v.source_id] = { verdict: v.verdict, why: v.why.trim().slice(0, 300) };
+  return { verdicts, usage: call.usage };
+};
+
+const OPENING_CHARS = 500;
+const PASSAGE_CHARS = 700;
+const SNIPPET_CHARS = 300;
+/** Passages looked through for the one most like the question. */
+const PASSAGES_SEARCHED = 60;
+
+/** What a reader skims of a page: its opening, and the passage after it that is most about the question. */
+export function pageOf(source: TriageSourcesInput['sources'][number], text: string, questions: string[]): TriagePage {
+  const passages = splitPassages(text).slice(0, PASSAGES_SEARCHED);
+  const opening = passages[0]?.text ?? '';
+  let passage = '';
+  let best = 0;
+  for (const p of passages.slice(1)) {
+    const score = relevanceScore(p.text, questions);
+    if (score > best) [best, passage] = [score, p.text];
+  }
+  return { id: source.id, url: source.url, title: source.title.slice(0, 300), snippet: source.snippet.slice(0, SNIPPET_CHARS), opening: opening.slice(0, OPENING_CHARS), passage: passage.slice(0, PASSAGE_CHARS) };
 }

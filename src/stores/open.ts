@@ -75,19 +75,27 @@ export function openSharedLimits(config: Pick<AppConfig, 'data_dir' | 'environme
   return url ? new PgSharedLimits(openDatabase(url)) : new SqliteSharedLimits(path.join(config.data_dir, 'service.db'));
 }
 
-/**
- * The shared database's state for health checks: 'none' (embedded stores), 'ok' when it answers
- * within `timeoutMs`, else why not. `db` is the caller's pooled handle (openDatabase).
- */
-export async function sharedStoreState(db: PgDatabase | undefined, timeoutMs = 3_000): Promise<string> {
-  if (!db) return 'none';
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([db.query('SELECT 1'), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${timeoutMs} ms`)), timeoutMs)))]);
-    return 'ok';
-  } catch (err) {
-    return describeStoreError(err);
-  } finally {
-    clearTimeout(timer);
-  }
+/** The shared database as a health check sees it (its pool opened once); `release` at stop. */
+export interface SharedStoreProbe {
+  /** 'none' (embedded stores), 'ok' when the database answers within the timeout, else why not. */
+  state(): Promise<string>;
+  release(): Promise<void>;
+}
+
+export function sharedStoreProbe(config: Stores, timeoutMs = 3_000): SharedStoreProbe {
+  const url = databaseUrl(config);
+  const db = url ? openDatabase(url) : undefined;
+  const state = async () => {
+    if (!db) return 'none';
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([db.query('SELECT 1'), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer in ${timeoutMs} ms`)), timeoutMs)))]);
+      return 'ok';
+    } catch (err) {
+      return describeStoreError(err);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  return { state, release: async () => db?.release() };
 }

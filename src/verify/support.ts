@@ -1,7 +1,7 @@
 // Does the cited source say what the sentence claims? Decided lexically when the overlap is clear
 // either way; only the ambiguous middle goes to a model, which sees just the retrieved passages.
 import type { CitedSentence } from '../report/sentences';
-import { excerptFor, rankPassages, type Passage, type RankedPassage } from './passages';
+import { excerptFor, rankPassages, type Passage, type RankedPassage } from '../report/passages';
 import type { ClaimCheck, ClaimVerdict } from './types';
 import type { ClaimSupportAnswer, JudgeBatch } from '../roles/claim-judge';
 

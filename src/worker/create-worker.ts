@@ -1,3 +1,4 @@
+import { Client, type Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { existsSync, readFileSync } from 'node:fs';
 import pino, { type Logger } from 'pino';
@@ -6,7 +7,7 @@ import { prepareSharedStores } from '../stores/open';
 import type { AppConfig } from '../config/schema';
 import { ALL_SEARCH_PROVIDERS, searchAvailability, searchBurst, searchRate } from '../providers/registry';
 import { dataConverterOf } from '../temporal/codec';
-import { researchActivityInterceptor, startMemoryGauge, storeWaitReporter } from './metrics';
+import { researchActivityInterceptor, SessionStatusGauge, startMemoryGauge, storeWaitReporter } from './metrics';
 import { activityTracingInterceptors, tracingSinks, tracingRequested } from '../telemetry/tracing';
 import { cachedWorkflowCode } from './bundle-cache';
 import { searchTaskQueue } from '../contract/names';
@@ -25,8 +26,14 @@ export interface ResearchWorkerOptions {
   overrides?: Partial<WorkerOptions>;
   /** Where activity failures and session saves are logged (silent when not given). */
   logger?: Logger;
-  /** Called after a session was saved (the worker refreshes its session-count metrics). */
-  onSessionPersisted?: () => void;
+  /** With a client connection: the namespace's session counts by status as metrics, refreshed after saves. */
+  sessionCounts?: Connection;
+}
+
+/** Where and how this build makes itself the deployment's current version once its workers poll. */
+interface Promotion {
+  service: NativeConnection['workflowService'];
+  namespace: string;
 }
 
 /** The main worker plus one rate-limited search worker per available provider, run and stopped together. */
@@ -41,7 +48,7 @@ export class ResearchWorkers {
     readonly build: BuildIdentity,
     /** Sessions the main worker keeps in its workflow cache. */
     readonly cacheSize: number,
-    private readonly promote?: () => Promise<void>,
+    private readonly promotion?: Promotion,
   ) {
     this.ready = new Promise<void>((resolve, reject) => (this.markReady = (err) => (err ? reject(err) : resolve())));
     this.ready.catch(() => undefined);
@@ -50,7 +57,7 @@ export class ResearchWorkers {
   async run(): Promise<void> {
     const running = Promise.all([this.main, ...this.search].map((w) => w.run()));
     // The version exists once its workers poll: promote it beside them.
-    (this.promote ? this.promote() : Promise.resolve()).then(() => this.markReady(), (err: Error) => this.markReady(err));
+    (this.promotion ? promoteBuild(this.promotion.service, this.promotion.namespace, this.build) : Promise.resolve()).then(() => this.markReady(), (err: Error) => this.markReady(err));
     await running;
   }
 
@@ -102,13 +109,16 @@ export async function createResearchWorker(opts: ResearchWorkerOptions): Promise
   // What the browser does is logged with the worker's memory beside it.
   const onBrowser = (line: string) => logger.info({ worker_rss_mb: mb(process.memoryUsage.rss()) }, line);
   const { activities, browserMemory, close: closeActivities } = createActivities({ config, onStoreWait: storeWaitReporter(logger), onBrowser });
+  const dataConverter = dataConverterOf(config.environment.temporal.payload_keys);
   const stopMemoryGauge = startMemoryGauge(browserMemory);
+  const sessions = opts.sessionCounts ? new SessionStatusGauge(new Client({ connection: opts.sessionCounts, namespace: config.temporal.namespace, dataConverter }), logger) : undefined;
+  sessions?.start();
   const close = async () => {
+    sessions?.stop();
     stopMemoryGauge();
     await closeActivities();
   };
-  const dataConverter = dataConverterOf(config.environment.temporal.payload_keys);
-  const activityInterceptors = [...activityTracingInterceptors(), researchActivityInterceptor(logger, opts.onSessionPersisted)];
+  const activityInterceptors = [...activityTracingInterceptors(), researchActivityInterceptor(logger, () => sessions?.soon())];
   const code = await workflowCode(opts.workflowBundle, config, logger);
   const build: BuildIdentity = { deploymentName: deploymentNameOf(config), buildId: buildIdOf(code.code, config) };
   const versioning = versioningOptions(build);
@@ -161,6 +171,6 @@ export async function createResearchWorker(opts: ResearchWorkerOptions): Promise
     );
   }
   // DEEP_RESEARCH_PROMOTE_BUILD=0: the operator makes this build current (`temporal worker deployment set-current-version`).
-  const promote = !config.environment.worker.promote_build ? undefined : () => promoteBuild(opts.connection.workflowService, config.temporal.namespace, build);
-  return { worker: new ResearchWorkers(main, search, build, cacheSize, promote), close };
+  const promotion = config.environment.worker.promote_build ? { service: opts.connection.workflowService, namespace: config.temporal.namespace } : undefined;
+  return { worker: new ResearchWorkers(main, search, build, cacheSize, promotion), close };
 }

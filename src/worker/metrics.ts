@@ -9,7 +9,9 @@ import type { ModelUsage, PersistSessionInput, WebSearchInput } from '../activit
 import type { StoreWaitEvent } from '../activities/store-wait';
 import { RESEARCH_STATUSES, STORE_FAILURE_TYPES, STORE_LABELS } from '../domain/names';
 import { SEARCH_ATTRIBUTES } from '../contract/names';
-import { researchIdOf, PinoTemporalLogger } from '../telemetry/logging';
+import { createLogger, researchIdOf, PinoTemporalLogger } from '../telemetry/logging';
+import { startTracing } from '../telemetry/tracing';
+import type { AppConfig } from '../config/schema';
 import { WORKER_HEARTBEAT_MS } from '../temporal/deployments';
 
 const SESSION_STATUSES = RESEARCH_STATUSES;
@@ -24,19 +26,24 @@ export function metricsBindAddress(value: string, what = 'metrics port', lowest 
 }
 
 /**
- * Installs the Temporal runtime of a worker process (once per process): logs through pino, Core's
- * warnings forwarded, and the Prometheus endpoint when a metrics address is given.
+ * A worker process's telemetry, started from its slice of the config before anything connects: the
+ * logger, the Temporal runtime of the process (logs through pino, Core's warnings forwarded, the
+ * Prometheus endpoint when a metrics address is given; once per process) and the OTLP traces.
+ * Returns the endpoint's bind address and whether traces go out.
  */
-export function installWorkerRuntime(logger: Logger, metricsAddress?: string): void {
+export function startWorkerTelemetry(telemetry: AppConfig['environment']['telemetry'], metricsAddress: string | undefined): { logger: Logger; metrics?: string; tracing: boolean } {
+  const metrics = metricsAddress ? metricsBindAddress(metricsAddress) : undefined;
+  const logger = createLogger('deep-research-worker', telemetry.log_level);
   Runtime.install({
     logger: new PinoTemporalLogger(logger),
     // Worker heartbeats tell Temporal (and `worker status`) which builds still have live workers.
     workerHeartbeatInterval: WORKER_HEARTBEAT_MS,
     telemetryOptions: {
       logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } },
-      ...(metricsAddress ? { metrics: { prometheus: { bindAddress: metricsBindAddress(metricsAddress) } } } : {}),
+      ...(metrics ? { metrics: { prometheus: { bindAddress: metrics } } } : {}),
     },
   });
+  return { logger, metrics, tracing: startTracing('deep-research-worker', telemetry) };
 }
 
 interface ResearchMeters {

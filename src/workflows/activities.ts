@@ -1,6 +1,7 @@
 // Activity stubs, grouped by the kind of work so each kind gets timeouts and retries that fit it.
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { ResearchActivities } from '../activities/contracts';
+import type { RoleActivities } from '../roles';
 
 const NON_RETRYABLE = ['ConfigurationError', 'InvalidRequestError', 'AuthenticationError', 'ContextTooLong', 'ContentPolicy'];
 
@@ -19,8 +20,10 @@ export const planner = proxyActivities<Pick<ResearchActivities, 'decomposeQuery'
 export const knowledge = proxyActivities<Pick<ResearchActivities, 'lookupLocalKnowledge'>>({ startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 3 } });
 
 export const model = proxyActivities<
-  Pick<ResearchActivities, 'analyzeSources' | 'triageSources' | 'writeReportPatch' | 'critiqueFindings' | 'refineGaps' | 'reflectOnPhase'>
+  Pick<ResearchActivities & RoleActivities, 'analyzeSources' | 'triageSources' | 'writeReportPatch' | 'critiqueFindings' | 'refineGaps' | 'reflectOnPhase'>
 >(MODEL_OPTIONS);
+/** Every role that is an activity of its own (src/roles/index.ts): a new one is reached here without a line. */
+export const roles = proxyActivities<RoleActivities>(MODEL_OPTIONS);
 
 /** Citation checks: links re-checked through the fetch guard, claims against stored source text. */
 export const verifier = proxyActivities<Pick<ResearchActivities, 'verifyClaims'>>({

@@ -2,9 +2,9 @@
 // ranked by BM25 on normalized content words, and a coverage score that says how much of a
 // claim's (IDF-weighted) vocabulary a passage contains.
 
-import { numbersIn, terms } from '../report/words';
+import { numbersIn, terms } from './words';
 
-export { numbersIn, terms } from '../report/words';
+export { numbersIn, terms } from './words';
 
 const TARGET_CHARS = 600;
 const MAX_CHARS = 900;
