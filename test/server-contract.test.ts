@@ -62,6 +62,16 @@ describe('the API as its document states it', () => {
     expect(doc.paths['/api/mcp']).toEqual({ post: expect.anything() });
   });
 
+  it('refuses a path parameter too long or undecodable as any bad request: 400 in the documented shape (a fuzzer once got an undocumented 414)', async () => {
+    const zalgo = encodeURIComponent('T\u0337\u0336o invoke '.repeat(20));
+    for (const path of [`/api/research/${zalgo}/retry`, `/api/research/${'a'.repeat(201)}`, '/api/schedules/%E0%A4%A']) {
+      const res = await raw(path.endsWith('retry') ? 'POST' : 'GET', path);
+      expect({ path, status: res.status }).toEqual({ path, status: 400 });
+      expect(JSON.parse(res.body)).toMatchObject({ error: 'INVALID_REQUEST', field: 'params' });
+    }
+    expect((await api.call('GET', `/api/research/${'a'.repeat(120)}`, { token })).status).toBe(400);
+  });
+
   it('answers MCP in JSON whatever the caller accepts: a request 200 with its answer, a notification 202', async () => {
     const call = (message: unknown, accept?: string) =>
       fetch(`${api.url}/api/mcp`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(accept ? { accept } : {}) }, body: JSON.stringify(message) });

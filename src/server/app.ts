@@ -5,7 +5,7 @@ import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type RouteOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type RouteOptions } from 'fastify';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -71,6 +71,8 @@ const API_TAGS = [
   { name: 'service', description: 'Health and this document' },
 ];
 
+const MAX_PARAM_LENGTH = 200;
+
 export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   const { service } = opts;
   // Each path's methods, learnt as routes are registered: a method a path lacks answers 405.
@@ -79,8 +81,13 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler: clientErrorAnswer(methods),
     ...(opts.loggerInstance ? { loggerInstance: opts.loggerInstance as FastifyBaseLogger } : { logger: opts.logger ?? false }),
     bodyLimit: opts.bodyLimitBytes ?? 256 * 1024,
-    // Path parameters longer than this are refused before any route runs.
-    routerOptions: { maxParamLength: 200 },
+    // Path parameters longer than this are refused before any route runs, as the bad request they
+    // are (Fastify's own answer is a 414 no route documents, in another shape); so is one no decoder reads.
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: (err, _req, reply) => {
+      const message = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? `params: a path parameter is longer than ${MAX_PARAM_LENGTH} characters` : 'params: not a valid URL component';
+      void (reply as unknown as FastifyReply).code(400).send({ error: 'INVALID_REQUEST', message, field: 'params' });
+    },
     requestTimeout: 0,
     // JSON.parse never pollutes a prototype, but "__proto__" / "constructor.prototype" keys are
     // dropped before anything reads the body: accepted as if absent, never refused as "not JSON".
