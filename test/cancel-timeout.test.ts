@@ -96,7 +96,7 @@ describe('cancel and timeout', () => {
     } finally {
       await api.close();
     }
-    expect((await runCli(['resume', researchId, '--timeout', 'soon'], env.env)).stderr).toContain('--timeout expects whole seconds');
+    expect((await runCli(['resume', researchId, '--timeout', 'soon'], env.env)).stderr).toContain("option '--timeout <seconds>' argument 'soon' is invalid. a whole number of at least 1");
     expect((await runCli(['resume', researchId, '--timeout', '5'], env.env)).stderr).toMatch(/invalid settings: "timeout_seconds"/);
     expect((await env.client.state(researchId)).status).toBe('timed_out');
     const resumed = await runCli(['resume', researchId, '--timeout', '900'], env.env);

@@ -4,7 +4,7 @@ import { openSessionStore } from '../stores/open';
 
 interface ListFlags {
   json?: boolean;
-  limit: string;
+  limit: number;
   cursor?: string;
   status?: string;
 }
@@ -12,7 +12,7 @@ interface ListFlags {
 export async function list(config: AppConfig, o: ListFlags): Promise<void> {
   const store = openSessionStore(config);
   try {
-    const page = await store.list({ limit: Number(o.limit), cursor: o.cursor, status: o.status });
+    const page = await store.list({ limit: o.limit, cursor: o.cursor, status: o.status });
     const text = page.sessions.length
       ? page.sessions.map((s) => `${s.research_id}  ${s.status.padEnd(22)} ${s.created_at}  ${s.initial_query.slice(0, 60)}`).join('\n') +
         (page.next_cursor ? `\nmore: --cursor ${page.next_cursor}` : '')

@@ -16,6 +16,8 @@ import { registerScheduleCommands } from './schedule-commands';
 import { parseSettings, type StartFlags } from './settings-flags';
 import type { ResearchFlags } from './research-command';
 import { withSnakeCaseIds } from './format';
+import { wholeNumber } from './number-flags';
+import { LISTED_STATUSES } from '../domain/names';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -77,9 +79,9 @@ export function buildProgram(): Command {
   program
     .command('watch')
     .argument('<researchId>')
-    .option('--after <seq>', 'start after this event', '0')
+    .option('--after <seq>', 'start after this event', wholeNumber(0), 0)
     .option('--no-stream', "leave out the model's streamed output (AgentStream events)")
-    .action((id: string, o: { after: string; stream: boolean }) => views().watch(id, o));
+    .action((id: string, o: { after: number; stream: boolean }) => views().watch(id, o));
   program
     .command('report')
     .argument('<researchId>')
@@ -87,11 +89,11 @@ export function buildProgram(): Command {
     .action((id: string, o: { out?: string }) => views().report(id, o));
   program
     .command('list')
-    .option('--limit <n>', 'sessions per page', '20')
+    .option('--limit <n>', 'sessions per page (1 to 100)', wholeNumber(1, 100), 20)
     .option('--cursor <cursor>', 'the next_cursor of the previous page')
-    .option('--status <status>')
+    .addOption(new Option('--status <status>', 'only sessions in this status').choices(LISTED_STATUSES))
     .option('--json')
-    .action((o: Common & { limit: string; cursor?: string; status?: string }) => (require('./list-command') as typeof import('./list-command')).list(loadConfig(), o));
+    .action((o: Common & { limit: number; cursor?: string; status?: string }) => (require('./list-command') as typeof import('./list-command')).list(loadConfig(), o));
   program
     .command('extract')
     .argument('<url-or-file>')

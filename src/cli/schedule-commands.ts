@@ -47,6 +47,8 @@ export function registerScheduleCommands(program: Command, withClient: WithClien
     .option('--json', 'print one JSON object')
     .action(async (first: string, id: string | undefined, o: ScheduleFlags & { settings?: string; set?: string[] }) => {
       if (o.every) {
+        // The interval is checked before anything starts or connects.
+        (require('../client/schedules') as typeof import('../client/schedules')).parseEvery(o.every);
         const settings = settingsOf(o);
         if (o.email?.length || o.webhook?.length) {
           settings.delivery = {

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 
 import { loadConfig } from './config';
+import { wholeNumber } from './number-flags';
 
 // Each command loads what it uses when it runs (the CLI's entry stays light).
 const openServiceStore = (config: ReturnType<typeof loadConfig>) => (require('../stores/open') as typeof import('../stores/open')).openServiceStore(config);
@@ -13,9 +14,9 @@ export function registerServiceCommands(program: Command, log: (line: string) =>
     .option('--host <host>', 'address to listen on (beyond loopback needs API tokens)', '127.0.0.1')
     .option('--port <port>', 'port', '8080')
     .option('--cors <origins>', 'comma-separated origins allowed to call the API from a browser')
-    .option('--rate-limit <n>', 'requests per minute per token', '600')
+    .option('--rate-limit <n>', 'requests per minute per token', wholeNumber(1), 600)
     .option('--no-worker', 'never start a worker here (workers run as their own processes, e.g. in a deployment)')
-    .action(async (o: { host: string; port: string; cors?: string; rateLimit: string; worker: boolean }) => {
+    .action(async (o: { host: string; port: string; cors?: string; rateLimit: number; worker: boolean }) => {
       const port = Number(o.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, got "${o.port}"`);
       const { serve } = require('../server/serve') as typeof import('../server/serve');
@@ -23,7 +24,7 @@ export function registerServiceCommands(program: Command, log: (line: string) =>
         host: o.host,
         port,
         corsOrigins: o.cors?.split(',').map((s) => s.trim()).filter(Boolean),
-        rateLimitPerMinute: Number(o.rateLimit) || 600,
+        rateLimitPerMinute: o.rateLimit,
         startWorker: o.worker,
         log,
       });

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import type { ResearchClient } from '../client/research-client';
 import type { AppConfig } from '../config/schema';
+import { wholeNumber } from './number-flags';
 
 interface Common {
   json?: boolean;
@@ -25,11 +26,10 @@ export function registerSessionCommands(program: Command, withClient: WithClient
     .command('resume')
     .argument('<researchId>')
     .description('go on with a cancelled or timed-out session from where it stopped')
-    .option('--timeout <seconds>', 'a new time limit for the resumed run (timeout_seconds)')
+    .option('--timeout <seconds>', 'a new time limit for the resumed run (timeout_seconds)', wholeNumber(1))
     .option('--json')
-    .action(async (id: string, o: Common & { timeout?: string }) => {
-      const timeoutSeconds = o.timeout === undefined ? undefined : Number(o.timeout);
-      if (timeoutSeconds !== undefined && !Number.isInteger(timeoutSeconds)) throw new Error(`--timeout expects whole seconds, got "${o.timeout}"`);
+    .action(async (id: string, o: Common & { timeout?: number }) => {
+      const timeoutSeconds = o.timeout;
       await withClient({ startRuntime: true }, async (c) => {
         // Checked here, once, as the setting it becomes.
         if (timeoutSeconds !== undefined) await c.parseSettings({ timeout_seconds: timeoutSeconds });
@@ -54,19 +54,19 @@ export function registerSessionCommands(program: Command, withClient: WithClient
     .command('enhance')
     .argument('<researchId>')
     .description('research a completed session further into a new version (the old report stays)')
-    .option('--iterations <n>', 'more research iterations', '1')
+    .option('--iterations <n>', 'more research iterations (1 to 10)', wholeNumber(1, 10), 1)
     .option('--model <provider:model>', 'another model for every role')
     .option('--focus <text>', 'what the new version should add')
     .option('--context <file...>', 'files to take into account (PDF, Word, HTML, Markdown, text)')
     .option('--json')
-    .action(async (id: string, o: Common & { iterations: string; model?: string; focus?: string; context?: string[] }) => {
+    .action(async (id: string, o: Common & { iterations: number; model?: string; focus?: string; context?: string[] }) => {
       const { contextFromFile } = require('../client/context-files') as typeof import('../client/context-files');
       const contexts = await Promise.all((o.context ?? []).map((file) => contextFromFile({ filename: file, bytes: readFileSync(file) })));
       await withClient({ startRuntime: true }, async (c) => {
         const { cliOwner, recordOwner } = require('./ownership') as typeof import('./ownership');
         if (o.model) await c.parseSettings({ model: o.model });
         const owner = await cliOwner(c);
-        const started = await c.enhance(id, { iterations: Number(o.iterations) || 1, model: o.model, focus: o.focus, contexts });
+        const started = await c.enhance(id, { iterations: o.iterations, model: o.model, focus: o.focus, contexts });
         await recordOwner(c, owner, { researchId: started.researchId, query: (await c.state(id)).initial_query, status: started.status, parentId: id }, log);
         out(o.json, started, `research ${id}: enhancing as ${started.researchId}`);
       });

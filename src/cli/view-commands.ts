@@ -12,9 +12,9 @@ import type { AppConfig } from '../config/schema';
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function watch(id: string, o: { after: string; stream: boolean }): Promise<void> {
+export async function watch(id: string, o: { after: number; stream: boolean }): Promise<void> {
   const config = loadConfig();
-  let after = Number(o.after);
+  let after = o.after;
   const print = (events: ResearchEvent[]) => {
     for (const e of events) {
       process.stdout.write(`${formatEvent(e)}\n`);
