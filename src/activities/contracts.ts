@@ -17,6 +17,7 @@ import type {
   SourceFidelity,
 } from '../domain/types';
 import type { GatedPhase } from '../domain/names';
+import type { PlannerPromptInput } from '../roles/planner';
 import type { FoundTerms } from '../report/words';
 import type { VerifyClaimsInput, VerifyClaimsOutput } from '../verify/types';
 import type { CompareRunsInput, CompareRunsOutput, DeliverEmailInput, DeliverWebhookInput, DeliveryOutcome, RecordDeliveriesInput } from './delivery-contracts';
@@ -54,16 +55,9 @@ export interface StreamTarget {
   after_seq: number;
 }
 
-export interface DecomposeQueryInput extends ModelChoice {
+/** The planner's prompt input (src/roles/planner.ts), for one session. */
+export interface DecomposeQueryInput extends ModelChoice, PlannerPromptInput {
   researchId: string;
-  query: string;
-  clarifications: Clarification[];
-  feedback: string[];
-  previousPlan?: ResearchPlan;
-  /** The session's max_sub_queries; absent in sessions that predate it. */
-  max_sub_queries?: number;
-  /** Matches in the user's own documents, for the planner to build on. */
-  known_documents?: { title: string; snippet: string }[];
 }
 export interface DecomposeQueryOutput {
   plan: ResearchPlan;
