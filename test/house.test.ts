@@ -22,6 +22,11 @@ describe('the house', () => {
     expect(house.arrows.get('src/telemetry/')?.size).toBe(0);
   });
 
+  it('keeps this machine\'s processes (src/local/) below the client and the workers: they use only the config and the contract', () => {
+    expect([...(house.arrows.get('src/local/') ?? [])].sort()).toEqual(['src/config/', 'src/contract/']);
+    expect(house.arrows.get('src/temporal/')).not.toContain('src/local/');
+  });
+
   it('finds a circle where files import each other, and stands a room above what it imports', () => {
     const root = mkdtempSync(path.join(tmpdir(), 'house-'));
     const write = (file: string, text: string) => {

@@ -2,7 +2,7 @@
 // CLI, and bad input refused before anything starts.
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ensureTemporalBinary } from '../src/temporal/binary';
+import { ensureTemporalBinary } from '../src/local/temporal-cli';
 import { workflowIdFor } from '../src/contract/names';
 import type { ResearchSnapshot } from '../src/domain/types';
 import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';

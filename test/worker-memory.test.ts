@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { loadConfig, PROJECT_ROOT } from '../src/config/load';
-import { isAlive } from '../src/temporal/dev-server';
+import { isAlive } from '../src/local/processes';
 import { childEnvironment } from '../src/config/child-process';
 import { workerMemory } from '../src/worker/cache-size';
 import { missingMemorySettings } from '../src/worker/process-memory';

@@ -9,13 +9,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, PROJECT_ROOT } from '../src/config/load';
-import { connect, ensureWorker, readWorkerRecord } from '../src/runtime/local';
-import { isAlive } from '../src/temporal/dev-server';
+import { connect, ensureWorker } from '../src/runtime/local';
+import { readWorkerRecord } from '../src/local/worker-records';
+import { isAlive } from '../src/local/processes';
 import { waitFor } from './harness';
 import { startTestServer } from './harness/temporal';
 
 const SLEEPER = [process.execPath, '-e', 'setInterval(() => {}, 1000)'];
-const mod = (file: string) => JSON.stringify(path.join(PROJECT_ROOT, 'src', 'runtime', file));
+const mod = (file: string) => JSON.stringify(path.join(PROJECT_ROOT, 'src', file));
 
 function configFor(dataDir: string, queue: string, address = '127.0.0.1:1') {
   return loadConfig({ DEEP_RESEARCH_DATA_DIR: dataDir, DEEP_RESEARCH_TASK_QUEUE: queue, TEMPORAL_ADDRESS: address, PATH: process.env.PATH });
@@ -40,7 +41,7 @@ describe('one owner of the background worker', () => {
     const queue = `race-${process.pid}`;
     const mark = `race-mark-${Date.now()}`;
     // Each starter runs what `research` does on a cold start: start the worker unless one runs.
-    const starter = `const { startBackgroundWorker } = require(${mod('background-worker.ts')});
+    const starter = `const { startBackgroundWorker } = require(${mod('runtime/background-worker.ts')});
       const { loadConfig } = require(${JSON.stringify(path.join(PROJECT_ROOT, 'src', 'config', 'load.ts'))});
       const config = loadConfig({ ...process.env });
       startBackgroundWorker(config, (l) => console.log(l), { command: [process.execPath, '-e', 'setInterval(() => {}, 1000) // ${mark}'] });`;
@@ -95,7 +96,7 @@ describe('one owner of the background worker', () => {
     const queue = `replaced-${process.pid}`;
     const other = spawn(SLEEPER[0], SLEEPER.slice(1), { stdio: 'ignore' });
     try {
-      const worker = tsxProcess(`const { stopWhenReplaced, recordWorkerPid } = require(${mod('background-worker.ts')});
+      const worker = tsxProcess(`const { stopWhenReplaced, recordWorkerPid } = require(${mod('local/worker-records.ts')});
         const config = require(${JSON.stringify(path.join(PROJECT_ROOT, 'src', 'config', 'load.ts'))}).loadConfig({ ...process.env });
         recordWorkerPid(config, 'background');
         stopWhenReplaced(config, (l) => console.log(l), 200);
@@ -120,11 +121,11 @@ describe('one owner of the background worker', () => {
     const foreground = spawn(SLEEPER[0], SLEEPER.slice(1), { stdio: 'ignore' });
     writeFileSync(path.join(dataDir, `worker-${queue}.pid`), JSON.stringify({ pid: background.pid }));
     writeFileSync(path.join(dataDir, `worker-${queue}.foreground.pid`), JSON.stringify({ pid: foreground.pid, started_at: '2026-01-01T00:00:00Z' }));
-    const serve = tsxProcess(`require(${mod('worker-owner.ts')}).takeWorkerOwnership(${JSON.stringify(dataDir)}, ${JSON.stringify(queue)}, 'serve'); setInterval(() => {}, 1000)`);
+    const serve = tsxProcess(`require(${mod('local/worker-owner.ts')}).takeWorkerOwnership(${JSON.stringify(dataDir)}, ${JSON.stringify(queue)}, 'serve'); setInterval(() => {}, 1000)`);
     const env = { ...process.env, DEEP_RESEARCH_DATA_DIR: dataDir, DEEP_RESEARCH_TASK_QUEUE: queue, TEMPORAL_ADDRESS: '127.0.0.1:1' };
     const cli = (args: string[]) => spawnSync(process.execPath, ['--require', 'tsx/cjs', path.join(PROJECT_ROOT, 'src', 'cli', 'main.ts'), ...args], { env, encoding: 'utf8' });
     try {
-      await waitFor('serve to hold the lock', async () => (await import('../src/runtime/worker-owner')).workerOwner(dataDir, queue)?.pid === serve.pid, 30_000, 100);
+      await waitFor('serve to hold the lock', async () => (await import('../src/local/worker-owner')).workerOwner(dataDir, queue)?.pid === serve.pid, 30_000, 100);
       const status = cli(['worker', 'status']).stdout;
       expect(status).toContain(`background worker: pid ${background.pid}`);
       expect(status).toContain(`foreground worker: pid ${foreground.pid}, since 2026-01-01T00:00:00Z`);

@@ -8,8 +8,8 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { adoptOrphanedSessions, sessionsByBuild } from '../src/client/adoption';
 import { createResearchWorker, type ResearchWorkers } from '../src/worker/create-worker';
-import { deploymentBuilds } from '../src/temporal/deployments';
-import { deploymentNameOf } from '../src/worker/versioning';
+import { deploymentBuilds, liveBuilds } from '../src/client/builds';
+import { deploymentNameOf } from '../src/temporal/deployments';
 import { configWith, startEnvironment, startHarness, waitFor, workflowBundle, type Harness, type TestEnvironment } from './harness';
 
 interface RunningBuild {
@@ -135,7 +135,8 @@ describe('worker versioning: one engine, many builds', () => {
     const stoppedAt = Date.now();
     harness.web.setDelay(0);
     const b = await startBuild('B3');
-    const moved = await adoptOrphanedSessions(env.client, b.workers.build);
+    const live = () => liveBuilds(env.client.connection.workflowService, env.config.temporal.namespace, b.workers.build.deploymentName);
+    const moved = await adoptOrphanedSessions(env.client, b.workers.build, await live());
     expect(moved).toEqual([{ research_id: researchId, from: 'A3', outcome: 'adopted' }]);
     await env.client.waitForResult(researchId);
     const s = await env.client.state(researchId);
@@ -145,7 +146,7 @@ describe('worker versioning: one engine, many builds', () => {
     const fetchedAgain = harness.recorder.of('web').filter((r) => r.method === 'GET' && r.start >= stoppedAt && readBefore.has(r.path.split('?')[0]));
     expect(fetchedAgain.map((r) => `${r.method} ${r.path}`)).toEqual([]);
     // Nothing is left pinned to a build without workers.
-    expect(await adoptOrphanedSessions(env.client, b.workers.build)).toEqual([]);
+    expect(await adoptOrphanedSessions(env.client, b.workers.build, await live())).toEqual([]);
     await b.stop();
   });
 });

@@ -5,14 +5,15 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { connect, ensureWorker, readWorkerRecord } from '../src/runtime/local';
+import { connect, ensureWorker } from '../src/runtime/local';
+import { readWorkerRecord } from '../src/local/worker-records';
 import { loadConfig, PROJECT_ROOT } from '../src/config/load';
-import { livePollers, parseWorkerRecord, providerFingerprint } from '../src/runtime/workers';
-import { isAlive } from '../src/temporal/dev-server';
-import { takeWorkerOwnership, workerOwner } from '../src/runtime/worker-owner';
+import { livePollers, parseWorkerRecord, providerFingerprint } from '../src/local/workers';
+import { isAlive } from '../src/local/processes';
+import { takeWorkerOwnership, workerOwner } from '../src/local/worker-owner';
 import { startHarness, testConfig, waitFor } from './harness';
 import { startChildWorker } from './harness/child-worker';
-import { deploymentBuilds } from '../src/temporal/deployments';
+import { deploymentBuilds } from '../src/client/builds';
 import { BASE_MB, MIN_CACHED, SESSION_MB, workerHeapMb, workerMemory, workflowCacheSize } from '../src/worker/cache-size';
 import { ResearchClient } from '../src/client/research-client';
 
@@ -142,7 +143,7 @@ describe('worker liveness', () => {
     const log = (l: string) => lines.push(l);
     const pids: number[] = [];
     // `serve`: another process that takes the data directory's lock and holds it while it runs.
-    const takeLock = `require(${JSON.stringify(path.join(PROJECT_ROOT, 'src', 'runtime', 'worker-owner.ts'))}).takeWorkerOwnership(${JSON.stringify(dataDir)}, ${JSON.stringify(queue)}, 'serve'); setInterval(() => {}, 1000)`;
+    const takeLock = `require(${JSON.stringify(path.join(PROJECT_ROOT, 'src', 'local', 'worker-owner.ts'))}).takeWorkerOwnership(${JSON.stringify(dataDir)}, ${JSON.stringify(queue)}, 'serve'); setInterval(() => {}, 1000)`;
     // The worker as serve started it; then serve holds the lock.
     const servesEnv = { PATH: process.env.PATH, OPENAI_API_KEY: 'serve-key' };
     const first = (await ensureWorker(processWith(servesEnv), log, { command })) as number;

@@ -3,8 +3,8 @@ import type { AppConfig } from '../config/schema';
 import { resolveProviderPlan } from '../providers/registry';
 import type { ProviderPlan } from '../domain/types';
 import { listProviders } from '../providers/listing';
-import { findTemporalBinary } from '../temporal/binary';
-import { portOpen } from '../temporal/dev-server';
+import { findTemporalBinary } from '../local/temporal-cli';
+import { portOpen } from '../local/dev-server';
 import { renderingStatus } from '../fetching/renderers';
 
 export interface Check {

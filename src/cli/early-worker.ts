@@ -3,9 +3,10 @@
 // the Temporal client and starts the local server. Only when the CLI would start it anyway: the
 // embedded server is not up, no worker of ours runs, no serve owns the data directory's worker, and
 // a model is configured (otherwise the command refuses, and starts nothing).
-import { portOpen } from '../temporal/dev-server';
-import { runningWorkerPid, startBackgroundWorker, usesEmbeddedServer } from '../runtime/background-worker';
-import { workerOwner } from '../runtime/worker-owner';
+import { portOpen } from '../local/dev-server';
+import { workerOwner } from '../local/worker-owner';
+import { runningWorkerPid, usesEmbeddedServer } from '../local/worker-records';
+import { startBackgroundWorker } from '../runtime/background-worker';
 import { loadConfig } from './config';
 
 export async function startWorkerEarly(log: (line: string) => void): Promise<void> {

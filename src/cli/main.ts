@@ -29,7 +29,8 @@ function out(json: boolean | undefined, value: unknown, text: string): void {
   process.stdout.write(json ? `${JSON.stringify(withSnakeCaseIds(value))}\n` : `${text}\n`);
 }
 
-const runtime = () => require('../runtime/local') as typeof import('../runtime/local');
+const localServer = () => require('../local/local-server') as typeof import('../local/local-server');
+const workerRecords = () => require('../local/worker-records') as typeof import('../local/worker-records');
 
 function withClient<T>(opts: { startRuntime?: boolean }, fn: (client: ResearchClient, config: AppConfig) => Promise<T>): Promise<T> {
   return (require('./with-client') as typeof import('./with-client')).withClient(opts, fn);
@@ -149,11 +150,12 @@ export function buildProgram(): Command {
         return;
       }
       memory.stopWithParent(config.environment.process);
-      const { ensureServer, recordWorkerPid, stopWhenReplaced, usesEmbeddedServer } = runtime();
+      const { recordWorkerPid, stopWhenReplaced, usesEmbeddedServer } = workerRecords();
+      const { ensureServer } = localServer();
       recordWorkerPid(config, o.background ? 'background' : 'foreground');
       if (o.background) stopWhenReplaced(config, log);
       // A background worker's starter starts the server (beside it, on a cold start): it waits for it.
-      const { waitForPort } = require('../temporal/dev-server') as typeof import('../temporal/dev-server');
+      const { waitForPort } = require('../local/dev-server') as typeof import('../local/dev-server');
       const serverReady = o.background ? () => waitForPort(config.temporal.address, 120_000) : usesEmbeddedServer(config) ? () => ensureServer(config, log) : undefined;
       await (require('../worker/main') as typeof import('../worker/main')).runWorker(config, { metricsPort: o.metricsPort, healthPort: o.healthPort, serverReady });
     });
@@ -161,15 +163,15 @@ export function buildProgram(): Command {
   const server = program.command('server').description('the local Temporal dev server');
   server.command('start').action(async () => {
     const config = loadConfig();
-    await runtime().ensureServer(config, log);
+    await localServer().ensureServer(config, log);
     log(`Temporal is up at ${config.temporal.address}`);
   });
   server.command('stop').description('stop the local Temporal server and the background worker').action(async () => {
     const config = loadConfig();
-    await runtime().stopBackgroundWorker(config, log);
-    const { stopDevServer } = require('../temporal/dev-server') as typeof import('../temporal/dev-server');
+    await workerRecords().stopBackgroundWorker(config, log);
+    const { stopDevServer } = require('../local/dev-server') as typeof import('../local/dev-server');
     log((await stopDevServer(config.data_dir)) ? 'stopped the local Temporal server' : 'no local Temporal server was running');
-    const owner = (require('../runtime/worker-owner') as typeof import('../runtime/worker-owner')).workerOwner(config.data_dir, config.temporal.task_queue);
+    const owner = (require('../local/worker-owner') as typeof import('../local/worker-owner')).workerOwner(config.data_dir, config.temporal.task_queue);
     if (owner) log((require('./worker-commands') as typeof import('./worker-commands')).ownerRestartsLine(owner));
   });
   server
@@ -177,12 +179,12 @@ export function buildProgram(): Command {
     .option('--json')
     .action((o: Common) => {
       const config = loadConfig();
-      const info = (require('../temporal/dev-server') as typeof import('../temporal/dev-server')).readDevServer(config.data_dir);
+      const info = (require('../local/dev-server') as typeof import('../local/dev-server')).readDevServer(config.data_dir);
       out(o.json, { running: !!info, ...info }, info ? `running (pid ${info.pid}) at ${info.address}` : 'not running');
     });
   server.command('install').description('install the Temporal CLI into the project venv if missing').action(() => {
     const config = loadConfig();
-    const { ensureTemporalBinary } = require('../temporal/binary') as typeof import('../temporal/binary');
+    const { ensureTemporalBinary } = require('../local/temporal-cli') as typeof import('../local/temporal-cli');
     log(`temporal CLI: ${ensureTemporalBinary(config, log)}`);
   });
   return program;

@@ -17,7 +17,7 @@ export interface SessionReads {
 
 /** Runs `fn` with the client's reads, or the store's alone when nothing listens at Temporal's address. */
 export async function withReads<T>(config: AppConfig, fn: (reads: SessionReads) => Promise<T>): Promise<T> {
-  const { portOpen } = require('../temporal/dev-server') as typeof import('../temporal/dev-server');
+  const { portOpen } = require('../local/dev-server') as typeof import('../local/dev-server');
   if (await portOpen(config.temporal.address)) {
     const { withClient } = require('./with-client') as typeof import('./with-client');
     return withClient({}, (client) => fn({ read: (id, o) => client.read(id, o), readEvents: (id, after, o) => client.readEvents(id, after, o), client }));

@@ -5,7 +5,8 @@ import type { ResearchClient } from '../client/research-client';
 import { waitsForAnswer } from '../domain/messages';
 import { TERMINAL_STATUSES, type ResearchSnapshot } from '../domain/types';
 import { formatPlan, progressLine } from './format';
-import { activePollers, startingWorker, waitingForWorkerLine } from '../runtime/local';
+import { startingWorker } from '../local/worker-records';
+import { activePollers, waitingForWorkerLine } from '../runtime/local';
 import { Progress } from './progress';
 import { endedSession } from './ended-session';
 

@@ -4,9 +4,12 @@ import { ResearchClient } from '../client/research-client';
 import { loadConfig } from './config';
 import type { AppConfig } from '../config/schema';
 import { flushTracing, startTracing } from '../telemetry/tracing';
-import { portOpen } from '../temporal/dev-server';
-import { connect, ensureServer, ensureWorker, runningWorkerPid, startBackgroundWorker, usesEmbeddedServer } from '../runtime/local';
-import { workerOwner } from '../runtime/worker-owner';
+import { portOpen } from '../local/dev-server';
+import { ensureServer } from '../local/local-server';
+import { workerOwner } from '../local/worker-owner';
+import { runningWorkerPid, usesEmbeddedServer } from '../local/worker-records';
+import { startBackgroundWorker } from '../runtime/background-worker';
+import { connect, ensureWorker } from '../runtime/local';
 import { Progress } from './progress';
 import { withSnakeCaseIds } from './format';
 
@@ -42,7 +45,7 @@ export async function withClient<T>(opts: { startRuntime?: boolean }, fn: (clien
  */
 async function startRuntime(config: AppConfig): Promise<ResearchClient> {
   if (usesEmbeddedServer(config) && !(await portOpen(config.temporal.address))) {
-    // A serve that owns the data directory's worker starts it itself (src/runtime/worker-owner.ts).
+    // A serve that owns the data directory's worker starts it itself (src/local/worker-owner.ts).
     if (!runningWorkerPid(config) && !workerOwner(config.data_dir, config.temporal.task_queue)) startBackgroundWorker(config, log);
     const progress = new Progress();
     await ensureServer(config, log, (what, work) => progress.step(what, work));

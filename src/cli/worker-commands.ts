@@ -1,79 +1,73 @@
 // `deep-research worker status | stop | adopt`: is a worker really there, which builds run, and
 // how many sessions each build still runs.
-import { adoptOrphanedSessions, sessionsByBuild, type SessionsByBuild } from '../client/adoption';
+import { adoptToBuild, workerFleet, type WorkerFleet } from '../client/fleet';
+import type { ResearchClient } from '../client/research-client';
 import type { AppConfig } from '../config/schema';
-import { deploymentBuilds, type BuildSummary } from '../temporal/deployments';
-import { deploymentNameOf } from '../worker/versioning';
-import { connect, livePollerIdentities, readWorkerRecord, runningWorkerPid, stopBackgroundWorker, WORKER_OWNER_CHECK_SECONDS } from '../runtime/local';
-import { workerOwner, type WorkerOwner } from '../runtime/worker-owner';
-import { isAlive } from '../temporal/dev-server';
-import { hostname } from 'node:os';
-import { providerFingerprint } from '../runtime/workers';
+import type { WorkerOwner } from '../local/worker-owner';
+import { localWorkers, stopBackgroundWorker } from '../local/worker-records';
+import type { BuildSummary } from '../client/builds';
+import { connect, WORKER_OWNER_CHECK_SECONDS } from '../runtime/local';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 export async function workerCommand(action: 'status' | 'stop' | 'adopt', config: AppConfig, json?: boolean, buildId?: string): Promise<void> {
-  if (action === 'adopt') return adoptCommand(config, json, buildId);
-  if (action === 'stop') {
-    const stopped = await stopBackgroundWorker(config, log);
-    const owner = workerOwner(config.data_dir, config.temporal.task_queue);
-    if (json) process.stdout.write(`${JSON.stringify({ stopped, ...(owner ? { owner: { command: owner.command, pid: owner.pid } } : {}) })}\n`);
-    else if (!stopped) log('no background worker of this data directory is running');
-    if (owner && !json) log(ownerRestartsLine(owner));
-    return;
-  }
-  const pid = runningWorkerPid(config);
-  const record = readWorkerRecord(config);
-  const foreground = readWorkerRecord(config, 'foreground');
-  const foregroundPid = foreground && isAlive(foreground.pid) ? foreground.pid : undefined;
-  let pollers: number | undefined;
-  let others: string[] = [];
-  let builds: BuildSummary[] | undefined;
-  let sessions: SessionsByBuild | undefined;
+  if (action !== 'stop') return askTemporal(action, config, json, buildId);
+  const stopped = await stopBackgroundWorker(config, log);
+  const { owner } = localWorkers(config);
+  if (json) process.stdout.write(`${JSON.stringify({ stopped, ...(owner ? { owner: { command: owner.command, pid: owner.pid } } : {}) })}\n`);
+  else if (!stopped) log('no background worker of this data directory is running');
+  if (owner && !json) log(ownerRestartsLine(owner));
+}
+
+/** Status shows what this machine knows with Temporal away; adopt needs it. */
+async function askTemporal(action: 'status' | 'adopt', config: AppConfig, json: boolean | undefined, buildId: string | undefined): Promise<void> {
+  const client = await connect(config, { startServer: false, log }).catch((err: unknown) => {
+    if (action === 'adopt') throw err;
+    return undefined;
+  });
   try {
-    const client = await connect(config, { startServer: false, log });
-    try {
-      const live = await livePollerIdentities(client);
-      pollers = live.length;
-      // Worker processes on this machine that neither record names: started from another data directory, or by hand.
-      const ours = new Set([pid, foregroundPid].filter(Boolean).map((p) => `${p}@${hostname()}`));
-      others = live.filter((who) => !ours.has(who));
-      builds = await deploymentBuilds(client.connection.workflowService, config.temporal.namespace, deploymentNameOf(config));
-      sessions = await sessionsByBuild(client);
-      for (const b of builds) b.sessions = sessions.pinned[b.buildId] ?? 0;
-    } finally {
-      await client.close();
-      await client.connection.close();
+    if (action === 'adopt') {
+      const { build, moved } = await adoptToBuild(client as ResearchClient, buildId);
+      const lines = moved.map((m) => `${m.research_id}: ${m.outcome === 'adopted' ? `moved from ${m.from}` : `pinned to ${m.from}, no stored snapshot`}`);
+      process.stdout.write(json ? `${JSON.stringify({ build, moved })}\n` : `${lines.length ? lines.join('\n') : 'no session is pinned to a build without live workers'}\n`);
+      return;
     }
-  } catch {
-    pollers = undefined;
+    const fleet = client && (await workerFleet(client).catch(() => undefined));
+    statusLines(config, localWorkers(config), fleet, json);
+  } finally {
+    await client?.close();
+    await client?.connection.close();
   }
-  const owner = workerOwner(config.data_dir, config.temporal.task_queue);
-  const stale = !!pid && !!record?.fingerprint && record.fingerprint !== providerFingerprint(config);
+}
+
+function statusLines(config: AppConfig, local: ReturnType<typeof localWorkers>, fleet: WorkerFleet | undefined, json: boolean | undefined): void {
+  const { background, foreground, owner } = local;
+  // Worker processes on this machine that neither record names: started from another data directory, or by hand.
+  const others = fleet ? fleet.pollers.filter((who) => !local.identities.includes(who)) : [];
   const status = {
-    background_worker: pid ? { pid, started_at: record?.started_at, environment_changed: stale } : null,
-    foreground_worker: foregroundPid ? { pid: foregroundPid, started_at: foreground?.started_at } : null,
-    live_pollers: pollers ?? null,
+    background_worker: background ?? null,
+    foreground_worker: foreground ?? null,
+    live_pollers: fleet?.pollers.length ?? null,
     /** Live worker processes polling the task queue that neither record of this data directory names (pid@host). */
-    other_workers: pollers === undefined ? null : others,
+    other_workers: fleet ? others : null,
     /** live_pollers and each build's live_workers count worker processes (one runs a worker per task queue). */
     counted: 'processes',
     task_queue: config.temporal.task_queue,
-    builds: builds ?? null,
-    sessions_waiting: sessions?.waiting ?? null,
-    sessions_unversioned: sessions?.unversioned ?? null,
+    builds: fleet?.builds ?? null,
+    sessions_waiting: fleet?.sessions.waiting ?? null,
+    sessions_unversioned: fleet?.sessions.unversioned ?? null,
   };
   if (json) {
     process.stdout.write(`${JSON.stringify(status)}\n`);
     return;
   }
   const lines = [
-    pid ? `background worker: pid ${pid}${record?.started_at ? `, since ${record.started_at}` : ''}${stale ? ' (provider environment changed since; the next start restarts it)' : ''}` : 'background worker: not running',
-    ...(foregroundPid ? [`foreground worker: pid ${foregroundPid}${foreground?.started_at ? `, since ${foreground.started_at}` : ''}`] : []),
-    pollers === undefined ? 'pollers: Temporal is unreachable' : `live worker processes polling "${config.temporal.task_queue}": ${pollers}${others.length ? ` (${others.length} not started from this data directory: ${others.join(', ')})` : ''}`,
+    background ? `background worker: pid ${background.pid}${background.started_at ? `, since ${background.started_at}` : ''}${background.environment_changed ? ' (provider environment changed since; the next start restarts it)' : ''}` : 'background worker: not running',
+    ...(foreground ? [`foreground worker: pid ${foreground.pid}${foreground.started_at ? `, since ${foreground.started_at}` : ''}`] : []),
+    !fleet ? 'pollers: Temporal is unreachable' : `live worker processes polling "${config.temporal.task_queue}": ${fleet.pollers.length}${others.length ? ` (${others.length} not started from this data directory: ${others.join(', ')})` : ''}`,
     ...(owner ? [`owned by ${owner.command} (pid ${owner.pid}): it starts the background worker again within ${WORKER_OWNER_CHECK_SECONDS} s if it stops`] : []),
-    ...(builds?.length ? ['builds:', ...builds.map(buildLine)] : builds ? ['builds: none has polled yet'] : []),
-    ...(sessions ? [`sessions waiting for a person: ${sessions.waiting} (they go on on the current build)${sessions.unversioned ? `; ${sessions.unversioned} not yet on a build` : ''}`] : []),
+    ...(fleet?.builds.length ? ['builds:', ...fleet.builds.map(buildLine)] : fleet ? ['builds: none has polled yet'] : []),
+    ...(fleet ? [`sessions waiting for a person: ${fleet.sessions.waiting} (they go on on the current build)${fleet.sessions.unversioned ? `; ${fleet.sessions.unversioned} not yet on a build` : ''}`] : []),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
@@ -84,19 +78,3 @@ export const ownerRestartsLine = (owner: WorkerOwner): string =>
 
 const buildLine = (b: BuildSummary): string =>
   `  ${b.buildId}${b.current ? ' (current)' : ''}: ${b.live_workers} live worker process${b.live_workers === 1 ? '' : 'es'}, ${b.sessions ?? 0} research run${b.sessions === 1 ? '' : 's'} pinned${b.status && !b.current ? `, ${b.status}` : ''}`;
-
-/** Moves research pinned to builds with no live worker onto the current build (a worker does this by itself every minute). */
-async function adoptCommand(config: AppConfig, json: boolean | undefined, buildId: string | undefined): Promise<void> {
-  const client = await connect(config, { startServer: false, log });
-  try {
-    const builds = await deploymentBuilds(client.connection.workflowService, config.temporal.namespace, deploymentNameOf(config));
-    const target = buildId ?? builds.find((b) => b.current)?.buildId;
-    if (!target) throw new Error('no current build: start a worker first (or name a build with --build)');
-    const moved = await adoptOrphanedSessions(client, { deploymentName: deploymentNameOf(config), buildId: target });
-    if (json) process.stdout.write(`${JSON.stringify({ build: target, moved })}\n`);
-    else process.stdout.write(`${moved.length ? moved.map((m) => `${m.research_id}: ${m.outcome === 'adopted' ? `moved from ${m.from}` : `pinned to ${m.from}, no stored snapshot`}`).join('\n') : 'no session is pinned to a build without live workers'}\n`);
-  } finally {
-    await client.close();
-    await client.connection.close();
-  }
-}

@@ -7,7 +7,8 @@ import type { Logger } from 'pino';
 import { WORKFLOW_TYPE } from '../contract/names';
 import type { ResearchState } from '../domain/types';
 import type { SessionStore } from '../stores/sessions';
-import { liveBuilds, type BuildIdentity } from '../temporal/deployments';
+import type { BuildIdentity } from '../temporal/deployments';
+import { liveBuilds } from './builds';
 import { continuationState } from './session-ops';
 
 /**
@@ -32,22 +33,39 @@ const RESEARCH_TYPES = [WORKFLOW_TYPE, 'deepResearch'];
 /** A run with no version yet may simply not have had its first task: give it this long. */
 const UNVERSIONED_GRACE_MS = 60_000;
 
-/** Running research sessions of this task queue pinned to a build with no live worker, moved to `build`. */
-export async function adoptOrphanedSessions(client: AdoptingClient, build: BuildIdentity, now = Date.now()): Promise<Adoption[]> {
-  const { namespace, task_queue } = client.config.temporal;
-  const live = await liveBuilds(client.client.workflowService, namespace, build.deploymentName, now);
-  live.set(build.buildId, (live.get(build.buildId) ?? 0) + 1);
-  const query = `TaskQueue = '${task_queue}' AND ExecutionStatus = 'Running' AND WorkflowType IN (${RESEARCH_TYPES.map((t) => `'${t}'`).join(', ')})`;
-  const adopted: Adoption[] = [];
+/** A running research run of this task queue and the build it runs on. */
+interface RunningResearch {
+  workflowId: string;
+  runId: string;
+  /** Auto-upgrading: waiting for a person, it goes on on whichever build is current when answered. */
+  waiting: boolean;
+  pinnedTo?: string;
+  startTime: Date;
+}
+
+async function runningResearch(client: Pick<AdoptingClient, 'client' | 'config'>): Promise<RunningResearch[]> {
+  const query = `TaskQueue = '${client.config.temporal.task_queue}' AND ExecutionStatus = 'Running' AND WorkflowType IN (${RESEARCH_TYPES.map((t) => `'${t}'`).join(', ')})`;
+  const runs: RunningResearch[] = [];
   for await (const run of client.client.workflow.list({ query })) {
     const described = await client.client.workflow.getHandle(run.workflowId, run.runId).describe();
     const versioning = described.raw.workflowExecutionInfo?.versioningInfo;
     const behavior = String(versioning?.behavior ?? '');
-    // Auto-upgrading runs (waiting for a person) go to the current build on their own.
-    if (behavior === 'VERSIONING_BEHAVIOR_AUTO_UPGRADE' || behavior === '2') continue;
-    const pinnedTo = versioning?.deploymentVersion?.buildId ?? undefined;
-    if (pinnedTo && live.has(pinnedTo)) continue;
-    if (!pinnedTo && now - described.startTime.getTime() < UNVERSIONED_GRACE_MS) continue;
+    const waiting = behavior === 'VERSIONING_BEHAVIOR_AUTO_UPGRADE' || behavior === '2';
+    runs.push({ workflowId: run.workflowId, runId: run.runId, waiting, pinnedTo: versioning?.deploymentVersion?.buildId ?? undefined, startTime: described.startTime });
+  }
+  return runs;
+}
+
+/**
+ * Running research sessions of this task queue pinned to a build with no live worker (`live`: live
+ * worker processes per build, as liveBuilds counts them), moved to `build`.
+ */
+export async function adoptOrphanedSessions(client: AdoptingClient, build: BuildIdentity, live: ReadonlyMap<string, number>, now = Date.now()): Promise<Adoption[]> {
+  const adopted: Adoption[] = [];
+  for (const run of await runningResearch(client)) {
+    const { pinnedTo } = run;
+    if (run.waiting || (pinnedTo && (live.has(pinnedTo) || pinnedTo === build.buildId))) continue;
+    if (!pinnedTo && now - run.startTime.getTime() < UNVERSIONED_GRACE_MS) continue;
     const researchId = run.workflowId.replace(/^research-/, '');
     adopted.push({ research_id: researchId, from: pinnedTo ?? 'unversioned', outcome: await adopt(client, researchId, pinnedTo, build) });
   }
@@ -76,14 +94,10 @@ export interface SessionsByBuild {
 
 /** How many running sessions each build still runs. */
 export async function sessionsByBuild(client: Pick<AdoptingClient, 'client' | 'config'>): Promise<SessionsByBuild> {
-  const query = `TaskQueue = '${client.config.temporal.task_queue}' AND ExecutionStatus = 'Running' AND WorkflowType IN (${RESEARCH_TYPES.map((t) => `'${t}'`).join(', ')})`;
   const out: SessionsByBuild = { pinned: {}, waiting: 0, unversioned: 0 };
-  for await (const run of client.client.workflow.list({ query })) {
-    const versioning = (await client.client.workflow.getHandle(run.workflowId, run.runId).describe()).raw.workflowExecutionInfo?.versioningInfo;
-    const behavior = String(versioning?.behavior ?? '');
-    const buildId = versioning?.deploymentVersion?.buildId;
-    if (behavior === 'VERSIONING_BEHAVIOR_AUTO_UPGRADE' || behavior === '2') out.waiting += 1;
-    else if (buildId) out.pinned[buildId] = (out.pinned[buildId] ?? 0) + 1;
+  for (const run of await runningResearch(client)) {
+    if (run.waiting) out.waiting += 1;
+    else if (run.pinnedTo) out.pinned[run.pinnedTo] = (out.pinned[run.pinnedTo] ?? 0) + 1;
     else out.unversioned += 1;
   }
   return out;
@@ -96,7 +110,8 @@ export async function sessionsByBuild(client: Pick<AdoptingClient, 'client' | 'c
 export function adoptEvery(research: AdoptingClient, build: BuildIdentity, seconds: number, logger: Logger): NodeJS.Timeout | undefined {
   const sweep = async () => {
     try {
-      for (const a of await adoptOrphanedSessions(research, build)) {
+      const live = await liveBuilds(research.client.workflowService, research.config.temporal.namespace, build.deploymentName);
+      for (const a of await adoptOrphanedSessions(research, build, live)) {
         if (a.outcome === 'adopted') logger.warn({ research_id: a.research_id, from: a.from, to: build.buildId }, `research ${a.research_id} moved from build ${a.from} to ${build.buildId}`);
         else logger.warn({ research_id: a.research_id, from: a.from }, `research ${a.research_id} is pinned to build ${a.from}, which has no live worker, and has no stored snapshot to go on from`);
       }

@@ -9,7 +9,7 @@ import type { Connection } from '@temporalio/client';
 import type { AppConfig } from '../config/schema';
 import type { ResearchEvent, ResearchSnapshot } from '../domain/types';
 import { TERMINAL_STATUSES } from '../domain/types';
-import { liveBuilds } from '../temporal/deployments';
+import { liveBuilds } from './builds';
 import { isGone, ResearchError } from './errors';
 import { NO_WORKER, TEMPORAL_AWAY, type Away } from './away';
 

@@ -1,41 +1,19 @@
-// The background worker's process and its record (<data dir>/worker-<task queue>.pid): started,
-// found and recognised without loading the Temporal client, so a cold `research` can start the
-// worker first thing (src/cli/early-worker.ts) while the rest of the command loads.
+// Starts the background worker, one process at a time, and records it (src/local/worker-records.ts):
+// it needs no Temporal client, so a cold `research` can start the worker first thing
+// (src/cli/early-worker.ts) while the rest of the command loads.
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { childEnvironment } from '../config/child-process';
 import type { AppConfig } from '../config/schema';
-import { isAlive } from '../temporal/dev-server';
+import { isAlive } from '../local/processes';
+import { runningWorkerPid, writeWorkerRecord } from '../local/worker-records';
+import { codeFingerprint, deliverySecretsOf, providerFingerprint } from '../local/workers';
 import { workerMemory } from '../worker/cache-size';
-import { codeFingerprint, deliverySecretsOf, parseWorkerRecord, providerFingerprint, type WorkerRecord } from './workers';
-
-/** No TEMPORAL_ADDRESS: the CLI starts (and uses) the local dev server. */
-export function usesEmbeddedServer(config: Pick<AppConfig, 'environment'>): boolean {
-  return config.environment.temporal.embedded;
-}
 
 export interface WorkerLaunch {
   /** The command that runs a worker; this CLI's `worker` by default. */
   command?: string[];
-}
-
-/** The background worker's pid file; a foreground worker (`deep-research worker`) has its own, so nothing here ever stops it. */
-function workerPidFile(config: AppConfig, kind: 'background' | 'foreground' = 'background'): string {
-  return path.join(config.data_dir, `worker-${config.temporal.task_queue}${kind === 'foreground' ? '.foreground' : ''}.pid`);
-}
-
-export function readWorkerRecord(config: AppConfig, kind: 'background' | 'foreground' = 'background'): WorkerRecord | undefined {
-  try {
-    return parseWorkerRecord(readFileSync(workerPidFile(config, kind), 'utf8'));
-  } catch {
-    return undefined;
-  }
-}
-
-export function runningWorkerPid(config: AppConfig): number | undefined {
-  const record = readWorkerRecord(config);
-  return record && isAlive(record.pid) ? record.pid : undefined;
 }
 
 /**
@@ -93,39 +71,4 @@ function readStartLock(file: string): { pid: number; at: number } | undefined {
   } catch {
     return undefined;
   }
-}
-
-/**
- * In a background worker: stops it once the record names another live background worker (two
- * started at once, or one started while this one was thought gone), so the one `worker status`
- * names and `worker stop` stops is the only one running.
- */
-export function stopWhenReplaced(config: AppConfig, log: (line: string) => void, everyMs = 5_000): void {
-  const timer = setInterval(() => {
-    const record = readWorkerRecord(config);
-    if (!record || record.pid === process.pid || !isAlive(record.pid)) return;
-    clearInterval(timer);
-    log(`another background worker (pid ${record.pid}) is recorded for this data directory: this one (pid ${process.pid}) stops`);
-    process.kill(process.pid, 'SIGTERM');
-    // A worker still waiting for its server has no shutdown to run: it leaves now.
-    setTimeout(() => process.exit(0), 30_000).unref();
-  }, everyMs);
-  timer.unref();
-}
-
-/** Our background worker while it has not polled yet: started within the last two minutes and alive. */
-export function startingWorker(config: AppConfig, now = Date.now()): { pid: number; since: number } | undefined {
-  const record = readWorkerRecord(config);
-  const since = record?.started_at ? Date.parse(record.started_at) : NaN;
-  return record && isAlive(record.pid) && now - since < 120_000 ? { pid: record.pid, since } : undefined;
-}
-
-function writeWorkerRecord(config: AppConfig, record: WorkerRecord, kind: 'background' | 'foreground' = 'background'): void {
-  mkdirSync(config.data_dir, { recursive: true });
-  writeFileSync(workerPidFile(config, kind), JSON.stringify(record));
-}
-
-/** A worker records itself with the environment it runs with: a foreground one in its own file, never stopped by us. */
-export function recordWorkerPid(config: AppConfig, kind: 'background' | 'foreground'): void {
-  writeWorkerRecord(config, { pid: process.pid, fingerprint: providerFingerprint(config), code: codeFingerprint(), started_at: new Date().toISOString(), secrets: deliverySecretsOf(config) }, kind);
 }

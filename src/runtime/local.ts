@@ -1,62 +1,24 @@
 // Makes sure a Temporal server and a worker are there for the CLI: the embedded dev server unless
 // TEMPORAL_ADDRESS names a cluster, and a background worker unless one already runs.
+import { hostname } from 'node:os';
+import { livePollerIdentities } from '../client/fleet';
 import { ResearchClient } from '../client/research-client';
 import type { AppConfig } from '../config/schema';
-import { ensureTemporalBinary } from '../temporal/binary';
+import { portOpen } from '../local/dev-server';
+import { ensureServer, requireServer } from '../local/local-server';
+import { workerOwner } from '../local/worker-owner';
+import { readWorkerRecord, runningWorkerPid, startingWorker, stopBackgroundWorker } from '../local/worker-records';
+import { codeFingerprint, missingSecretsNote, providerFingerprint } from '../local/workers';
 import { connectClient, ensureSearchAttributes } from '../temporal/connection';
-import { foreignServer, freeServerPort, isAlive, portOpen, startDevServer } from '../temporal/dev-server';
-import { codeFingerprint, livePollers, missingSecretsNote, providerFingerprint } from './workers';
-import { workerOwner } from './worker-owner';
-import { hostname } from 'node:os';
-import { readWorkerRecord, runningWorkerPid, startBackgroundWorker, startingWorker, usesEmbeddedServer, type WorkerLaunch } from './background-worker';
-
-export { readWorkerRecord, recordWorkerPid, runningWorkerPid, startBackgroundWorker, startingWorker, stopWhenReplaced, usesEmbeddedServer, type WorkerLaunch } from './background-worker';
+import { startBackgroundWorker, type WorkerLaunch } from './background-worker';
 
 /** How often the owner of the background worker checks that it runs. */
 export const WORKER_OWNER_CHECK_SECONDS = 10;
 
-/**
- * How a step a person waits for is shown: the CLI keeps one line ticking at a terminal; by default
- * the step is logged when it starts.
- */
-export type Step = <T>(what: string, work: () => Promise<T>) => Promise<T>;
-
-export async function ensureServer(config: AppConfig, log: (line: string) => void, step: Step = async (what, work) => (log(what), work())): Promise<void> {
-  if (await portOpen(config.temporal.address)) return refuseForeignServer(config);
-  if (!usesEmbeddedServer(config)) {
-    throw new Error(`Temporal is unreachable at ${config.temporal.address} (TEMPORAL_ADDRESS)`);
-  }
-  const binary = ensureTemporalBinary(config, log);
-  const since = Date.now();
-  await step(`starting the local Temporal server on ${config.temporal.address} (data in ${config.data_dir})`, () =>
-    startDevServer({ binary, dataDir: config.data_dir, address: config.temporal.address, uiPort: config.temporal.ui_port }),
-  );
-  log(`the local Temporal server is up (${((Date.now() - since) / 1000).toFixed(1)} s); Temporal UI: http://127.0.0.1:${config.temporal.ui_port}`);
-}
-
-/**
- * The embedded server of another data directory (or one started by hand) is never used silently:
- * this data directory's sessions would run beside the other's, on its workers and their stores.
- */
-async function refuseForeignServer(config: AppConfig): Promise<void> {
-  if (!usesEmbeddedServer(config)) return;
-  const other = await foreignServer(config.data_dir, config.temporal.address);
-  if (!other) return;
-  const whose = other.dataDir ? `the data directory ${other.dataDir}${other.pid ? ` (pid ${other.pid})` : ''}` : 'another data directory, or was started by hand';
-  const port = await freeServerPort(config.temporal.address);
-  throw new Error(
-    `the Temporal server at ${config.temporal.address} belongs to ${whose}, not to this data directory (${config.data_dir}): ` +
-      `give this one its own with DEEP_RESEARCH_TEMPORAL_PORT=${port ?? '<a free port>'} (its Web UI 1000 above, or DEEP_RESEARCH_TEMPORAL_UI_PORT), ` +
-      `or use that one on purpose with TEMPORAL_ADDRESS=${config.temporal.address}`,
-  );
-}
-
 /** `searchAttributes: false` for commands that start nothing: one round trip less (the attributes matter only to what starts). */
 export async function connect(config: AppConfig, opts: { startServer: boolean; log: (line: string) => void; searchAttributes?: boolean }): Promise<ResearchClient> {
   if (opts.startServer) await ensureServer(config, opts.log);
-  else if (!(await portOpen(config.temporal.address))) {
-    throw new Error(`Temporal is unreachable at ${config.temporal.address}; run "deep-research server start" or set TEMPORAL_ADDRESS`);
-  } else await refuseForeignServer(config);
+  else await requireServer(config);
   const connection = await connectClient(config);
   const searchAttributes = opts.searchAttributes === false ? false : await ensureSearchAttributes(connection, config.temporal.namespace);
   const client = new ResearchClient(connection, config, searchAttributes);
@@ -69,25 +31,6 @@ export async function activePollers(client: ResearchClient): Promise<number> {
   return (await livePollerIdentities(client)).length;
 }
 
-/** Their identities (pid@host), one per process. */
-export async function livePollerIdentities(client: ResearchClient): Promise<string[]> {
-  const res = await client.connection.workflowService.describeTaskQueue({
-    namespace: client.config.temporal.namespace,
-    taskQueue: { name: client.config.temporal.task_queue, kind: 1 /* NORMAL */ },
-    taskQueueType: 1 /* WORKFLOW */,
-  });
-  return [...new Set(livePollers(res.pollers ?? []).map((p) => p.identity ?? '?'))];
-}
-
-/** Stops the background worker this data directory started; true when there was one. */
-export async function stopBackgroundWorker(config: AppConfig, log: (line: string) => void): Promise<boolean> {
-  const pid = runningWorkerPid(config);
-  if (!pid) return false;
-  process.kill(pid, 'SIGTERM');
-  for (let i = 0; i < 100 && isAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
-  log(`stopped the background worker (pid ${pid})`);
-  return true;
-}
 
 /** What was last said about another process's worker, so a watchdog says it once, not every tick. */
 let lastOwnerNote = '';

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { checkModelConfigured } from '../activities';
 import { connect, ensureWorker, watchWorker } from '../runtime/local';
-import { takeWorkerOwnership, workerOwner } from '../runtime/worker-owner';
+import { takeWorkerOwnership, workerOwner } from '../local/worker-owner';
 import type { AppConfig } from '../config/schema';
 import { createLogger } from '../telemetry/logging';
 import { stopTracing, startTracing } from '../telemetry/tracing';

@@ -13,8 +13,8 @@ import { cachedWorkflowCode } from './bundle-cache';
 import { searchTaskQueue } from '../contract/names';
 import { TokenBucket } from './token-bucket';
 import { workflowCacheSize } from './cache-size';
-import { buildIdOf, deploymentNameOf, versioningOptions } from './versioning';
-import { promoteBuild, type BuildIdentity } from '../temporal/deployments';
+import { buildIdOf, versioningOptions } from './versioning';
+import { deploymentNameOf, promoteBuild, type BuildIdentity } from '../temporal/deployments';
 
 export { WORKFLOWS_PATH } from './bundle-cache';
 

@@ -7,17 +7,11 @@ import { createHash } from 'node:crypto';
 import type { AppConfig } from '../config/schema';
 import type { BuildIdentity } from '../temporal/deployments';
 
-
 /** A build id from the workflow code itself (the same code is the same build on every machine), unless DEEP_RESEARCH_BUILD_ID names one. */
 export function buildIdOf(workflowCode: string, config: Pick<AppConfig, 'environment'>): string {
   const explicit = config.environment.worker.build_id;
   if (explicit) return explicit;
   return `wf-${createHash('sha256').update(workflowCode).digest('hex').slice(0, 12)}`;
-}
-
-/** One deployment per task queue: the queue's workers, whatever their build. */
-export function deploymentNameOf(config: AppConfig): string {
-  return config.temporal.task_queue;
 }
 
 /** The worker options that opt a worker into versioning as this build. */

@@ -6,7 +6,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { venvDir as venvOf } from '../../src/temporal/binary';
+import { venvDir as venvOf } from '../../src/local/temporal-cli';
 
 export const EMBEDDING_MODEL = 'all-MiniLM-L6-v2';
 

@@ -6,8 +6,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config/load';
-import { ensureTemporalBinary } from '../../src/temporal/binary';
-import { devServerArgs, waitForPort } from '../../src/temporal/dev-server';
+import { ensureTemporalBinary } from '../../src/local/temporal-cli';
+import { devServerArgs, waitForPort } from '../../src/local/dev-server';
 
 export interface TestServer {
   address: string;

@@ -5,6 +5,7 @@ import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writ
 import net from 'node:net';
 import path from 'node:path';
 import { SEARCH_ATTRIBUTES } from '../contract/names';
+import { delay, isAlive } from './processes';
 
 export interface DevServerOptions {
   binary: string;
@@ -167,20 +168,7 @@ export async function waitForPort(address: string, timeoutMs: number, alive: () 
   throw new Error(`the Temporal dev server did not open ${address} within ${Math.round(timeoutMs / 1000)} s`);
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function pidFile(dataDir: string): string {
   return path.join(dataDir, 'temporal-server.json');
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }
 

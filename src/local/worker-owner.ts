@@ -7,7 +7,7 @@
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { isAlive } from '../temporal/dev-server';
+import { isAlive } from './processes';
 
 export interface WorkerOwner {
   pid: number;

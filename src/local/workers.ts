@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { DELIVERY_SECRETS } from '../config/environment';
 import type { AppConfig } from '../config/schema';
-import { isAlive } from '../temporal/dev-server';
+import { isAlive } from './processes';
 
 /**
  * A hash of the variables a config was read from (providers, delivery, the stores, the Temporal
