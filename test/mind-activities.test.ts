@@ -4,9 +4,10 @@
 import { asyncLocalStorage, Context } from '@temporalio/activity';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CritiqueFindingsInput, RefineGapsInput, ReflectOnPhaseInput } from '../src/activities/contracts';
-import { createMindActivities } from '../src/activities/mind-activities';
 import { MAX_REFLECTION_CHARS } from '../src/roles/supervisor';
-import { createModelActivities, type ModelDeps } from '../src/activities/model-activities';
+import type { ModelDeps } from '../src/activities/model-call';
+import { createRoleTools } from '../src/activities/role-tools';
+import { roleActivities } from '../src/roles';
 import { DEFAULT_FIT_SETTINGS } from '../src/context-fit/allocate';
 import { createModelProvider } from '../src/providers/model/ai-sdk';
 import type { ArtifactStore } from '../src/stores/artifacts';
@@ -34,7 +35,7 @@ async function setup(script: ModelScript = {}, texts: Record<string, string> = {
     timeoutMs: 10_000,
   });
   const deps: ModelDeps = { model: () => ({ provider }), defaultModel: () => MODEL, pricing: {}, artifacts: textArtifacts(texts), budget: DEFAULT_FIT_SETTINGS };
-  return { fake, mind: createMindActivities(deps), model: createModelActivities(deps) };
+  return { fake, mind: roleActivitiesOf(deps), model: roleActivitiesOf(deps) };
 }
 
 let heartbeats = 0;
@@ -315,3 +316,7 @@ describe('planner: a second clarification round', () => {
     expect(out.plan.clarifying_questions).toEqual(['Which region should the research focus on?', 'Which time span matters?']);
   });
 });
+
+function roleActivitiesOf(deps: ModelDeps) {
+  return roleActivities(createRoleTools(deps));
+}

@@ -4,7 +4,9 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createPanelActivities } from '../src/activities/panel-activities';
+import type { ModelDeps } from '../src/activities/model-call';
+import { createRoleTools } from '../src/activities/role-tools';
+import { roleActivities } from '../src/roles';
 import { fitSettingsOf } from '../src/context-fit/settings';
 import { loadConfig } from '../src/config/load';
 import { FileArtifactStore } from '../src/stores/artifacts';
@@ -13,7 +15,7 @@ describe('panel answers side by side', () => {
   it('keep citations of fetched sources and lose invented ones, saying so', async () => {
     const artifacts = new FileArtifactStore(mkdtempSync(path.join(os.tmpdir(), 'dr-panel-cite-')));
     const config = loadConfig({});
-    const activities = createPanelActivities({
+    const activities = roleActivitiesOf({
       model: () => {
         throw new Error('side-by-side answers need no model');
       },
@@ -49,7 +51,7 @@ describe('panel answers side by side', () => {
 
   it('print a paragraph two answers share once, pointing the later answer to the earlier one', async () => {
     const artifacts = new FileArtifactStore(mkdtempSync(path.join(os.tmpdir(), 'dr-panel-same-')));
-    const activities = createPanelActivities({
+    const activities = roleActivitiesOf({
       model: () => {
         throw new Error('side-by-side answers need no model');
       },
@@ -83,3 +85,7 @@ describe('panel answers side by side', () => {
     expect(md).toContain("## google:gemini-2.5-pro\n\n*The same as openai:gpt-5.2's answer above.*");
   });
 });
+
+function roleActivitiesOf(deps: ModelDeps) {
+  return roleActivities(createRoleTools(deps));
+}

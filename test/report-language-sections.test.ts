@@ -1,7 +1,7 @@
 // The asker's language survives the planner's guess, and a section a writer filled with a
 // placeholder ("TBD", "No information yet") is finished as a stated gap, like an empty one.
 import { describe, expect, it } from 'vitest';
-import { detectLanguage, reconcileLanguage } from '../src/activities/prompts/language';
+import { detectLanguage, reconcileLanguage } from '../src/report/language';
 import { labelsFor } from '../src/report/labels';
 import { verifyReportCitations } from '../src/report/final-check';
 import { finishSections } from '../src/report/sections';

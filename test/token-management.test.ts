@@ -9,8 +9,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AnalyzeSourcesInput } from '../src/activities/contracts';
 import { createActivities } from '../src/activities';
-import { createMindActivities } from '../src/activities/mind-activities';
-import { createModelActivities, type ModelDeps } from '../src/activities/model-activities';
+import type { ModelDeps } from '../src/activities/model-call';
+import { createRoleTools } from '../src/activities/role-tools';
+import { roleActivities } from '../src/roles';
 import { allocate, DEFAULT_FIT_SETTINGS, phaseBudget, type BudgetPhase, type FitSettings } from '../src/context-fit/allocate';
 import { archiveContent, sweepArchive, type ArchiveRecord } from '../src/context-fit/archive';
 import { countTokens } from '../src/context-fit/tokens';
@@ -39,7 +40,7 @@ async function setup(budget: Partial<FitSettings> = {}, script: ModelScript = {}
   const artifacts = new FileArtifactStore(tmp('dr-tm-art-'));
   const settings: FitSettings = { ...DEFAULT_FIT_SETTINGS, model_context_overrides: { [MODEL]: CONTEXT }, ...budget };
   const deps: ModelDeps = { model: (ref) => ({ provider: provider(ref.split(':')[1]) }), defaultModel: () => MODEL, pricing: {}, artifacts, budget: settings };
-  return { fake, artifacts, settings, model: createModelActivities(deps), mind: createMindActivities(deps) };
+  return { fake, artifacts, settings, model: roleActivitiesOf(deps), mind: roleActivitiesOf(deps) };
 }
 
 function asActivity<T>(fn: () => Promise<T>): Promise<T> {
@@ -191,7 +192,7 @@ describe('model-written summaries', () => {
       artifacts: first.artifacts,
       budget: first.settings,
     };
-    const cached = await asActivity(() => createModelActivities(shared).analyzeSources(input));
+    const cached = await asActivity(() => roleActivitiesOf(shared).analyzeSources(input));
     expect(promptsFor(again.fake, 'content_summary')).toHaveLength(0);
     expect(Object.values(cached.fidelity).filter((f) => f.summarized)).toHaveLength(condensed.length);
 
@@ -322,3 +323,7 @@ describe("seed 001's configuration keys", () => {
     expect(loadConfig({ MODEL_CONTEXT_TOKENS: '5000' }).research.model_context_overrides).toEqual({ '*': 5000 });
   });
 });
+
+function roleActivitiesOf(deps: ModelDeps) {
+  return roleActivities(createRoleTools(deps));
+}

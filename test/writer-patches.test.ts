@@ -5,7 +5,9 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createModelActivities, type ModelDeps } from '../src/activities/model-activities';
+import type { ModelDeps } from '../src/activities/model-call';
+import { createRoleTools } from '../src/activities/role-tools';
+import { roleActivities } from '../src/roles';
 import { reportSkeleton } from '../src/activities/report-activities';
 import { DEFAULT_FIT_SETTINGS } from '../src/context-fit/allocate';
 import { createModelProvider } from '../src/providers/model/ai-sdk';
@@ -26,7 +28,7 @@ async function writer(script: ModelScript) {
   const provider = createModelProvider({ kind: 'openai', provider: 'openai', model: 'scripted-model', baseURL: fake.url, apiKey: 'k', structuredOutput: 'auto', timeoutMs: 10_000 });
   const artifacts = new FileArtifactStore(mkdtempSync(path.join(os.tmpdir(), 'dr-writer-')));
   const deps: ModelDeps = { model: () => ({ provider }), defaultModel: () => 'openai:scripted-model', pricing: {}, artifacts, budget: DEFAULT_FIT_SETTINGS };
-  return { fake, artifacts, model: createModelActivities(deps) };
+  return { fake, artifacts, model: roleActivitiesOf(deps) };
 }
 
 const outline = ['Causes', 'Effects'];
@@ -105,3 +107,7 @@ describe('a patch that does not fit the character budget', () => {
     expect(r.sections_patched).toEqual(['Effects']);
   });
 });
+
+function roleActivitiesOf(deps: ModelDeps) {
+  return roleActivities(createRoleTools(deps));
+}

@@ -21,48 +21,22 @@ import type { PlannerPromptInput } from '../roles/planner';
 import type { FoundTerms } from '../report/words';
 import type { VerifyClaimsInput, VerifyClaimsOutput } from '../verify/types';
 import type { CompareRunsInput, CompareRunsOutput, DeliverEmailInput, DeliverWebhookInput, DeliveryOutcome, RecordDeliveriesInput } from './delivery-contracts';
-import type {
-  ImproveInputInput,
-  ImproveInputOutput,
-  SynthesizePanelInput,
-  SynthesizePanelOutput,
-  ValidateInputInput,
-  ValidateInputOutput,
-  WritePanelAnswerInput,
-  WritePanelAnswerOutput,
-} from './panel-contracts';
 import type { ApplyReportPatchInput, ApplyReportPatchOutput, CreateReportInput, ReopenReportInput, ReportPatch, ReportVersion, VerifyCitationsInput, VerifyCitationsOutput } from './report-contracts';
 
 export type { ModelUsage, SourceRef } from '../domain/types';
 export type * from './delivery-contracts';
-export type * from './panel-contracts';
+export type { ImproveInputInput, ImproveInputOutput, ValidateInputInput, ValidateInputOutput } from '../roles/input-check';
+export type { WritePanelAnswerInput, WritePanelAnswerOutput } from '../roles/panel-writer';
+export type { SynthesizePanelInput, SynthesizePanelOutput } from '../roles/synthesizer';
 export type * from './report-contracts';
 
 export interface ResolveProvidersInput {
   settings: ResearchSettings;
 }
 
-/** Model activities take the "provider:model" to call; absent, the role's first configured model. */
-export interface ModelChoice {
-  model?: string;
-  /** Where the model's streamed output goes as AgentStream events (the session store, not history). */
-  stream?: StreamTarget;
-}
+export type { ModelChoice, StreamTarget } from '../roles/role';
 
-export interface StreamTarget {
-  research_id: string;
-  /** The workflow event the stream follows; stream events sort right after it. */
-  after_seq: number;
-}
-
-/** The planner's prompt input (src/roles/planner.ts), for one session. */
-export interface DecomposeQueryInput extends ModelChoice, PlannerPromptInput {
-  researchId: string;
-}
-export interface DecomposeQueryOutput {
-  plan: ResearchPlan;
-  usage: ModelUsage;
-}
+export type { DecomposeQueryInput, DecomposeQueryOutput } from '../roles/planner';
 
 export interface WebSearchInput {
   query: string;
@@ -170,74 +144,9 @@ export interface ParseContentOutput {
   teaser?: boolean;
 }
 
-export interface SourceForAnalysis {
-  id: string;
-  title: string;
-  url: string;
-  text_file_id: string;
-  /** Only the page's opening was readable (paywall). */
-  teaser?: boolean;
-}
-export interface AnalyzeSourcesInput extends ModelChoice {
-  query: string;
-  research_brief: string;
-  outline: string[];
-  iteration: number;
-  max_iterations: number;
-  sources: SourceForAnalysis[];
-  known_findings: string[];
-  max_source_chars: number;
-  /** What the critic, the reviewer or the refiner asked this round to address. */
-  research_feedback?: string[];
-}
-/** How sure the analyzer is: the workflow's three levels, plus a fact several sources confirm and a speculation. */
-export type FindingConfidence = Confidence | 'confirmed' | 'speculation';
+export type { AnalyzedFinding, AnalyzedGap, AnalyzeSourcesInput, AnalyzeSourcesOutput, FindingConfidence, SourceForAnalysis } from '../roles/analyzer';
 
-export interface AnalyzedFinding {
-  content: string;
-  /** On the workflow's three-level scale: 'confirmed' counts as high, 'speculation' as low. */
-  confidence: Confidence;
-  source_ids: string[];
-  /** The analyzer's grade as given, when it used 'confirmed' or 'speculation'. */
-  graded_confidence?: FindingConfidence;
-  /** A short topic label the analyzer gave the finding (e.g. "costs", "policy"). */
-  category?: string;
-}
-export interface AnalyzedGap {
-  description: string;
-  suggested_queries: string[];
-  priority: number;
-}
-export interface AnalyzeSourcesOutput {
-  findings: AnalyzedFinding[];
-  /** Sources the analyst read and found do not address the question, with why: never cited. */
-  not_addressing?: Record<string, string>;
-  gaps: AnalyzedGap[];
-  /** The analyzer's rating of each source's evidence; absent in results recorded before it. */
-  source_quality?: Record<string, 'low' | 'medium' | 'high'>;
-  usage: ModelUsage;
-  /** How much of each source the analysis could read within its token budget. */
-  fidelity: Record<string, SourceFidelity>;
-  budget_tokens: number;
-}
-
-export interface WriteReportPatchInput extends ModelChoice {
-  query: string;
-  outline: string[];
-  report_file_id: string;
-  findings: Finding[];
-  sources: SourceRef[];
-  max_update_chars: number;
-  /** The asker's language (plan's research context), for the writer. */
-  language?: string;
-  /** Outline sections still empty: the writer puts the findings that bear on them there. */
-  fill_sections?: string[];
-}
-/** The writer's proposal only: the model's output is durable in history before anything is stored. */
-export interface WriteReportPatchOutput {
-  patches: ReportPatch[];
-  usage: ModelUsage;
-}
+export type { WriteReportPatchInput, WriteReportPatchOutput } from '../roles/writer';
 
 export interface ScoreRelevanceInput extends Omit<PageQuestions, 'sub_question'> {
   sources: { id: string; text_file_id: string; sub_question: string; title?: string }[];
@@ -266,117 +175,28 @@ export interface VerifyReportOutput extends VerifyClaimsOutput {
   citations?: VerifyCitationsOutput;
 }
 
+/** The activities that are not a model role's (those are src/roles/index.ts's ROLE_ACTIVITIES). */
 export interface ResearchActivities {
-  decomposeQuery(input: DecomposeQueryInput): Promise<DecomposeQueryOutput>;
   /** The user's own documents only (LOCAL_DOCS_DIR); never the web. Empty without a corpus. */
   lookupLocalKnowledge(input: { query: string; maxResults: number }): Promise<{ hits: { title: string; url: string; snippet: string }[] }>;
   webSearch(input: WebSearchInput): Promise<WebSearchOutput>;
   fetchUrl(input: FetchUrlInput): Promise<FetchUrlOutput>;
   renderPage(input: RenderPageInput): Promise<RenderPageOutput>;
-  analyzeSources(input: AnalyzeSourcesInput): Promise<AnalyzeSourcesOutput>;
   createReport(input: CreateReportInput): Promise<ReportVersion>;
   reopenReport(input: ReopenReportInput): Promise<ReportVersion>;
-  writeReportPatch(input: WriteReportPatchInput): Promise<WriteReportPatchOutput>;
   applyReportPatch(input: ApplyReportPatchInput): Promise<ApplyReportPatchOutput>;
   verifyCitations(input: VerifyCitationsInput): Promise<VerifyCitationsOutput>;
   persistSession(input: PersistSessionInput): Promise<void>;
   recordDeliveries(input: RecordDeliveriesInput): Promise<void>;
   researchSettingsSchema(): Promise<Record<string, unknown>>;
   resolveProviders(input: ResolveProvidersInput): Promise<ProviderPlan>;
-  critiqueFindings(input: CritiqueFindingsInput): Promise<CritiqueFindingsOutput>;
-  refineGaps(input: RefineGapsInput): Promise<RefineGapsOutput>;
-  reflectOnPhase(input: ReflectOnPhaseInput): Promise<ReflectOnPhaseOutput>;
   verifyClaims(input: VerifyReportInput): Promise<VerifyReportOutput>;
   scoreRelevance(input: ScoreRelevanceInput): Promise<ScoreRelevanceOutput>;
   deliverEmail(input: DeliverEmailInput): Promise<DeliveryOutcome>;
   deliverWebhook(input: DeliverWebhookInput): Promise<DeliveryOutcome>;
   compareWithPreviousRun(input: CompareRunsInput): Promise<CompareRunsOutput>;
-  writePanelAnswer(input: WritePanelAnswerInput): Promise<WritePanelAnswerOutput>;
-  synthesizePanel(input: SynthesizePanelInput): Promise<SynthesizePanelOutput>;
-  validateInput(input: ValidateInputInput): Promise<ValidateInputOutput>;
-  improveInput(input: ImproveInputInput): Promise<ImproveInputOutput>;
 }
 
-export interface FindingForReview {
-  id: string;
-  content: string;
-  confidence: FindingConfidence;
-  source_ids: string[];
-}
-/** A source with what vetting made of it; tier and quality are shown to the critic as given. */
-export interface VettedSourceRef extends SourceRef {
-  tier?: string | number;
-  quality?: string | number;
-}
-export interface CritiqueFindingsInput extends ModelChoice {
-  query: string;
-  research_brief: string;
-  outline: string[];
-  findings: FindingForReview[];
-  sources: VettedSourceRef[];
-  /** 1 for the first review of this research. */
-  revision: number;
-  max_revisions: number;
-  /** What the user asked for while the research ran. */
-  guidance?: string[];
-}
-export type CriticVerdict = 'PASS' | 'REVISE';
-export interface Contradiction {
-  /** Ids of the findings given to the critic; unknown ids are dropped. */
-  finding_ids: string[];
-  description: string;
-}
-export interface CritiqueFindingsOutput {
-  verdict: CriticVerdict;
-  feedback: string;
-  /** What is missing or weak. */
-  missing: string[];
-  /** At most 5, deduplicated. */
-  suggested_queries: string[];
-  contradictions: Contradiction[];
-  usage: ModelUsage;
-}
-
-export interface RefineGapsInput extends ModelChoice {
-  query: string;
-  research_brief: string;
-  /** One line per finding so far. */
-  findings_summary: string[];
-  open_gaps: AnalyzedGap[];
-  searched_queries: string[];
-  iteration: number;
-  max_iterations: number;
-  critic_feedback?: string;
-  /** The user's guidance, verbatim. */
-  guidance?: string[];
-  /** The supervisor's advice from its last reflection. */
-  supervisor_guidance?: string[];
-}
-export interface RefineGapsOutput {
-  /** Each with 1 to 3 queries that were not searched before and appear in no other gap. */
-  gaps: AnalyzedGap[];
-  rationale: string;
-  usage: ModelUsage;
-}
-
-export interface PhaseGate {
-  passed: boolean;
-  failures: string[];
-}
-export interface ReflectOnPhaseInput extends ModelChoice {
-  phase: GatedPhase;
-  /** A few metrics of the phase (counts, ratios); shown to the model as JSON. */
-  summary: Record<string, unknown>;
-  gate: PhaseGate;
-  guidance?: string[];
-}
-export interface ReflectOnPhaseOutput {
-  /** At most 600 characters. */
-  reflection: string;
-  /** Only ever true when the gate failed. */
-  retry: boolean;
-  guidance_for_next_phase: string;
-  /** The supervisor's overall judgement of the research so far, 0 (poor) to 1 (excellent). Absent in older results. */
-  quality_score?: number;
-  usage: ModelUsage;
-}
+export type { Contradiction, CriticVerdict, CritiqueFindingsInput, CritiqueFindingsOutput, FindingForReview, VettedSourceRef } from '../roles/critic';
+export type { RefineGapsInput, RefineGapsOutput } from '../roles/refiner';
+export type { PhaseGate, ReflectOnPhaseInput, ReflectOnPhaseOutput } from '../roles/supervisor';

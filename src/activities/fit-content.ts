@@ -7,38 +7,15 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Context } from '@temporalio/activity';
-import { allocate, phaseBudget, type AllocationResult, type BudgetPhase, type FitSettings, type FidelityLevel } from '../context-fit/allocate';
+import { allocate, phaseBudget, type BudgetPhase, type FitSettings, type FidelityLevel } from '../context-fit/allocate';
+import type { FitItem, FitRequest, FitResult } from '../context-fit/fit';
 import { archiveContent } from '../context-fit/archive';
 import { condense } from '../context-fit/condense';
 import { countTokens } from '../context-fit/tokens';
 import { contextWindowFor } from '../config/model-catalog';
 import { summarizer, summarizerPrompt } from '../roles/summarizer';
 import type { SourceFidelity } from '../domain/types';
-import type { ModelUsage } from './contracts';
 import { createModelCall, type ModelDeps } from './model-call';
-
-export interface FitItem {
-  id: string;
-  text: string;
-  title?: string;
-  /** For the archive record: source, finding, report, document. */
-  kind: string;
-  relevance?: number;
-  recency?: number;
-  quality?: number;
-  protected?: boolean;
-  metadata?: Record<string, string>;
-}
-
-export interface FitResult {
-  /** The texts to send, in the order given; '' for dropped items. */
-  texts: string[];
-  budget_tokens: number;
-  allocation: AllocationResult;
-  fidelity: Record<string, SourceFidelity>;
-  /** Tokens and cost the summaries took. */
-  usage: { input_tokens: number; output_tokens: number; cost_usd: number };
-}
 
 /** Texts shorter than this are condensed by rule: a summary would cost more than it saves. */
 const MIN_TOKENS_TO_SUMMARIZE = 120;
@@ -56,7 +33,7 @@ export function createContentFitter(deps: Deps) {
     return phaseBudget(settings, phase, contextWindowFor(modelRef, settings.model_context_overrides, settings.context_tokens));
   }
 
-  async function fit(items: FitItem[], opts: { phase: BudgetPhase; modelRef: string; fixedPrompt: string }): Promise<FitResult> {
+  async function fit(items: FitItem[], opts: FitRequest): Promise<FitResult> {
     const modelName = opts.modelRef.slice(opts.modelRef.indexOf(':') + 1);
     const tokens = items.map((it) => countTokens(it.text, modelName));
     const budget = budgetFor(opts.phase, opts.modelRef);
@@ -175,20 +152,4 @@ function clipTo(text: string, max: number): string {
   const cut = text.slice(0, Math.max(0, max - 1));
   const at = cut.lastIndexOf(' ');
   return `${at > max * 0.6 ? cut.slice(0, at) : cut}…`;
-}
-
-/** The call's usage plus what its summaries took (reported under the call's role and model). */
-export function withSummaryUsage(usage: ModelUsage, fitted: Pick<FitResult, 'usage'>): ModelUsage {
-  if (!fitted.usage.input_tokens && !fitted.usage.output_tokens) return usage;
-  return {
-    ...usage,
-    input_tokens: usage.input_tokens + fitted.usage.input_tokens,
-    output_tokens: usage.output_tokens + fitted.usage.output_tokens,
-    cost_usd: (usage.cost_usd ?? 0) + fitted.usage.cost_usd,
-  };
-}
-
-/** High-confidence findings are prioritised over speculation (seed 001). */
-export function confidenceWeight(confidence: string): number {
-  return ({ confirmed: 1, high: 0.9, medium: 0.6, low: 0.3, speculation: 0.1 } as Record<string, number>)[confidence] ?? 0.5;
 }

@@ -18,12 +18,9 @@ import { openArtifactStore, openFetchCache, openSessionStore } from '../stores/o
 import type { SessionStore } from '../stores/sessions';
 import type { ResearchActivities } from './contracts';
 import { roleActivities, type RoleActivities } from '../roles';
-import { createModelCall } from './model-call';
+import { createRoleTools } from './role-tools';
 import { createDeliveryActivities } from './delivery-activities';
-import { createMindActivities } from './mind-activities';
 import { createVerifyActivities } from './verify-activities';
-import { createModelActivities } from './model-activities';
-import { createPanelActivities } from './panel-activities';
 import { createRelevanceActivities } from './relevance-activities';
 import { createReportActivities } from './report-activities';
 import { createStoreActivities } from './store-activities';
@@ -103,17 +100,16 @@ export function createActivities(deps: ActivityDeps): CreatedActivities {
   const relevance = createRelevanceActivities(store, (models) => embeddings.choose(models));
   // The parser and the relevance score are compiled on first use: done now, not in a user's first round.
   setTimeout(() => void warmUpParsing().then(() => relevanceScore('Battery storage on the grid grew again.', ['grid storage costs'])), 0).unref();
-  const modelActivities = createModelActivities(modelDeps);
+  // The model roles that are activities of their own (src/roles/index.ts), each handed the same tools.
+  const roles = roleActivities(createRoleTools(modelDeps));
   const activities: ResearchActivities & RoleActivities = {
-    ...modelActivities,
+    ...roles,
     // A session starts: its pages follow within seconds of the plan, and the PDF parser's threads
     // load while the planner thinks, when the CPU has nothing else to do.
     async decomposeQuery(input) {
       preparePdfWorkers();
-      return modelActivities.decomposeQuery(input);
+      return roles.decomposeQuery(input);
     },
-    ...createMindActivities(modelDeps),
-    ...createPanelActivities(modelDeps),
     ...createVerifyActivities({
       artifacts: store,
       fetcher,
@@ -128,8 +124,6 @@ export function createActivities(deps: ActivityDeps): CreatedActivities {
     ...asStoreSteps(createStoreActivities(sessionStore, storeStepArtifacts), 'sessions'),
     ...asStoreSteps(createReportActivities(storeStepArtifacts), 'artifacts'),
     scoreRelevance: relevance.scoreRelevance,
-    // The roles that are activities of their own (src/roles/index.ts), with the model call and the stored texts.
-    ...roleActivities({ call: createModelCall(modelDeps), text: (fileId) => store.getText(fileId) }),
     ...createDeliveryActivities({ config, sessions: sessionsWaiting, artifacts: store }),
     async lookupLocalKnowledge({ query, maxResults }) {
       const notes = notesSource(config);

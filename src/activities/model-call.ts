@@ -5,10 +5,10 @@ import type { FitSettings } from '../context-fit/allocate';
 import type { Price } from '../providers/model/pricing';
 import { costOf } from '../providers/model/pricing';
 import type { ModelProvider } from '../providers/model/types';
-import type { ModelRoleSpec } from '../roles/role';
+import type { ModelRoleSpec, RoleCall, StreamTarget } from '../roles/role';
 import type { ArtifactStore } from '../stores/artifacts';
 import type { AgentStreamSink, StreamWriter } from '../stores/agent-stream';
-import type { ModelUsage, StreamTarget } from './contracts';
+import type { ModelUsage } from '../domain/types';
 import { toFailure } from './errors';
 import { withHeartbeat } from './heartbeat';
 
@@ -22,15 +22,6 @@ export interface ModelDeps {
   budget: FitSettings;
   /** Where streamed output goes as AgentStream events; absent, nothing is streamed. */
   streams?: AgentStreamSink;
-}
-
-export interface RoleCall {
-  /** "provider:model" the workflow chose; absent, the role's first configured model. */
-  requested: string | undefined;
-  prompt: string;
-  stream?: StreamTarget;
-  /** Ends the call early as well as the activity's cancellation (a per-call timeout, a sibling that failed). */
-  signal?: AbortSignal;
 }
 
 /** Calls a role (src/roles: its system prompt, schema and name) with this call's prompt. */

@@ -2,7 +2,7 @@
 // proposed, verified. Each step reads the version it is given and stores a new one (content-
 // addressed, so a retried step stores the same version under the same id). No model here.
 import { dedupeFindings } from '../report/dedupe';
-import { detectLanguage } from './prompts/language';
+import { reportLanguage } from '../report/language';
 import { applyPatches, reportShape } from '../report/markdown';
 import { verifyReportCitations } from '../report/final-check';
 import { reopenReport } from '../report/reopen';
@@ -14,11 +14,6 @@ import type { ApplyReportPatchInput, ApplyReportPatchOutput, CreateReportInput, 
 export async function storeReport(artifacts: ArtifactStore, markdown: string): Promise<ReportVersion> {
   const stored = await artifacts.put(markdown, { name: 'report.md', kind: 'text', content_type: 'text/markdown; charset=utf-8' });
   return { report_file_id: stored.file_id, report_chars: markdown.length, shape: reportShape(markdown) };
-}
-
-/** The session's language, or, for a session whose plan never named one, its question's (the report's title). */
-export function reportLanguage(language: string | undefined, report: string): string {
-  return language ?? detectLanguage(/^# (.+)$/m.exec(report)?.[1] ?? '');
 }
 
 export function reportSkeleton(query: string, outline: string[]): string {

@@ -2,6 +2,9 @@
 // and the final citation check (types only; the report travels as an artifact id).
 import type { Finding, ReportShape, SourceRef } from '../domain/types';
 import type { ReportNotes } from '../report/final-check';
+import type { ReportPatch } from '../roles/writer';
+
+export type { ReportPatch } from '../roles/writer';
 
 /** The living report: a markdown file in the artifact store, addressed by its content. */
 export interface CreateReportInput {
@@ -22,11 +25,6 @@ export interface ReportVersion {
   shape: ReportShape;
 }
 
-/** One section patch as the writer proposes it (bounded: applying it cuts it to max_update_chars). */
-export interface ReportPatch {
-  section: string;
-  markdown: string;
-}
 export interface ApplyReportPatchInput {
   report_file_id: string;
   outline: string[];

@@ -15,7 +15,8 @@ import type { ModelUsage, VerifyCitationsInput, VerifyCitationsOutput, VerifyRep
 import { toFailure } from './errors';
 import { withHeartbeat } from './heartbeat';
 import { createModelCall, type ModelDeps } from './model-call';
-import { reportLanguage, storeReport } from './report-activities';
+import { reportLanguage } from '../report/language';
+import { storeReport } from './report-activities';
 
 export type { ClaimCheck, LinkCheck, SourceToVerify, VerifyClaimsInput, VerifyClaimsOutput } from '../verify/types';
 

@@ -24,3 +24,15 @@ export function normalizeUrl(url: string): string {
 export function normalizeQuery(query: string): string {
   return query.toLowerCase().replace(/\s+/g, ' ').trim();
 }
+
+/** Queries once each by normalizeQuery (trimmed), skipping those in `seen`, which grows with every one kept. */
+export function uniqueQueries(queries: string[], seen = new Set<string>()): string[] {
+  const out: string[] = [];
+  for (const query of queries) {
+    const key = normalizeQuery(query);
+    if (!key || seen.has(key)) continue;
+    seen.add(key);
+    out.push(query.trim());
+  }
+  return out;
+}

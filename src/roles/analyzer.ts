@@ -1,7 +1,10 @@
 // The analyst: findings from the sources, the gaps left, the sources that are off the question and
 // how good each is. ANALYSIS_LIMITS bound the answer; the prompt states them from there.
 import { z } from 'zod';
-import { askedItems, type ModelRoleSpec } from './role';
+import { withSummaryUsage } from '../context-fit/fit';
+import type { Confidence, ModelUsage, SourceFidelity } from '../domain/types';
+import { classifySource } from '../research/vetting';
+import { askedItems, type ModelChoice, type ModelRoleSpec, type RoleActivity } from './role';
 
 export const FINDING_CONFIDENCES = ['low', 'medium', 'high', 'confirmed', 'speculation'] as const;
 
@@ -97,4 +100,107 @@ export function analyzerPrompt(input: {
     ...(teasers.length ? [`${teasers.join(', ')}: only the opening of the article was readable (paywall); take findings only from what that opening says, and never conclude that the article does not say something.`] : []),
     `Sources:\n${sources}`,
   ].join('\n\n');
+}
+
+export interface SourceForAnalysis {
+  id: string;
+  title: string;
+  url: string;
+  text_file_id: string;
+  /** Only the page's opening was readable (paywall). */
+  teaser?: boolean;
+}
+export interface AnalyzeSourcesInput extends ModelChoice {
+  query: string;
+  research_brief: string;
+  outline: string[];
+  iteration: number;
+  max_iterations: number;
+  sources: SourceForAnalysis[];
+  known_findings: string[];
+  max_source_chars: number;
+  /** What the critic, the reviewer or the refiner asked this round to address. */
+  research_feedback?: string[];
+}
+/** How sure the analyzer is: the workflow's three levels, plus a fact several sources confirm and a speculation. */
+export type FindingConfidence = Confidence | 'confirmed' | 'speculation';
+
+export interface AnalyzedFinding {
+  content: string;
+  /** On the workflow's three-level scale: 'confirmed' counts as high, 'speculation' as low. */
+  confidence: Confidence;
+  source_ids: string[];
+  /** The analyzer's grade as given, when it used 'confirmed' or 'speculation'. */
+  graded_confidence?: FindingConfidence;
+  /** A short topic label the analyzer gave the finding (e.g. "costs", "policy"). */
+  category?: string;
+}
+export interface AnalyzedGap {
+  description: string;
+  suggested_queries: string[];
+  priority: number;
+}
+export interface AnalyzeSourcesOutput {
+  findings: AnalyzedFinding[];
+  /** Sources the analyst read and found do not address the question, with why: never cited. */
+  not_addressing?: Record<string, string>;
+  gaps: AnalyzedGap[];
+  /** The analyzer's rating of each source's evidence; absent in results recorded before it. */
+  source_quality?: Record<string, 'low' | 'medium' | 'high'>;
+  usage: ModelUsage;
+  /** How much of each source the analysis could read within its token budget. */
+  fidelity: Record<string, SourceFidelity>;
+  budget_tokens: number;
+}
+
+/** Findings, gaps and source ratings from one batch of sources, read within the analysis budget. */
+export const analyzeSources: RoleActivity<AnalyzeSourcesInput, AnalyzeSourcesOutput> = async (input, tools) => {
+  const texts = await Promise.all(input.sources.map(async (s) => (await tools.text(s.text_file_id)).slice(0, input.max_source_chars)));
+  // Analysis budget (40 %): the sources, by search rank (relevance) and publisher credibility (quality).
+  const fitted = await tools.fit(
+    input.sources.map((s, i) => ({
+      id: s.id,
+      kind: 'source',
+      text: texts[i],
+      title: s.title,
+      relevance: 1 - i / Math.max(1, input.sources.length),
+      quality: classifySource(s.url).score,
+      metadata: { url: s.url },
+    })),
+    { phase: 'analysis', modelRef: input.model ?? tools.defaultModel('analyzer'), fixedPrompt: analyzerPrompt({ ...input, sources: input.sources.map((s) => ({ ...s, text: '' })) }) },
+  );
+  const sources = input.sources.map((s, i) => ({ ...s, text: fitted.texts[i] })).filter((s) => s.text);
+  const call = await tools.call(analyzer, { requested: input.model, prompt: analyzerPrompt({ ...input, sources }), stream: input.stream });
+  const { object } = call;
+  const known = new Set(input.sources.map((x) => x.id));
+  const rated = (object.source_quality ?? []).filter((r) => known.has(r.source_id));
+  // A source the analyst found off the question is never evidence: no finding keeps it.
+  const offQuestion = new Map((object.not_addressing ?? []).filter((r) => known.has(r.source_id)).map((r) => [r.source_id, r.reason.trim().slice(0, 300) || 'does not address the question']));
+  const findings = object.findings
+    .map(toAnalyzedFinding)
+    .map((f) => ({ ...f, source_ids: f.source_ids.filter((id) => !offQuestion.has(id)) }))
+    .filter((f, i) => f.source_ids.length > 0 || object.findings[i].source_ids.length === 0);
+  return {
+    findings,
+    ...(offQuestion.size ? { not_addressing: Object.fromEntries(offQuestion) } : {}),
+    gaps: object.gaps,
+    usage: withSummaryUsage(call.usage, fitted),
+    fidelity: fitted.fidelity,
+    budget_tokens: fitted.budget_tokens,
+    ...(rated.length ? { source_quality: Object.fromEntries(rated.map((r) => [r.source_id, r.quality])) } : {}),
+  };
+};
+
+type ModelFinding = z.infer<typeof analysisSchema>['findings'][number];
+
+const THREE_LEVEL: Record<FindingConfidence, Confidence> = { low: 'low', medium: 'medium', high: 'high', confirmed: 'high', speculation: 'low' };
+
+function toAnalyzedFinding({ content, confidence, source_ids, category }: ModelFinding): AnalyzedFinding {
+  return {
+    content,
+    confidence: THREE_LEVEL[confidence],
+    source_ids,
+    ...(THREE_LEVEL[confidence] !== confidence ? { graded_confidence: confidence } : {}),
+    ...(category?.trim() ? { category: category.trim() } : {}),
+  };
 }

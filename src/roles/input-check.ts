@@ -1,6 +1,7 @@
 // Seed 004's validateInput and improveInput: is the question good enough to research, and a better one.
 import { z } from 'zod';
-import type { ModelRoleSpec } from './role';
+import type { ModelUsage } from '../domain/types';
+import type { ModelRoleSpec, RoleActivity } from './role';
 
 export const inputCheckSchema = z.object({
   quality: z.union([z.literal(0), z.literal(1), z.literal(2)]),
@@ -29,3 +30,40 @@ export const inputImprovement: ModelRoleSpec<z.infer<typeof inputImprovementSche
 export function inputCheckPrompt(prompt: string): string {
   return `Research question:\n${prompt}`;
 }
+
+export interface ValidateInputInput {
+  prompt: string;
+  include_improvement?: boolean;
+  model?: string;
+}
+export interface ValidateInputOutput {
+  quality: 0 | 1 | 2;
+  reason: string;
+  improved_prompt?: string;
+  usage: ModelUsage;
+}
+export interface ImproveInputInput {
+  prompt: string;
+  model?: string;
+}
+export interface ImproveInputOutput {
+  improved_prompt: string;
+  usage: ModelUsage;
+}
+
+/** The question rated 0 (unusable) to 2 (good), with a better one when it is not good. */
+export const validateInput: RoleActivity<ValidateInputInput, ValidateInputOutput> = async (input, tools) => {
+  const { object, usage } = await tools.call(inputCheck, { requested: input.model ?? tools.defaultModel('planner'), prompt: inputCheckPrompt(input.prompt) });
+  const improved = object.improved_prompt?.trim();
+  return {
+    quality: object.quality,
+    reason: object.reason.trim(),
+    ...(input.include_improvement !== false && improved && object.quality < 2 ? { improved_prompt: improved } : {}),
+    usage,
+  };
+};
+
+export const improveInput: RoleActivity<ImproveInputInput, ImproveInputOutput> = async (input, tools) => {
+  const { object, usage } = await tools.call(inputImprovement, { requested: input.model ?? tools.defaultModel('planner'), prompt: inputCheckPrompt(input.prompt) });
+  return { improved_prompt: object.improved_prompt.trim(), usage };
+};

@@ -1,7 +1,7 @@
 // One panel member's answer to the question, from the shared research.
 import { z } from 'zod';
-import type { SourceRef } from '../domain/types';
-import type { ModelRoleSpec } from './role';
+import type { ModelUsage, SourceRef } from '../domain/types';
+import type { ModelRoleSpec, RoleActivity } from './role';
 
 export const panelAnswerSchema = z.object({ answer: z.string().min(1) });
 
@@ -34,3 +34,29 @@ export function panelWriterPrompt(input: PanelWriterPromptInput, contexts: { lab
   for (const c of contexts) parts.push(`Context given by the user (${c.label}):\n${c.text}`);
   return parts.join('\n\n');
 }
+
+/** writePanelAnswer's input (as histories record it). */
+export interface WritePanelAnswerInput extends PanelWriterPromptInput {
+  research_id: string;
+  /** The panel model that answers, "provider:model". */
+  model: string;
+  /** The user's input contexts (artifact ids); their text goes into the prompt. */
+  contexts: { file_id: string; label?: string }[];
+}
+export interface WritePanelAnswerOutput {
+  /** The answer, in the artifact store. */
+  file_id: string;
+  chars: number;
+  usage: ModelUsage;
+}
+
+const MAX_CONTEXT_CHARS = 20_000;
+
+/** One panel model's answer to the question from the shared research; a long text, so only its id goes back. */
+export const writePanelAnswer: RoleActivity<WritePanelAnswerInput, WritePanelAnswerOutput> = async (input, tools) => {
+  const contexts = await Promise.all(input.contexts.map(async (c, i) => ({ label: c.label ?? `context ${i + 1}`, text: (await tools.text(c.file_id)).slice(0, MAX_CONTEXT_CHARS) })));
+  const { object, usage } = await tools.call(panelWriter, { requested: input.model, prompt: panelWriterPrompt(input, contexts) });
+  const answer = object.answer.trim();
+  const stored = await tools.store(answer, { name: `${input.research_id}-panel-${input.model}`, kind: 'text' });
+  return { file_id: stored.file_id, chars: answer.length, usage };
+};

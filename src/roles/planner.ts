@@ -1,10 +1,12 @@
 // The planner: from the question alone (no web), a research plan; its questions for the user, its
 // sub-questions and its outline are bounded by PLAN_LIMITS, which the prompt and the schema both state.
 import { z } from 'zod';
-import type { Clarification, ResearchPlan } from '../domain/types';
+import { withSummaryUsage } from '../context-fit/fit';
+import type { Clarification, ModelUsage, QuestionTranslation, ResearchPlan } from '../domain/types';
 import { normalizeQuery } from '../domain/text';
+import { reconcileLanguage } from '../report/language';
 import { subjectSimilarity } from '../report/words';
-import { askedItems, type ModelRoleSpec } from './role';
+import { askedItems, type ModelChoice, type ModelRoleSpec, type RoleActivity } from './role';
 
 /** What the planner is asked for; `accepted` is what still parses (the activity cuts the rest). */
 export const PLAN_LIMITS = {
@@ -108,4 +110,80 @@ export function unansweredQuestions(questions: string[], answered: Clarification
   const key = (q: string) => normalizeQuery(q).replace(/[^\p{L}\p{N} ]+/gu, '').trim();
   const asked = answered.map((c) => c.question);
   return questions.filter((q) => !asked.some((a) => key(a) === key(q) || subjectSimilarity(a, q) >= SAME_QUESTION));
+}
+
+/** The planner's prompt input, for one session (decomposeQuery; as histories record it). */
+export interface DecomposeQueryInput extends ModelChoice, PlannerPromptInput {
+  researchId: string;
+}
+export interface DecomposeQueryOutput {
+  plan: ResearchPlan;
+  usage: ModelUsage;
+}
+
+/** The research plan: sub-questions, outline, brief and clarifying questions; no search, no fetch. */
+export const decomposeQuery: RoleActivity<DecomposeQueryInput, DecomposeQueryOutput> = async (input, tools) => {
+  // Planning budget (10 %): the user's documents and answers are what can grow.
+  const docs = input.known_documents ?? [];
+  const fitted = await tools.fit(
+    [
+      ...docs.map((d, i) => ({ id: `doc-${i + 1}`, kind: 'document', text: d.snippet, title: d.title, relevance: 0.8 - (0.3 * i) / Math.max(1, docs.length) })),
+      ...input.clarifications.map((c, i) => ({ id: `answer-${i + 1}`, kind: 'clarification', text: c.answer, relevance: 1, protected: true })),
+    ],
+    { phase: 'planning', modelRef: input.model ?? tools.defaultModel('planner'), fixedPrompt: plannerPrompt({ ...input, known_documents: docs.map((d) => ({ ...d, snippet: '' })), clarifications: input.clarifications.map((c) => ({ ...c, answer: '' })) }) },
+  );
+  const known_documents = docs.map((d, i) => ({ ...d, snippet: fitted.texts[i] })).filter((d) => d.snippet);
+  const clarifications = input.clarifications.map((c, i) => ({ ...c, answer: fitted.texts[docs.length + i] }));
+  const call = await tools.call(planner, { requested: input.model, prompt: plannerPrompt({ ...input, known_documents, clarifications }), stream: input.stream });
+  const { object } = call;
+  const { context, translations, ...rest } = object;
+  const plan: ResearchPlan = {
+    ...rest,
+    // A question the user already answered is never asked twice, however the model rewords it;
+    // no more are asked than the planner was told it may.
+    clarifying_questions: unansweredQuestions(rest.clarifying_questions, input.clarifications).slice(0, PLAN_LIMITS.clarifying_questions.asked.max),
+    context: {
+      language: reconcileLanguage(context?.language, input.query),
+      domain: context?.domain ?? 'general',
+      mode: context?.mode ?? 'standard',
+      intent_summary: context?.intent_summary ?? '',
+      answer_style: context?.answer_style ?? [],
+      ...(context?.time_scope ? { time_scope: context.time_scope } : {}),
+      ...(context?.locale_scope ? { locale_scope: context.locale_scope } : {}),
+    },
+    ...translationsOf(translations, context?.language, input.query),
+    expanded_queries: dedupeBy(object.expanded_queries, (q) => normalizeQuery(q.query)),
+    outline: dedupeBy(object.outline.map((t) => t.trim()), (t) => t.toLowerCase()).filter((t) => !/^(sources|notes)$/i.test(t)),
+  };
+  if (plan.outline.length === 0) plan.outline = ['Findings'];
+  const max = input.max_sub_queries;
+  if (max !== undefined && plan.expanded_queries.length > max) {
+    const kept = [...plan.expanded_queries].sort((a, b) => a.priority - b.priority).slice(0, max);
+    plan.assumptions = [...plan.assumptions, `The planner proposed ${plan.expanded_queries.length} sub-questions; the ${max} most important were kept (max_sub_queries).`];
+    plan.expanded_queries = plan.expanded_queries.filter((q) => kept.includes(q));
+  }
+  return { plan, usage: withSummaryUsage(call.usage, fitted) };
+};
+
+/** Languages besides the question's own that pages are judged in. */
+const MAX_TRANSLATIONS = 3;
+
+/** The question's renderings in its sources' other languages: each language once, none that only repeats the question. */
+function translationsOf(translations: QuestionTranslation[], language: string | undefined, question: string): Pick<ResearchPlan, 'translations'> {
+  const own = reconcileLanguage(language, question).toLowerCase().split('-')[0];
+  const kept = dedupeBy(
+    translations.map((t) => ({ language: t.language.trim(), question: t.question.trim() })).filter((t) => t.question && t.language.toLowerCase().split('-')[0] !== own && normalizeQuery(t.question) !== normalizeQuery(question)),
+    (t) => t.language.toLowerCase(),
+  ).slice(0, MAX_TRANSLATIONS);
+  return kept.length ? { translations: kept } : {};
+}
+
+function dedupeBy<T>(items: T[], key: (item: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((item) => {
+    const k = key(item);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
 }

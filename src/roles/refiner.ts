@@ -1,6 +1,10 @@
 // The query refiner: what the next research round searches for, from the gaps, the critic and the user.
 import { z } from 'zod';
-import type { ModelRoleSpec } from './role';
+import { withSummaryUsage } from '../context-fit/fit';
+import { normalizeQuery, uniqueQueries } from '../domain/text';
+import type { ModelUsage } from '../domain/types';
+import type { AnalyzedGap } from './analyzer';
+import type { ModelChoice, ModelRoleSpec, RoleActivity } from './role';
 
 export const REFINEMENT_LIMITS = { gaps: 8, queries: { min: 1, max: 3 }, priority: { min: 1, max: 10 } } as const;
 
@@ -66,3 +70,37 @@ export function refinerPrompt(input: RefinerPromptInput): string {
 }
 
 const bulletsOr = (items: string[], empty: string) => (items.length ? items.map((i) => `- ${i}`).join('\n') : empty);
+
+/** The refiner's prompt input with the gaps as the analyst gave them (refineGaps; as histories record it). */
+export interface RefineGapsInput extends ModelChoice, RefinerPromptInput {
+  open_gaps: AnalyzedGap[];
+}
+export interface RefineGapsOutput {
+  /** Each with 1 to 3 queries that were not searched before and appear in no other gap. */
+  gaps: AnalyzedGap[];
+  rationale: string;
+  usage: ModelUsage;
+}
+
+/** The next round's gaps, each with queries never searched before. */
+export const refineGaps: RoleActivity<RefineGapsInput, RefineGapsOutput> = async (input, tools) => {
+  // Refinement budget (15 %): the findings so far; gaps and searched queries always go whole.
+  const fitted = await tools.fit(
+    input.findings_summary.map((line, i) => ({ id: `F${i + 1}`, kind: 'finding', text: line, relevance: 1 - i / Math.max(1, input.findings_summary.length) })),
+    { phase: 'refinement', modelRef: input.model ?? tools.defaultModel('refiner'), fixedPrompt: refinerPrompt({ ...input, findings_summary: input.findings_summary.map(() => '') }) },
+  );
+  const { object, usage } = await tools.call(refiner, { requested: input.model, prompt: refinerPrompt({ ...input, findings_summary: fitted.texts.filter(Boolean) }) });
+  return { gaps: withUnsearchedQueries(object.gaps, input.searched_queries), rationale: object.rationale.trim(), usage: withSummaryUsage(usage, fitted) };
+};
+
+/**
+ * Gaps, most important first, keeping only queries never searched and not already given to an
+ * earlier gap; a gap left without queries is dropped, since the next round could not act on it.
+ */
+export function withUnsearchedQueries(gaps: AnalyzedGap[], searchedQueries: string[]): AnalyzedGap[] {
+  const seen = new Set(searchedQueries.map(normalizeQuery));
+  return [...gaps]
+    .sort((a, b) => a.priority - b.priority)
+    .map((gap) => ({ ...gap, description: gap.description.trim(), suggested_queries: uniqueQueries(gap.suggested_queries, seen).slice(0, REFINEMENT_LIMITS.queries.max) }))
+    .filter((gap) => gap.suggested_queries.length > 0);
+}

@@ -15,15 +15,12 @@ const MODEL_OPTIONS = {
 } as const;
 
 /** The only activity planning can reach: no search, fetch or stored-text access before approval. */
-export const planner = proxyActivities<Pick<ResearchActivities, 'decomposeQuery'>>(MODEL_OPTIONS);
+export const planner = proxyActivities<Pick<RoleActivities, 'decomposeQuery'>>(MODEL_OPTIONS);
 /** The user's own documents, for planning: this proxy reaches no web activity. */
 export const knowledge = proxyActivities<Pick<ResearchActivities, 'lookupLocalKnowledge'>>({ startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 3 } });
 
-export const model = proxyActivities<
-  Pick<ResearchActivities & RoleActivities, 'analyzeSources' | 'triageSources' | 'writeReportPatch' | 'critiqueFindings' | 'refineGaps' | 'reflectOnPhase'>
->(MODEL_OPTIONS);
-/** Every role that is an activity of its own (src/roles/index.ts): a new one is reached here without a line. */
-export const roles = proxyActivities<RoleActivities>(MODEL_OPTIONS);
+/** The research loop's model roles (src/roles/index.ts): a new one is reached here without a line. */
+export const model = proxyActivities<Omit<RoleActivities, 'decomposeQuery' | 'writePanelAnswer' | 'validateInput' | 'improveInput'>>(MODEL_OPTIONS);
 
 /** Citation checks: links re-checked through the fetch guard, claims against stored source text. */
 export const verifier = proxyActivities<Pick<ResearchActivities, 'verifyClaims'>>({
@@ -107,16 +104,16 @@ export const comparison = proxyActivities<Pick<ResearchActivities, 'compareWithP
 });
 
 /** One panel model's answer: its own retries, so a failing model fails alone (and is billed alone). */
-export const panel = proxyActivities<Pick<ResearchActivities, 'writePanelAnswer'>>({
+export const panel = proxyActivities<Pick<RoleActivities, 'writePanelAnswer'>>({
   startToCloseTimeout: '20 minutes',
   heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },
 });
 
-export const synthesizer = proxyActivities<Pick<ResearchActivities, 'synthesizePanel'>>(MODEL_OPTIONS);
+export const synthesizer = proxyActivities<Pick<RoleActivities, 'synthesizePanel'>>(MODEL_OPTIONS);
 
 /** Seed 004's validateInput / improveInput, run by the input-check workflow. */
-export const inputCheck = proxyActivities<Pick<ResearchActivities, 'validateInput' | 'improveInput'>>({
+export const inputCheck = proxyActivities<Pick<RoleActivities, 'validateInput' | 'improveInput'>>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 2, nonRetryableErrorTypes: NON_RETRYABLE },

@@ -71,3 +71,8 @@ export function reconcileLanguage(modelLanguage: string | undefined, question: s
   const nonLatin = SCRIPTS.some((s) => s.family.includes(base));
   return nonLatin ? latinLanguage(question) : given;
 }
+
+/** The session's language, or, for a session whose plan never named one, its question's (the report's title). */
+export function reportLanguage(language: string | undefined, report: string): string {
+  return language ?? detectLanguage(/^# (.+)$/m.exec(report)?.[1] ?? '');
+}
