@@ -91,6 +91,22 @@ describe('reads while the worker or Temporal is away', () => {
     expect(ended.body).toMatchObject({ research_id: done, status: 'completed' });
   });
 
+  it('resume, retry and enhance answer without a worker: what the store says cannot run again is refused at once', async () => {
+    // Each read what a new run would start from by asking the workflow, which waited 30 s for a worker and failed with 503.
+    const resume = await api.call('POST', `/api/research/${waiting}/resume`, { token });
+    expect(resume.status).toBe(409);
+    expect(resume.body).toMatchObject({ error: 'WRONG_STATE', message: expect.stringContaining(`research ${waiting} is awaiting_approval`) });
+    const enhance = await api.call('POST', `/api/research/${waiting}/enhance`, { token, body: {} });
+    expect(enhance.status).toBe(409);
+    expect(enhance.body.message).toContain('only a completed session can be enhanced');
+    const retry = await api.call('POST', `/api/research/${done}/retry`, { token });
+    expect(retry.status).toBe(409);
+    expect(retry.body.message).toContain(`research ${done} is completed`);
+    const resumed = await cli(['resume', waiting]);
+    expect(resumed.status).toBe(1);
+    expect(resumed.stderr).toContain(`research ${waiting} is awaiting_approval`);
+  });
+
   it('with Temporal stopped, the API answers from the store naming Temporal; the list shows ended sessions as ended', async () => {
     await server.stop();
     const session = await api.call('GET', `/api/research/${done}`, { token });

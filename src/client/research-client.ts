@@ -18,12 +18,13 @@ import type { InputCheckArgs, InputCheckResult, ResearchMetadata } from '../cont
 import type { MessageArgsOf, MessageName, ReviewArgs, TopUpArgs } from '../domain/messages';
 import type { InputContext, LiveSnapshot, ResearchEvent, ResearchInput, ResearchPlan, ResearchSettings, ResearchSnapshot } from '../domain/types';
 import type { ArtifactStore } from '../stores/artifacts';
-import { TERMINAL_STATUSES, type ResearchState, type ResearchStatus } from '../domain/types';
+import type { ResearchState, ResearchStatus } from '../domain/types';
 import { describe } from '../domain/position';
 import { ResearchSchedules } from './schedules';
 import { explainFailure, isDroppedUpdate, isGone, ResearchError, UPDATE_ATTEMPTS, validateQuery, type Question } from './errors';
 import { storeInputContexts } from './input-contexts';
-import { continuationState, enhancedState, ENHANCEABLE, RESUMABLE, RETRYABLE, type EnhanceOptions } from './session-ops';
+import { RESUMABLE, RETRYABLE, type EnhanceOptions } from './session-ops';
+import { enhance, runAgain } from './runs-again';
 import { redeliver, withResentDeliveries, type RedeliverOptions, type RedeliveryAnswer } from './redelivery';
 import { EngineCheck, readEvents, readState, type EventsRead, type StateRead } from './reads';
 
@@ -232,13 +233,13 @@ export class ResearchClient {
 
   /** A failed session runs again from where it failed, as the same session (retryFromFailed). */
   retry(id: string): Promise<{ researchId: string; status: ResearchStatus }> {
-    return this.runAgain(id, RETRYABLE, 'only a failed session can be retried');
+    return runAgain(this, id, RETRYABLE, 'only a failed session can be retried');
   }
 
   /** A cancelled or timed-out session goes on from where it stopped, as the same session; with a new time limit if given (checked at the edge). */
   resume(id: string, opts: { timeoutSeconds?: number } = {}): Promise<{ researchId: string; status: ResearchStatus }> {
     const overrides = opts.timeoutSeconds !== undefined ? { timeout_seconds: opts.timeoutSeconds } : undefined;
-    return this.runAgain(id, RESUMABLE, 'only a cancelled or timed-out session can be resumed', overrides);
+    return runAgain(this, id, RESUMABLE, 'only a cancelled or timed-out session can be resumed', overrides);
   }
 
   /** A session that has ended sends its delivery again: to the targets it failed (every one with `force`). */
@@ -247,53 +248,10 @@ export class ResearchClient {
   }
 
   /** A completed session researched further into a new version; the old one and its report stay. `model` is checked at the edge (the route's schema, parseSettings). */
-  async enhance(id: string, opts: EnhanceOptions = {}): Promise<{ researchId: string; status: ResearchStatus; parentId: string }> {
-    const snapshot = await this.finishedSnapshot(id);
-    if (!ENHANCEABLE.includes(snapshot.status)) throw new ResearchError(`research ${id} is ${snapshot.status}; only a completed session can be enhanced`);
-    const settings = withOverrides(snapshot.settings, opts.model ? { model: opts.model } : {});
-    const contexts = await storeInputContexts(this.artifacts(), id, opts.contexts ?? []);
-    for (let version = 2; version < 100; version++) {
-      const researchId = opts.researchId ?? `${id.replace(/-v\d+$/, '').slice(0, 56)}-v${version}`;
-      const state = enhancedState(snapshot, researchId, settings, opts, new Date().toISOString(), contexts);
-      try {
-        await this.startRun(state, 'REJECT_DUPLICATE');
-        return { researchId, status: 'running', parentId: id };
-      } catch (err) {
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError) || opts.researchId) {
-          throw err instanceof WorkflowExecutionAlreadyStartedError ? new ResearchError(`research ${researchId} already exists`) : err;
-        }
-      }
-    }
-    throw new ResearchError(`research ${id} has too many versions`);
+  enhance(id: string, opts: EnhanceOptions = {}): Promise<{ researchId: string; status: ResearchStatus; parentId: string }> {
+    return enhance(this, id, opts, () => storeInputContexts(this.artifacts(), id, opts.contexts ?? []));
   }
 
-  private async runAgain(id: string, allowed: readonly ResearchStatus[], rule: string, overrides?: SettingsOverrides): Promise<{ researchId: string; status: ResearchStatus }> {
-    const snapshot = await this.finishedSnapshot(id);
-    if (!allowed.includes(snapshot.status)) throw new ResearchError(`research ${id} is ${snapshot.status}; ${rule}`);
-    const state = continuationState(snapshot, overrides && withOverrides(snapshot.settings, overrides));
-    // The store's copy stops saying the session has ended before the new run starts: `status` trusts
-    // an ended copy without asking Temporal (the new run's first write replaces this one).
-    const stored = await this.sessions().get(id);
-    if (stored) await this.sessions().save({ ...stored, status: describe(state.position).status, reason: undefined, updated_at: new Date().toISOString() }, []);
-    try {
-      await this.startRun(state, 'ALLOW_DUPLICATE');
-    } catch (err) {
-      if (stored) await this.sessions().save(stored, []);
-      if (err instanceof WorkflowExecutionAlreadyStartedError) throw new ResearchError(`research ${id} is still finishing; try again in a moment`);
-      throw err;
-    }
-    return { researchId: id, status: 'running' };
-  }
-
-  /** The persisted snapshot of a session that has ended (the live one if it was never persisted). */
-  private async finishedSnapshot(id: string): Promise<ResearchSnapshot> {
-    const live = await this.state(id);
-    if (!TERMINAL_STATUSES.includes(live.status)) return live;
-    const stored = await this.sessions().get(id);
-    return stored && TERMINAL_STATUSES.includes(stored.status) ? stored : live;
-  }
-
-  /** Starts a run of the session from a state (retry, resume, enhance, adoption by a new build). */
   async startRun(state: ResearchState, policy: 'ALLOW_DUPLICATE' | 'REJECT_DUPLICATE' | 'REPLACE_RUNNING'): Promise<void> {
     // What the state names (an enhanced version: its parent's pages and report) is the session's
     // before it runs, so a delete of the parent meanwhile leaves those artifacts in place.
