@@ -40,6 +40,11 @@ const refusals: [string[], RegExp][] = [
   [['schedule', 'How is tidal power doing?', '--every', '5s'], /^deep-research: a schedule runs at most every 10 s and at least once a year; got "5s"$/],
   [['schedule', 'pause'], /^deep-research: schedule pause needs a schedule id/],
   [['review', 'x', 'maybe'], /^deep-research: action must be accept, reject or feedback, not "maybe"$/],
+  [['top-up', 'x', '--cost', '-1'], /^deep-research: --cost must be a number above 0 and at most 10000, not "-1"$/],
+  [['top-up', 'x', '--searches', '2.5'], /^deep-research: --searches must be a whole number above 0 and at most 100000, not "2.5"$/],
+  [['top-up', 'x', '--tokens', 'lots'], /^deep-research: --tokens must be a whole number above 0 and at most 1000000000, not "lots"$/],
+  [['top-up', 'x'], /^deep-research: top-up needs at least one of --tokens, --cost, --searches, --fetches, --seconds$/],
+  [['extract', '/no/such/file.pdf'], /^deep-research: no such file: \/no\/such\/file\.pdf$/],
 ];
 
 describe('the CLI with bad input', () => {

@@ -17,7 +17,9 @@ export async function extract(target: string, config: AppConfig): Promise<Extrac
   if (!/^[a-z][a-z0-9+.-]*:/i.test(target) || /^file:/i.test(target)) {
     const file = path.resolve(target.replace(/^file:\/\//i, ''));
     const contentType = contentTypeForFile(file) ?? 'text/plain';
-    const bytes = await readFile(file);
+    const bytes = await readFile(file).catch((err: NodeJS.ErrnoException) => {
+      throw new Error(err.code === 'ENOENT' ? `no such file: ${file}` : err.code === 'EISDIR' ? `${file} is a folder, not a file` : `cannot read ${file}: ${err.code ?? err.message}`);
+    });
     const doc = await parseDocument(bytes, contentType, `file://${file}`);
     return { ...doc, url: `file://${file}`, final_url: `file://${file}`, content_type: contentType, bytes: bytes.length };
   }

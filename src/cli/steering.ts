@@ -28,8 +28,12 @@ function fromCli(spec: ArgSpec, field: string, raw: unknown): unknown {
     case 'choice':
       if (!spec.of.includes(raw as string)) throw new Error(`${field} must be ${spec.of.slice(0, -1).join(', ')} or ${spec.of.at(-1)}, not "${String(raw)}"`);
       return raw;
-    case 'amount':
-      return Number(raw);
+    case 'amount': {
+      // As the route's schema takes it (src/server/message-routes.ts): positive, at most `max`, whole where it counts.
+      const n = /^\s*[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?\s*$/i.test(String(raw)) ? Number(raw) : Number.NaN;
+      if (!(n > 0 && n <= spec.max) || (spec.whole && !Number.isInteger(n))) throw new Error(`${syntaxOf(spec).split(' ')[0]} must be ${spec.whole ? 'a whole number' : 'a number'} above 0 and at most ${spec.max}, not "${String(raw)}"`);
+      return n;
+    }
     case 'plan':
       return JSON.parse(readFileSync(raw as string, 'utf8')) as unknown;
     case 'models': {
@@ -59,6 +63,7 @@ export function registerSteeringCommands(program: Command, withClient: WithClien
         const value = fromCli(spec, field, raw);
         if (value !== undefined) given[field] = value;
       }
+      if (row.oneOf && Object.keys(given).length === 0) throw new Error(`${row.cli.command} needs at least one of ${fields.map(([, spec]) => syntaxOf(spec).split(' ')[0]).join(', ')}`);
       const args = row.args ? given : undefined;
       await withClient({}, async (c) => out(flags.json as boolean | undefined, { researchId: id, ...(await c.send(id, name, args as MessageArgsOf<MessageName>)) }, doneLine(row, id, given)));
     });
