@@ -46,6 +46,7 @@ export function createModelCall(deps: Pick<ModelDeps, 'model' | 'defaultModel' |
         ...res.usage,
         cost_usd: costOf(deps.pricing, res.model, res.usage) ?? 0,
         ...(res.repaired ? { repaired: true } : {}),
+        ...(res.structured_output ? { structured_output: res.structured_output } : {}),
       };
       return { object: res.object, usage };
     } catch (err) {

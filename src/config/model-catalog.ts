@@ -8,7 +8,7 @@ export interface ModelProviderDefaults {
   base_url?: string;
   /** Environment variable holding the key; absent for local servers that need none. */
   api_key_env?: string;
-  structured_output?: 'auto' | 'json-schema' | 'tool' | 'text';
+  structured_output?: 'auto' | 'json-schema' | 'json-object' | 'tool' | 'text';
 }
 
 export const MODEL_PROVIDER_DEFAULTS: Record<string, ModelProviderDefaults> = {

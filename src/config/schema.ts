@@ -27,7 +27,7 @@ const modelProviderSchema = z
     kind: z.enum(['openai', 'anthropic', 'google', 'openai-compatible']),
     base_url: z.string().url().optional(),
     api_key_env: z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'the NAME of an environment variable, not a key').optional(),
-    structured_output: z.enum(['auto', 'json-schema', 'tool', 'text']).optional(),
+    structured_output: z.enum(['auto', 'json-schema', 'json-object', 'tool', 'text']).optional(),
   })
   .strict();
 
@@ -54,7 +54,7 @@ const modelsSchema = z
     fallbacks: z.array(modelRef).default(MODEL_DEFAULTS.fallbacks).describe('Tried in order when the default is down or has no key'),
     roles: z.partialRecord(z.enum(MODEL_ROLES), z.array(modelRef).min(1)).default({}).describe('Models per role, first choice first'),
     providers: z.record(z.string(), modelProviderSchema).default({}).describe('Added to, or replacing, the built-in providers'),
-    structured_output: z.enum(['auto', 'json-schema', 'tool', 'text']).default('auto'),
+    structured_output: z.enum(['auto', 'json-schema', 'json-object', 'tool', 'text']).default('auto'),
     timeout_seconds: z.number().int().min(5).max(3_600).default(180),
     reasoning_timeout_seconds: z.number().int().min(5).max(7_200).default(900),
     role_timeout_seconds: z.partialRecord(z.enum(MODEL_ROLES), z.number().int().min(5).max(7_200)).default({}).describe('Per-role call timeouts, overriding the two above'),

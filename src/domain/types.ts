@@ -252,6 +252,8 @@ export interface ModelUsage {
   cost_usd?: number;
   /** The first answer was invalid and one repair call fixed it. */
   repaired?: boolean;
+  /** The way the server accepted a structured answer when it refused json_schema (json-object, tool, text). */
+  structured_output?: string;
 }
 
 /** The living report's length and "## " sections (the synthesis gate reads it). */

@@ -24,6 +24,7 @@ import {
 } from './model-script';
 import { claimSupport, contentSummary, fakeEmbedding, inputCheck, panelAnswer, panelSynthesis, topicOf } from './model-answers';
 
+import { localServerRefusal, type LocalServerKind } from './local-servers';
 import { triageByWords } from './triage-answers';
 
 export { EMBEDDING_CONCEPTS, fakeEmbedding, topicOf } from './model-answers';
@@ -71,6 +72,8 @@ export interface ModelScript extends ProviderScript {
   delayFor?: (name: string | undefined, prompt: string) => number;
   /** Summarization requests (content_summary) fail with a 500. */
   failSummaries?: boolean;
+  /** The local server it stands for: its refusals (test/harness/local-servers.ts). */
+  server?: LocalServerKind;
   /** Answers of its own (e.g. the real-page world's grounded model); undefined falls back to the script. */
   respond?: (name: string | undefined, prompt: string) => unknown;
 }
@@ -277,6 +280,8 @@ export async function startModel(recorder: Recorder, script: ModelScript = {}): 
       return sendJson(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
     }
     const body = parsed as unknown as ChatRequest;
+    const refusal = script.server ? localServerRefusal(script.server, body) : undefined;
+    if (refusal) return sendJson(refusal.status, refusal.body);
     const name = requestedName(body);
     const failure = script.failures?.shift() ?? script.failFor?.(name);
     if (failure) {

@@ -9,25 +9,21 @@ import { Output, streamText, tool, type LanguageModel, type LanguageModelUsage, 
 import type { z } from 'zod';
 import { ConfigError } from '../../config/load';
 import { ContentPolicyError, InvalidModelOutputError, ModelStreamError } from './errors';
-import { cleanAnswer, parseAnswer, repairInstruction, textModeInstruction } from './structured';
-import type { ModelConnection, ModelProvider, ModelProviderKind, ModelRequest, ModelResponse, StructuredOutputMode, TokenUsage } from './types';
+import { outputLadder, rungRefusal } from './ladder';
+import { rememberedRung, rememberRung, serverKey, type OutputRung } from './server-knowledge';
+import { cleanAnswer, jsonSchemaOf, parseAnswer, repairInstruction, textModeInstruction } from './structured';
+import type { ModelConnection, ModelProvider, ModelRequest, ModelResponse, TokenUsage } from './types';
 
 export { ContentPolicyError, InvalidModelOutputError, ModelStreamError } from './errors';
 
 // The SDK prints compatibility warnings to the console; workers log through Temporal instead.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 
-export type ResolvedOutputMode = Exclude<StructuredOutputMode, 'auto'>;
+export type ResolvedOutputMode = OutputRung;
 
-const AUTO_MODE: Record<ModelProviderKind, ResolvedOutputMode> = {
-  openai: 'json-schema',
-  google: 'json-schema',
-  anthropic: 'tool',
-  'openai-compatible': 'json-schema',
-};
-
+/** The first way a connection asks for structured output (the ladder's top rung). */
 export function resolveOutputMode(connection: Pick<ModelConnection, 'kind' | 'structuredOutput'>): ResolvedOutputMode {
-  return connection.structuredOutput === 'auto' ? AUTO_MODE[connection.kind] : connection.structuredOutput;
+  return outputLadder(connection)[0];
 }
 
 export function createModelProvider(connection: ModelConnection): ModelProvider {
@@ -41,26 +37,48 @@ interface Attempt {
 
 class AiSdkModelProvider implements ModelProvider {
   readonly name: string;
-  private readonly mode: ResolvedOutputMode;
-  private readonly model: LanguageModel;
+  private readonly ladder: readonly OutputRung[];
+  private readonly server: string;
+  private readonly models = new Map<OutputRung, LanguageModel>();
 
   constructor(private readonly connection: ModelConnection) {
     this.name = `${connection.provider}:${connection.model}`;
-    this.mode = resolveOutputMode(connection);
-    this.model = languageModel(connection, this.mode);
+    this.ladder = outputLadder(connection);
+    this.server = serverKey(connection.baseURL, connection.model);
   }
 
   async generateObject<T>(request: ModelRequest<T>): Promise<ModelResponse<T>> {
     const timeout = AbortSignal.timeout(this.connection.timeoutMs);
     const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
-    const question: ModelMessage = { role: 'user', content: request.prompt };
+    const remembered = this.ladder.length > 1 ? rememberedRung(this.server) : undefined;
+    let index = remembered ? Math.max(0, this.ladder.indexOf(remembered)) : 0;
+    for (;;) {
+      const rung = this.ladder[index];
+      try {
+        const response = await this.answerAt(rung, request, signal);
+        if (this.ladder.length === 1) return response;
+        rememberRung(this.server, rung);
+        return rung === this.ladder[0] ? response : { ...response, structured_output: rung };
+      } catch (err) {
+        // A way of asking this server refuses: the next one, at once, in the same call.
+        if (index + 1 < this.ladder.length && rungRefusal(err) !== undefined && !signal.aborted) {
+          index++;
+          continue;
+        }
+        throw err;
+      }
+    }
+  }
 
-    const first = await this.attempt(request, [question], signal);
+  private async answerAt<T>(rung: OutputRung, request: ModelRequest<T>, signal: AbortSignal): Promise<ModelResponse<T>> {
+    const question: ModelMessage = { role: 'user', content: request.prompt };
+    const first = await this.attempt(rung, request, [question], signal);
     const firstAnswer = cleanAnswer(first.raw);
     const firstParse = parseAnswer(firstAnswer, request.schema);
     if (firstParse.ok) return { object: firstParse.value, model: this.name, usage: first.usage };
 
     const repair = await this.attempt(
+      rung,
       request,
       [
         question,
@@ -78,15 +96,28 @@ class AiSdkModelProvider implements ModelProvider {
     );
   }
 
-  private async attempt<T>(request: ModelRequest<T>, messages: ModelMessage[], signal: AbortSignal): Promise<Attempt> {
+  private modelFor(rung: OutputRung, schema: z.ZodType): LanguageModel {
+    // The schema rides in the request body, so this rung's model is made for each call.
+    if (rung === 'json-object' && this.connection.kind !== 'anthropic' && this.connection.kind !== 'google') return jsonObjectModel(this.connection, jsonSchemaOf(schema));
+    let model = this.models.get(rung);
+    if (!model) {
+      model = languageModel(this.connection, rung);
+      this.models.set(rung, model);
+    }
+    return model;
+  }
+
+  private async attempt<T>(rung: OutputRung, request: ModelRequest<T>, messages: ModelMessage[], signal: AbortSignal): Promise<Attempt> {
     const toolName = request.name;
     const tools: ToolSet | undefined =
-      this.mode === 'tool' ? { [toolName]: tool({ description: `Submit the ${request.name} object.`, inputSchema: request.schema as z.ZodType<unknown> }) } : undefined;
+      rung === 'tool' ? { [toolName]: tool({ description: `Submit the ${request.name} object.`, inputSchema: request.schema as z.ZodType<unknown> }) } : undefined;
+    // Without a schema the server enforces, the model is told it (JSON-object servers constrain to the schema, but the model should know it too).
+    const describeSchema = rung === 'text' || rung === 'json-object';
     const result = streamText({
-      model: this.model,
-      system: this.mode === 'text' ? `${request.system}\n\n${textModeInstruction(request.name, request.schema)}` : request.system,
+      model: this.modelFor(rung, request.schema),
+      system: describeSchema ? `${request.system}\n\n${textModeInstruction(request.name, request.schema)}` : request.system,
       messages,
-      output: this.mode === 'json-schema' ? Output.object({ schema: request.schema, name: request.name }) : undefined,
+      output: rung === 'json-schema' || rung === 'json-object' ? Output.object({ schema: request.schema, name: request.name }) : undefined,
       tools,
       toolChoice: tools ? { type: 'tool', toolName } : undefined,
       temperature: this.connection.temperature,
@@ -129,12 +160,12 @@ class AiSdkModelProvider implements ModelProvider {
     if (finishReason === 'content-filter') {
       throw new ContentPolicyError(`${this.name} withheld its answer under the provider's content policy (finish reason content-filter)`);
     }
-    const raw = this.mode === 'tool' ? toolInput || stringifyInput(toolCallInput) || text : text;
+    const raw = rung === 'tool' ? toolInput || stringifyInput(toolCallInput) || text : text;
     return { raw, usage: tokenUsage(usage) };
   }
 }
 
-function languageModel(connection: ModelConnection, mode: ResolvedOutputMode): LanguageModel {
+function languageModel(connection: ModelConnection, rung: OutputRung): LanguageModel {
   const baseURL = connection.baseURL?.replace(/\/+$/, '');
   const { apiKey, model } = connection;
   switch (connection.kind) {
@@ -152,10 +183,29 @@ function languageModel(connection: ModelConnection, mode: ResolvedOutputMode): L
         apiKey,
         includeUsage: true,
         // Off, the SDK asks for json_object instead of the schema.
-        supportsStructuredOutputs: mode === 'json-schema',
+        supportsStructuredOutputs: rung === 'json-schema',
       }).chatModel(model);
   }
 }
+
+/**
+ * The JSON-object rung, spelt as OpenAI-style local servers read it: llama.cpp and llama-cpp-python
+ * take the schema inside response_format {type: "json_object"}, vLLM as guided_json; each ignores
+ * the other's field.
+ */
+function jsonObjectModel(connection: ModelConnection, schema: Record<string, unknown>): LanguageModel {
+  const baseURL = (connection.baseURL ?? OPENAI_BASE_URL).replace(/\/+$/, '');
+  return createOpenAICompatible({
+    name: connection.provider,
+    baseURL,
+    apiKey: connection.apiKey,
+    includeUsage: true,
+    supportsStructuredOutputs: false,
+    transformRequestBody: (body) => ({ ...body, response_format: { type: 'json_object', schema }, guided_json: schema }),
+  }).chatModel(connection.model);
+}
+
+const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
 function tokenUsage(usage: LanguageModelUsage | undefined): TokenUsage {
   return {

@@ -1,5 +1,6 @@
 import type { ModelProviderKind } from '../../config/model-catalog';
 import type { z } from 'zod';
+import type { OutputRung } from './server-knowledge';
 
 export interface ModelRequest<T> {
   role: string;
@@ -31,6 +32,8 @@ export interface ModelResponse<T> {
   usage: TokenUsage;
   /** True when the first answer failed validation and the repair attempt succeeded. */
   repaired?: boolean;
+  /** The way of asking the server accepted, when it refused the first (json_schema): what the call learnt about it. */
+  structured_output?: OutputRung;
 }
 
 /** One interface per provider kind: a model turns a prompt into a validated object. */
@@ -41,8 +44,8 @@ export interface ModelProvider {
 
 export type { ModelProviderKind } from '../../config/model-catalog';
 
-/** How a structured answer is asked for: a JSON schema, a forced tool call, or JSON in the text. */
-export type StructuredOutputMode = 'auto' | 'json-schema' | 'tool' | 'text';
+/** How a structured answer is asked for: a JSON schema, a JSON object with the schema, a forced tool call, or JSON in the text; auto walks the ladder. */
+export type StructuredOutputMode = 'auto' | OutputRung;
 
 export interface ModelConnection {
   kind: ModelProviderKind;
