@@ -4,6 +4,8 @@
 // leave open the model's triage decides); an unrelated page is; with the embedding server down, a
 // page that shares no word with the question is judged by words.
 import { mkdtempSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -51,12 +53,51 @@ describe('relevance by meaning', () => {
     const out = await createRelevanceActivities(artifacts, () => embedder).scoreRelevance(await input());
     expect(out.judged?.S1).toBeUndefined();
     expect(out.judged?.S2).toMatchObject({ by: 'meaning', verdict: 'no' });
-    expect(fake.requests.filter((r) => r.path === '/v1/embeddings').length).toBe(1);
+    // The questions and decoys in a request of their own, the pages' passages in another.
+    expect(fake.requests.filter((r) => r.path === '/v1/embeddings').length).toBe(2);
+  });
+
+  it('embeds the question and the decoys once per worker: a second scoring sends only its pages', async () => {
+    const embedder = embedderAt(fake.url);
+    const relevance = createRelevanceActivities(artifacts, () => embedder);
+    const before = fake.requests.filter((r) => r.path === '/v1/embeddings').length;
+    await relevance.scoreRelevance(await input());
+    await relevance.scoreRelevance(await input());
+    expect(fake.requests.filter((r) => r.path === '/v1/embeddings').length - before).toBe(3);
   });
 
   it('with the embedding server down, words judge what shares none', async () => {
     const embedder = embedderAt('http://127.0.0.1:9/v1');
     const out = await createRelevanceActivities(artifacts, () => embedder).scoreRelevance(await input());
     expect(out.judged?.S1).toEqual({ by: 'words', verdict: 'no' });
+  });
+
+  it('with an embedding server that does not answer within the wait, words judge, the request is sent once and the next pages do not wait for it', async () => {
+    const held: ServerResponse[] = [];
+    const bodies: string[] = [];
+    const silent = createServer((req: IncomingMessage, res: ServerResponse) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        bodies.push(body);
+        held.push(res);
+      });
+    });
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      const embedder = embedderAt(`http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`);
+      const relevance = createRelevanceActivities(artifacts, () => embedder, { waitMs: 300 });
+      const first = await relevance.scoreRelevance(await input());
+      expect(first.judged?.S1).toEqual({ by: 'words', verdict: 'no' });
+      // One request for the questions and decoys, one for the pages' passages: each sent once.
+      expect(bodies.length).toBe(2);
+      const second = await relevance.scoreRelevance(await input());
+      expect(second.judged?.S1).toEqual({ by: 'words', verdict: 'no' });
+      expect(bodies.length).toBe(2);
+    } finally {
+      for (const res of held) res.destroy();
+      silent.closeAllConnections();
+      await new Promise<void>((r) => silent.close(() => r()));
+    }
   });
 });

@@ -4,8 +4,10 @@
 // the score orders reading, and a page at or above `judge_below` is read (the analyzer's verdict is
 // the last word). A page below it is judged: with an embedding model (the config's, or one the
 // session's providers offer) by meaning, each passage against the question in every language it is
-// asked in, where the embedding is clear either way; without one, a page that shares no word with
-// the question in any language asked is not about it. The others are left to the model's triage.
+// asked in, where the embedding is clear either way; without one (or with a server that fails, or
+// does not answer within search.embedding_wait_seconds: embeddings are an aid, never a dependency),
+// a page that shares no word with the question in any language asked is not about it. The others
+// are left to the model's triage.
 import type { RelevanceJudgement } from '../domain/types';
 import { normalizeQuery } from '../domain/text';
 import type { Embedder } from '../providers/model/embeddings';
@@ -37,8 +39,11 @@ export interface PageJudgement {
   judged?: RelevanceJudgement;
 }
 
-export function createRelevanceActivities(artifacts: ArtifactStore, chooseEmbedder?: ChooseEmbedder) {
-  const vectors = new VectorCache();
+/** How long a page waits for its verdict by meaning before it is left to the triage (search.embedding_wait_seconds). */
+export const DEFAULT_EMBEDDING_WAIT_MS = 4_000;
+
+export function createRelevanceActivities(artifacts: ArtifactStore, chooseEmbedder?: ChooseEmbedder, opts: { waitMs?: number } = {}) {
+  const meaning = new MeaningJudge(opts.waitMs ?? DEFAULT_EMBEDDING_WAIT_MS);
   return {
     scoreRelevance: (input: ScoreRelevanceInput): Promise<ScoreRelevanceOutput> => withHeartbeat(() => scoreOf(input)),
     /** One page's score and verdict from its text in hand (a fetch that just parsed it), without reading it back. */
@@ -65,12 +70,12 @@ export function createRelevanceActivities(artifacts: ArtifactStore, chooseEmbedd
       if (scores[page.id] < (input.judge_below ?? 0)) doubtful.push(page);
     }
     const embedder = doubtful.length && chooseEmbedder ? await chooseEmbedder(input.models ?? []) : undefined;
-    const meaning = embedder ? await byMeaning(embedder, vectors, askedIn(input), doubtful) : new Map<string, RelevanceJudgement | undefined>();
+    const byModel = embedder ? await byMeaning(meaning, embedder, askedIn(input), doubtful) : new Map<string, RelevanceJudgement | undefined>();
     for (const page of doubtful) {
-      const verdict = meaning.get(page.id);
+      const verdict = byModel.get(page.id);
       if (verdict) judged[page.id] = verdict;
       // Not weighed by meaning: a page that shares no word with the question in any language asked is not about it.
-      else if (!meaning.has(page.id) && !sharesWords(page.text, [...askedIn(input), page.sub_question], page.title)) judged[page.id] = { by: 'words', verdict: 'no' };
+      else if (!byModel.has(page.id) && !sharesWords(page.text, [...askedIn(input), page.sub_question], page.title)) judged[page.id] = { by: 'words', verdict: 'no' };
     }
     return { scores, ...(Object.keys(judged).length ? { judged } : {}) };
   }
@@ -105,10 +110,11 @@ function questionsOf(input: Omit<PageQuestions, 'sub_question'>, subQuestion: st
 }
 
 /**
- * Each page's verdict by meaning, in one call to the embedding model: undefined where it is unsure
- * (the triage decides); no page at all when the call fails (left to words and the triage).
+ * Each page's verdict by meaning, from one request for its passages (the questions' vectors come
+ * from the worker's cache): undefined where it is unsure (the triage decides); no page at all when
+ * the request fails or does not answer within the wait (left to words and the triage).
  */
-async function byMeaning(embedder: Embedder, cache: VectorCache, questions: string[], pages: Page[]): Promise<Map<string, RelevanceJudgement | undefined>> {
+async function byMeaning(meaning: MeaningJudge, embedder: Embedder, questions: string[], pages: Page[]): Promise<Map<string, RelevanceJudgement | undefined>> {
   const passages = pages.map((page) => [
     ...(page.title.trim() ? [page.title.trim()] : []),
     ...splitPassages(page.text)
@@ -117,47 +123,78 @@ async function byMeaning(embedder: Embedder, cache: VectorCache, questions: stri
       .filter((p) => p.trim()),
   ]);
   const out = new Map<string, RelevanceJudgement | undefined>();
-  try {
-    // One call: the questions and decoys this model has not embedded yet, and the passages.
-    const asked = [...questions, ...DECOY_QUESTIONS];
-    const missing = cache.missing(embedder.model, asked);
-    const vectors = await embedder.embed([...missing, ...passages.flat()]);
-    const known = cache.add(embedder.model, missing, vectors.slice(0, missing.length), asked);
-    const questionVectors = questions.map((q) => known.get(q) as number[]);
-    const decoys = DECOY_QUESTIONS.map((q) => known.get(q) as number[]);
-    let next = missing.length;
-    pages.forEach((page, i) => {
-      const own = passages[i].map(() => vectors[next++]);
-      if (!own.length) return;
-      const { verdict, margin } = meaningVerdict(own, questionVectors, decoys);
-      out.set(page.id, verdict === 'unsure' ? undefined : { by: 'meaning', verdict, margin });
-    });
-  } catch {
-    // The embedding server down or refusing: these pages are left to words and the triage.
-    out.clear();
-  }
+  const answer = await meaning.embed(embedder, [...questions, ...DECOY_QUESTIONS], passages.flat());
+  if (!answer) return out;
+  const questionVectors = questions.map((q) => answer.asked.get(q) as number[]);
+  const decoys = DECOY_QUESTIONS.map((q) => answer.asked.get(q) as number[]);
+  let next = 0;
+  pages.forEach((page, i) => {
+    const own = passages[i].map(() => answer.texts[next++]);
+    if (!own.length) return;
+    const { verdict, margin } = meaningVerdict(own, questionVectors, decoys);
+    out.set(page.id, verdict === 'unsure' ? undefined : { by: 'meaning', verdict, margin });
+  });
   return out;
 }
 
-/** Vectors of the questions and decoys, per embedding model: a session's pages ask for the same few again and again. */
-class VectorCache {
-  private readonly byModel = new Map<string, Map<string, number[]>>();
+/** How long a server that did not answer within the wait is passed over: its pages go to the triage without waiting. */
+const SLOW_SERVER_PAUSE_MS = 60_000;
+
+/**
+ * The embedding requests of one worker, each bounded by the wait: a page's passages are sent once
+ * per attempt, and the request is given up (aborted) when the wait is over; a server that did not
+ * answer in time, or failed, is passed over for a while, so the next pages do not wait for it. The
+ * questions and the decoys are embedded once per worker and model, in a request of their own that
+ * no page's wait aborts (a slow server's answer still arrives for the pages after the pause).
+ */
+export class MeaningJudge {
+  private readonly asked = new Map<string, Map<string, Promise<number[]>>>();
+  private readonly pausedUntil = new Map<string, number>();
   private static readonly MAX_TEXTS = 2_000;
 
-  missing(model: string, texts: string[]): string[] {
-    const known = this.byModel.get(model);
-    return [...new Set(texts.filter((t) => !known?.has(t)))];
+  constructor(private readonly waitMs: number) {}
+
+  /** The vectors of `asked` and of `texts`, or undefined when the server is passed over, fails or does not answer within the wait. */
+  async embed(embedder: Embedder, asked: string[], texts: string[]): Promise<{ asked: Map<string, number[]>; texts: number[][] } | undefined> {
+    if ((this.pausedUntil.get(embedder.model) ?? 0) > Date.now()) return undefined;
+    const giveUp = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), this.waitMs)));
+    const answer = (async () => {
+      const [questions, vectors] = await Promise.all([this.vectorsOf(embedder, asked), embedder.embed(texts, giveUp.signal)]);
+      return { asked: questions, texts: vectors };
+    })();
+    try {
+      const result = await Promise.race([answer, waited]);
+      if (!result) this.pause(embedder.model);
+      return result;
+    } catch {
+      // The embedding server down or refusing: these pages are left to words and the triage.
+      this.pause(embedder.model);
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+      giveUp.abort();
+      answer.catch(() => undefined);
+    }
   }
 
-  /** Adds `vectors` of `added`; returns the vectors of `wanted`. */
-  add(model: string, added: string[], vectors: number[][], wanted: string[]): Map<string, number[]> {
-    let known = this.byModel.get(model) ?? new Map<string, number[]>();
-    const out = new Map<string, number[]>();
-    for (const t of wanted) if (known.has(t)) out.set(t, known.get(t) as number[]);
-    added.forEach((t, i) => out.set(t, vectors[i]));
-    if (known.size + added.length > VectorCache.MAX_TEXTS) known = new Map();
-    added.forEach((t, i) => known.set(t, vectors[i]));
-    this.byModel.set(model, known);
-    return out;
+  private pause(model: string): void {
+    this.pausedUntil.set(model, Date.now() + SLOW_SERVER_PAUSE_MS);
+  }
+
+  /** The questions' vectors: those this worker has not asked for yet in one request, the rest as already asked. */
+  private async vectorsOf(embedder: Embedder, texts: string[]): Promise<Map<string, number[]>> {
+    let known = this.asked.get(embedder.model);
+    if (!known || known.size > MeaningJudge.MAX_TEXTS) this.asked.set(embedder.model, (known = new Map()));
+    const missing = [...new Set(texts.filter((t) => !known.has(t)))];
+    if (missing.length) {
+      const request = embedder.embed(missing);
+      missing.forEach((t, i) => known.set(t, request.then((vectors) => vectors[i])));
+      // A failed request is forgotten: the next page asks again.
+      request.catch(() => missing.forEach((t) => known.delete(t)));
+    }
+    const vectors = await Promise.all(texts.map((t) => known.get(t) as Promise<number[]>));
+    return new Map(texts.map((t, i) => [t, vectors[i]]));
   }
 }

@@ -159,8 +159,9 @@ export async function parseBytes(deps: Pick<WebDeps, 'artifacts' | 'judgePageTex
   // The model reads markdown where the format has structure; offsets in `outline` point into it.
   const body = parsed.markdown?.trim() ? parsed.markdown : parsed.text;
   const textId = artifactIdOf(body);
-  // Scored from the text in hand while it is stored.
-  const scoring = input.relevance && deps.judgePageText ? deps.judgePageText(body, input.relevance, parsed.title) : undefined;
+  // Scored from the text in hand while it is stored; a verdict by meaning waits at most search.embedding_wait_seconds.
+  const { judgePageText } = deps;
+  const scoring = input.relevance && judgePageText ? withHeartbeat(() => judgePageText(body, input.relevance as PageQuestions, parsed.title)) : undefined;
   const [stored, meta, judgement] = await Promise.all([
     artifacts.put(body, { name: `${input.url} (text)`, kind: 'text', source_url: input.url, content_type: parsed.markdown ? 'text/markdown; charset=utf-8' : 'text/plain; charset=utf-8' }),
     artifacts.put(JSON.stringify({ url: input.url, title: parsed.title, meta: parsed.meta ?? {}, outline: parsed.outline ?? [], text_file_id: textId }), {

@@ -61,6 +61,11 @@ export function applyEnvironment(config: FileConfig, raw: unknown, given: NotedE
     config.search.embedding_model = value;
   }
   if (env.EMBEDDING_BASE_URL) config.search.embedding_base_url = env.EMBEDDING_BASE_URL;
+  if (env.EMBEDDING_WAIT_SECONDS) {
+    const seconds = Number(env.EMBEDDING_WAIT_SECONDS);
+    if (!(seconds >= 0.1 && seconds <= 60)) throw new ConfigError(`EMBEDDING_WAIT_SECONDS must be a number of seconds from 0.1 to 60 (got "${env.EMBEDDING_WAIT_SECONDS}")`);
+    config.search.embedding_wait_seconds = seconds;
+  }
   if (env.TEMPORAL_ADDRESS) config.temporal.address = env.TEMPORAL_ADDRESS;
   else applyEmbeddedServerPorts(config, env);
   if (env.TEMPORAL_NAMESPACE) config.temporal.namespace = env.TEMPORAL_NAMESPACE;

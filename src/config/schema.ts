@@ -120,6 +120,12 @@ export const configSchema = z
             'The embedding model that judges fetched pages by meaning before they are read: "auto" (one the session\'s model providers offer: OpenAI\'s text-embedding-3-small, Google\'s gemini-embedding-001, or an embedding model an OpenAI-compatible server such as Ollama lists), provider:model serving /v1/embeddings (e.g. ollama:nomic-embed-text; local documents are then also ranked by meaning, hybrid with BM25), or "off" (a model triages the pages instead). Overridden by EMBEDDING_MODEL (or LOCAL_EMBEDDING_MODEL)',
           ),
         embedding_base_url: z.string().url().optional().describe('Where the embedding model is served (an OpenAI-compatible /v1 base URL), instead of its provider\'s; overridden by EMBEDDING_BASE_URL'),
+        embedding_wait_seconds: z
+          .number()
+          .min(0.1)
+          .max(60)
+          .default(4)
+          .describe('How long a fetched page waits for its verdict by meaning; a server that does not answer in time is passed over for a minute and its pages go to the model triage. Overridden by EMBEDDING_WAIT_SECONDS'),
         timeout_seconds: z.number().int().min(1).max(120).default(20),
         chain: z.array(searchProviderName).default(DEFAULT_SEARCH_CHAIN).describe('Tried in order; providers without keys are skipped. Overridden by SEARCH_PROVIDERS'),
         mode: z.enum(['fallback', 'combine']).default('fallback').describe('fallback: the first provider that answers; combine: all of them, merged'),

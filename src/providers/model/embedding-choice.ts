@@ -47,8 +47,8 @@ export function createEmbeddingChooser(config: AppConfig, fetchImpl: Fetch = fet
       const inner = createEmbedder(connection());
       embedder = {
         model: inner.model,
-        embed: (texts) =>
-          inner.embed(texts).catch((err: unknown) => {
+        embed: (texts, signal) =>
+          inner.embed(texts, signal).catch((err: unknown) => {
             if (isRefusal(err)) refused.set(ref, Date.now() + REMEMBER_MS);
             throw err;
           }),

@@ -12,7 +12,8 @@ export { cosine } from '../../report/relevance-meaning';
 export interface Embedder {
   /** "provider:model", stored beside the vectors so a new model re-embeds everything. */
   readonly model: string;
-  embed(texts: string[]): Promise<number[][]>;
+  /** `signal` ends the request early (a caller that stopped waiting for it). */
+  embed(texts: string[], signal?: AbortSignal): Promise<number[][]>;
 }
 
 function embeddingModelOf(connection: ModelConnection): EmbeddingModel {
@@ -28,9 +29,10 @@ export function createEmbedder(connection: ModelConnection): Embedder {
   const model = embeddingModelOf(connection);
   return {
     model: `${connection.provider}:${connection.model}`,
-    async embed(texts) {
+    async embed(texts, signal) {
       if (texts.length === 0) return [];
-      const { embeddings } = await embedMany({ model, values: texts, maxRetries: 0, abortSignal: AbortSignal.timeout(connection.timeoutMs) });
+      const timeout = AbortSignal.timeout(connection.timeoutMs);
+      const { embeddings } = await embedMany({ model, values: texts, maxRetries: 0, abortSignal: signal ? AbortSignal.any([timeout, signal]) : timeout });
       return embeddings;
     },
   };
