@@ -123,12 +123,12 @@ export function verifyReportCitations(markdown: string, fetched: CitableSource[]
   // Nothing cited, though pages were found: the question itself is the first open question.
   const unanswered = !citedSources.length && !extra.stopped && !extra.search_outage && Boolean(extra.not_counted?.length || extra.skipped_sources?.length);
   const asked = /^#\s+(.+)$/m.exec(report.head)?.[1]?.trim();
-  const questions = openQuestions([...(unanswered && asked ? [asked] : []), ...(extra.open_gap_list ?? [])], renderReport(report), citedSources);
+  const questions = openQuestions([...(unanswered && asked ? [asked] : []), ...(extra.open_gap_list ?? [])], renderReport(report));
   const questionSection = report.sections.find((s) => isOpenQuestionsTitle(s.title));
   if (questionSection && questions.length) {
     // The outline has a section for them: listed there, once, and not again in the Notes.
     const body = isPlaceholderOnly(questionSection.body) || /^\*\*/.test(questionSection.body) ? '' : questionSection.body;
-    questionSection.body = [body, questions.map((q) => `- ${inlineKeepingCitations(q)}`).join('\n')].filter(Boolean).join('\n\n');
+    questionSection.body = [body, questions.map((q) => `- ${escapeInline(q)}`).join('\n')].filter(Boolean).join('\n\n');
   }
   if (unanswered) {
     const queries = (extra.searched_queries ?? []).slice(0, MAX_QUERIES_NAMED).map((q) => labels.quote(escapeInline(q))).join(', ');
@@ -249,7 +249,7 @@ function notesList({ extra, labels, found, resolved, removedCitations, removed, 
     notes.push(`- ${labels.disagree}\n${extra.contradictions.slice(0, 10).map((c) => `  - ${escapeInline(c)}`).join('\n')}`);
   }
   if (questions.length) {
-    notes.push(`- ${labels.openQuestionsIntro}\n${questions.slice(0, 10).map((q) => `  - ${inlineKeepingCitations(q)}`).join('\n')}`);
+    notes.push(`- ${labels.openQuestionsIntro}\n${questions.slice(0, 10).map((q) => `  - ${escapeInline(q)}`).join('\n')}`);
   }
   if (missing.length) notes.push(`- ${labels.stillMissing}\n${missing.slice(0, 10).map((m) => `  - ${escapeInline(m)}`).join('\n')}`);
   return notes;
@@ -358,14 +358,6 @@ function idNumber(id: string): number {
 
 export function escapeInline(text: string): string {
   return text.replace(/[\r\n]+/g, ' ').replace(/([\\`*_[\]])/g, '\\$1');
-}
-
-/** Inline text escaped, its [S<n>] citations left as citations. */
-function inlineKeepingCitations(text: string): string {
-  return text
-    .split(/(\[S\d+(?:\s*,\s*S\d+)*\])/)
-    .map((part, i) => (i % 2 ? part : escapeInline(part)))
-    .join('');
 }
 
 /** Seed 001's reading of a fidelity score. */
