@@ -3,10 +3,11 @@
 // (replacing any earlier ones, so a retried check never duplicates them) in the asker's language.
 import { CITATION_GROUP, resolveCitations, type RemovedCitation } from './citations';
 import { mergeRepeatedClaims, type MergedClaim } from './dedupe';
-import { labelsFor, type ReportLabels } from './labels';
+import { everyLanguage, labelsFor, type ReportLabels } from './labels';
 import { isGenerated, isOpenQuestionsTitle, parseReport, renderReport, type ParsedReport } from './markdown';
 import { openQuestions, stillMissing } from './open-questions';
 import { resumedNote, type ResumedRun } from './resumed';
+import { placeSectionFindings, type SectionFindings, type SectionPlaced } from './section-findings';
 import { finishSections, isPlaceholderOnly } from './sections';
 
 export interface CitableSource {
@@ -31,6 +32,8 @@ export interface VerifiedReport {
   removed_citations: RemovedCitation[];
   /** Repeated claims the final check merged (after every removal). */
   merged: MergedClaim[];
+  /** Empty outline sections the check wrote findings into, or pointed to where other sections say them. */
+  placed: SectionPlaced[];
 }
 
 /**
@@ -70,6 +73,8 @@ export interface ReportNotes {
   rendered_sources?: string[];
   /** Sources whose text is built by script that could not be rendered (why: no browser, fetch.render is never, the render failed). */
   unrendered_sources?: { id: string; title: string; url: string; reason: string }[];
+  /** The findings that bear on each outline section still empty: written there, or pointed to, instead of a gap. */
+  section_findings?: SectionFindings[];
 }
 
 export interface CheckOptions {
@@ -99,6 +104,8 @@ export function verifyReportCitations(markdown: string, fetched: CitableSource[]
   };
   report.head = resolve(report.head);
   for (const s of report.sections) s.body = resolve(s.body);
+  // A section the writer left empty, though findings bear on it, gets them (before ids are checked and repeats merged).
+  const placed = extra.stopped ? [] : placeSectionFindings(report.sections, extra.section_findings, { citable: (id) => known.has(id), language: extra.language ?? 'en', labels, isEmpty: isEmptySection });
   // A citation of a source read and found off the question was fetched: it goes for that reason.
   for (const r of removedCitations) if (r.ids?.length && r.ids.every((id) => notCounted.has(id))) r.reason = `${r.ids.join(', ')} does not address the question`;
   const removed = new Set<string>(removedCitations.flatMap((r) => r.ids ?? []).filter((id) => !notCounted.has(id)));
@@ -146,7 +153,15 @@ export function verifyReportCitations(markdown: string, fetched: CitableSource[]
     citations_found: found,
     removed_citations: removedCitations,
     merged: repeated,
+    placed,
   };
+}
+
+const GAP_LEADS = everyLanguage((l) => l.gap('')).map((line) => /^\*\*[^*]+\*\*/.exec(line)?.[0] ?? line);
+
+/** Nothing written, or only what an earlier check said of nothing written. */
+function isEmptySection(body: string): boolean {
+  return isPlaceholderOnly(body) || GAP_LEADS.some((lead) => body.trim().startsWith(lead));
 }
 
 /**
