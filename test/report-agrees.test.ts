@@ -1,5 +1,6 @@
 // The report's own lines agree with the session's state (issue 39): the decision log says a section
-// was filled only when the report has it filled, the log's last word on gaps agrees with the open
+// was filled only when the report has it filled, a section says it found nothing only when nothing
+// was found (issue 47), the log's last word on gaps agrees with the open
 // gaps `status` counts, and an enhanced version waiting for review already says what changed.
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { formatStatus } from '../src/cli/format';
@@ -22,19 +23,31 @@ describe('the report agrees with the session', () => {
     env = harness = undefined;
   });
 
-  it('a section read for but left empty is logged as left empty, as the report states it; gaps found after the decision to finish are logged', async () => {
-    const { env } = await setup({ model: { gapIterations: 1, writerSkips: ['Policy'], stubbornWriter: true, gapWhileFilling: true } });
+  it('a section whose findings the writer put elsewhere says where they are, not that nothing was found; the log says the same; gaps found after the decision to finish are logged', async () => {
+    // The writer numbers and upper-cases its headings ("1. OVERVIEW"), and never writes Policy, not even when asked.
+    const { env } = await setup({ model: { gapIterations: 1, writerSkips: ['Policy'], stubbornWriter: true, gapWhileFilling: true, numberedHeadings: true } });
     const { researchId } = await env.client.start({ query: 'Agreement check: district heating', settings: { ...fast, max_iterations: 3, max_sources: 20 } });
     await env.client.waitForResult(researchId);
     const s = await env.client.state(researchId);
     const decisions = s.mind?.agent_decisions ?? [];
-    // The reading found findings for Policy; the writer put them elsewhere: the report states Policy as a gap.
-    const policy = /## Policy\n\n([\s\S]*?)\n## /.exec(s.report_markdown)?.[1] ?? '';
-    expect(policy).toContain('**Gap:**');
+    const section = (title: string) => new RegExp(`## ${title}\\n\\n([\\s\\S]*?)\\n## `).exec(s.report_markdown)?.[1] ?? '';
+    // Each patch went to the section its heading means, none to the last one by default.
+    for (const title of ['Overview', 'Costs and trends']) {
+      expect(section(title)).toMatch(/^- .*\[S\d+/);
+      expect(section(title)).not.toContain('**Gap:**');
+    }
+    // The reading found findings for Policy; the writer put them elsewhere: the report says where, not that it found nothing.
+    const policy = section('Policy').trim();
+    expect(policy).not.toContain('**Gap:**');
+    expect(policy).toMatch(/^\*\*Written elsewhere:\*\* what the research found on “Policy” \(from S\d+(?:, S\d+)*\) is said under “(?:Overview|Costs and trends)”(?:, “(?:Overview|Costs and trends)”)?\.$/);
+    expect(s.stated_gaps ?? []).not.toContain('Policy');
     expect(decisions.filter((d) => d.action === 'sections_filled')).toEqual([]);
     const left = decisions.find((d) => d.action === 'sections_left_empty');
     expect(left?.inputs.sections).toEqual(['Policy']);
-    expect(left?.rationale).toMatch(/^"Policy": the \d+ findings read for it \(from S\d+.*\) were not written there; the report states it as a gap$/);
+    expect(left?.rationale).toMatch(/^"Policy": the writer did not write there the \d+ findings read for it \(from S\d+.*\); the final check gives them there$/);
+    const placed = decisions.find((d) => d.action === 'sections_placed');
+    expect(placed?.inputs.sections).toEqual(['Policy']);
+    expect(placed?.rationale).toMatch(/"Policy": said under "(?:Overview|Costs and trends)"/);
     // "no open gaps after iteration 2", then the reading named one: the log says so, and status counts it.
     expect(decisions.filter((d) => d.action === 'complete').at(-1)?.rationale).toBe('no open gaps after iteration 2');
     const open = s.gaps.filter((g) => !g.addressed).length;

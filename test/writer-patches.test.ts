@@ -108,6 +108,42 @@ describe('a patch that does not fit the character budget', () => {
   });
 });
 
+describe('a writer that names sections its own way', () => {
+  const sections = ['Overview', 'Criticism and limitations', 'Comparison with alternatives', 'Outlook'];
+  const question = 'How did Google Stadia fare?';
+  const found = [
+    { id: 'F1', content: 'Stadia launched in November 2019.', confidence: 'high' as const, source_ids: ['S1'], iteration: 1 },
+    { id: 'F2', content: 'Reviewers found the input latency noticeable.', confidence: 'high' as const, source_ids: ['S2'], iteration: 1, category: 'criticism' },
+    { id: 'F3', content: 'GeForce Now offers a larger library.', confidence: 'high' as const, source_ids: ['S3'], iteration: 1 },
+    { id: 'F4', content: 'Google closed the service in January 2023.', confidence: 'high' as const, source_ids: ['S4'], iteration: 1 },
+  ];
+  const sources = found.map((f, i) => ({ id: f.source_ids[0], title: `Stadia ${i + 1}`, url: `https://games.example/${i + 1}` }));
+  // Numbered, upper-cased, shortened, with '&', its own heading citing a finding on criticism, and
+  // one that says only what it is about.
+  const named = [
+    { section: '1. OVERVIEW', markdown: '- Stadia launched in November 2019 [S1].' },
+    { section: 'Key findings', markdown: '- Reviewers found the input latency noticeable [S2].' },
+    { section: 'II) Comparison & Alternatives:', markdown: '- GeForce Now offers a larger library [S3].' },
+    { section: 'Conclusion', markdown: '- For the outlook: Google closed the service in January 2023 [S4].' },
+    { section: 'Criticism', markdown: '- Some titles ran at a lower resolution than promised [S2].' },
+  ];
+
+  it('has each patch written into the outline section it means, not into the last one', async () => {
+    const { model, artifacts } = await writer({ respond: (name) => (name === 'report_patch' ? { patches: named } : undefined) });
+    const report = await artifacts.put(reportSkeleton(question, sections), { name: 'report.md', kind: 'text' });
+    const out = await activityContext().run(() => model.writeReportPatch({ query: question, outline: sections, report_file_id: report.file_id, findings: found, sources, max_update_chars: 4_000 }));
+    const applied = applyPatches(await artifacts.getText(report.file_id), sections, out.patches, 4_000, sources, found);
+    const body = (title: string) => applied.markdown.split(`## ${title}\n\n`)[1].split('\n## ')[0].trim();
+    expect(body('Overview')).toBe('- Stadia launched in November 2019 [S1].');
+    expect(body('Criticism and limitations')).toBe('- Reviewers found the input latency noticeable [S2].\n\n- Some titles ran at a lower resolution than promised [S2].');
+    expect(body('Comparison with alternatives')).toBe('- GeForce Now offers a larger library [S3].');
+    expect(body('Outlook')).toBe('- For the outlook: Google closed the service in January 2023 [S4].');
+    expect(applied.sections_patched).toEqual(['Overview', 'Criticism and limitations', 'Comparison with alternatives', 'Outlook']);
+    // No heading of the writer's own became a section.
+    expect(applied.markdown.match(/^## /gm)).toHaveLength(4);
+  });
+});
+
 function roleActivitiesOf(deps: ModelDeps) {
   return roleActivities(createRoleTools(deps));
 }

@@ -35,7 +35,7 @@ export function createReportActivities(artifacts: ArtifactStore) {
       const report = await artifacts.getText(input.report_file_id);
       // The same merge the writer saw: findings that repeat the report add their sources to it.
       const unique = dedupeFindings(input.findings, report);
-      const result = applyPatches(unique.report, input.outline, input.patches, input.max_update_chars, input.sources);
+      const result = applyPatches(unique.report, input.outline, input.patches, input.max_update_chars, input.sources, input.findings);
       const merged = [...unique.merged, ...result.merged];
       return {
         ...(await storeReport(artifacts, result.markdown)),
@@ -56,6 +56,7 @@ export function createReportActivities(artifacts: ArtifactStore) {
         citations_found: result.citations_found,
         removed_details: result.removed_citations,
         ...(result.merged.length ? { merged: result.merged.slice(0, 50) } : {}),
+        ...(result.placed.length ? { sections_placed: result.placed } : {}),
       };
     },
   };

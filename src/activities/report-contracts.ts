@@ -2,6 +2,7 @@
 // and the final citation check (types only; the report travels as an artifact id).
 import type { Finding, ReportShape, SourceRef } from '../domain/types';
 import type { ReportNotes } from '../report/final-check';
+import type { SectionPlaced } from '../report/section-findings';
 import type { ReportPatch } from '../roles/writer';
 
 export type { ReportPatch } from '../roles/writer';
@@ -63,4 +64,6 @@ export interface VerifyCitationsOutput extends ReportVersion {
   removed_details?: { citation: string; claim: string; reason: string }[];
   /** Repeated claims merged by the final check, after every removal (counted in the Notes). */
   merged?: { sentence: string; merged_into: string }[];
+  /** Empty outline sections the check wrote their findings into, or said where other sections say them. */
+  sections_placed?: SectionPlaced[];
 }

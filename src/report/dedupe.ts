@@ -144,6 +144,7 @@ const GENERATED_LEADS = [
   ...everyLanguage((l) => l.gap('')),
   ...everyLanguage((l) => l.notWritten('', '')),
   ...everyLanguage((l) => l.coveredAbove('')),
+  ...everyLanguage((l) => l.saidUnder('', '', '')),
   ...everyLanguage((l) => l.notAnswered(0, 0, '')),
 ].map((line) => /^\*\*[^*]+\*\*/.exec(line)?.[0] ?? line);
 

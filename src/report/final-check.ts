@@ -3,10 +3,11 @@
 // (replacing any earlier ones, so a retried check never duplicates them) in the asker's language.
 import { CITATION_GROUP, resolveCitations, type RemovedCitation } from './citations';
 import { mergeRepeatedClaims, type MergedClaim } from './dedupe';
-import { labelsFor, type ReportLabels } from './labels';
+import { everyLanguage, labelsFor, type ReportLabels } from './labels';
 import { isGenerated, isOpenQuestionsTitle, parseReport, renderReport, type ParsedReport } from './markdown';
 import { openQuestions, stillMissing } from './open-questions';
 import { resumedNote, type ResumedRun } from './resumed';
+import { placeSectionFindings, type SectionFindings, type SectionPlaced } from './section-findings';
 import { finishSections, isPlaceholderOnly } from './sections';
 
 export interface CitableSource {
@@ -31,6 +32,8 @@ export interface VerifiedReport {
   removed_citations: RemovedCitation[];
   /** Repeated claims the final check merged (after every removal). */
   merged: MergedClaim[];
+  /** Empty outline sections the check wrote findings into, or pointed to where other sections say them. */
+  placed: SectionPlaced[];
 }
 
 /**
@@ -70,6 +73,8 @@ export interface ReportNotes {
   rendered_sources?: string[];
   /** Sources whose text is built by script that could not be rendered (why: no browser, fetch.render is never, the render failed). */
   unrendered_sources?: { id: string; title: string; url: string; reason: string }[];
+  /** The findings that bear on each outline section still empty: written there, or pointed to, instead of a gap. */
+  section_findings?: SectionFindings[];
 }
 
 export interface CheckOptions {
@@ -99,6 +104,8 @@ export function verifyReportCitations(markdown: string, fetched: CitableSource[]
   };
   report.head = resolve(report.head);
   for (const s of report.sections) s.body = resolve(s.body);
+  // A section the writer left empty, though findings bear on it, gets them (before ids are checked and repeats merged).
+  const placed = extra.stopped ? [] : placeSectionFindings(report.sections, extra.section_findings, { citable: (id) => known.has(id), language: extra.language ?? 'en', labels, isEmpty: isEmptySection });
   // A citation of a source read and found off the question was fetched: it goes for that reason.
   for (const r of removedCitations) if (r.ids?.length && r.ids.every((id) => notCounted.has(id))) r.reason = `${r.ids.join(', ')} does not address the question`;
   const removed = new Set<string>(removedCitations.flatMap((r) => r.ids ?? []).filter((id) => !notCounted.has(id)));
@@ -123,12 +130,12 @@ export function verifyReportCitations(markdown: string, fetched: CitableSource[]
   // Nothing cited, though pages were found: the question itself is the first open question.
   const unanswered = !citedSources.length && !extra.stopped && !extra.search_outage && Boolean(extra.not_counted?.length || extra.skipped_sources?.length);
   const asked = /^#\s+(.+)$/m.exec(report.head)?.[1]?.trim();
-  const questions = openQuestions([...(unanswered && asked ? [asked] : []), ...(extra.open_gap_list ?? [])], renderReport(report), citedSources);
+  const questions = openQuestions([...(unanswered && asked ? [asked] : []), ...(extra.open_gap_list ?? [])], renderReport(report));
   const questionSection = report.sections.find((s) => isOpenQuestionsTitle(s.title));
   if (questionSection && questions.length) {
     // The outline has a section for them: listed there, once, and not again in the Notes.
     const body = isPlaceholderOnly(questionSection.body) || /^\*\*/.test(questionSection.body) ? '' : questionSection.body;
-    questionSection.body = [body, questions.map((q) => `- ${inlineKeepingCitations(q)}`).join('\n')].filter(Boolean).join('\n\n');
+    questionSection.body = [body, questions.map((q) => `- ${escapeInline(q)}`).join('\n')].filter(Boolean).join('\n\n');
   }
   if (unanswered) {
     const queries = (extra.searched_queries ?? []).slice(0, MAX_QUERIES_NAMED).map((q) => labels.quote(escapeInline(q))).join(', ');
@@ -146,7 +153,15 @@ export function verifyReportCitations(markdown: string, fetched: CitableSource[]
     citations_found: found,
     removed_citations: removedCitations,
     merged: repeated,
+    placed,
   };
+}
+
+const GAP_LEADS = everyLanguage((l) => l.gap('')).map((line) => /^\*\*[^*]+\*\*/.exec(line)?.[0] ?? line);
+
+/** Nothing written, or only what an earlier check said of nothing written. */
+function isEmptySection(body: string): boolean {
+  return isPlaceholderOnly(body) || GAP_LEADS.some((lead) => body.trim().startsWith(lead));
 }
 
 /**
@@ -249,7 +264,7 @@ function notesList({ extra, labels, found, resolved, removedCitations, removed, 
     notes.push(`- ${labels.disagree}\n${extra.contradictions.slice(0, 10).map((c) => `  - ${escapeInline(c)}`).join('\n')}`);
   }
   if (questions.length) {
-    notes.push(`- ${labels.openQuestionsIntro}\n${questions.slice(0, 10).map((q) => `  - ${inlineKeepingCitations(q)}`).join('\n')}`);
+    notes.push(`- ${labels.openQuestionsIntro}\n${questions.slice(0, 10).map((q) => `  - ${escapeInline(q)}`).join('\n')}`);
   }
   if (missing.length) notes.push(`- ${labels.stillMissing}\n${missing.slice(0, 10).map((m) => `  - ${escapeInline(m)}`).join('\n')}`);
   return notes;
@@ -358,14 +373,6 @@ function idNumber(id: string): number {
 
 export function escapeInline(text: string): string {
   return text.replace(/[\r\n]+/g, ' ').replace(/([\\`*_[\]])/g, '\\$1');
-}
-
-/** Inline text escaped, its [S<n>] citations left as citations. */
-function inlineKeepingCitations(text: string): string {
-  return text
-    .split(/(\[S\d+(?:\s*,\s*S\d+)*\])/)
-    .map((part, i) => (i % 2 ? part : escapeInline(part)))
-    .join('');
 }
 
 /** Seed 001's reading of a fidelity score. */

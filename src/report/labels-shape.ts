@@ -62,6 +62,8 @@ export interface ReportLabels {
   queriesTried: (queries: string) => string;
   notWritten: (stopped: string, title: string) => string;
   coveredAbove: (title: string) => string;
+  /** An empty outline section whose findings other sections say: where (quoted titles), and from which sources (ids, named). */
+  saidUnder: (title: string, under: string, ids: string) => string;
   /** How the research stopped, keyed by the workflow's English phrase. */
   stopped: Record<string, string>;
   searchOutage: (message: string) => string;

@@ -1,6 +1,7 @@
 // The report's own words in German, Spanish, French, Chinese and Japanese (English is in labels.ts).
 import type { ReportLabels } from './labels-shape';
 import { RUN_LABELS } from './labels-runs';
+import { SECTION_LABELS } from './labels-sections';
 
 const DE: ReportLabels = {
   sources: 'Quellen',
@@ -23,6 +24,7 @@ const DE: ReportLabels = {
   notSearched: (q) => `nicht gesucht: ${q}`,
   unfinished: (stopped) => `**Unvollständig:** Die Recherche ${stopped}; Abschnitte, die sie nicht erreicht hat, sagen es.`,
   ...RUN_LABELS.de,
+  ...SECTION_LABELS.de,
   shortfalls: 'Wo die Recherche ihren eigenen Qualitätsanspruch verfehlt hat (eine weitere Runde hätte es nicht geändert):',
   shortfall: {
     fetched: (n, min) => `Nur ${n} Quelle(n) konnten abgerufen und gelesen werden (der Anspruch ist ${min}).`,
@@ -101,6 +103,7 @@ const ES: ReportLabels = {
   notSearched: (q) => `sin buscar: ${q}`,
   unfinished: (stopped) => `**Sin terminar:** la investigación ${stopped}; las secciones a las que no llegó lo indican.`,
   ...RUN_LABELS.es,
+  ...SECTION_LABELS.es,
   shortfalls: 'Donde la investigación no alcanzó su propio nivel de calidad (otra ronda no lo habría cambiado):',
   shortfall: {
     fetched: (n, min) => `Solo se pudieron obtener y leer ${n} fuente(s) (el mínimo es ${min}).`,
@@ -179,6 +182,7 @@ const FR: ReportLabels = {
   notSearched: (q) => `non cherché : ${q}`,
   unfinished: (stopped) => `**Inachevé :** la recherche ${stopped} ; les sections qu’elle n’a pas atteintes le disent.`,
   ...RUN_LABELS.fr,
+  ...SECTION_LABELS.fr,
   shortfalls: 'Là où la recherche n’a pas atteint son propre niveau de qualité (un autre tour n’y aurait rien changé) :',
   shortfall: {
     fetched: (n, min) => `Seulement ${n} source(s) ont pu être récupérées et lues (le seuil est ${min}).`,
@@ -257,6 +261,7 @@ const ZH: ReportLabels = {
   notSearched: (q) => `未搜索：${q}`,
   unfinished: (stopped) => `**未完成：** 研究${stopped}；未涉及的章节已注明。`,
   ...RUN_LABELS.zh,
+  ...SECTION_LABELS.zh,
   shortfalls: '研究未达到其自身质量标准之处（再进行一轮也无法改变）：',
   shortfall: {
     fetched: (n, min) => `只有 ${n} 个来源能够获取并读取（标准为 ${min} 个）。`,
@@ -335,6 +340,7 @@ const JA: ReportLabels = {
   notSearched: (q) => `未検索：${q}`,
   unfinished: (stopped) => `**未完了：** 調査は${stopped}。到達しなかった節にはその旨を記しています。`,
   ...RUN_LABELS.ja,
+  ...SECTION_LABELS.ja,
   shortfalls: '調査が自らの品質基準に届かなかった点（もう一巡しても変わりません）：',
   shortfall: {
     fetched: (n, min) => `取得して読めた情報源は ${n} 件だけでした（基準は ${min} 件）。`,

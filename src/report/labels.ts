@@ -2,6 +2,7 @@
 // lines, the Notes and the citation check — in the asker's language (the plan's research context).
 // English is the fallback; the other languages are in labels-translations.ts.
 import { RUN_LABELS } from './labels-runs';
+import { SECTION_LABELS } from './labels-sections';
 import type { ReportLabels } from './labels-shape';
 import { TRANSLATIONS } from './labels-translations';
 
@@ -28,6 +29,7 @@ const EN: ReportLabels = {
   notSearched: (q) => `not searched: ${q}`,
   unfinished: (stopped) => `**Unfinished:** the research ${stopped}; sections it never reached say so.`,
   ...RUN_LABELS.en,
+  ...SECTION_LABELS.en,
   shortfalls: 'Where the research fell short of its own quality bar (another round could not change it):',
   shortfall: {
     fetched: (n, min) => `Only ${n} source(s) could be fetched and read (the bar is ${min}).`,

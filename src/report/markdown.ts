@@ -1,9 +1,10 @@
 // The living report: a markdown document whose `##` sections follow the agreed outline. Patches
 // append to sections; the result is always well-formed markdown within the size budget.
 
-import { resolveCitations, type ResolvableSource } from './citations';
+import { citedIds, resolveCitations, type ResolvableSource } from './citations';
 import { dedupePatch, type MergedClaim } from './dedupe';
 import { everyLanguage } from './labels';
+import { sectionMeant } from './section-match';
 import { isPlaceholderOnly, PLACEHOLDER } from './sections';
 import { allSentences, plainText } from './sentences';
 import type { ReportShape } from '../domain/types';
@@ -76,8 +77,12 @@ export function renderReport(report: ParsedReport): string {
   return `${parts.filter(Boolean).join('\n\n')}\n`;
 }
 
-/** Applies model patches: outline sections kept, headings demoted, fences closed, size bounded. */
-export function applyPatches(markdown: string, outline: string[], patches: Patch[], maxChars: number, sources: ResolvableSource[] = []): PatchResult {
+/**
+ * Applies model patches: outline sections kept, headings demoted, fences closed, size bounded. A
+ * patch naming a section the outline lacks goes to the one it means (section-match.ts), judged
+ * also by the categories of `findings` it cites; only a patch that points nowhere goes last.
+ */
+export function applyPatches(markdown: string, outline: string[], patches: Patch[], maxChars: number, sources: ResolvableSource[] = [], findings: { source_ids: string[]; category?: string }[] = []): PatchResult {
   let report = parseReport(markdown);
   const merged: MergedClaim[] = [];
   for (const title of outline) {
@@ -97,9 +102,10 @@ export function applyPatches(markdown: string, outline: string[], patches: Patch
     // A patch that does not fit keeps its whole sentences that do; one of which none fits is skipped.
     if (text.length > budget) text = wholeSentencesWithin(text, budget);
     if (!text) continue;
-    const target =
-      report.sections.find((s) => sameTitle(s.title, patch.section) && !isGenerated(s.title)) ??
-      report.sections.filter((s) => !isGenerated(s.title)).slice(-1)[0];
+    const written = report.sections.filter((s) => !isGenerated(s.title));
+    const cited = new Set(citedIds(text));
+    const categories = findings.filter((f) => f.category && f.source_ids.some((id) => cited.has(id))).map((f) => f.category as string);
+    const target = written.find((s) => sameTitle(s.title, patch.section)) ?? written[sectionMeant(patch.section, written.map((s) => s.title), { markdown: text, categories })] ?? written.slice(-1)[0];
     if (!target) break;
     const body = target.body.replace(PLACEHOLDER, '').trim();
     target.body = body ? `${body}\n\n${text}` : text;

@@ -1,9 +1,9 @@
 // Open questions as a reader expects them: questions (not findings restated), each once however
-// often the analysis raised it, citing only sources the report lists, and never a sentence the
-// report already says. The gaps the analysis stated as statements ("Recent figures are still
+// often the analysis raised it, without the source ids the analysis put on them (a question no
+// source answers cites none), and never a sentence the report already says. The gaps the analysis stated as statements ("Recent figures are still
 // missing") are listed apart, as what is still missing, without citations; a statement that cites
 // a source says what a source does say, so it is a finding restated, not something missing.
-import { resolveCitations, type ResolvableSource } from './citations';
+import { resolveCitations } from './citations';
 import { isGeneratedParagraph, repeats, signature } from './dedupe';
 import { allSentences, plainText } from './sentences';
 
@@ -15,12 +15,22 @@ export function isQuestion(text: string): boolean {
 
 /**
  * The gaps worth listing as open questions, in order: phrased as questions, distinct (merged as
- * claims are), not a repeat of a sentence of the report, their citations kept only where `listed`
- * has the source (other citations are dropped, whatever their shape).
+ * claims are), not a repeat of a sentence of the report, every citation dropped whatever its
+ * shape ([S3], (Source 3), a link): the analyst is told to put none on a gap, and a question the
+ * research could not close is not what a source says.
  */
-export function openQuestions(gaps: string[], report: string, listed: ResolvableSource[]): string[] {
-  const questions = gaps.map((gap) => resolveCitations(gap.replace(/\s+/g, ' ').trim(), listed).markdown.trim()).filter(isQuestion);
+export function openQuestions(gaps: string[], report: string): string[] {
+  const questions = gaps.map(withoutCitations).filter(isQuestion);
   return distinctFromReport(questions, report);
+}
+
+/** A gap as a reader reads it: on one line, with no citation of any shape. */
+export function withoutCitations(gap: string): string {
+  return resolveCitations(gap.replace(/\s+/g, ' '), [])
+    .markdown.replace(/\s+([?？.。,;:!])/gu, '$1')
+    .replace(/([?？])[.。]$/u, '$1')
+    .replace(/\s{2,}/g, ' ')
+    .trim();
 }
 
 /** A citation in any shape the writer or the analysis uses: [S3], [S3, S4], (Source 3), [src-3]. */

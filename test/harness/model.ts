@@ -34,6 +34,8 @@ export interface ModelScript extends ProviderScript {
   writerSkips?: string[];
   /** The writer puts nothing into `writerSkips` even when the prompt names them as still empty. */
   stubbornWriter?: boolean;
+  /** The writer names sections its own way: numbered and upper-cased ("2. COSTS AND TRENDS"), as a real model may. */
+  numberedHeadings?: boolean;
   /** Reading again for an empty section, the analyst also names a gap (after the loop decided to finish). */
   gapWhileFilling?: boolean;
   /** The first plan asks clarifying questions. */
@@ -150,7 +152,8 @@ function reportPatch(prompt: string, script: ModelScript) {
     return { patches: [...findings.slice(0, 1).map((f) => ({ section: sections[0], markdown: `- ${f.content} [${f.ids}]` })), ...(again ? [{ section: sections[0], markdown: ` ${again}` }] : [])] };
   }
   const writable = stillEmpty.length && !script.stubbornWriter ? stillEmpty : sections.filter((t) => !script.writerSkips?.includes(t));
-  const patches = findings.map((f, i) => ({ section: writable[i % writable.length], markdown: `- ${f.content} [${f.ids}]` }));
+  const heading = (title: string) => (script.numberedHeadings ? `${sections.indexOf(title) + 1}. ${title.toUpperCase()}` : title);
+  const patches = findings.map((f, i) => ({ section: heading(writable[i % writable.length]), markdown: `- ${f.content} [${f.ids}]` }));
   if (script.fabricateCitation && patches.length) patches[0].markdown += ' Also confirmed elsewhere [S999].';
   const firstId = findings[0]?.ids.split(/,\s*/)[0];
   if (script.misattributeClaim && firstId) patches.push({ section: sections[0], markdown: `- Volcanic output reached 987654 gigawatts across Antarctica in 1850 [${firstId}].` });

@@ -50,8 +50,10 @@ export function recordSectionFill(s: ResearchSession): void {
   const left = fill.sections.filter((x) => empty.includes(x));
   if (filled.length) s.decide({ agent: 'writer', action: 'sections_filled', rationale: `${named(filled)}: written from ${read.length} findings${from ? ` of ${from}` : ''}`, inputs: { sections: filled }, outputs: { findings: read.length } });
   if (left.length) {
-    const why = read.length ? `the ${read.length} findings read for ${left.length === 1 ? 'it' : 'them'}${from ? ` (from ${from})` : ''} were not written there` : 'the sources read again had nothing on it';
-    s.decide({ agent: 'writer', action: 'sections_left_empty', rationale: `${named(left)}: ${why}; the report states ${left.length === 1 ? 'it' : 'them'} as a gap`, inputs: { sections: left }, outputs: { findings: read.length } });
+    const it = left.length === 1 ? 'it' : 'them';
+    // Findings read for them are written there by the final check (or it says where they are): only a reading that found nothing makes a gap.
+    const why = read.length ? `the writer did not write there the ${read.length} findings read for ${it}${from ? ` (from ${from})` : ''}; the final check gives them there` : `the sources read again had nothing on ${it}; the report states ${it} as a gap`;
+    s.decide({ agent: 'writer', action: 'sections_left_empty', rationale: `${named(left)}: ${why}`, inputs: { sections: left }, outputs: { findings: read.length } });
   }
 }
 

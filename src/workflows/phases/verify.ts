@@ -12,6 +12,7 @@ import { callModel } from './providers';
 import { ensureReport, setReport } from './report';
 import { openQuestions } from './enhance';
 import { resumedRuns } from './resume';
+import { findingsForEmptySections, type SectionPlaced } from '../../report/section-findings';
 
 /** The verify step: the report checked; a panel's merged report too (its panel keeps the checked version). */
 export async function verify(s: ResearchSession): Promise<Next> {
@@ -94,7 +95,15 @@ async function citationInput(s: ResearchSession, extra: CitationExtra): Promise<
     ...(st.sources.some((x) => x.off_question) ? { not_counted: st.sources.filter((x) => x.off_question).map((x) => ({ id: x.id, title: x.title, url: x.url, reason: x.off_question as string })) } : {}),
     ...(resumed.length ? { resumed } : {}),
     ...renderedNotes(st.sources),
+    ...sectionFindings(s),
   };
+}
+
+/** The findings that bear on the outline sections still empty: the check writes them there, not a gap. */
+function sectionFindings(s: ResearchSession): Pick<VerifyCitationsInput, 'section_findings'> {
+  const st = s.state;
+  const found = findingsForEmptySections(st.report_shape?.empty_sections ?? [], st.findings, s.mind.section_fill);
+  return found.length ? { section_findings: found } : {};
 }
 
 /** Which sources needed a browser: the ids of those read rendered, and those that could not be (why). */
@@ -110,6 +119,7 @@ function renderedNotes(sources: Source[]): Pick<VerifyCitationsInput, 'rendered_
 function recordCitations(s: ResearchSession, out: VerifyCitationsOutput): void {
   const st = s.state;
   setReport(s, out);
+  recordSectionsPlaced(s, out.sections_placed ?? []);
   st.citation_warnings = out.removed_citations;
   if (out.removed_details) st.citation_removals = out.removed_details;
   if (out.citations_found !== undefined) st.citations_found = out.citations_found;
@@ -117,6 +127,19 @@ function recordCitations(s: ResearchSession, out: VerifyCitationsOutput): void {
   const removals = out.removed_details ?? [];
   for (const r of removals.slice(0, 20)) s.warn(`removed citation ${r.citation} (${r.reason})${r.claim ? `: "${r.claim}"` : ''}`);
   if (removals.length > 20) s.warn(`removed ${removals.length - 20} more citations (listed in the report's notes and in citation_removals)`);
+}
+
+/** Sections the writer left empty that the check gave their findings (or said where they are): no longer stated as gaps. */
+function recordSectionsPlaced(s: ResearchSession, placed: SectionPlaced[]): void {
+  if (!placed.length) return;
+  const st = s.state;
+  st.stated_gaps = (st.stated_gaps ?? []).filter((x) => !placed.some((p) => p.section === x));
+  const said = placed.map((p) => {
+    const wrote = p.written ? `${p.written} ${p.written === 1 ? 'finding' : 'findings'} written there` : '';
+    const under = p.under?.length ? `said under ${p.under.map((x) => `"${x}"`).join(', ')}` : '';
+    return `"${p.section}": ${[wrote, under].filter(Boolean).join('; the others ')}`;
+  });
+  s.decide({ agent: 'writer', action: 'sections_placed', rationale: `the writer left these empty, though findings bear on them: ${said.join('; ')}`, inputs: { sections: placed.map((p) => p.section) }, outputs: { written: placed.reduce((n, p) => n + p.written, 0) } });
 }
 
 /** The claim step, its citation check's event closed as failed when the step fails. */
