@@ -11,7 +11,8 @@ export const openAiError = z
       code: z.string().nullable().describe('invalid_api_key, model_not_found, conversation_not_found, invalid_value, …'),
     }),
   })
-  .describe("a refusal in OpenAI's error shape");
+  .describe("a refusal in OpenAI's error shape")
+  .meta({ id: 'OpenAiError' });
 
 const contentPart = z.looseObject({ type: z.string().max(64), text: z.string().max(1_000_000).optional() });
 
@@ -38,9 +39,9 @@ export const chatCompletion = z.object({
   model: z.string(),
   choices: z.array(z.object({ index: z.number().int(), message: z.object({ role: z.literal('assistant'), content: z.string() }), finish_reason: z.literal('stop') })),
   usage: z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }),
-});
+}).meta({ id: 'ChatCompletion' });
 
 export const chatModels = z.object({
   object: z.literal('list'),
   data: z.array(z.object({ id: z.string(), object: z.literal('model'), created: z.number().int(), owned_by: z.string() })),
-});
+}).meta({ id: 'ChatModelList' });
