@@ -81,6 +81,8 @@ export interface EnvironmentSettings {
     local_documents: boolean;
     codec_origins: string[];
     event_streams: { per_user?: number; max?: number; heartbeat_seconds?: number; watchers_per_second?: number };
+    /** POST /v1/chat/completions: DEEP_RESEARCH_CHAT_AUTO_APPROVE=1 runs every plan without waiting; DEEP_RESEARCH_CHAT_MODELS the "provider:model" a chat may name as deep-research:<model> ("*": any). */
+    chat: { auto_approve: boolean; models: string[] };
   };
   worker: {
     metrics_port?: string;
@@ -165,6 +167,7 @@ export function environmentOf(config: NamedProviders, { env, noted, raw }: Noted
         heartbeat_seconds: whole(env, 'EVENT_STREAM_HEARTBEAT_SECONDS'),
         watchers_per_second: whole(env, 'EVENT_WATCHERS_PER_SECOND'),
       },
+      chat: { auto_approve: env.DEEP_RESEARCH_CHAT_AUTO_APPROVE === '1', models: list(env.DEEP_RESEARCH_CHAT_MODELS) },
     },
     worker: {
       metrics_port: given(env.DEEP_RESEARCH_METRICS_PORT),

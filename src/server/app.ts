@@ -19,6 +19,7 @@ import { ArtifactMissingError } from '../stores/artifacts';
 import type { PayloadCodec } from '@temporalio/common';
 import { payloadCodecOf } from '../temporal/codec';
 import { registerMcpRoutes } from './mcp';
+import { registerChatRoutes } from './chat-completions';
 import { isCodecPreflight, registerCodecRoutes } from './routes-codec';
 import type { ResearchService } from './research-service';
 import { registerOutputRoutes } from './routes-output';
@@ -66,6 +67,7 @@ const API_TAGS = [
   { name: 'sharing', description: 'Read-only links' },
   { name: 'schedules', description: 'Research on a schedule' },
   { name: 'mcp', description: 'The MCP tools over streamable HTTP' },
+  { name: 'chat', description: 'A research session as a chat: OpenAI-compatible /v1/chat/completions and /v1/models' },
   { name: 'codec', description: 'The Temporal payload codec (encrypted payloads)' },
   { name: 'web', description: 'The web app' },
   { name: 'service', description: 'Health and this document' },
@@ -207,6 +209,7 @@ export async function buildApp(opts: AppOptions): Promise<FastifyInstance> {
   app.decorate('eventHub', registerEventRoutes(app, service));
   registerScheduleRoutes(app, service);
   registerMcpRoutes(app, service);
+  registerChatRoutes(app, service);
   registerWebRoutes(app, service);
   const { environment } = service.client.config;
   registerCodecRoutes(app, opts.codec ?? payloadCodecOf(environment.temporal.payload_keys), opts.codecOrigins ?? environment.service.codec_origins);
