@@ -58,9 +58,10 @@ async function startSlowEmbeddings(): Promise<SlowEmbeddings> {
   };
 }
 
+/** Pages read and kept: a doubtful page read beside the triage and then set aside by it depends on which finished first. */
 const readPages = (s: Measured) =>
   s.run.state.sources
-    .filter((x) => x.status === 'fetched' && x.analyzed && !x.skipped_off_topic)
+    .filter((x) => x.status === 'fetched' && x.analyzed && !x.skipped_off_topic && !x.off_question?.startsWith('the triage'))
     .map((x) => x.url)
     .sort();
 
