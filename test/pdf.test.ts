@@ -112,7 +112,7 @@ describe('PDF parsing', () => {
     const pdf = makePdf('Annual report', [['One.'], ['Two.'], ['Three.']], { Author: 'Erika Muster', CreationDate: "D:20240301143000+01'00'" });
     const doc = await parsePdf(pdf, { maxPages: 2 });
     expect(doc.title).toBe('Annual report');
-    expect(doc.meta).toEqual({ byline: 'Erika Muster', published: '2024-03-01T14:30:00+01:00', page_count: 3 });
+    expect(doc.meta).toEqual({ byline: 'Erika Muster', published: '2024-03-01T14:30:00+01:00', published_from: 'pdf', page_count: 3 });
     expect(doc.markdown).toContain('[only the first 2 of 3 pages were read]');
     const bare = await parsePdf(makePdf('', [['Nothing about me.']]));
     expect(bare.meta).toEqual({ page_count: 1 });

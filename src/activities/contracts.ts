@@ -105,6 +105,8 @@ export interface ParseContentInput {
   file_id: string;
   content_type: string;
   url: string;
+  /** The server's Last-Modified header: the page's updated date when it states none itself. */
+  last_modified?: string;
   /**
    * Score the parsed text against these too (relevance before reading, without a step of its own):
    * the question, the sub-question that found the page and, when given, every sub-question of the
@@ -130,7 +132,12 @@ export interface ParseContentOutput {
   text_file_id: string;
   /** JSON: title, byline, site, published date, language, canonical URL, and section offsets. */
   meta_file_id?: string;
+  /** When the document says it was published (ISO 8601), and where that was found (json-ld, meta:<tag>, url...). */
   published?: string;
+  published_from?: string;
+  /** When it says it was last updated; updated_from is http-last-modified when only the server said so. */
+  updated?: string;
+  updated_from?: string;
   language?: string;
   title: string;
   snippet: string;

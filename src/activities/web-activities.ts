@@ -112,6 +112,7 @@ export function createWebActivities(deps: WebDeps) {
         status: doc.status,
         size: doc.body.length,
         fetched_at: new Date().toISOString(),
+        ...(doc.lastModified ? { last_modified: doc.lastModified.slice(0, 60) } : {}),
       };
       const saved = (async () => {
         await artifacts.put(doc.body, { name: url, kind: doc.kind, source_url: url, content_type: doc.contentType });
@@ -138,7 +139,8 @@ export function renderVerdict(mode: AppConfig['fetch']['render'], page: FetchedP
 /** A fetched page parsed: its text, or why it has none (a document that will not parse on retry either). */
 export async function parseFetched(deps: Pick<WebDeps, 'artifacts' | 'judgePageText'>, bytes: Buffer, page: FetchedPage, parse: FetchUrlInput['parse']): Promise<Pick<FetchUrlOutput, 'parsed' | 'parse_error'>> {
   try {
-    return { parsed: await parseBytes(deps, bytes, { file_id: page.file_id, content_type: page.content_type, url: page.final_url, ...parse }) };
+    const lastModified = page.last_modified ? { last_modified: page.last_modified } : {};
+    return { parsed: await parseBytes(deps, bytes, { file_id: page.file_id, content_type: page.content_type, url: page.final_url, ...lastModified, ...parse }) };
   } catch (err) {
     if (err instanceof ApplicationFailure && err.type === 'UnsupportedContent') return { parse_error: err.message };
     throw err;
@@ -151,7 +153,7 @@ export async function parseBytes(deps: Pick<WebDeps, 'artifacts' | 'judgePageTex
   // A document that cannot be parsed will not parse on retry; storage errors below may retry.
   let parsed: ParsedDocument;
   try {
-    parsed = await withHeartbeat(() => parseDocument(bytes, input.content_type, input.url));
+    parsed = await withHeartbeat(() => parseDocument(bytes, input.content_type, input.url, { lastModified: input.last_modified }));
     if (!parsed.text.trim()) throw new UnsupportedContentError('no readable text');
   } catch (err) {
     throw ApplicationFailure.nonRetryable(`cannot parse ${input.url}: ${(err as Error).message}`, 'UnsupportedContent');
@@ -179,12 +181,20 @@ export async function parseBytes(deps: Pick<WebDeps, 'artifacts' | 'judgePageTex
     snippet: parsed.text.slice(0, 300),
     chars: body.length,
     sections: parsed.sections,
-    ...(parsed.meta?.published ? { published: parsed.meta.published.slice(0, 40) } : {}),
+    ...datesOf(parsed),
     ...(parsed.meta?.language ? { language: parsed.meta.language.slice(0, 20) } : {}),
     ...(judgement ? { relevance: judgement.relevance } : {}),
     ...(judgement?.judged ? { judged: judgement.judged } : {}),
     ...(parsed.meta?.teaser ? { teaser: true } : {}),
   };
+}
+
+/** The document's published and updated dates, and where each came from. */
+function datesOf(parsed: ParsedDocument): Pick<ParseContentOutput, 'published' | 'published_from' | 'updated' | 'updated_from'> {
+  const meta = parsed.meta ?? {};
+  return Object.fromEntries(
+    (['published', 'published_from', 'updated', 'updated_from'] as const).filter((key) => meta[key]).map((key) => [key, meta[key]!.slice(0, 40)]),
+  );
 }
 
 /** How long this attempt waited between being scheduled and starting (its task queue's rate limit). */

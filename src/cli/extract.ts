@@ -26,7 +26,7 @@ export async function extract(target: string, config: AppConfig): Promise<Extrac
   const fetcher = fetcherFromConfig(config);
   try {
     const res = await fetcher.fetch(target, new AbortController().signal);
-    const doc = await parseDocument(res.body, res.contentType, res.finalUrl);
+    const doc = await parseDocument(res.body, res.contentType, res.finalUrl, { lastModified: res.lastModified });
     return { ...doc, url: target, final_url: res.finalUrl, content_type: res.contentType || (kindOf('', res.finalUrl) ?? ''), bytes: res.body.length };
   } finally {
     await fetcher.close();

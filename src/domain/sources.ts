@@ -152,4 +152,6 @@ export interface FetchedPage {
   status: number;
   size: number;
   fetched_at: string;
+  /** The server's Last-Modified header (a page's date of last resort). */
+  last_modified?: string;
 }

@@ -30,6 +30,8 @@ export interface FetchedDocument {
   contentType: string;
   kind: ArtifactKind;
   body: Buffer;
+  /** The server's Last-Modified header, as sent. */
+  lastModified?: string;
 }
 
 /** The fetcher a configuration describes; FETCH_ALLOW_HOSTS adds to `fetch.allow_hosts`. */
@@ -99,7 +101,8 @@ export class SafeFetcher {
       throw new UnsupportedTypeError(`unsupported content type "${contentType}" at ${target.url.href}`);
     }
     const body = await readCapped(res, this.opts.maxBytes, target.url.href);
-    return { finalUrl: target.url.href, status: res.status, contentType, kind, body };
+    const lastModified = res.headers.get('last-modified') ?? undefined;
+    return { finalUrl: target.url.href, status: res.status, contentType, kind, body, ...(lastModified ? { lastModified } : {}) };
   }
 
   /**

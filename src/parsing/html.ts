@@ -5,6 +5,7 @@
 import { Readability } from '@mozilla/readability';
 import type { parseHTML as ParseHTML } from 'linkedom' with { 'resolution-mode': 'import' };
 import { removeConsentWalls } from './html-consent';
+import { findDates, type FoundDates } from './dates';
 import { parseDom, tidyText } from './html-document';
 import { findLeads, missingLeads, type Leads } from './html-lead';
 import { dropBoilerplateLines, pruneFurnitureLines } from './html-lines';
@@ -22,13 +23,32 @@ const NON_CONTENT = 'script, style, noscript, template';
 export const MAX_DOM_ELEMENTS = 25_000;
 
 export function parseHtml(html: string, url: string): ParsedDocument {
-  if (countTags(html) > MAX_DOM_ELEMENTS) return parseWithoutDom(html);
+  if (countTags(html) > MAX_DOM_ELEMENTS) {
+    const parsed = parseWithoutDom(html);
+    const dates = datesOfHead(html, url);
+    return Object.keys(dates).length ? { ...parsed, meta: dates } : parsed;
+  }
   const doc = parseDom(html);
   if (removeConsentWalls(doc)) throw new UnsupportedContentError('the page shows only a cookie-consent wall, not its content');
+  const dates = findDates(doc, url, canonicalOf(doc, url));
   const leads = findLeads((doc.body ?? doc.documentElement) as Element);
   const paywall = paywallSignals(doc, leads.pageText);
   const parsed = extract(html, url, doc, leads);
-  return onlyTheOpening(paywall, parsed.text) ? { ...parsed, meta: { ...parsed.meta, teaser: true } } : parsed;
+  const meta = { ...parsed.meta, ...dates, ...(onlyTheOpening(paywall, parsed.text) ? { teaser: true } : {}) };
+  return Object.keys(meta).length ? { ...parsed, meta } : parsed;
+}
+
+function canonicalOf(doc: Document, url: string): string | undefined {
+  const href = doc.querySelector('link[rel="canonical"]')?.getAttribute('href');
+  return href ? absolute(href, url) : undefined;
+}
+
+/** A page too big for a DOM: its dates from the head, JSON-LD and URL alone. */
+function datesOfHead(html: string, url: string): FoundDates {
+  const head = /<head[\s>][\s\S]*?<\/head>/i.exec(html)?.[0] ?? '';
+  const ld = html.match(/<script[^>]+application\/ld\+json[^>]*>[\s\S]*?<\/script>/gi) ?? [];
+  const doc = parseDom(`<!doctype html><html>${head.slice(0, 500_000)}<body>${ld.slice(0, 20).join('')}</body></html>`);
+  return findDates(doc, url, canonicalOf(doc, url));
 }
 
 /** Readability's article, or the page's cleaned body when Readability finds too little. */
@@ -67,7 +87,6 @@ function extract(html: string, url: string, doc: Document, leads: Leads): Parsed
       meta: clean({
         byline: article.byline ?? undefined,
         site_name: article.siteName ?? undefined,
-        published: article.publishedTime ?? undefined,
         language: article.lang ?? language,
         canonical_url: canonical ? absolute(canonical, url) : undefined,
       }),

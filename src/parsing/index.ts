@@ -1,6 +1,7 @@
 import type { ArtifactKind } from '../domain/types';
 import { normalizeText, parseHtml } from './html';
 import { parseDocx } from './docx';
+import { normalizeDate } from './date-text';
 import { decode } from './encoding';
 import { parsePdf } from './pdf';
 import { UnsupportedContentError, type ParsedDocument } from './types';
@@ -22,7 +23,30 @@ export function kindOf(contentType: string, url = ''): ArtifactKind | undefined 
   return undefined;
 }
 
-export async function parseDocument(bytes: Buffer, contentType: string, url: string): Promise<ParsedDocument> {
+export interface ParseOptions {
+  /** The server's Last-Modified header: the document's updated date of last resort. */
+  lastModified?: string;
+}
+
+export async function parseDocument(bytes: Buffer, contentType: string, url: string, options: ParseOptions = {}): Promise<ParsedDocument> {
+  const parsed = await parseByKind(bytes, contentType, url);
+  return withLastModified(parsed, options.lastModified);
+}
+
+/**
+ * Last-Modified is the updated date only when the document states none, and only when it is more
+ * than a day old: a server that builds its pages on request sends the time of the request.
+ */
+function withLastModified(parsed: ParsedDocument, lastModified: string | undefined, now = new Date()): ParsedDocument {
+  if (!lastModified || parsed.meta?.updated) return parsed;
+  const at = Date.parse(lastModified);
+  if (!Number.isFinite(at) || at > now.getTime() - 86_400_000) return parsed;
+  const updated = normalizeDate(new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z'), now);
+  if (!updated || (parsed.meta?.published && updated.slice(0, 10) < parsed.meta.published.slice(0, 10))) return parsed;
+  return { ...parsed, meta: { ...parsed.meta, updated, updated_from: 'http-last-modified' } };
+}
+
+async function parseByKind(bytes: Buffer, contentType: string, url: string): Promise<ParsedDocument> {
   const kind = kindOf(contentType, url);
   if (kind === 'pdf') {
     if (bytes.subarray(0, 1024).indexOf('%PDF-') < 0) throw new UnsupportedContentError('served as PDF but is not a PDF file');

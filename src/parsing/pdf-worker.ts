@@ -118,7 +118,8 @@ async function parse(job) {
     const { info, metadata } = await pdf.getMetadata();
     meta.title = firstString(info && info.Title) || firstString(metadata && metadata.get('dc:title'));
     meta.author = firstString(info && info.Author) || firstString(metadata && metadata.get('dc:creator'));
-    meta.created = firstString(info && info.CreationDate);
+    meta.created = firstString(info && info.CreationDate) || firstString(metadata && metadata.get('xmp:createdate'));
+    meta.modified = firstString(info && info.ModDate) || firstString(metadata && metadata.get('xmp:modifydate'));
   } catch {}
   await pdf.destroy();
   const used = process.memoryUsage();
@@ -137,7 +138,7 @@ parentPort.on('message', (job) => {
 
 export interface WorkerAnswer {
   pages?: PdfLine[][];
-  meta?: { total: number; title?: string; author?: string; created?: string };
+  meta?: { total: number; title?: string; author?: string; created?: string; modified?: string };
   textCut?: boolean;
   /** The thread's heap and typed arrays after the parse. */
   memoryMb?: number;

@@ -1,5 +1,6 @@
 // PDF → text with page markers and markdown with a section per page, so a citation can name the
 // page. The parse itself runs contained in a worker thread (pdf-worker.ts).
+import { datesFrom } from './dates';
 import { pdfDate, pdfMarkdown } from './pdf-markdown';
 import { DEFAULT_PDF_LIMITS, runPdfWorker, type PdfLimits } from './pdf-worker';
 import { UnsupportedContentError, type ParsedDocument } from './types';
@@ -19,7 +20,7 @@ export async function parsePdf(bytes: Uint8Array, limits: Partial<PdfLimits> = {
   const note = notes.length ? `\n\n${notes.join('\n')}` : '';
   const text = pages.map((lines, i) => `[page ${i + 1}]\n${lines.map((l) => l.text).join('\n').trim()}`).join('\n\n').trim();
   const { markdown, sections } = pdfMarkdown(pages);
-  const published = pdfDate(answer.meta?.created ?? '');
+  const dates = datesFrom([{ raw: pdfDate(answer.meta?.created ?? '') ?? answer.meta?.created, from: 'pdf' }], [{ raw: pdfDate(answer.meta?.modified ?? '') ?? answer.meta?.modified, from: 'pdf' }]);
   return {
     title: answer.meta?.title ?? '',
     text: `${text}${note}`,
@@ -28,7 +29,7 @@ export async function parsePdf(bytes: Uint8Array, limits: Partial<PdfLimits> = {
     outline: sections,
     meta: {
       ...(answer.meta?.author ? { byline: answer.meta.author } : {}),
-      ...(published ? { published } : {}),
+      ...dates,
       page_count: total,
     },
   };

@@ -3,7 +3,14 @@ import type { DocSection } from './markdown';
 export interface DocumentMeta {
   byline?: string;
   site_name?: string;
+  /** When it was published, ISO 8601 ("2019-11-19" or with its time and offset). */
   published?: string;
+  /** Where `published` was found: json-ld, meta:<tag>, microdata, time, url, byline, pdf, docx. */
+  published_from?: string;
+  /** When it was last updated, as `published`. */
+  updated?: string;
+  /** Where `updated` was found, as `published_from`; http-last-modified when only the server said so. */
+  updated_from?: string;
   language?: string;
   canonical_url?: string;
   /** Pages in the document (PDF), read or not. */
