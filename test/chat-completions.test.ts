@@ -135,6 +135,16 @@ describe('/v1/chat/completions with the openai client', () => {
     expect(harness.recorder.of('search').filter((r) => /sodium/i.test(decodeURIComponent(r.key)))).toEqual([]);
   });
 
+  it('answers a turn that asks nothing with how to start, and starts no session', async () => {
+    const before = (await api.call('GET', '/api/research', { token })).body.sessions.length;
+    const reply = await openai.chat.completions.create({ model: 'deep-research', messages: [{ role: 'system', content: 'You are helpful.' }] });
+    expect(reply.choices[0].message.content).toMatch(/Ask a research question to start/);
+    expect(reply.choices[0].message.content).not.toMatch(/deep-research session `/);
+    const empty = await api.call('POST', '/v1/chat/completions', { token, body: { model: 'deep-research', messages: [{ role: 'user', content: '  ' }] } });
+    expect(empty.status).toBe(200);
+    expect((await api.call('GET', '/api/research', { token })).body.sessions.length).toBe(before);
+  });
+
   it('refuses a wrong token, an unknown model and a bad setting in OpenAI’s error shape', async () => {
     const wrong = new OpenAI({ baseURL: `${api.url}/v1`, apiKey: 'not-a-token', maxRetries: 0 });
     await expect(wrong.chat.completions.create({ model: 'deep-research', messages: [{ role: 'user', content: 'hi' }] })).rejects.toBeInstanceOf(AuthenticationError);

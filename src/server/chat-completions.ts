@@ -202,7 +202,6 @@ export function registerChatRoutes(root: FastifyInstance, service: ResearchServi
       const user = body.user ?? undefined;
       const messages = body.messages as ChatMessage[];
       const text = lastUserText(messages);
-      if (!text && text !== '') throw new ChatError(400, 'invalid_request_error', 'invalid_value', 'messages: no user message to answer', 'messages');
       const model = modelOf(body.model);
       const settings = settingsOf(body, model);
       const controller = new AbortController();
@@ -212,17 +211,19 @@ export function registerChatRoutes(root: FastifyInstance, service: ResearchServi
       const out = (t: string) => write(t);
 
       // What happens before the reply starts: a refusal here is an HTTP error.
-      let id = sessionOf(messages);
+      let id: string | undefined = sessionOf(messages);
       let from: { after: number; answered?: string } = { after: 0 };
       let said: string[] = [];
-      if (!id) {
-        if (!text) throw new ChatError(400, 'invalid_request_error', 'invalid_value', 'messages: the research question is empty', 'messages');
+      if (!id && !text) {
+        // Nothing asked yet (a client's empty first turn, a system prompt alone): say how to start, start nothing.
+        said = [ASK_TO_START, ''];
+      } else if (!id && text) {
         const autoApprove = chat.auto_approve || settings.auto_approve === true;
         const created = await service.create(owner, createCommand({ query: text, settings, auto_approve: autoApprove }));
         id = created.research_id;
         if (user) await service.store.update(id, { settings: { chat_user: user } });
         said = [`Researching: ${text.split('\n')[0].slice(0, 200)}${autoApprove ? ' (the plan runs without waiting for approval)' : ''}`, ''];
-      } else {
+      } else if (id) {
         await conversationSession(owner, user, id);
         const { state } = await service.liveStates.get(id).catch((err: unknown) => {
           throw err instanceof PartAwayError ? new ChatError(503, 'server_error', 'unavailable', `${err.message}: nothing was sent; send the message again shortly`) : err;
@@ -245,7 +246,8 @@ export function registerChatRoutes(root: FastifyInstance, service: ResearchServi
       const started = Math.floor(Date.now() / 1000);
       const completionId = `chatcmpl-${randomUUID().replace(/-/g, '').slice(0, 24)}`;
       const modelName = body.model;
-      const header = `${sessionMarker(id)}\n\n${said.join('\n')}\n`;
+      const header = id ? `${sessionMarker(id)}\n\n${said.join('\n')}\n` : `${said.join('\n')}\n`;
+      const followSession = (signal: AbortSignal) => (id ? follow(owner, id, out, signal, from) : Promise.resolve());
       if (body.stream) {
         reply.hijack();
         const raw = reply.raw;
@@ -257,7 +259,7 @@ export function registerChatRoutes(root: FastifyInstance, service: ResearchServi
         const keepAlive = setInterval(() => !raw.writableEnded && raw.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
         try {
           out(header);
-          await follow(owner, id, out, controller.signal, from);
+          await followSession(controller.signal);
         } catch (err) {
           req.log.warn(err);
           out(`\n\nThe session could not be followed just now (${(err as Error).message}); it runs on: send any message to follow it again.`);
@@ -273,7 +275,7 @@ export function registerChatRoutes(root: FastifyInstance, service: ResearchServi
         return;
       }
       out(header);
-      await follow(owner, id, out, controller.signal, from);
+      await followSession(controller.signal);
       return reply.code(200).header('content-type', 'application/json; charset=utf-8').send({
         id: completionId,
         object: 'chat.completion' as const,
@@ -285,6 +287,8 @@ export function registerChatRoutes(root: FastifyInstance, service: ResearchServi
     });
   });
 }
+
+const ASK_TO_START = 'Ask a research question to start: the plan comes back here first, and nothing is searched until you approve it.';
 
 function sentLine(name: string): string {
   const lines: Partial<Record<string, string>> = {
