@@ -72,6 +72,7 @@ async function main(): Promise<void> {
     const running = serve;
     await waitFor('deep-research serve', async () => running.exitCode === null && (await fetch(`${base}/api/health`).then((r) => r.ok, () => false)), 120_000, 300);
     const args = [
+      '--config-file', path.join(PROJECT_ROOT, 'scripts', 'schemathesis.toml'),
       'run', `${base}/api/openapi.json`,
       '--checks', 'all',
       '--phases', 'examples,coverage,fuzzing,stateful',
