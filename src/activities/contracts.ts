@@ -120,6 +120,8 @@ export interface PageQuestions {
   question: string;
   /** The question as its sources say it in their other languages (the plan's translations). */
   translations?: string[];
+  /** What an enhanced version was asked to add (its focus): a page about it is about what is asked. */
+  focus?: string;
   sub_question: string;
   sub_questions?: string[];
   found?: FoundTerms;

@@ -81,9 +81,9 @@ export function createRelevanceActivities(artifacts: ArtifactStore, chooseEmbedd
   }
 }
 
-/** The question in every language it is asked in: as asked, and as its sources say it. */
-function askedIn(input: Pick<PageQuestions, 'question' | 'translations'>): string[] {
-  return [...new Set([input.question, ...(input.translations ?? [])].filter((q) => q.trim()))];
+/** The question in every language it is asked in: as asked, and as its sources say it; an enhanced version's focus beside it. */
+function askedIn(input: Pick<PageQuestions, 'question' | 'translations' | 'focus'>): string[] {
+  return [...new Set([input.question, ...(input.translations ?? []), ...(input.focus ? [input.focus] : [])].filter((q) => q.trim()))];
 }
 
 /**

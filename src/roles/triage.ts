@@ -40,7 +40,7 @@ export interface TriagePage {
 
 const clean = (text: string) => text.replace(/\s+/g, ' ').trim();
 
-export function triagePrompt(input: { question: string; translations?: string[]; pages: TriagePage[] }): string {
+export function triagePrompt(input: { question: string; translations?: string[]; focus?: string; pages: TriagePage[] }): string {
   const pages = input.pages.map((p) =>
     [
       `<page id="${p.id}" url="${p.url.replace(/"/g, '%22')}">`,
@@ -54,6 +54,7 @@ export function triagePrompt(input: { question: string; translations?: string[];
   return [
     `Research question:\n${input.question}`,
     ...(input.translations?.length ? [`The same question as its sources may put it:\n${input.translations.map((t) => `- ${t}`).join('\n')}`] : []),
+    ...(input.focus ? [`This research adds to an earlier report, asked to look into:\n${input.focus}\nA page about that addresses the question.`] : []),
     `Pages:\n${pages.join('\n\n')}`,
   ].join('\n\n');
 }
@@ -64,6 +65,8 @@ export interface TriageSourcesInput {
   question: string;
   /** The question as its sources say it in their other languages. */
   translations?: string[];
+  /** An enhanced version's focus: a page about it addresses the question. */
+  focus?: string;
   sources: { id: string; url: string; title: string; snippet: string; text_file_id: string; sub_question: string }[];
 }
 export interface TriageSourcesOutput {
@@ -74,9 +77,9 @@ export interface TriageSourcesOutput {
 
 /** The model's verdict on a round's doubtful pages, in one call; ids it does not know are dropped. */
 export const triageSources: RoleActivity<TriageSourcesInput, TriageSourcesOutput> = async (input, tools) => {
-  const asked = [input.question, ...(input.translations ?? [])];
+  const asked = [input.question, ...(input.translations ?? []), ...(input.focus ? [input.focus] : [])];
   const pages = await Promise.all(input.sources.map(async (s) => pageOf(s, await tools.text(s.text_file_id).catch(() => ''), [...asked, s.sub_question])));
-  const call = await tools.call(triage, { requested: input.model, prompt: triagePrompt({ question: input.question, translations: input.translations, pages }) });
+  const call = await tools.call(triage, { requested: input.model, prompt: triagePrompt({ question: input.question, translations: input.translations, focus: input.focus, pages }) });
   const known = new Set(input.sources.map((s) => s.id));
   const verdicts: TriageSourcesOutput['verdicts'] = {};
   for (const v of call.object.verdicts) if (known.has(v.source_id) && !verdicts[v.source_id]) verdicts[v.source_id] = { verdict: v.verdict, why: v.why.trim().slice(0, 300) };

@@ -36,7 +36,10 @@ export async function startTestServer(): Promise<TestServer> {
   const address = `127.0.0.1:${await freePort()}`;
   let child: ChildProcess | undefined;
   const launch = async () => {
-    child = spawn(binary, devServerArgs({ binary, dataDir, address, headless: true }), { stdio: 'ignore' });
+    // Every test's worker registers its own Worker Deployment (one per task queue) on the run's
+    // shared server: the server's default of 100 per namespace is fewer than the suite makes.
+    const args = [...devServerArgs({ binary, dataDir, address, headless: true }), '--dynamic-config-value', 'matching.maxDeployments=10000'];
+    child = spawn(binary, args, { stdio: 'ignore' });
     const proc = child;
     await waitForPort(address, 60_000, () => proc.exitCode === null);
   };

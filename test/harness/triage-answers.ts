@@ -4,7 +4,8 @@
 //   snippet, opening and passage hold (every fake model answers so unless told otherwise);
 // - triageFromLabels: a reader who knows the answer, from a person's labels of the pages (the
 //   real-page world's judgements; a page "about the subject area but not the question" does not
-//   address it): it tests that the product asks well and uses the answer.
+//   address it, unless it holds enough of an enhanced version's focus's words): it tests
+//   that the product asks well and uses the answer.
 export interface TriagedPage {
   id: string;
   url: string;
@@ -16,6 +17,11 @@ type Verdict = 'addresses' | 'partly' | 'no';
 
 export function triageQuestion(prompt: string): string {
   return /Research question:\n([^\n]*)/.exec(prompt)?.[1]?.trim() ?? '';
+}
+
+/** An enhanced version's focus, as the prompt states it. */
+export function triageFocus(prompt: string): string | undefined {
+  return /asked to look into:\n([^\n]*)/.exec(prompt)?.[1]?.trim() || undefined;
 }
 
 export function triagedPages(prompt: string): TriagedPage[] {
@@ -43,11 +49,16 @@ export type PageLabel = (question: string, url: string) => 'on' | 'borderline' |
 export function triageFromLabels(label: PageLabel): (prompt: string) => unknown {
   return (prompt) => {
     const question = triageQuestion(prompt);
+    const focus = triageFocus(prompt);
     const asked: { id: string; url: string; verdict: Verdict }[] = [];
     const verdicts = triagedPages(prompt).map((p) => {
       const known = label(question, p.url);
+      // Nobody labelled pages for a focus: one that holds enough of its words is about it.
+      const byFocus = focus !== undefined && known !== 'on' ? byWords(focus, p).verdict : 'no';
       const judged =
-        known === 'on'
+        byFocus !== 'no'
+        ? { verdict: byFocus, why: 'It is about what this version was asked to look into.' }
+        : known === 'on'
           ? { verdict: 'addresses' as const, why: 'It is about what the question asks.' }
           : known === 'borderline'
             ? { verdict: 'no' as const, why: 'It is about the subject area, not what the question asks.' }

@@ -21,9 +21,11 @@ export function pageQuestions(s: ResearchSession): Omit<PageQuestions, 'sub_ques
   const plan = s.state.plan as ResearchPlan | undefined;
   const translations = (plan?.translations ?? []).map((t) => t.question);
   const models = [...new Set(Object.values(s.state.providers?.model_chains ?? {}).flat())];
+  const focus = s.state.enhancement?.focus?.trim();
   return {
     question: s.state.initial_query,
     ...(translations.length ? { translations } : {}),
+    ...(focus ? { focus } : {}),
     sub_questions: (plan?.expanded_queries ?? []).map((q) => q.query),
     judge_below: s.settings.min_relevance,
     ...(models.length ? { models } : {}),
@@ -103,7 +105,7 @@ function skipReason(src: Source, threshold: number): string {
 export async function triage(s: ResearchSession, sources: Source[]): Promise<void> {
   const pending = sources.filter((src) => !src.judged);
   if (!pending.length) return;
-  const translations = pageQuestions(s).translations;
+  const { translations, focus } = pageQuestions(s);
   let verdicts: Record<string, { verdict: 'addresses' | 'partly' | 'no'; why: string }> = {};
   try {
     const out = await callModel(s, 'triage', (choice) =>
@@ -114,6 +116,7 @@ export async function triage(s: ResearchSession, sources: Source[]): Promise<voi
           model.triageSources({
             question: s.state.initial_query,
             ...(translations ? { translations } : {}),
+            ...(focus ? { focus } : {}),
             sources: pending.map((src) => ({ id: src.id, url: src.url, title: src.title, snippet: src.found_as?.split('\n').slice(1).join(' ') || src.snippet, text_file_id: src.text_file_id as string, sub_question: src.query })),
             model: choice,
           }),
