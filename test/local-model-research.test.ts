@@ -7,14 +7,18 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { PROJECT_ROOT } from '../src/config/load';
 import { workflowIdFor } from '../src/contract/names';
+import { DEFAULT_FIT_SETTINGS, phaseBudget } from '../src/context-fit/allocate';
 import { startEnvironment, startHarness, type Harness, type TestEnvironment } from './harness';
+
+/** The window the server runs the model with (its --n_ctx): said only in its refusal of a longer prompt. */
+const WINDOW = 32_768;
 
 describe('research against a llama-cpp-python server', () => {
   let harness: Harness;
   let env: TestEnvironment;
 
   beforeAll(async () => {
-    harness = await startHarness({ model: { server: 'llama-cpp-python' } });
+    harness = await startHarness({ model: { server: 'llama-cpp-python', contextWindow: WINDOW } });
     env = await startEnvironment(harness, inject('temporalAddress'), { extraEnv: { OPENAI_MODEL: 'gemma3-270m' } });
   });
   afterAll(async () => {
@@ -44,5 +48,19 @@ describe('research against a llama-cpp-python server', () => {
     const { events } = await env.temporal.workflow.getHandle(workflowIdFor('local-llama')).fetchHistory();
     const results = (events ?? []).flatMap((e) => e.activityTaskCompletedEventAttributes?.result?.payloads ?? []).map((p) => Buffer.from(p.data ?? []).toString('utf8'));
     expect(results.filter((r) => r.includes('"structured_output":"json-object"')).length).toBeGreaterThan(3);
+  });
+
+  it(`fits every call to the server's ${WINDOW.toLocaleString('en-US')}-token window, and status shows that window (not the 128,000 the catalog would guess)`, async () => {
+    const analysisBudget = phaseBudget(DEFAULT_FIT_SETTINGS, 'analysis', WINDOW);
+    const state = JSON.parse((await cli(['status', 'local-llama', '--json'])).stdout);
+    expect(state.content_allocation_metadata?.analysis_budget_tokens).toBe(analysisBudget);
+    const analysis = state.token_budgets.phases.find((p: { phase: string }) => p.phase === 'analysis');
+    expect(analysis).toMatchObject({ context_tokens: WINDOW, tokens: analysisBudget, window_from: expect.stringMatching(/llama-cpp-python/) });
+    const text = (await cli(['status', 'local-llama'])).stdout;
+    expect(text).toContain(`${analysisBudget.toLocaleString('en-US')} tokens (40 % of the usable context; analyzer openai:gemma3-270m, 32,768-token window, as llama-cpp-python`);
+    // The only prompt past the window was the one that asked for it.
+    const refused = harness.model.requests.filter((r) => JSON.stringify(r.body).length / 4 >= WINDOW);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.every((r) => (r.body.max_tokens as number) === 1)).toBe(true);
   });
 });

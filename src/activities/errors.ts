@@ -66,6 +66,11 @@ function contentPolicy(what: string, message: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(`${subject} (blocked by the provider's content policy; rephrase the question or use another model)`, 'ContentPolicy');
 }
 
+/** The provider's message and error body, as the error carries them. */
+export function errorDetail(err: unknown): string {
+  return describe(err).detail;
+}
+
 function describe(err: unknown): ProviderError {
   if (APICallError.isInstance(err)) {
     return { status: err.statusCode, retryAfterMs: retryAfterOf(err.responseHeaders), detail: `${err.message}\n${err.responseBody ?? ''}` };

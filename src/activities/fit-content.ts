@@ -22,21 +22,22 @@ const MIN_TOKENS_TO_SUMMARIZE = 120;
 const SUMMARY_CONCURRENCY = 3;
 const ARCHIVED_LEVELS: FidelityLevel[] = ['compressed', 'key_points', 'headline', 'dropped'];
 
-type Deps = Pick<ModelDeps, 'model' | 'defaultModel' | 'pricing' | 'artifacts' | 'budget'>;
+type Deps = Pick<ModelDeps, 'model' | 'defaultModel' | 'pricing' | 'artifacts' | 'budget' | 'window'>;
 
 export function createContentFitter(deps: Deps) {
   const settings: FitSettings = deps.budget;
   const callModel = createModelCall(deps);
 
-  /** Tokens the phase may spend on this model's prompt. */
-  function budgetFor(phase: BudgetPhase, modelRef: string): number {
-    return phaseBudget(settings, phase, contextWindowFor(modelRef, settings.model_context_overrides, settings.context_tokens));
+  /** Tokens the phase may spend on this model's prompt, in the window its server runs it with (where the server says). */
+  async function budgetFor(phase: BudgetPhase, modelRef: string): Promise<number> {
+    const served = await deps.window?.(modelRef).catch(() => undefined);
+    return phaseBudget(settings, phase, contextWindowFor(modelRef, settings.model_context_overrides, settings.context_tokens, served));
   }
 
   async function fit(items: FitItem[], opts: FitRequest): Promise<FitResult> {
     const modelName = opts.modelRef.slice(opts.modelRef.indexOf(':') + 1);
     const tokens = items.map((it) => countTokens(it.text, modelName));
-    const budget = budgetFor(opts.phase, opts.modelRef);
+    const budget = await budgetFor(opts.phase, opts.modelRef);
     // Token management off: the budget is still reported, nothing is fitted to it.
     const room = settings.enabled ? Math.max(0, budget - countTokens(opts.fixedPrompt, modelName)) : Number.MAX_SAFE_INTEGER;
     const allocation = allocate(

@@ -7,6 +7,8 @@ import { relevanceScore } from '../report/relevance';
 import type { AppConfig } from '../config/schema';
 import { createModelProvider } from '../providers/model/ai-sdk';
 import { createEmbeddingChooser } from '../providers/model/embedding-choice';
+import { serverWindow } from '../providers/model/context-window';
+import { serverKey } from '../providers/model/server-knowledge';
 import { createSearch, modelConnection, modelProviders, notesSource, resolveProviderPlan, searchSetupVariable } from '../providers/registry';
 import type { ModelProvider } from '../providers/model/types';
 import { NOTE_MIN_RELEVANCE, queryContentWords } from '../providers/search/local';
@@ -62,8 +64,9 @@ export function createActivities(deps: ActivityDeps): CreatedActivities {
     const key = `${ref} ${connection.timeoutMs}`;
     const provider = models.get(key) ?? createModelProvider(connection);
     models.set(key, provider);
-    return { provider, keyEnv: modelProviders(config)[connection.provider]?.api_key_env };
+    return { provider, keyEnv: modelProviders(config)[connection.provider]?.api_key_env, server: serverKey(connection.baseURL, connection.model) };
   };
+  const window = async (ref: string) => (await serverWindow(modelConnection(config, ref)))?.tokens;
   const defaultModel = (role: string) => {
     try {
       return resolveProviderPlan(config, config.research.settings).model_chains[role]?.[0] ?? config.models.default;
@@ -95,7 +98,7 @@ export function createActivities(deps: ActivityDeps): CreatedActivities {
   const streams = new AgentStreamSink(sessionStore);
   const budget = fitSettingsOf(config);
   const archiveSweep = startArchiveSweep(budget.archive.dir, budget.archive.ttl_hours);
-  const modelDeps = { model, defaultModel, pricing: config.models.pricing, artifacts: store, budget, streams };
+  const modelDeps = { model, defaultModel, pricing: config.models.pricing, artifacts: store, budget, streams, window };
   const embeddings = createEmbeddingChooser(config);
   const relevance = createRelevanceActivities(store, (models) => embeddings.choose(models), { waitMs: config.search.embedding_wait_seconds * 1000 });
   // The parser and the relevance score are compiled on first use: done now, not in a user's first round.

@@ -9,12 +9,15 @@ import type { ModelRoleSpec, RoleCall, StreamTarget } from '../roles/role';
 import type { ArtifactStore } from '../stores/artifacts';
 import type { AgentStreamSink, StreamWriter } from '../stores/agent-stream';
 import type { ModelUsage } from '../domain/types';
-import { toFailure } from './errors';
+import { ApplicationFailure } from '@temporalio/common';
+import { windowFromError } from '../providers/model/context-window';
+import { rememberWindow, rememberedWindow } from '../providers/model/server-knowledge';
+import { errorDetail, toFailure } from './errors';
 import { withHeartbeat } from './heartbeat';
 
 export interface ModelDeps {
   /** The provider behind "provider:model", with the environment variable that holds its key. */
-  model: (ref: string, role?: string) => { provider: ModelProvider; keyEnv?: string };
+  model: (ref: string, role?: string) => { provider: ModelProvider; keyEnv?: string; server?: string };
   /** The role's first configured model, for calls that name none (sessions before provider chains). */
   defaultModel: (role: string) => string;
   pricing: Record<string, Price>;
@@ -22,6 +25,8 @@ export interface ModelDeps {
   budget: FitSettings;
   /** Where streamed output goes as AgentStream events; absent, nothing is streamed. */
   streams?: AgentStreamSink;
+  /** The context window the model's server runs it with, where it says (read once per server and model). */
+  window?: (ref: string) => Promise<number | undefined>;
 }
 
 /** Calls a role (src/roles: its system prompt, schema and name) with this call's prompt. */
@@ -30,11 +35,13 @@ export type CallModel = <T>(role: ModelRoleSpec<T>, call: RoleCall) => Promise<{
 export function createModelCall(deps: Pick<ModelDeps, 'model' | 'defaultModel' | 'pricing' | 'streams'>): CallModel {
   return async function callModel<T>({ role, name, system, schema }: ModelRoleSpec<T>, { requested, prompt, stream, signal: extra }: RoleCall) {
     let keyEnv: string | undefined;
+    let server: string | undefined;
     let ref = requested ?? role;
     try {
       ref = requested ?? deps.defaultModel(role);
       const chosen = deps.model(ref, role);
       keyEnv = chosen.keyEnv;
+      server = chosen.server;
       const onProgress = () => Context.current().heartbeat();
       const writer = stream && deps.streams ? openStream(deps.streams, stream, role) : undefined;
       const res = await withHeartbeat((cancelled) =>
@@ -50,9 +57,22 @@ export function createModelCall(deps: Pick<ModelDeps, 'model' | 'defaultModel' |
       };
       return { object: res.object, usage };
     } catch (err) {
-      throw toFailure(err, `${role} model call (${ref})`, keyEnv);
+      throw learntWindow(err, server, `${role} model call (${ref})`) ?? toFailure(err, `${role} model call (${ref})`, keyEnv);
     }
   };
+}
+
+/**
+ * A prompt past the window the server runs the model with, where the refusal names the window (the
+ * server's window was not known, or it shrank): remembered, and the call is retried, fitted to it.
+ * Once the window is known, a prompt past it again fails as ContextTooLong.
+ */
+function learntWindow(err: unknown, server: string | undefined, what: string): ApplicationFailure | undefined {
+  if (!server) return undefined;
+  const said = windowFromError(errorDetail(err));
+  if (!said || rememberedWindow(server)?.window?.tokens === said) return undefined;
+  rememberWindow(server, said, Date.now(), 'its refusal of a longer prompt');
+  return ApplicationFailure.retryable(`${what}: the prompt was longer than the ${said.toLocaleString('en-US')}-token window the server runs the model with; the next attempt is fitted to it`, 'ContextWindowLearnt');
 }
 
 function openStream(sink: AgentStreamSink, target: StreamTarget, role: string): StreamWriter {

@@ -1,6 +1,8 @@
 // `deep-research doctor`: what is configured, what has its keys, what answers.
 import type { AppConfig } from '../config/schema';
-import { resolveProviderPlan } from '../providers/registry';
+import path from 'node:path';
+import { modelConnection, resolveProviderPlan } from '../providers/registry';
+import { SERVER_WINDOWS_FILE, serverWindowKept } from '../providers/model/context-window';
 import type { ProviderPlan } from '../domain/types';
 import { listProviders } from '../providers/listing';
 import { findTemporalBinary } from '../local/temporal-cli';
@@ -11,6 +13,16 @@ export interface Check {
   name: string;
   ok: boolean;
   detail: string;
+}
+
+/** "; context window 32,768 tokens (llama-server /props)" when the model's server says it. */
+async function windowLine(config: AppConfig, ref: string): Promise<string> {
+  try {
+    const said = await serverWindowKept(modelConnection(config, ref), path.join(config.data_dir, SERVER_WINDOWS_FILE));
+    return said ? `; context window ${said.tokens.toLocaleString('en-US')} tokens (${said.from})` : '';
+  } catch {
+    return '';
+  }
 }
 
 /** One line per provider in use: the planner's model chain and the search chain, probed. */
@@ -30,7 +42,8 @@ export async function doctor(config: AppConfig): Promise<Check[]> {
     if (!row?.available) {
       checks.push({ name: 'model', ok: !!plan, detail: `${where}: ${row?.reason ?? 'unknown provider'}${plan ? ' (skipped)' : ''}` });
     } else {
-      checks.push({ name: 'model', ok: row.answer === 'ok', detail: `${where}: ${row.answer}` });
+      const window = row.answer === 'ok' ? await windowLine(config, ref) : '';
+      checks.push({ name: 'model', ok: row.answer === 'ok', detail: `${where}: ${row.answer}${window}` });
     }
   }
   for (const name of [...new Set([...(config.research.settings.search_provider ? [config.research.settings.search_provider] : []), ...config.search.chain])]) {

@@ -44,7 +44,7 @@ function budgetLines(s: ResearchSnapshot, budgets: StatusBudgets | undefined): s
   const recorded = s.content_allocation_metadata;
   const lines = budgets.phases.map((b) => {
     const last = b.phase === 'analysis' && recorded ? `; last analysis call ${count(recorded.analysis_budget_tokens)}, content fidelity ${recorded.overall_fidelity}` : '';
-    return `  ${b.phase.padEnd(width)} ${count(b.tokens).padStart(9)} tokens (${Math.round(b.share * 100)} % of the usable context; ${b.role} ${b.model}, ${count(b.context_tokens)}-token window${last})`;
+    return `  ${b.phase.padEnd(width)} ${count(b.tokens).padStart(9)} tokens (${Math.round(b.share * 100)} % of the usable context; ${b.role} ${b.model}, ${count(b.context_tokens)}-token window${b.window_from ? `, as ${b.window_from} says` : ''}${last})`;
   });
   return [`token budget per model call${budgets.enabled ? '' : ' (token management off: reported, not enforced)'}:`, ...lines];
 }

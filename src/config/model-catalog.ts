@@ -58,11 +58,12 @@ export const MODEL_CONTEXT_WINDOWS: [RegExp, number][] = [
   [/^qwen2\.5/, 32_768],
 ];
 
-/** The context window of "provider:model": the override, else the catalog, else the fallback. */
-export function contextWindowFor(ref: string, overrides: Record<string, number>, fallback: number): number {
+/** The context window of "provider:model": the override, else what its server says (`served`), else the catalog, else the fallback. */
+export function contextWindowFor(ref: string, overrides: Record<string, number>, fallback: number, served?: number): number {
   const model = ref.slice(ref.indexOf(':') + 1);
   const bare = model.replace(/^.*\//, '');
   const override = overrides[ref] ?? overrides[model] ?? overrides['*'];
   if (override) return override;
+  if (served) return served;
   return MODEL_CONTEXT_WINDOWS.find(([pattern]) => pattern.test(bare.toLowerCase()))?.[1] ?? fallback;
 }

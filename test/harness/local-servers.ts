@@ -72,3 +72,57 @@ export function localServerRefusal(kind: LocalServerKind, body: ChatShape): Loca
       return undefined;
   }
 }
+
+/**
+ * How a server of this kind says the context window it runs the model with (`window` tokens), as
+ * the real one does: llama-server's /props, vLLM's max_model_len in /v1/models, Ollama's /api/ps
+ * and /api/show, LM Studio's /api/v0/models; llama-cpp-python says it nowhere but in its refusal
+ * of a longer prompt (its /openapi.json names it). Undefined: the request is not one of these.
+ */
+export function localServerInfo(kind: LocalServerKind, window: number, method: string, url: string, model: string): LocalServerRefusal | undefined {
+  if (kind === 'lmstudio' && url.startsWith('/api/v0/models/')) model = decodeURIComponent(url.slice('/api/v0/models/'.length));
+  const route = `${method} ${url.split('?')[0]}`;
+  switch (kind) {
+    case 'llama-cpp-python':
+      if (route === 'GET /openapi.json') return { status: 200, body: { openapi: '3.1.0', info: { title: '🦙 llama.cpp Python API', version: '0.3.16' }, paths: {} } };
+      if (route === 'GET /v1/models') return { status: 200, body: { object: 'list', data: [{ id: model, object: 'model', owned_by: 'me', permissions: [] }] } };
+      return undefined;
+    case 'llama-server':
+      if (route === 'GET /props') return { status: 200, body: { default_generation_settings: { n_ctx: window, params: { n_predict: -1 } }, total_slots: 1, chat_template: '' } };
+      return undefined;
+    case 'vllm':
+      if (route === 'GET /v1/models') return { status: 200, body: { object: 'list', data: [{ id: model, object: 'model', owned_by: 'vllm', root: model, max_model_len: window }] } };
+      return undefined;
+    case 'ollama':
+      if (route === 'GET /api/ps') return { status: 200, body: { models: [] } };
+      if (route === 'POST /api/show') return { status: 200, body: { parameters: `num_ctx                        ${window}\nstop                           "<end_of_turn>"`, model_info: { 'general.architecture': 'gemma3', 'gemma3.context_length': 131072 } } };
+      return undefined;
+    case 'lmstudio':
+      if (route.startsWith('GET /api/v0/models/')) return { status: 200, body: { id: model, object: 'model', type: 'llm', state: 'loaded', max_context_length: 131072, loaded_context_length: window } };
+      return undefined;
+  }
+}
+
+/** The refusal of a prompt of `promptTokens` past the window, as each server words it (Ollama and LM Studio cut the prompt instead). */
+export function localServerOverflow(kind: LocalServerKind, window: number, promptTokens: number): LocalServerRefusal | undefined {
+  if (promptTokens < window) return undefined;
+  switch (kind) {
+    case 'llama-cpp-python':
+    case 'vllm':
+      return {
+        status: 400,
+        body: {
+          error: {
+            message: `This model's maximum context length is ${window} tokens. However, you requested ${promptTokens + 1} tokens (${promptTokens} in the messages, 1 in the completion). Please reduce the length of the messages or completion.`,
+            type: 'invalid_request_error',
+            param: 'messages',
+            code: 'context_length_exceeded',
+          },
+        },
+      };
+    case 'llama-server':
+      return { status: 400, body: { error: { code: 400, message: 'the request exceeds the available context size, try increasing it', type: 'exceed_context_size_error', n_prompt_tokens: promptTokens, n_ctx: window } } };
+    default:
+      return undefined;
+  }
+}

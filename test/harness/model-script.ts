@@ -74,16 +74,29 @@ export interface Exchange {
 
 export interface FakeServer {
   url: string;
-  /** Every request, in order, with its parsed JSON body. */
+  /** Every call (a POST to the API), in order, with its parsed JSON body. */
   requests: CapturedRequest[];
+  /** What clients read of the server (GET, Ollama's POST /api/show): its model list, its window. */
+  reads: CapturedRequest[];
   close(): Promise<void>;
 }
 
 /** A loopback server that records each request (as server 'model') and hands it to the handler. */
 export async function startFakeServer(recorder: Recorder, handle: (exchange: Exchange) => void | Promise<void>): Promise<FakeServer> {
   const requests: CapturedRequest[] = [];
+  const reads: CapturedRequest[] = [];
   const server: Server = createServer(async (req, res) => {
     const raw = await readBody(req);
+    // What a client reads of the server (its models, its window) is no model call: not recorded as one.
+    if (isServerRead(req.method, req.url)) {
+      reads.push({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: parseJsonObject(raw) });
+      const sendJson = (status: number, payload: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(payload));
+      };
+      await handle({ req, res, raw, body: parseJsonObject(raw), entry: { key: 'read' } as Exchange['entry'], sendJson });
+      return;
+    }
     const entry = recorder.begin('model', req, createHash('sha256').update(raw).digest('hex'));
     res.on('close', () => (entry.end ??= Date.now()));
     const body = parseJsonObject(raw);
@@ -100,12 +113,17 @@ export async function startFakeServer(recorder: Recorder, handle: (exchange: Exc
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    reads,
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
   };
+}
+
+function isServerRead(method: string | undefined, url: string | undefined): boolean {
+  return method === 'GET' || method === 'HEAD' || (url ?? '').startsWith('/api/show');
 }
 
 function parseJsonObject(raw: string): Record<string, unknown> {

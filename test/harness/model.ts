@@ -24,7 +24,7 @@ import {
 } from './model-script';
 import { claimSupport, contentSummary, fakeEmbedding, inputCheck, panelAnswer, panelSynthesis, topicOf } from './model-answers';
 
-import { localServerRefusal, type LocalServerKind } from './local-servers';
+import { localServerInfo, localServerOverflow, localServerRefusal, type LocalServerKind } from './local-servers';
 import { triageByWords } from './triage-answers';
 
 export { EMBEDDING_CONCEPTS, fakeEmbedding, topicOf } from './model-answers';
@@ -76,6 +76,8 @@ export interface ModelScript extends ProviderScript {
   failSummaries?: boolean;
   /** The local server it stands for: its refusals (test/harness/local-servers.ts). */
   server?: LocalServerKind;
+  /** The context window that server runs the model with: said where that server says it, and prompts past it refused as it refuses them. */
+  contextWindow?: number;
   /** Answers of its own (e.g. the real-page world's grounded model); undefined falls back to the script. */
   respond?: (name: string | undefined, prompt: string) => unknown;
 }
@@ -84,6 +86,8 @@ export interface FakeModel {
   url: string;
   script: ModelScript;
   requests: CapturedRequest[];
+  /** What clients read of it (its model list, its window): no model calls. */
+  reads: CapturedRequest[];
   close(): Promise<void>;
 }
 
@@ -267,6 +271,8 @@ function scriptedObject(name: string | undefined, prompt: string, script: ModelS
 export async function startModel(recorder: Recorder, script: ModelScript = {}): Promise<FakeModel> {
   const server = await startFakeServer(recorder, async (exchange) => {
     const { req, body: parsed, raw, entry, sendJson } = exchange;
+    const info = script.server && script.contextWindow ? localServerInfo(script.server, script.contextWindow, req.method ?? 'GET', req.url ?? '/', String(parsed.model ?? 'scripted-model')) : undefined;
+    if (info) return sendJson(info.status, info.body);
     if (req.url === '/v1/models' && req.method === 'GET') return sendJson(200, { object: 'list', data: [{ id: 'scripted-model', object: 'model', owned_by: 'harness' }] });
     if (req.url === '/v1/embeddings' && req.method === 'POST') {
       const { input, model } = parsed as unknown as { input: string | string[]; model: string };
@@ -283,6 +289,8 @@ export async function startModel(recorder: Recorder, script: ModelScript = {}): 
       return sendJson(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
     }
     const body = parsed as unknown as ChatRequest;
+    const overflow = script.server && script.contextWindow ? localServerOverflow(script.server, script.contextWindow, Math.ceil(raw.length / 4)) : undefined;
+    if (overflow) return sendJson(overflow.status, overflow.body);
     const refusal = script.server ? localServerRefusal(script.server, body) : undefined;
     if (refusal) return sendJson(refusal.status, refusal.body);
     const name = requestedName(body);
@@ -324,7 +332,7 @@ export async function startModel(recorder: Recorder, script: ModelScript = {}): 
       },
     });
   });
-  return { url: `${server.url}/v1`, script, requests: server.requests, close: server.close };
+  return { url: `${server.url}/v1`, script, requests: server.requests, reads: server.reads, close: server.close };
 }
 
 const wrapObject = (object: unknown): ScriptedAnswer | undefined => (object === undefined ? undefined : { object });

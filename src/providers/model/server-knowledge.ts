@@ -13,7 +13,7 @@ interface Learnt<T> {
 }
 
 const rungs = new Map<string, Learnt<OutputRung>>();
-const windows = new Map<string, Learnt<number | undefined>>();
+const windows = new Map<string, Learnt<{ tokens: number; from: string } | undefined>>();
 
 /** One model on one server: "<base URL without trailing slash> <model>". */
 export function serverKey(baseURL: string | undefined, model: string): string {
@@ -38,14 +38,14 @@ export function rememberRung(key: string, rung: OutputRung, now = Date.now()): v
   rungs.set(key, { value: rung, at: now });
 }
 
-/** The window read from the server: a number, undefined when it exposes none (still remembered: not asked again). */
-export function rememberedWindow(key: string, now = Date.now()): { tokens: number | undefined } | undefined {
+/** The window read from the server and where, undefined inside when it exposes none (still remembered: not asked again). */
+export function rememberedWindow(key: string, now = Date.now()): { window: { tokens: number; from: string } | undefined } | undefined {
   const entry = fresh(windows, key, now);
-  return entry ? { tokens: entry.value } : undefined;
+  return entry ? { window: entry.value } : undefined;
 }
 
-export function rememberWindow(key: string, tokens: number | undefined, now = Date.now()): void {
-  windows.set(key, { value: tokens, at: now });
+export function rememberWindow(key: string, tokens: number | undefined, now = Date.now(), from = 'the server'): void {
+  windows.set(key, { value: tokens ? { tokens, from } : undefined, at: now });
 }
 
 /** Forgets everything learnt (tests; a worker never needs to). */
