@@ -12,6 +12,7 @@ import type { ModelUsage } from '../domain/types';
 import { ApplicationFailure } from '@temporalio/common';
 import { windowFromError } from '../providers/model/context-window';
 import { rememberWindow, rememberedWindow } from '../providers/model/server-knowledge';
+import { outputCapFor } from '../roles/output-caps';
 import { errorDetail, toFailure } from './errors';
 import { withHeartbeat } from './heartbeat';
 
@@ -45,7 +46,7 @@ export function createModelCall(deps: Pick<ModelDeps, 'model' | 'defaultModel' |
       const onProgress = () => Context.current().heartbeat();
       const writer = stream && deps.streams ? openStream(deps.streams, stream, role) : undefined;
       const res = await withHeartbeat((cancelled) =>
-        chosen.provider.generateObject({ role, name, system, prompt, schema, signal: extra ? AbortSignal.any([cancelled, extra]) : cancelled, onProgress, ...(writer ? { onText: writer.push } : {}) }),
+        chosen.provider.generateObject({ role, name, system, prompt, schema, maxOutputTokens: outputCapFor(role, ref), signal: extra ? AbortSignal.any([cancelled, extra]) : cancelled, onProgress, ...(writer ? { onText: writer.push } : {}) }),
       ).finally(() => writer?.close());
       const usage: ModelUsage = {
         role,

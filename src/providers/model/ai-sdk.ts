@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import { ConfigError } from '../../config/load';
 import { ContentPolicyError, InvalidModelOutputError, ModelStreamError } from './errors';
 import { outputLadder, rungRefusal } from './ladder';
+import { RepetitionWatch } from './repetition';
 import { rememberedRung, rememberRung, serverKey, type OutputRung } from './server-knowledge';
 import { cleanAnswer, jsonSchemaOf, parseAnswer, repairInstruction, textModeInstruction } from './structured';
 import type { ModelConnection, ModelProvider, ModelRequest, ModelResponse, TokenUsage } from './types';
@@ -33,7 +34,14 @@ export function createModelProvider(connection: ModelConnection): ModelProvider 
 interface Attempt {
   raw: string;
   usage: TokenUsage;
+  /** The answer repeated itself and was stopped (its text is what came before). */
+  looped?: boolean;
+  /** The answer ran to the output cap. */
+  capped?: boolean;
 }
+
+/** How much of a looping answer the repair call shows the model (the rest only repeats). */
+const REPAIR_ECHO_CHARS = 2_000;
 
 class AiSdkModelProvider implements ModelProvider {
   readonly name: string;
@@ -74,7 +82,7 @@ class AiSdkModelProvider implements ModelProvider {
     const question: ModelMessage = { role: 'user', content: request.prompt };
     const first = await this.attempt(rung, request, [question], signal);
     const firstAnswer = cleanAnswer(first.raw);
-    const firstParse = parseAnswer(firstAnswer, request.schema);
+    const firstParse = first.looped ? { ok: false as const, problem: 'it repeated itself and was stopped: answer once, with each item once' } : parseAnswer(firstAnswer, request.schema);
     if (firstParse.ok) return { object: firstParse.value, model: this.name, usage: first.usage };
 
     const repair = await this.attempt(
@@ -82,18 +90,20 @@ class AiSdkModelProvider implements ModelProvider {
       request,
       [
         question,
-        { role: 'assistant', content: firstAnswer || first.raw.trim() || '(no answer)' },
+        { role: 'assistant', content: (firstAnswer || first.raw.trim() || '(no answer)').slice(0, first.looped ? REPAIR_ECHO_CHARS : undefined) },
         { role: 'user', content: repairInstruction(request.name, firstParse.problem) },
       ],
       signal,
     );
     const usage = addUsage(first.usage, repair.usage);
-    const repairParse = parseAnswer(cleanAnswer(repair.raw), request.schema);
-    if (repairParse.ok) return { object: repairParse.value, model: this.name, usage, repaired: true };
-    throw new InvalidModelOutputError(
-      `${this.name} gave no valid "${request.name}" object after one repair attempt: ${repairParse.problem}`,
-      repair.raw,
-    );
+    const repairParse = repair.looped ? undefined : parseAnswer(cleanAnswer(repair.raw), request.schema);
+    if (repairParse?.ok) return { object: repairParse.value, model: this.name, usage, repaired: true };
+    const why = repair.looped
+      ? `it repeated itself and was stopped after ${repair.raw.length} characters, twice`
+      : repair.capped
+        ? `its answer ran past the ${request.maxOutputTokens} tokens a "${request.name}" may take (${repairParse?.ok === false ? repairParse.problem : ''})`
+        : (repairParse as { problem: string }).problem;
+    throw new InvalidModelOutputError(`${this.name} gave no valid "${request.name}" object after one repair attempt: ${why}`, repair.raw.slice(0, 4_000));
   }
 
   private modelFor(rung: OutputRung, schema: z.ZodType): LanguageModel {
@@ -113,6 +123,9 @@ class AiSdkModelProvider implements ModelProvider {
       rung === 'tool' ? { [toolName]: tool({ description: `Submit the ${request.name} object.`, inputSchema: request.schema as z.ZodType<unknown> }) } : undefined;
     // Without a schema the server enforces, the model is told it (JSON-object servers constrain to the schema, but the model should know it too).
     const describeSchema = rung === 'text' || rung === 'json-object';
+    const stop = new AbortController();
+    const watch = new RepetitionWatch();
+    let looped = false;
     const result = streamText({
       model: this.modelFor(rung, request.schema),
       system: describeSchema ? `${request.system}\n\n${textModeInstruction(request.name, request.schema)}` : request.system,
@@ -121,8 +134,9 @@ class AiSdkModelProvider implements ModelProvider {
       tools,
       toolChoice: tools ? { type: 'tool', toolName } : undefined,
       temperature: this.connection.temperature,
+      ...(request.maxOutputTokens ? { maxOutputTokens: request.maxOutputTokens } : {}),
       maxRetries: 0,
-      abortSignal: signal,
+      abortSignal: AbortSignal.any([signal, stop.signal]),
       // Errors are read from the stream below and thrown; the default handler would only log them.
       onError: () => {},
     });
@@ -132,16 +146,24 @@ class AiSdkModelProvider implements ModelProvider {
     let toolCallInput: unknown;
     let usage: LanguageModelUsage | undefined;
     let finishReason: string | undefined;
-    for await (const part of result.fullStream) {
+    reading: for await (const part of result.fullStream) {
       request.onProgress?.();
       switch (part.type) {
         case 'text-delta':
           text += part.text;
           request.onText?.(part.text);
+          if (watch.push(part.text)) {
+            looped = true;
+            break reading;
+          }
           break;
         case 'tool-input-delta':
           toolInput += part.delta;
           request.onText?.(part.delta);
+          if (watch.push(part.delta)) {
+            looped = true;
+            break reading;
+          }
           break;
         case 'tool-call':
           if (part.toolName === toolName) toolCallInput = part.input;
@@ -157,11 +179,16 @@ class AiSdkModelProvider implements ModelProvider {
       }
     }
     if (signal.aborted) throw abortReason(signal);
+    if (looped) {
+      stop.abort();
+      const raw = rung === 'tool' ? toolInput || text : text;
+      return { raw, usage: { input_tokens: 0, output_tokens: Math.ceil(raw.length / 4), cached_input_tokens: 0, reasoning_tokens: 0 }, looped: true };
+    }
     if (finishReason === 'content-filter') {
       throw new ContentPolicyError(`${this.name} withheld its answer under the provider's content policy (finish reason content-filter)`);
     }
     const raw = rung === 'tool' ? toolInput || stringifyInput(toolCallInput) || text : text;
-    return { raw, usage: tokenUsage(usage) };
+    return { raw, usage: tokenUsage(usage), ...(finishReason === 'length' ? { capped: true } : {}) };
   }
 }
 

@@ -14,6 +14,8 @@ export interface ModelRequest<T> {
   onProgress?: () => void;
   /** Called with each piece of the answer's text as it streams in. */
   onText?: (delta: string) => void;
+  /** The longest answer this call may give (tokens): the role's cap (src/roles/output-caps.ts). */
+  maxOutputTokens?: number;
 }
 
 export interface TokenUsage {
