@@ -84,9 +84,23 @@ describe('the structured-output ladder walks past what each server refuses, insi
     expect(toFailure(err, 'planner model call').nonRetryable).toBe(false);
   });
 
-  it('a pinned mode is not walked: structured_output "json-schema" fails on a server that refuses it', async () => {
-    const { fake, model } = await localServer({ server: 'llama-server' }, { structuredOutput: 'json-schema' });
-    await expect(model.generateObject(ask())).rejects.toThrow();
+  it('a pinned mode is not walked: structured_output "json-schema" fails on a server that refuses it, once, in one line that says what to change', async () => {
+    const { fake, model } = await localServer({ server: 'llama-cpp-python' }, { structuredOutput: 'json-schema' });
+    const err = await model.generateObject(ask()).catch((e: unknown) => e);
     expect(fake.requests).toHaveLength(1);
+    const failure = toFailure(err, 'planner model call (openai:gemma3-270m)');
+    expect(failure.nonRetryable).toBe(true);
+    expect(failure.type).toBe('StructuredOutputRefused');
+    const where = new URL(fake.url).host;
+    expect(failure.message).toMatch(new RegExp(`^planner model call \\(openai:gemma3-270m\\): the server at ${where} refuses response_format json_schema for gemma3-270m`));
+    expect(failure.message).toContain('— to fix: set models.structured_output (or MODEL_STRUCTURED_OUTPUT) to auto');
+    expect(failure.message).not.toMatch(/Traceback|File "|\n/);
+  });
+
+  it("a server's own failure is told in one line of its words, without the stack trace it appended", async () => {
+    const { model } = await localServer({ failures: [{ status: 400, message: `model 'gemma3-270m' not loaded\n\nTraceback (most recent call last):\n  File "/srv/app.py", line 3, in <module>\n    raise ValueError` }] });
+    const failure = toFailure(await model.generateObject(ask()).catch((e: unknown) => e), 'planner model call');
+    expect(failure.message).toMatch(/^planner model call: model 'gemma3-270m' not loaded \(status 400: the request was refused\) — to fix: /);
+    expect(failure.message).not.toMatch(/Traceback|app\.py/);
   });
 });

@@ -53,6 +53,11 @@ describe('the next step status names', () => {
     expect(nextSteps({ ...base, status: 'awaiting_clarification' })[0]).toBe(`next: answer the questions above, or end the session: deep-research reject ${id}`);
     expect(nextSteps({ ...base, status: 'awaiting_confirmation' })[0]).toContain(`deep-research confirm ${id} proceed`);
     expect(nextSteps({ ...base, status: 'failed' })).toEqual([`next: run it again from where it failed: deep-research retry ${id}`]);
+    // A failure a retry cannot get past says what to change first.
+    const refused = 'planner model call (openai:gemma3-270m): the server at 127.0.0.1:8850 refuses response_format json_schema for gemma3-270m ("…") — to fix: set models.structured_output (or MODEL_STRUCTURED_OUTPUT) to auto, so the other ways of asking for JSON are tried';
+    expect(nextSteps({ ...base, status: 'failed', reason: refused })).toEqual([
+      `next: set models.structured_output (or MODEL_STRUCTURED_OUTPUT) to auto, so the other ways of asking for JSON are tried first; then go on from where it failed: deep-research retry ${id}`,
+    ]);
     expect(nextSteps({ ...base, status: 'timed_out' })[0]).toContain(`deep-research resume ${id} (--timeout <seconds> for more time)`);
     expect(nextSteps(recorded('v10-researching'))).toEqual([]);
   });

@@ -4,8 +4,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import { APICallError, NoObjectGeneratedError } from 'ai';
 import { ConfigError } from '../config/load';
 import { HttpError, parseRetryAfter } from '../providers/http-error';
-import { ContentPolicyError, InvalidModelOutputError, ModelStreamError } from '../providers/model/errors';
-import { STORE_FAILURE_TYPES } from '../domain/names';
+import { ContentPolicyError, InvalidModelOutputError, ModelStreamError, StructuredOutputRefused } from '../providers/model/errors';
+import { withoutTrace } from '../providers/model/ladder';
+import { STORE_FAILURE_TYPES, TO_FIX } from '../domain/names';
 import { describeStoreError, isStoreUnavailable } from '../stores/unavailable';
 
 // OpenAI context_length_exceeded, Anthropic "prompt is too long", Gemini "input token count ... exceeds".
@@ -16,6 +17,13 @@ const OVERLOADED = /overloaded/i;
 // Gemini answers a wrong key with 400 API_KEY_INVALID, OpenAI-compatible servers sometimes with 400 invalid_api_key.
 const BAD_KEY = /API_KEY_INVALID|invalid_api_key|authentication_error/i;
 
+/** A provider's message as one line of its own words: no stack trace it appended, no more than a few hundred characters. */
+export function inOurWords(message: string): string {
+  const line = withoutTrace(message).replace(/\s+/g, ' ').trim();
+  return line.length > MESSAGE_CHARS ? `${line.slice(0, MESSAGE_CHARS - 1)}…` : line;
+}
+const MESSAGE_CHARS = 400;
+
 interface ProviderError {
   status?: number;
   retryAfterMs?: number;
@@ -25,15 +33,16 @@ interface ProviderError {
 
 export function toFailure(err: unknown, what: string, credentialHint?: string): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
-  if (err instanceof ConfigError) return ApplicationFailure.nonRetryable(err.message, 'ConfigurationError');
+  if (err instanceof ConfigError) return ApplicationFailure.nonRetryable(`${err.message} ${TO_FIX} change the worker's configuration as it says, then retry`, 'ConfigurationError');
   if (err instanceof InvalidModelOutputError || NoObjectGeneratedError.isInstance(err)) {
     return ApplicationFailure.retryable(`${what}: the model's answer did not match the expected JSON (${err.message})`, 'InvalidModelOutput');
   }
   if (err instanceof ContentPolicyError) return contentPolicy(what, err.message);
+  if (err instanceof StructuredOutputRefused) return ApplicationFailure.nonRetryable(`${what}: ${err.message} ${TO_FIX} ${err.fix}`, 'StructuredOutputRefused');
   if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
     return ApplicationFailure.retryable(`${what}: timed out`, 'Timeout');
   }
-  const message = `${what}: ${err instanceof Error ? err.message : String(err)}`;
+  const message = `${what}: ${inOurWords(err instanceof Error ? err.message : String(err))}`;
   const { status, retryAfterMs, detail } = describe(err);
   const nextRetryDelay = retryAfterMs !== undefined ? Math.max(retryAfterMs, 100) : undefined;
 
@@ -45,25 +54,25 @@ export function toFailure(err: unknown, what: string, credentialHint?: string): 
   }
   if (status === 401 || status === 403 || BAD_KEY.test(detail)) {
     const hint = credentialHint ? `check ${credentialHint}` : "check the provider's API key";
-    return ApplicationFailure.nonRetryable(`${message} (${status ? `status ${status}: ` : ''}credentials rejected: ${hint})`, 'AuthenticationError');
+    return ApplicationFailure.nonRetryable(`${message} (${status ? `status ${status}: ` : ''}credentials rejected: ${hint}) ${TO_FIX} ${hint}`, 'AuthenticationError');
   }
   if (CONTEXT_TOO_LONG.test(detail)) {
     return ApplicationFailure.nonRetryable(
-      `${message} (the prompt does not fit the model's context window: lower max_source_chars_for_analysis, ` +
-        `raise token_safety_margin or runtime_overhead, or set the model's window in model_context_overrides (or MODEL_CONTEXT_TOKENS))`,
+      `${message} (the prompt does not fit the model's context window) ${TO_FIX} lower max_source_chars_for_analysis, ` +
+        `raise token_safety_margin or runtime_overhead, or set the model's window in model_context_overrides (or MODEL_CONTEXT_TOKENS)`,
       'ContextTooLong',
     );
   }
   if (CONTENT_POLICY.test(detail)) return contentPolicy(what, message);
   if (status !== undefined && status >= 400 && status < 500 && status !== 408) {
-    return ApplicationFailure.nonRetryable(`${message} (status ${status}: the request was refused)`, 'InvalidRequestError');
+    return ApplicationFailure.nonRetryable(`${message} (status ${status}: the request was refused) ${TO_FIX} check the model's name and the server's settings, then retry`, 'InvalidRequestError');
   }
   return ApplicationFailure.retryable(message, 'TransientError');
 }
 
 function contentPolicy(what: string, message: string): ApplicationFailure {
   const subject = message.startsWith(what) ? message : `${what}: ${message}`;
-  return ApplicationFailure.nonRetryable(`${subject} (blocked by the provider's content policy; rephrase the question or use another model)`, 'ContentPolicy');
+  return ApplicationFailure.nonRetryable(`${subject} (blocked by the provider's content policy) ${TO_FIX} rephrase the question or use another model`, 'ContentPolicy');
 }
 
 /** The provider's message and error body, as the error carries them. */

@@ -4,6 +4,7 @@
 // (src/domain/messages.ts), so a renamed command is renamed here too.
 import { budgetLimits, budgetUsed } from '../research/budget';
 import { MESSAGES } from '../domain/messages';
+import { TO_FIX } from '../domain/names';
 import { waitOf } from '../domain/position';
 import type { BudgetLimits, ResearchSnapshot } from '../domain/types';
 import { formatPlan } from './format';
@@ -55,8 +56,12 @@ export function nextSteps(s: ResearchSnapshot, now = Date.now()): string[] {
         `  ${cmd('reviewReport', id, 'accept')} | reject | feedback "<what to change>"`,
         ...expires('  it is accepted as it is at'),
       ];
-    case 'failed':
+    case 'failed': {
+      // A failure that says what must change first: a retry before that fails the same way.
+      const fix = s.reason?.split(TO_FIX)[1]?.trim();
+      if (fix) return [`next: ${fix.replace(/[.)]*$/, '')} first; then go on from where it failed: deep-research retry ${id}`];
       return [`next: run it again from where it failed: deep-research retry ${id}`];
+    }
     case 'cancelled':
     case 'timed_out':
       return [`next: go on from where it stopped: deep-research resume ${id}${s.status === 'timed_out' ? ' (--timeout <seconds> for more time)' : ''}`];

@@ -131,6 +131,12 @@ function applyModelEnv(config: FileConfig, env: NodeJS.ProcessEnv): void {
     if (!/^[^:]+:.+$/.test(model)) throw new ConfigError(`DEEP_RESEARCH_MODEL must be provider:model, e.g. anthropic:claude-sonnet-4-5 (got "${model}")`);
     config.models.default = model;
   }
+  const structured = env.MODEL_STRUCTURED_OUTPUT?.trim();
+  if (structured) {
+    const modes = ['auto', 'json-schema', 'json-object', 'tool', 'text'] as const;
+    if (!(modes as readonly string[]).includes(structured)) throw new ConfigError(`MODEL_STRUCTURED_OUTPUT must be one of ${modes.join(', ')} (got "${structured}")`);
+    config.models.structured_output = structured as (typeof modes)[number];
+  }
 }
 
 export function expandHome(p: string): string {

@@ -108,3 +108,6 @@ export const OPERATOR_USER = 'operator';
 
 /** The stores an activity may wait for, as logs and `status` name them. */
 export const STORE_LABELS: Record<string, string> = { sessions: 'session store', artifacts: 'artifact store', 'fetch cache': 'fetch cache' };
+
+/** Where a failure says what a person must change before a retry can work (status's next: reads it). */
+export const TO_FIX = '— to fix:';

@@ -8,8 +8,8 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { Output, streamText, tool, type LanguageModel, type LanguageModelUsage, type ModelMessage, type ToolSet } from 'ai';
 import type { z } from 'zod';
 import { ConfigError } from '../../config/load';
-import { ContentPolicyError, InvalidModelOutputError, ModelStreamError } from './errors';
-import { outputLadder, rungRefusal } from './ladder';
+import { ContentPolicyError, InvalidModelOutputError, ModelStreamError, StructuredOutputRefused } from './errors';
+import { outputLadder, rungRefusal, rungWords } from './ladder';
 import { RepetitionWatch } from './repetition';
 import { rememberedRung, rememberRung, serverKey, type OutputRung } from './server-knowledge';
 import { cleanAnswer, jsonSchemaOf, parseAnswer, repairInstruction, textModeInstruction } from './structured';
@@ -38,6 +38,15 @@ interface Attempt {
   looped?: boolean;
   /** The answer ran to the output cap. */
   capped?: boolean;
+}
+
+/** The server as a person knows it: its host and port ("127.0.0.1:8850"), or "the provider" for its own endpoint. */
+export function serverName(baseURL: string | undefined): string {
+  try {
+    return baseURL ? `the server at ${new URL(baseURL).host}` : 'the provider';
+  } catch {
+    return 'the provider';
+  }
 }
 
 /** How much of a looping answer the repair call shows the model (the rest only repeats). */
@@ -69,13 +78,27 @@ class AiSdkModelProvider implements ModelProvider {
         return rung === this.ladder[0] ? response : { ...response, structured_output: rung };
       } catch (err) {
         // A way of asking this server refuses: the next one, at once, in the same call.
-        if (index + 1 < this.ladder.length && rungRefusal(err) !== undefined && !signal.aborted) {
+        const refused = signal.aborted ? undefined : rungRefusal(err);
+        if (refused !== undefined && index + 1 < this.ladder.length) {
           index++;
           continue;
         }
+        if (refused !== undefined) throw this.refusedEveryWay(rung, refused);
         throw err;
       }
     }
+  }
+
+  private refusedEveryWay(rung: OutputRung, said: string): StructuredOutputRefused {
+    const where = serverName(this.connection.baseURL);
+    const words = said.replace(/\s+/g, ' ').slice(0, 200);
+    if (this.ladder.length === 1 && this.connection.kind !== 'anthropic' && this.connection.kind !== 'google') {
+      return new StructuredOutputRefused(
+        `${where} refuses ${rungWords(rung)} for ${this.connection.model} ("${words}")`,
+        'set models.structured_output (or MODEL_STRUCTURED_OUTPUT) to auto, so the other ways of asking for JSON are tried',
+      );
+    }
+    return new StructuredOutputRefused(`${where} refuses every way of asking ${this.connection.model} for JSON (last: ${rungWords(rung)}, "${words}")`, 'use a model or server that can answer in JSON');
   }
 
   private async answerAt<T>(rung: OutputRung, request: ModelRequest<T>, signal: AbortSignal): Promise<ModelResponse<T>> {

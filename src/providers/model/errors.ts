@@ -30,3 +30,16 @@ export class ModelStreamError extends Error {
     super(message);
   }
 }
+
+/** The server refuses the way of asking for JSON it was pinned to, or every way there is. */
+export class StructuredOutputRefused extends Error {
+  override name = 'StructuredOutputRefused';
+
+  constructor(
+    message: string,
+    /** What to do about it. */
+    readonly fix: string,
+  ) {
+    super(message);
+  }
+}
