@@ -98,14 +98,18 @@ export function buildProgram(): Command {
   program
     .command('extract')
     .argument('<url-or-file>')
-    .description('fetch and parse one document as research would (SSRF guard, robots.txt, limits)')
+    .description('fetch and parse one document as research would (SSRF guard, robots.txt, limits; a page that builds its text by script rendered as research renders it)')
     .addOption(new Option('--json', 'print the extraction as JSON').conflicts('markdown'))
     .option('--markdown', 'print markdown for the model (default: plain text)')
     .action(async (target: string, o: { json?: boolean; markdown?: boolean }) => {
       const { extract } = require('./extract') as typeof import('./extract');
       const doc = await extract(target, loadConfig());
       if (o.json) out(true, doc, '');
-      else process.stdout.write(`${o.markdown ? (doc.markdown ?? doc.text) : doc.text}\n`);
+      else {
+        if (doc.rendered_by) process.stderr.write(`rendered by ${doc.rendered_by} (${doc.render_reason})\n`);
+        if (doc.unrendered) process.stderr.write(`read as fetched, not rendered: ${doc.unrendered}\n`);
+        process.stdout.write(`${o.markdown ? (doc.markdown ?? doc.text) : doc.text}\n`);
+      }
     });
   program
     .command('doctor')
