@@ -27,7 +27,12 @@ export interface Source {
   text_file_id?: string;
   /** Metadata and section offsets of the parsed text (artifact store id). */
   meta_file_id?: string;
+  /** When the document says it was published (ISO 8601; never the fetch time), and where that was read (json-ld, meta:<tag>, url, pdf, …). */
   published?: string;
+  published_from?: string;
+  /** When it says it was last updated; updated_from is http-last-modified when only the server said so. */
+  updated?: string;
+  updated_from?: string;
   language?: string;
   chars?: number;
   /** The page showed only the opening of its article (paywall, login): cited as such, never as the whole page. */

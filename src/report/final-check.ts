@@ -20,6 +20,10 @@ export interface CitableSource {
   tier?: string;
   /** The page showed only the opening of its article (paywall, login). */
   teaser?: boolean;
+  /** When the source says it was published and updated (ISO 8601); updated_from http-last-modified: only the server said. */
+  published?: string;
+  updated?: string;
+  updated_from?: string;
 }
 
 export interface VerifiedReport {
@@ -180,11 +184,22 @@ function mergeAcrossSections(report: ParsedReport, labels: ReportLabels): Merged
   return out.merged;
 }
 
+/** "published 2019-11-19", and "updated …" when it was updated on another day. */
+function dateDetails(s: CitableSource, labels: ReportLabels): string[] {
+  const day = (iso: string | undefined) => (iso && /^\d{4}-\d{2}-\d{2}/.test(iso) ? iso.slice(0, 10) : undefined);
+  const published = day(s.published);
+  const updated = day(s.updated);
+  return [
+    ...(published ? [labels.published(published)] : []),
+    ...(updated && updated !== published ? [labels.updated(updated, s.updated_from === 'http-last-modified')] : []),
+  ];
+}
+
 function sourcesList(sources: CitableSource[], extra: ReportNotes, labels: ReportLabels): string {
   if (!sources.length) return labels.noSourceCited;
   return sources
     .map((s) => {
-      const details = [s.tier, s.retrieved_at && labels.fetched(s.retrieved_at), s.file_id && labels.snapshot(s.file_id)].filter(Boolean);
+      const details = [s.tier, ...dateDetails(s, labels), s.retrieved_at && labels.fetched(s.retrieved_at), s.file_id && labels.snapshot(s.file_id)].filter(Boolean);
       const relevance = extra.relevance?.[s.id];
       if (relevance !== undefined) details.push(labels.relevance(relevance.toFixed(2)));
       if (s.teaser) details.push(labels.onlyOpening);

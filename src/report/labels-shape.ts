@@ -52,6 +52,9 @@ export interface ReportLabels {
   noSourceCited: string;
   quote: (text: string) => string;
   fetched: (date: string) => string;
+  /** When the source says it was published; `server` when only the web server's Last-Modified said when it last changed. */
+  published: (date: string) => string;
+  updated: (date: string, server: boolean) => string;
   snapshot: (id: string) => string;
   relevance: (score: string) => string;
   /** A cited source whose page showed only its opening (paywall), in its Sources entry. */

@@ -16,6 +16,8 @@ const EN: ReportLabels = {
   noSourceCited: '_No source is cited._',
   quote: (t) => `“${t}”`,
   fetched: (d) => `fetched ${d}`,
+  published: (d) => `published ${d}`,
+  updated: (d, server) => (server ? `last modified ${d} (by the web server)` : `updated ${d}`),
   snapshot: (id) => `snapshot ${id}`,
   relevance: (x) => `relevance ${x}`,
   onlyOpening: 'only the opening was readable: paywall',

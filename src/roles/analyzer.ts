@@ -60,7 +60,8 @@ Read the sources and extract findings that answer the research question.
 - Confidence: "confirmed" when independent credible sources agree, "high", "medium" or "low" for one source's claim by how credible and specific it is, "speculation" for forecasts, opinions and claims no source backs with evidence.
 - Category: a short lowercase topic label for the finding (e.g. "costs", "policy"); null when none fits.
 - Not addressing: a source that is about something else (it only shares some words with the question) goes in not_addressing, with a one-sentence reason; take no finding from it. Empty when every source bears on the question.
-- Source quality: rate each source low, medium or high by its evidence (primary data, methods, named authors and dates rate higher; marketing, anonymous or thin pages lower).
+- Source quality: rate each source low, medium or high by its authority, relevance and recency: its evidence (primary data, methods, named authors and dates rate higher; marketing, anonymous or thin pages lower) and when it was published (its published date; "unknown" when it states none).
+- Recency: for figures and states of affairs that change, prefer the most recent source and say when it was true ("as of 2023, …"); an older source's figure is stated as of its date, never as current.
 - Gaps: what the question still needs that these sources do not answer, each description written as a question (ending with "?", in the language of the research question, never a sentence copied from a source, no source ids), with ${gapQueries.asked.min} to ${gapQueries.asked.max} suggested web search queries and a priority (${priority.min} = most important). No gaps when the question is answered.
 Answer with JSON only.`;
 
@@ -73,7 +74,12 @@ export interface AnalyzerSourceText {
   text: string;
   /** Only the page's opening was readable (paywall): told to the analyst, who must not read more into it. */
   teaser?: boolean;
+  /** When the source says it was published (ISO 8601), for weighing recency. */
+  published?: string;
 }
+
+/** ' published="2019-11-19"', or ' published="unknown"' for a source that states no date. */
+const dateAttribute = (published: string | undefined) => ` published="${published && /^\d{4}-\d{2}-\d{2}/.test(published) ? published.slice(0, 10) : 'unknown'}"`;
 
 export function analyzerPrompt(input: {
   query: string;
@@ -87,7 +93,7 @@ export function analyzerPrompt(input: {
 }): string {
   const known = input.known_findings.length ? input.known_findings.map((f) => `- ${f}`).join('\n') : '(none yet)';
   const sources = input.sources
-    .map((s) => `<source id="${s.id}" url="${s.url}" title="${s.title.replace(/"/g, "'")}"${s.teaser ? ' only-opening="true"' : ''}>\n${s.text}\n</source>`)
+    .map((s) => `<source id="${s.id}" url="${s.url}" title="${s.title.replace(/"/g, "'")}"${dateAttribute(s.published)}${s.teaser ? ' only-opening="true"' : ''}>\n${s.text}\n</source>`)
     .join('\n\n');
   const teasers = input.sources.filter((s) => s.teaser).map((s) => s.id);
   return [
@@ -109,6 +115,8 @@ export interface SourceForAnalysis {
   text_file_id: string;
   /** Only the page's opening was readable (paywall). */
   teaser?: boolean;
+  /** When the source says it was published (ISO 8601). */
+  published?: string;
 }
 export interface AnalyzeSourcesInput extends ModelChoice {
   query: string;

@@ -87,7 +87,7 @@ interface PromptSource {
 }
 
 function sourcesIn(prompt: string): PromptSource[] {
-  return [...prompt.matchAll(/<source id="([^"]+)" url="([^"]*)" title="([^"]*)">\n([\s\S]*?)\n<\/source>/g)].map((m) => ({ id: m[1], url: m[2], title: m[3], text: m[4] }));
+  return [...prompt.matchAll(/<source id="([^"]+)" url="([^"]*)" title="([^"]*)"[^>]*>\n([\s\S]*?)\n<\/source>/g)].map((m) => ({ id: m[1], url: m[2], title: m[3], text: m[4] }));
 }
 
 const CONFIDENCE = ['medium', 'medium', 'high', 'medium', 'low', 'medium', 'high', 'medium'] as const;

@@ -27,7 +27,7 @@ export async function analyzeBatch(s: ResearchSession, batch: Source[], knownFin
     outline: plan.outline,
     iteration: st.iteration,
     max_iterations: s.settings.max_iterations,
-    sources: readable.map((src) => ({ id: src.id, title: src.title, url: src.url, text_file_id: src.text_file_id as string, ...(src.teaser ? { teaser: true } : {}) })),
+    sources: readable.map((src) => ({ id: src.id, title: src.title, url: src.url, text_file_id: src.text_file_id as string, ...(src.teaser ? { teaser: true } : {}), ...(src.published ? { published: src.published } : {}) })),
     known_findings: knownFindings ?? st.findings.slice(-30).map((f) => f.content),
     max_source_chars: s.settings.max_source_chars_for_analysis,
     ...(feedback?.length ? { research_feedback: feedback } : s.mind.research_feedback?.length ? { research_feedback: s.mind.research_feedback } : {}),

@@ -111,7 +111,7 @@ async function fetchOne(s: ResearchSession, source: Source, found: FoundTerms): 
     Object.assign(source, {
       text_file_id: parsed.text_file_id,
       meta_file_id: parsed.meta_file_id,
-      published: parsed.published,
+      ...datesOf(parsed),
       language: parsed.language,
       chars: parsed.chars,
       status: 'fetched',
@@ -161,4 +161,12 @@ async function rendered(s: ResearchSession, source: Source, page: FetchUrlOutput
     s.warn(`source ${source.id} (${source.url}) needs a browser (${page.render}) and was read as its HTML stands: ${errorMessage(err)}`, source.id);
     return page;
   }
+}
+
+/** The dates a parsed document states, with where each was read; none when it states none. */
+function datesOf(parsed: { published?: string; published_from?: string; updated?: string; updated_from?: string }): Partial<Source> {
+  return {
+    ...(parsed.published ? { published: parsed.published, ...(parsed.published_from ? { published_from: parsed.published_from } : {}) } : {}),
+    ...(parsed.updated ? { updated: parsed.updated, ...(parsed.updated_from ? { updated_from: parsed.updated_from } : {}) } : {}),
+  };
 }

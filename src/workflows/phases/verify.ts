@@ -68,7 +68,7 @@ async function citationInput(s: ResearchSession, extra: CitationExtra): Promise<
   const reportId = await ensureReport(s);
   const fetched = st.sources
     .filter((src) => src.status === 'fetched' && !src.skipped_off_topic)
-    .map((src) => ({ id: src.id, title: src.title, url: src.url, ...(src.final_url ? { final_url: src.final_url } : {}), retrieved_at: src.retrieved_at, file_id: src.file_id, ...(src.tier ? { tier: src.tier } : {}), ...(src.teaser ? { teaser: true } : {}) }));
+    .map((src) => ({ id: src.id, title: src.title, url: src.url, ...(src.final_url ? { final_url: src.final_url } : {}), retrieved_at: src.retrieved_at, file_id: src.file_id, ...(src.tier ? { tier: src.tier } : {}), ...(src.teaser ? { teaser: true } : {}), ...datesCited(src) }));
   const skipped = st.sources.filter((src) => src.skipped_off_topic);
   const scored = st.sources.filter((src) => src.relevance !== undefined);
   const open = openQuestions(st);
@@ -201,4 +201,9 @@ async function checkClaimsAndLinks(s: ResearchSession, citations: VerifyCitation
   });
   if (mind.unsupported_claims.length) s.warn(`${mind.unsupported_claims.length} cited claims are not supported by their sources (flagged in the report)`);
   for (const l of dead) s.warn(`cited link unreachable: ${l.url} (${l.status ?? l.error ?? 'no answer'})`);
+}
+
+/** A source's dates as its Sources entry shows them. */
+function datesCited(src: Source): { published?: string; updated?: string; updated_from?: string } {
+  return { ...(src.published ? { published: src.published } : {}), ...(src.updated ? { updated: src.updated, ...(src.updated_from ? { updated_from: src.updated_from } : {}) } : {}) };
 }
