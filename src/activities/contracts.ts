@@ -1,5 +1,6 @@
 // Inputs and outputs of every activity. Types only, so the workflow can import them freely.
 // Nothing here carries page bodies: activities exchange artifact ids (claim check).
+import type { SearchFilters } from '../domain/filters';
 import type {
   FetchedPage,
   Clarification,
@@ -42,6 +43,8 @@ export interface WebSearchInput {
   query: string;
   provider: string;
   maxResults: number;
+  /** The session's date and domain filters: given to the provider where it has its own, enforced on its results either way. */
+  filters?: SearchFilters;
 }
 export interface SearchHit {
   url: string;
@@ -61,6 +64,8 @@ export interface WebSearchOutput {
   hits: SearchHit[];
   /** How long the call waited in its provider's task queue (rate limit), ms (absent in older results). */
   queued_ms?: number;
+  /** Results the session's filters left out: by domain, by a date the provider gave. */
+  left_out?: { domain: number; date: number };
 }
 
 export interface FetchUrlInput {

@@ -29,6 +29,7 @@ import type { PageJudgement } from './relevance-activities';
 import { withHeartbeat } from './heartbeat';
 import { adoptArtifacts } from './adopted-artifacts';
 import { appShellReason } from '../fetching/app-shell';
+import { leftOutByDate, leftOutByDomain } from '../domain/filters';
 import type { FetchedPage } from '../domain/types';
 
 export interface WebDeps {
@@ -60,9 +61,14 @@ export function createWebActivities(deps: WebDeps) {
       try {
         const provider = deps.searchProvider(input.provider);
         const queued = queuedMs();
-        const results = await withHeartbeat((signal) => provider.search({ query: input.query, maxResults: input.maxResults, signal }));
+        const answered = await withHeartbeat((signal) => provider.search({ query: input.query, maxResults: input.maxResults, signal, ...(input.filters ? { filters: input.filters } : {}) }));
+        // Every provider's results are held to the filters, whether or not it applied them itself.
+        const byDomain = answered.filter((r) => !leftOutByDomain(r.url, input.filters));
+        const results = byDomain.filter((r) => !leftOutByDate(r.published_date, input.filters));
+        const leftOut = { domain: answered.length - byDomain.length, date: byDomain.length - results.length };
         return {
           ...(queued !== undefined ? { queued_ms: queued } : {}),
+          ...(leftOut.domain || leftOut.date ? { left_out: leftOut } : {}),
           hits: results.map((r) => ({
             ...r,
             title: r.title.slice(0, 300),

@@ -50,6 +50,10 @@ export function buildProgram(): Command {
       .option('--set <key=value...>', 'one setting, e.g. --set max_sources=10')
       .option('--model <provider:model>', 'the model for every role, e.g. anthropic:claude-sonnet-4-5')
       .option('--search <providers>', 'search providers in order, e.g. tavily,arxiv')
+      .option('--since <date-or-span>', 'read only pages published since then: a date (2024-01-01) or a span back from now (2y, 6m, 30d)')
+      .option('--until <date-or-span>', 'read only pages published up to then')
+      .option('--domains <domains>', 'read only pages from these domains, e.g. europa.eu,nature.com')
+      .option('--exclude-domains <domains>', 'never read pages from these domains')
       .option('--json', 'print one JSON object');
   const researchCommand = () => require('./research-command') as typeof import('./research-command');
 

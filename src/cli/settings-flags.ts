@@ -1,5 +1,5 @@
 // Session settings from the command line: --settings (JSON or @file), --set key=value pairs, and the
-// --model, --search, --review and panel shortcuts.
+// --model, --search, --review, --since/--until, --domains/--exclude-domains and panel shortcuts.
 import { readFileSync } from 'node:fs';
 import { panelSettings, type PanelFlags } from './panel-commands';
 
@@ -9,6 +9,10 @@ export interface StartFlags extends PanelFlags {
   model?: string;
   search?: string;
   review?: boolean;
+  since?: string;
+  until?: string;
+  domains?: string;
+  excludeDomains?: string;
 }
 
 /** --settings, then --set pairs, then the --model and --search shortcuts. */
@@ -17,6 +21,11 @@ export function sessionSettings(o: StartFlags): Record<string, unknown> {
   if (o.model) settings.model = o.model;
   if (o.search) settings.search_providers = o.search.split(',').map((p) => p.trim()).filter(Boolean);
   if (o.review) settings.review_final_report = true;
+  if (o.since) settings.since = o.since;
+  if (o.until) settings.until = o.until;
+  const list = (text: string) => text.split(',').map((d) => d.trim()).filter(Boolean);
+  if (o.domains) settings.include_domains = list(o.domains);
+  if (o.excludeDomains) settings.exclude_domains = list(o.excludeDomains);
   return { ...settings, ...panelSettings(o) };
 }
 

@@ -46,6 +46,17 @@ const deliverySchema = z
   .refine((d) => !!d.email || !!d.webhooks?.length, 'delivery needs email.to or at least one webhook')
   .meta({ anyOf: [{ required: ['email'] }, { required: ['webhooks'], properties: { webhooks: { minItems: 1 } } }] });
 
+const dateOrSpan = z
+  .string()
+  .trim()
+  .regex(/^(\d{4}-\d{2}-\d{2}|\d{1,4}\s*[dwmyDWMY])$/, 'a date (YYYY-MM-DD) or a span such as 2y, 6m, 30d, 1w');
+const domainName = z
+  .string()
+  .trim()
+  .min(3)
+  .max(253)
+  .regex(/^(https?:\/\/)?[a-z0-9.-]+\.[a-z]{2,}\/?$/i, 'a domain such as nature.com');
+
 export const researchSettingsSchema = z
   .object({
     max_report_update_size: z.number().int().min(100).max(100_000).default(800).describe('Most characters one report patch may add'),
@@ -64,6 +75,10 @@ export const researchSettingsSchema = z
     search_provider: searchProviderName.optional().describe('Tried first, before the configured chain'),
     search_providers: z.array(searchProviderName).min(1).optional().describe('This session\'s whole search chain'),
     search_mode: z.enum(['fallback', 'combine']).optional(),
+    since: dateOrSpan.optional().describe('Read only pages published on or after this: a date (2024-01-01) or a span back from the session\'s start (2y, 6m, 30d, 1w). Passed to each search provider\'s own date filter where it has one and enforced on the page\'s own date; a page that states no date is read and marked undated'),
+    until: dateOrSpan.optional().describe('Read only pages published on or before this (a date or a span back from the start)'),
+    include_domains: z.array(domainName).min(1).max(50).optional().describe('Read only pages from these domains (and their subdomains), e.g. ["europa.eu", "nature.com"]'),
+    exclude_domains: z.array(domainName).min(1).max(50).optional().describe('Never read pages from these domains (and their subdomains)'),
     local_documents: z.boolean().optional().describe('false: never read LOCAL_DOCS_DIR in this session (no lookup while planning, no "local" search); sessions started over HTTP get false unless the operator sets DEEP_RESEARCH_SERVICE_LOCAL_DOCS=1'),
     model: modelRef.optional().describe('Default model for every role in this session, e.g. anthropic:claude-sonnet-4-5'),
     models: z.partialRecord(z.enum(MODEL_ROLES), z.array(modelRef).min(1)).optional().describe('Models per role, first choice first'),

@@ -30,6 +30,8 @@ export interface Source {
   /** When the document says it was published (ISO 8601; never the fetch time), and where that was read (json-ld, meta:<tag>, url, pdf, …). */
   published?: string;
   published_from?: string;
+  /** Left unread: its own date is outside the session's since/until (why). */
+  out_of_range?: string;
   /** When it says it was last updated; updated_from is http-last-modified when only the server said so. */
   updated?: string;
   updated_from?: string;

@@ -142,6 +142,8 @@ export interface ResearchState {
   providers?: ProviderPlan;
   /** Providers that failed this session, skipped from then on. */
   unavailable_search_providers?: string[];
+  /** Pages the session's filters (since/until, include/exclude_domains) left out, by why. */
+  left_out?: { domain: number; date: number };
   /** Models that failed after their retries this session, passed over while a fallback is left. */
   unavailable_models?: string[];
   /** What the user's own documents hold on the question, found while planning (never the web). */

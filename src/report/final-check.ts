@@ -57,6 +57,10 @@ export interface ReportNotes {
   /** Relevance of each scored source to its sub-question (0..1). */
   relevance?: Record<string, number>;
   /** Sources not read because they scored below min_relevance. */
+  /** Pages the session's filters left out: by domain, by date. */
+  left_out?: { domain: number; date: number };
+  /** Sources read without a date while the session filters by date. */
+  undated?: string[];
   skipped_sources?: { id: string; title: string; url: string; score: number; judged?: { by: 'meaning' | 'model' | 'words'; why?: string } }[];
   /** Sources read whose reader found they do not address the question: listed, never cited. */
   not_counted?: { id: string; title: string; url: string; reason: string }[];
@@ -244,6 +248,8 @@ function notesList({ extra, labels, found, resolved, removedCitations, removed, 
         .join('\n')}`,
     );
   }
+  if (extra.left_out) notes.push(`- ${labels.leftOut(extra.left_out.domain, extra.left_out.date)}`);
+  if (extra.undated?.length) notes.push(`- ${labels.undated(extra.undated.join(', '))}`);
   const judgedSkips = (extra.skipped_sources ?? []).filter((x) => x.judged);
   const scoreSkips = (extra.skipped_sources ?? []).filter((x) => !x.judged);
   if (judgedSkips.length) {

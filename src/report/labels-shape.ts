@@ -94,6 +94,10 @@ export interface ReportLabels {
   skipped: (n: number, threshold: string) => string;
   /** Pages judged before reading not to address the question, and by whom. */
   skippedJudged: (n: number) => string;
+  /** Pages the session's filters left out, by domain and by date. */
+  leftOut: (domain: number, date: number) => string;
+  /** Sources read without a date while the session filters by date. */
+  undated: (ids: string) => string;
   judgedBy: { meaning: string; words: string; model: (why: string) => string };
   notCounted: (n: number) => string;
   notAnswered: (found: number, read: number, queries: string) => string;

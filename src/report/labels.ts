@@ -54,6 +54,8 @@ const EN: ReportLabels = {
     offQuestion: (ids) => `${ids} does not address the question`,
   },
   skipped: (n, t) => `${n} source(s) were not read: off-topic for their sub-question (relevance below ${t}):`,
+  leftOut: (domain, date) => `Left out by this session's filters, never read: ${[domain ? `${domain} page(s) from domains outside those asked for` : '', date ? `${date} page(s) published outside the dates asked for` : ''].filter(Boolean).join('; ')}.`,
+  undated: (ids) => `Undated (they state no publication date, so the date filter could not be checked; read): ${ids}.`,
   skippedJudged: (n) => `${n} source(s) were not read: judged before reading not to address the question:`,
   judgedBy: { meaning: 'by meaning, about something else', words: 'shares no word with the question', model: (why) => `triage: ${why}` },
   notCounted: (n) => `${n} source(s) were read but do not address the question, so nothing is cited from them:`,

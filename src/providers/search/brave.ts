@@ -30,13 +30,14 @@ export class BraveSearch implements SearchProvider {
     this.apiKey = requireApiKey(options, BRAVE);
   }
 
-  async search({ query, maxResults, signal }: SearchRequest): Promise<SearchResult[]> {
+  async search({ query, maxResults, signal, filters }: SearchRequest): Promise<SearchResult[]> {
     if (maxResults < 1) return [];
     const url = endpoint(this.options.baseUrl, 'res/v1/web/search');
     url.searchParams.set('q', query);
     url.searchParams.set('count', String(requestedCount(maxResults, MAX_RESULTS_PER_REQUEST)));
     url.searchParams.set('result_filter', 'web');
     url.searchParams.set('text_decorations', 'false');
+    if (filters?.since || filters?.until) url.searchParams.set('freshness', `${filters.since ?? '1970-01-01'}to${filters.until ?? new Date().toISOString().slice(0, 10)}`);
     const res = await fetch(url, {
       headers: { accept: 'application/json', 'x-subscription-token': this.apiKey, 'user-agent': this.options.userAgent },
       signal: withTimeout(this.options.timeoutMs, signal),

@@ -27,7 +27,7 @@ export class ExaSearch implements SearchProvider {
     this.apiKey = requireApiKey(options, EXA);
   }
 
-  async search({ query, maxResults, signal }: SearchRequest): Promise<SearchResult[]> {
+  async search({ query, maxResults, signal, filters }: SearchRequest): Promise<SearchResult[]> {
     if (maxResults < 1) return [];
     const res = await send(EXA, endpoint(this.options.baseUrl, 'search'), {
       method: 'POST',
@@ -42,6 +42,10 @@ export class ExaSearch implements SearchProvider {
         type: 'auto',
         numResults: requestedCount(maxResults, MAX_RESULTS_PER_REQUEST),
         contents: { highlights: true },
+        ...(filters?.include_domains ? { includeDomains: filters.include_domains } : {}),
+        ...(filters?.exclude_domains ? { excludeDomains: filters.exclude_domains } : {}),
+        ...(filters?.since ? { startPublishedDate: `${filters.since}T00:00:00.000Z` } : {}),
+        ...(filters?.until ? { endPublishedDate: `${filters.until}T23:59:59.999Z` } : {}),
       }),
       timeoutMs: this.options.timeoutMs,
       signal,

@@ -12,10 +12,13 @@ export class SearxngSearch implements SearchProvider {
 
   constructor(private readonly baseUrl: string, private readonly timeoutMs: number, private readonly userAgent: string) {}
 
-  async search({ query, maxResults, signal }: SearchRequest): Promise<SearchResult[]> {
+  async search({ query, maxResults, signal, filters }: SearchRequest): Promise<SearchResult[]> {
     const url = new URL('search', this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`);
     url.searchParams.set('q', query);
     url.searchParams.set('format', 'json');
+    // SearXNG's time_range is day, week, month or year back from today: the narrowest that still holds `since` (its results are checked again after).
+    const range = filters?.since ? timeRangeFor(filters.since) : undefined;
+    if (range) url.searchParams.set('time_range', range);
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const res = await fetch(url, {
       headers: { accept: 'application/json', 'user-agent': this.userAgent },
@@ -37,4 +40,11 @@ export class SearxngSearch implements SearchProvider {
         score: r.score,
       }));
   }
+}
+
+/** The narrowest of SearXNG's time ranges (day, week, month, year back from now) that reaches back to `since`; none past a year. */
+export function timeRangeFor(since: string, now = Date.now()): 'day' | 'week' | 'month' | 'year' | undefined {
+  const days = (now - Date.parse(`${since}T00:00:00Z`)) / 86_400_000;
+  if (!Number.isFinite(days)) return undefined;
+  return days <= 1 ? 'day' : days <= 7 ? 'week' : days <= 30 ? 'month' : days <= 365 ? 'year' : undefined;
 }

@@ -23,7 +23,7 @@ export class TavilySearch implements SearchProvider {
     this.apiKey = requireApiKey(options, TAVILY);
   }
 
-  async search({ query, maxResults, signal }: SearchRequest): Promise<SearchResult[]> {
+  async search({ query, maxResults, signal, filters }: SearchRequest): Promise<SearchResult[]> {
     if (maxResults < 1) return [];
     const res = await send(TAVILY, endpoint(this.options.baseUrl, 'search'), {
       method: 'POST',
@@ -41,6 +41,10 @@ export class TavilySearch implements SearchProvider {
         include_answer: false,
         include_raw_content: false,
         include_images: false,
+        ...(filters?.include_domains ? { include_domains: filters.include_domains } : {}),
+        ...(filters?.exclude_domains ? { exclude_domains: filters.exclude_domains } : {}),
+        ...(filters?.since ? { start_date: filters.since } : {}),
+        ...(filters?.until ? { end_date: filters.until } : {}),
       }),
       timeoutMs: this.options.timeoutMs,
       signal,

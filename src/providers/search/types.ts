@@ -1,3 +1,5 @@
+import type { SearchFilters } from '../../domain/filters';
+
 export interface SearchResult {
   url: string;
   title: string;
@@ -21,6 +23,8 @@ export interface SearchRequest {
   query: string;
   maxResults: number;
   signal?: AbortSignal;
+  /** Dates and domains the session asks for: a provider with a filter of its own sends them (its results are checked again after). */
+  filters?: SearchFilters;
 }
 
 /** One interface per provider kind: a search engine turns a query into ranked results. */

@@ -4,6 +4,7 @@ import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
 import type { SearchHit } from '../../activities/contracts';
 import { searchOn } from '../activities';
 import { searchTaskQueue } from '../../contract/names';
+import { sessionFilters, type SearchFilters } from '../../domain/filters';
 import { errorMessage, type ResearchSession } from '../session';
 import { reserveBudget, stopsResearch } from './budget';
 
@@ -33,8 +34,22 @@ async function searchOne(s: ResearchSession, provider: string, query: string): P
   const stub = searchOn(searchTaskQueue(workflowInfo().taskQueue, provider));
   reserveBudget(s, 'search');
   const maxResults = s.settings.max_search_results_per_query;
-  const out = await s.tool('web_search', { query, provider }, () => stub.webSearch({ query, provider, maxResults }), (r) => ({ hits: r.hits.length, ...(r.queued_ms !== undefined ? { queued_ms: r.queued_ms } : {}) }));
+  const filters = filtersOf(s);
+  const out = await s.tool('web_search', { query, provider }, () => stub.webSearch({ query, provider, maxResults, ...(filters ? { filters } : {}) }), (r) => ({ hits: r.hits.length, ...(r.queued_ms !== undefined ? { queued_ms: r.queued_ms } : {}), ...(r.left_out ? { left_out: r.left_out } : {}) }));
+  if (out.left_out) countLeftOut(s, out.left_out);
   return out.hits;
+}
+
+/** The session's date and domain filters, its spans counted back from when it was created. */
+export function filtersOf(s: ResearchSession): SearchFilters | undefined {
+  return sessionFilters(s.settings, Date.parse(s.state.created_at));
+}
+
+/** Pages the filters left out, by why (the report's Notes say how many). */
+export function countLeftOut(s: ResearchSession, add: { domain?: number; date?: number }): void {
+  const counts = (s.state.left_out ??= { domain: 0, date: 0 });
+  counts.domain += add.domain ?? 0;
+  counts.date += add.date ?? 0;
 }
 
 /** Every provider at once; results interleaved by rank and deduplicated by normalized URL. */

@@ -12,7 +12,8 @@ import { errorMessage, type ResearchSession } from '../session';
 import { settleAll } from '../concurrency';
 import { reserveBudget, stopsResearch } from './budget';
 import { foundFor, pageQuestions } from './judging';
-import { NoSearchProviderLeft, searchQuery } from './search';
+import { countLeftOut, filtersOf, NoSearchProviderLeft, searchQuery } from './search';
+import { leftOutByDate } from '../../domain/filters';
 
 /** One query's search; a failed search gives no hits, and an outage is recorded. */
 export async function searchFor(s: ResearchSession, query: string): Promise<{ query: string; hits: SearchHit[] }> {
@@ -118,6 +119,8 @@ async function fetchOne(s: ResearchSession, source: Source, found: FoundTerms): 
     });
     if (parsed.title) source.title = parsed.title;
     if (parsed.snippet) source.snippet = parsed.snippet;
+    const outside = leftOutByDate(source.published, filtersOf(s));
+    if (outside) leaveOutOfRange(s, source, outside);
     s.state.artifacts.push({ file_id: parsed.text_file_id, name: `${source.id}-text`, kind: 'text', source_url: source.url });
   } catch (err) {
     if (stopsResearch(err)) throw err;
@@ -169,4 +172,14 @@ function datesOf(parsed: { published?: string; published_from?: string; updated?
     ...(parsed.published ? { published: parsed.published, ...(parsed.published_from ? { published_from: parsed.published_from } : {}) } : {}),
     ...(parsed.updated ? { updated: parsed.updated, ...(parsed.updated_from ? { updated_from: parsed.updated_from } : {}) } : {}),
   };
+}
+
+/** A page whose own date is outside the session's since/until: never read or cited, counted in the Notes. */
+function leaveOutOfRange(s: ResearchSession, source: Source, why: string): void {
+  source.out_of_range = why;
+  source.skipped_off_topic = true;
+  source.analyzed = true;
+  source.notes = `left unread: ${why}`;
+  countLeftOut(s, { date: 1 });
+  s.info(`source ${source.id} left unread (${why}): ${source.url}`);
 }

@@ -13,6 +13,7 @@ import { ensureReport, setReport } from './report';
 import { openQuestions } from './enhance';
 import { resumedRuns } from './resume';
 import { findingsForEmptySections, type SectionPlaced } from '../../report/section-findings';
+import { filtersOf } from './search';
 
 /** The verify step: the report checked; a panel's merged report too (its panel keeps the checked version). */
 export async function verify(s: ResearchSession): Promise<Next> {
@@ -69,7 +70,7 @@ async function citationInput(s: ResearchSession, extra: CitationExtra): Promise<
   const fetched = st.sources
     .filter((src) => src.status === 'fetched' && !src.skipped_off_topic)
     .map((src) => ({ id: src.id, title: src.title, url: src.url, ...(src.final_url ? { final_url: src.final_url } : {}), retrieved_at: src.retrieved_at, file_id: src.file_id, ...(src.tier ? { tier: src.tier } : {}), ...(src.teaser ? { teaser: true } : {}), ...datesCited(src) }));
-  const skipped = st.sources.filter((src) => src.skipped_off_topic);
+  const skipped = st.sources.filter((src) => src.skipped_off_topic && !src.out_of_range);
   const scored = st.sources.filter((src) => src.relevance !== undefined);
   const open = openQuestions(st);
   const resumed = resumedRuns(s);
@@ -96,6 +97,7 @@ async function citationInput(s: ResearchSession, extra: CitationExtra): Promise<
     ...(resumed.length ? { resumed } : {}),
     ...renderedNotes(st.sources),
     ...sectionFindings(s),
+    ...filterNotes(s),
   };
 }
 
@@ -206,4 +208,13 @@ async function checkClaimsAndLinks(s: ResearchSession, citations: VerifyCitation
 /** A source's dates as its Sources entry shows them. */
 function datesCited(src: Source): { published?: string; updated?: string; updated_from?: string } {
   return { ...(src.published ? { published: src.published } : {}), ...(src.updated ? { updated: src.updated, ...(src.updated_from ? { updated_from: src.updated_from } : {}) } : {}) };
+}
+
+/** What the session's date and domain filters left out, and the pages read without a date to hold to them. */
+function filterNotes(s: ResearchSession): { left_out?: { domain: number; date: number }; undated?: string[] } {
+  const filters = filtersOf(s);
+  const dated = filters?.since !== undefined || filters?.until !== undefined;
+  const undated = dated ? s.state.sources.filter((x) => x.status === 'fetched' && !x.skipped_off_topic && !x.published).map((x) => x.id) : [];
+  const left = s.state.left_out;
+  return { ...(left && (left.domain || left.date) ? { left_out: left } : {}), ...(undated.length ? { undated } : {}) };
 }
