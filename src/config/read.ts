@@ -72,6 +72,11 @@ export function applyEnvironment(config: FileConfig, raw: unknown, given: NotedE
   if (env.DEEP_RESEARCH_TASK_QUEUE) config.temporal.task_queue = env.DEEP_RESEARCH_TASK_QUEUE;
   if (env.DEEP_RESEARCH_MAX_CACHED_WORKFLOWS) config.temporal.max_cached_workflows = Number(env.DEEP_RESEARCH_MAX_CACHED_WORKFLOWS);
   if (env.DEEP_RESEARCH_WORKER_MEMORY_MB) config.temporal.worker_memory_mb = Number(env.DEEP_RESEARCH_WORKER_MEMORY_MB);
+  if (env.DEEP_RESEARCH_PLANNING_SLOTS) {
+    const slots = Number(env.DEEP_RESEARCH_PLANNING_SLOTS);
+    if (!Number.isInteger(slots) || slots < 1 || slots > 64) throw new ConfigError('DEEP_RESEARCH_PLANNING_SLOTS must be a whole number from 1 to 64');
+    config.temporal.planning_slots = slots;
+  }
   if (env.DEEP_RESEARCH_DATA_DIR) config.data_dir = env.DEEP_RESEARCH_DATA_DIR;
   if (env.SEARCH_PROVIDERS) config.search.chain = env.SEARCH_PROVIDERS.split(',').map((p) => p.trim()).filter(Boolean);
   if (env.SEARCH_PROVIDER) {

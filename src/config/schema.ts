@@ -191,6 +191,13 @@ export const configSchema = z
           .max(100_000)
           .optional()
           .describe('Sessions a worker keeps in memory; others (e.g. waiting for approval) are evicted and replay when they wake. Unset: as many as worker_memory_mb holds. Overridden by DEEP_RESEARCH_MAX_CACHED_WORKFLOWS'),
+        planning_slots: z
+          .number()
+          .int()
+          .min(1)
+          .max(64)
+          .default(4)
+          .describe("Plans of new sessions a worker drafts at once, on a task queue of their own: a burst of new sessions waits for these, never for the slots running research needs. Overridden by DEEP_RESEARCH_PLANNING_SLOTS"),
         worker_memory_mb: z
           .number()
           .int()

@@ -33,6 +33,13 @@ export function scheduledResearchId(scheduleId: string, workflowId: string, runI
  */
 export const searchTaskQueue = (taskQueue: string, provider: string): string => `${taskQueue}.search.${provider}`;
 
+/**
+ * Where new sessions' plans are drafted: a queue of its own, served by a few slots of each worker
+ * (temporal.planning_slots), so a burst of new sessions never holds the slots that running
+ * research, which people are waiting for, needs.
+ */
+export const planningTaskQueue = (taskQueue: string): string => `${taskQueue}.planning`;
+
 /** Custom search attributes registered on the server so sessions can be listed by Temporal too. */
 export const SEARCH_ATTRIBUTES = {
   status: 'ResearchStatus',

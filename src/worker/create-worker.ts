@@ -10,7 +10,7 @@ import { dataConverterOf } from '../temporal/codec';
 import { researchActivityInterceptor, SessionStatusGauge, startMemoryGauge, storeWaitReporter } from './metrics';
 import { activityTracingInterceptors, tracingSinks, tracingRequested } from '../telemetry/tracing';
 import { cachedWorkflowCode } from './bundle-cache';
-import { searchTaskQueue } from '../contract/names';
+import { planningTaskQueue, searchTaskQueue } from '../contract/names';
 import { TokenBucket } from './token-bucket';
 import { workflowCacheSize } from './cache-size';
 import { buildIdOf, versioningOptions } from './versioning';
@@ -140,7 +140,19 @@ export async function createResearchWorker(opts: ResearchWorkerOptions): Promise
     maxCachedWorkflows: cacheSize,
     ...opts.overrides,
   });
-  const search: Worker[] = [];
+  const search: Worker[] = [
+    // New sessions' plans, on their own queue and slots (a flood of them leaves the main queue's to running research).
+    await Worker.create({
+      connection: opts.connection,
+      namespace: config.temporal.namespace,
+      taskQueue: planningTaskQueue(config.temporal.task_queue),
+      activities: { decomposeQuery: activities.decomposeQuery },
+      ...versioning,
+      dataConverter,
+      interceptors: { activity: activityInterceptors },
+      maxConcurrentActivityTaskExecutions: config.temporal.planning_slots,
+    }),
+  ];
   for (const provider of ALL_SEARCH_PROVIDERS) {
     if (!searchAvailability(config, provider).ok) continue;
     const rate = searchRate(config, provider);

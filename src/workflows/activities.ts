@@ -14,8 +14,13 @@ const MODEL_OPTIONS = {
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 4, nonRetryableErrorTypes: NON_RETRYABLE },
 } as const;
 
-/** The only activity planning can reach: no search, fetch or stored-text access before approval. */
-export const planner = proxyActivities<Pick<RoleActivities, 'decomposeQuery'>>(MODEL_OPTIONS);
+/**
+ * The only activity planning can reach: no search, fetch or stored-text access before approval. On
+ * the planning queue (planningTaskQueue), whose few slots a burst of new sessions shares.
+ */
+export function plannerOn(taskQueue: string) {
+  return proxyActivities<Pick<RoleActivities, 'decomposeQuery'>>({ ...MODEL_OPTIONS, taskQueue });
+}
 /** The user's own documents, for planning: this proxy reaches no web activity. */
 export const knowledge = proxyActivities<Pick<ResearchActivities, 'lookupLocalKnowledge'>>({ startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 3 } });
 

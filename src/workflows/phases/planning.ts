@@ -1,9 +1,11 @@
 // Planning and the human checkpoint. Nothing here can reach the web: the only activities this
 // module can reach are the planner model and the user's own documents (a local-only lookup), so
 // web search, fetch and retrieval are structurally impossible before approval.
+import { workflowInfo } from '@temporalio/workflow';
 import { planningGate } from '../../research/gates';
 import type { ExpandedQuery, InboxMessage, ResearchPlan } from '../../domain/types';
-import { knowledge, planner } from '../activities';
+import { knowledge, plannerOn } from '../activities';
+import { planningTaskQueue } from '../../contract/names';
 import { type Answer, endAs, goTo, type Next, researchFrom, waitFor } from '../runs';
 import { errorMessage, type ResearchSession } from '../session';
 import { afterPhase, retryByRule } from './oversight';
@@ -118,7 +120,7 @@ async function draftPlan(s: ResearchSession): Promise<void> {
       'decompose_query',
       { query: st.initial_query, clarifications: st.clarifications.length, feedback: st.plan_feedback.length, model: choice },
       () =>
-        planner.decomposeQuery({
+        plannerOn(planningTaskQueue(workflowInfo().taskQueue)).decomposeQuery({
           researchId: st.research_id,
           query: st.initial_query,
           clarifications: st.clarifications,
