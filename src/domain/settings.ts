@@ -2,6 +2,7 @@
 // one place. The type the workflow and activities use is derived from it (import it as a type:
 // zod stays out of the workflow bundle).
 import { z } from 'zod';
+import { REPORT_LENGTHS } from './report-length';
 import { CREDIBILITY_TIERS, DELIVERY_EVENTS, MODEL_ROLES } from './names';
 import { LINE_CHARACTER, TWO_NON_BLANK, wholeNumberPattern } from './text-rules';
 
@@ -60,6 +61,10 @@ const domainName = z
 export const researchSettingsSchema = z
   .object({
     max_report_update_size: z.number().int().min(100).max(100_000).default(800).describe('Most characters one report patch may add'),
+    report_length: z
+      .enum(REPORT_LENGTHS)
+      .optional()
+      .describe('How long the report should be: brief (about 500 words), standard (about 1,200) or detailed (about 2,500); the writer is told the target and its patches scale with it (half for brief, twice for detailed), and the Notes say when the sources could not fill it. Unset: as the patches come'),
     max_search_results_per_query: z.number().int().min(1).max(50).default(5),
     max_sources: z.number().int().min(1).max(500).default(20),
     timeout_seconds: z.number().int().min(10).max(30 * 24 * 3600).default(600).describe('Overall time for the research after approval'),

@@ -1,6 +1,7 @@
 // The final citation check: every citation resolved to a fetched source or removed, repeats merged
 // once nothing else will change the text, and the generated Sources and Notes sections rebuilt
 // (replacing any earlier ones, so a retried check never duplicates them) in the asker's language.
+import { SHORT_OF_TARGET } from '../domain/report-length';
 import { CITATION_GROUP, resolveCitations, type RemovedCitation } from './citations';
 import { mergeRepeatedClaims, type MergedClaim } from './dedupe';
 import { everyLanguage, labelsFor, type ReportLabels } from './labels';
@@ -57,6 +58,8 @@ export interface ReportNotes {
   /** Relevance of each scored source to its sub-question (0..1). */
   relevance?: Record<string, number>;
   /** Sources not read because they scored below min_relevance. */
+  /** The report's length asked for (report_length) and its word target. */
+  length_asked?: { length: string; words: number };
   /** Pages the session's filters left out: by domain, by date. */
   left_out?: { domain: number; date: number };
   /** Sources read without a date while the session filters by date. */
@@ -150,9 +153,12 @@ export function verifyReportCitations(markdown: string, fetched: CitableSource[]
     const read = extra.not_counted?.length ?? 0;
     report.head = `${report.head}\n\n> ${labels.notAnswered(read + (extra.skipped_sources?.length ?? 0), read, queries || '—')}`;
   }
+  const written = wordCount(renderReport(report));
   report.sections.push({ title: labels.sources, body: sourcesList(citedSources, extra, labels) });
   const missing = stillMissing(extra.open_gap_list ?? [], renderReport(report));
   const notes = notesList({ extra, labels, found, resolved: resolvedCount, removedCitations, removed, failedSources, merged: (extra.merged_claims ?? 0) + repeated.length, questions: questionSection ? [] : questions, missing, teasers: citedSources.filter((s) => s.teaser).map((s) => s.id) });
+  // Asked for a length the sources could not fill: said, not padded.
+  if (extra.length_asked && written < SHORT_OF_TARGET * extra.length_asked.words) notes.unshift(`- ${labels.shortOfLength(written, extra.length_asked.words, extra.length_asked.length)}`);
   if (notes.length) report.sections.push({ title: labels.notes, body: notes.join('\n') });
   return {
     markdown: renderReport(report),
@@ -197,6 +203,11 @@ function dateDetails(s: CitableSource, labels: ReportLabels): string[] {
     ...(published ? [labels.published(published)] : []),
     ...(updated && updated !== published ? [labels.updated(updated, s.updated_from === 'http-last-modified')] : []),
   ];
+}
+
+/** Words of the report's text (headings and citations included, as a reader counts them roughly). */
+function wordCount(markdown: string): number {
+  return (markdown.replace(/\[S\d+(?:,\s*S\d+)*\]/g, ' ').match(/[\p{L}\p{N}]+/gu) ?? []).length;
 }
 
 function sourcesList(sources: CitableSource[], extra: ReportNotes, labels: ReportLabels): string {

@@ -94,6 +94,8 @@ export interface ReportLabels {
   skipped: (n: number, threshold: string) => string;
   /** Pages judged before reading not to address the question, and by whom. */
   skippedJudged: (n: number) => string;
+  /** The report is shorter than the length asked for: the sources did not hold more. */
+  shortOfLength: (words: number, target: number, length: string) => string;
   /** Pages the session's filters left out, by domain and by date. */
   leftOut: (domain: number, date: number) => string;
   /** Sources read without a date while the session filters by date. */

@@ -25,6 +25,8 @@ put the findings that bear on them there. Answer with JSON only.`;
 
 export const writer: ModelRoleSpec<z.infer<typeof reportPatchSchema>> = { role: 'writer', name: 'report_patch', system: WRITER_SYSTEM, schema: reportPatchSchema };
 
+const wordsIn = (markdown: string) => (markdown.match(/[\p{L}\p{N}]+/gu) ?? []).length;
+
 export function writerPrompt(input: {
   query: string;
   outline: string[];
@@ -34,6 +36,7 @@ export function writerPrompt(input: {
   max_update_chars: number;
   language?: string;
   fill_sections?: string[];
+  target_words?: number;
 }): string {
   return [
     `Research question:\n${input.query}`,
@@ -41,6 +44,7 @@ export function writerPrompt(input: {
     `Outline sections: ${input.outline.map((s) => `"${s}"`).join(', ')}`,
     ...(input.fill_sections?.length ? [`Still empty (put the findings that bear on them here): ${input.fill_sections.map((s) => `"${s}"`).join(', ')}`] : []),
     `Character budget for all patches: ${input.max_update_chars}`,
+    ...(input.target_words ? [`The finished report should run to about ${input.target_words} words in all (it has ${wordsIn(input.report_markdown)} now): write to that length as far as the findings allow, never padding it.`] : []),
     `New findings:\n${input.findings.map((f) => `- (${f.confidence}) ${f.content} [${f.source_ids.join(', ')}]`).join('\n')}`,
     `Sources:\n${input.sources.map((s) => `- [${s.id}] ${s.title} — ${s.url}`).join('\n')}`,
     `Current report:\n${input.report_markdown}`,
@@ -54,6 +58,8 @@ export interface ReportPatch {
 }
 
 export interface WriteReportPatchInput extends ModelChoice {
+  /** The report's length asked for, in words (report_length). */
+  target_words?: number;
   query: string;
   outline: string[];
   report_file_id: string;

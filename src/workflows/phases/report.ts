@@ -2,6 +2,7 @@
 // version. A patch is two steps: the writer (a model) proposes section patches, and a store step
 // applies them to the stored report. The model's proposal is durable in history the moment it
 // returns, so a store that is away is waited for, never paid for twice.
+import { REPORT_PATCH_SCALE, REPORT_WORDS } from '../../domain/report-length';
 import type { ModelUsage, ReportPatch, ReportVersion } from '../../activities/contracts';
 import type { Finding, ResearchPlan } from '../../domain/types';
 import { model, store } from '../activities';
@@ -57,7 +58,8 @@ async function propose(s: ResearchSession, given: Finding[], baseId: string, opt
   const { fillSections, background = false } = opts;
   // A source set aside as off the question since is never written from.
   const findings = withoutOffQuestion(s, given);
-  const maxChars = s.settings.max_report_update_size * Math.max(1, opts.batches ?? 1);
+  const length = s.settings.report_length;
+  const maxChars = Math.round(s.settings.max_report_update_size * (length ? REPORT_PATCH_SCALE[length] : 1)) * Math.max(1, opts.batches ?? 1);
   const st = s.state;
   const plan = st.plan as ResearchPlan;
   const cited = new Set(findings.flatMap((f) => f.source_ids));
@@ -74,6 +76,7 @@ async function propose(s: ResearchSession, given: Finding[], baseId: string, opt
       max_update_chars: maxChars,
       ...(plan.context?.language ? { language: plan.context.language } : {}),
       ...(fillSections?.length ? { fill_sections: fillSections } : {}),
+      ...(length ? { target_words: REPORT_WORDS[length] } : {}),
       model: choice,
       stream: s.streamTarget(),
     }),

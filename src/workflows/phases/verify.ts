@@ -14,6 +14,7 @@ import { openQuestions } from './enhance';
 import { resumedRuns } from './resume';
 import { findingsForEmptySections, type SectionPlaced } from '../../report/section-findings';
 import { filtersOf } from './search';
+import { REPORT_WORDS } from '../../domain/report-length';
 
 /** The verify step: the report checked; a panel's merged report too (its panel keeps the checked version). */
 export async function verify(s: ResearchSession): Promise<Next> {
@@ -98,6 +99,7 @@ async function citationInput(s: ResearchSession, extra: CitationExtra): Promise<
     ...renderedNotes(st.sources),
     ...sectionFindings(s),
     ...filterNotes(s),
+    ...(s.settings.report_length ? { length_asked: { length: s.settings.report_length, words: REPORT_WORDS[s.settings.report_length] } } : {}),
   };
 }
 
