@@ -4,7 +4,8 @@
 // and on the page's own date once read; a research with a date filter over pages that state no date
 // reads them and says they are undated.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { dayOf, leftOutByDate, leftOutByDomain, sessionFilters } from '../src/domain/filters';
+import { dayOf, leftOutByDate, leftOutByDomain, scopeStart, sessionFilters } from '../src/domain/filters';
+import { verifyReportCitations } from '../src/report/final-check';
 import { researchSettingsOverrides } from '../src/domain/settings';
 import { createSearchProvider, type SearchProviderName } from '../src/providers/search/catalog';
 import { timeRangeFor } from '../src/providers/search/searxng';
@@ -38,6 +39,16 @@ describe('the filters', () => {
     expect(leftOutByDate('Mon, 09 Dec 2024 16:00:00 GMT', filters)).toBeUndefined();
     expect(leftOutByDate('2026-02-01', filters)).toBe('published 2026-02-01, after 2026-01-01');
     expect(leftOutByDate(undefined, filters)).toBeUndefined();
+  });
+
+  it("the start of the question's own time scope, as the planner wrote it; sources older than it are flagged in the Notes", () => {
+    expect(scopeStart('2020–2024', started)).toBe('2020-01-01');
+    expect(scopeStart('since 2019', started)).toBe('2019-01-01');
+    expect(scopeStart('the last two years', started)).toBe('2024-12-03');
+    expect(scopeStart('seit 2021', started)).toBe('2021-01-01');
+    expect(scopeStart('worldwide', started)).toBeUndefined();
+    const { markdown } = verifyReportCitations('# Q\n\n## A\n\nPrices fell [S1].\n', [{ id: 'S1', title: 'Prices', url: 'https://example.org/p' }], 0, { before_scope: { scope: 'since 2022', sources: ['S1 (2015-03-02)'] } });
+    expect(markdown).toContain('Older than the period asked about (since 2022): S1 (2015-03-02); what they say may no longer hold.');
   });
 
   it('the settings schema takes them and refuses what is neither a date nor a span', () => {

@@ -78,3 +78,19 @@ function dayOfDate(text: string): string | undefined {
   const ms = Date.parse(text);
   return Number.isFinite(ms) ? new Date(ms).toISOString().slice(0, 10) : undefined;
 }
+
+/**
+ * The first day of the period a question asks about, from the planner's time_scope as it wrote it
+ * ("2020–2024", "since 2019", "the last two years", "seit 2021"): the earliest year it names, or
+ * N years back from `now` for "last N years"; undefined when it names no start.
+ */
+export function scopeStart(timeScope: string | undefined, now: number): string | undefined {
+  if (!timeScope) return undefined;
+  const years = [...timeScope.matchAll(/\b(19\d{2}|20\d{2})\b/g)].map((m) => Number(m[1]));
+  if (years.length) return `${Math.min(...years)}-01-01`;
+  const words: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10 };
+  const last = /\b(?:last|past)\s+(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+years?\b/i.exec(timeScope);
+  if (!last) return /\b(?:last|past)\s+year\b/i.test(timeScope) ? dayOf('1y', now) : undefined;
+  const n = Number(last[1]) || words[last[1].toLowerCase()];
+  return n ? dayOf(`${n}y`, now) : undefined;
+}

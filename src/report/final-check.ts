@@ -64,6 +64,8 @@ export interface ReportNotes {
   left_out?: { domain: number; date: number };
   /** Sources read without a date while the session filters by date. */
   undated?: string[];
+  /** Sources read that were published before the period the question asks about (the planner's time scope). */
+  before_scope?: { scope: string; sources: string[] };
   skipped_sources?: { id: string; title: string; url: string; score: number; judged?: { by: 'meaning' | 'model' | 'words'; why?: string } }[];
   /** Sources read whose reader found they do not address the question: listed, never cited. */
   not_counted?: { id: string; title: string; url: string; reason: string }[];
@@ -261,6 +263,7 @@ function notesList({ extra, labels, found, resolved, removedCitations, removed, 
   }
   if (extra.left_out) notes.push(`- ${labels.leftOut(extra.left_out.domain, extra.left_out.date)}`);
   if (extra.undated?.length) notes.push(`- ${labels.undated(extra.undated.join(', '))}`);
+  if (extra.before_scope) notes.push(`- ${labels.beforeScope(escapeInline(extra.before_scope.scope), extra.before_scope.sources.join(', '))}`);
   const judgedSkips = (extra.skipped_sources ?? []).filter((x) => x.judged);
   const scoreSkips = (extra.skipped_sources ?? []).filter((x) => !x.judged);
   if (judgedSkips.length) {

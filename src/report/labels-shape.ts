@@ -100,6 +100,8 @@ export interface ReportLabels {
   leftOut: (domain: number, date: number) => string;
   /** Sources read without a date while the session filters by date. */
   undated: (ids: string) => string;
+  /** Sources read that were published before the period the question asks about. */
+  beforeScope: (scope: string, sources: string) => string;
   judgedBy: { meaning: string; words: string; model: (why: string) => string };
   notCounted: (n: number) => string;
   notAnswered: (found: number, read: number, queries: string) => string;

@@ -56,6 +56,7 @@ const EN: ReportLabels = {
   skipped: (n, t) => `${n} source(s) were not read: off-topic for their sub-question (relevance below ${t}):`,
   shortOfLength: (words, target, length) => `Shorter than asked: a ${length} report of about ${target} words was asked for; the sources read held enough for ${words}, and the report was not padded.`,
   leftOut: (domain, date) => `Left out by this session's filters, never read: ${[domain ? `${domain} page(s) from domains outside those asked for` : '', date ? `${date} page(s) published outside the dates asked for` : ''].filter(Boolean).join('; ')}.`,
+  beforeScope: (scope, sources) => `Older than the period asked about (${scope}): ${sources}; what they say may no longer hold.`,
   undated: (ids) => `Undated (they state no publication date, so the date filter could not be checked; read): ${ids}.`,
   skippedJudged: (n) => `${n} source(s) were not read: judged before reading not to address the question:`,
   judgedBy: { meaning: 'by meaning, about something else', words: 'shares no word with the question', model: (why) => `triage: ${why}` },

@@ -15,6 +15,7 @@ import { resumedRuns } from './resume';
 import { findingsForEmptySections, type SectionPlaced } from '../../report/section-findings';
 import { filtersOf } from './search';
 import { REPORT_WORDS } from '../../domain/report-length';
+import { scopeStart } from '../../domain/filters';
 
 /** The verify step: the report checked; a panel's merged report too (its panel keeps the checked version). */
 export async function verify(s: ResearchSession): Promise<Next> {
@@ -213,10 +214,14 @@ function datesCited(src: Source): { published?: string; updated?: string; update
 }
 
 /** What the session's date and domain filters left out, and the pages read without a date to hold to them. */
-function filterNotes(s: ResearchSession): { left_out?: { domain: number; date: number }; undated?: string[] } {
+function filterNotes(s: ResearchSession): { left_out?: { domain: number; date: number }; undated?: string[]; before_scope?: { scope: string; sources: string[] } } {
   const filters = filtersOf(s);
+  const scope = s.state.plan?.context?.time_scope;
+  const start = scopeStart(scope, Date.parse(s.state.created_at));
+  const older = start ? s.state.sources.filter((x) => x.status === 'fetched' && !x.skipped_off_topic && x.published && x.published.slice(0, 10) < start) : [];
+  const beforeScope = older.length && scope ? { before_scope: { scope, sources: older.map((x) => `${x.id} (${(x.published as string).slice(0, 10)})`) } } : {};
   const dated = filters?.since !== undefined || filters?.until !== undefined;
   const undated = dated ? s.state.sources.filter((x) => x.status === 'fetched' && !x.skipped_off_topic && !x.published).map((x) => x.id) : [];
   const left = s.state.left_out;
-  return { ...(left && (left.domain || left.date) ? { left_out: left } : {}), ...(undated.length ? { undated } : {}) };
+  return { ...(left && (left.domain || left.date) ? { left_out: left } : {}), ...(undated.length ? { undated } : {}), ...beforeScope };
 }
