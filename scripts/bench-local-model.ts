@@ -36,7 +36,7 @@ function ggufPath(python: string): string {
 
 async function startLlama(python: string, gguf: string, nCtx: number): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(python, ['-m', 'llama_cpp.server', '--model', gguf, '--model_alias', 'gemma3-270m', '--n_ctx', String(nCtx), '--host', '127.0.0.1', '--port', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(python, ['-m', 'llama_cpp.server', '--model', gguf, '--model_alias', 'gemma3-270m', '--n_ctx', String(nCtx), '--logits_all', 'false', '--host', '127.0.0.1', '--port', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   child.stderr?.on('data', (d: Buffer) => (log = (log + d).slice(-4_000)));
   const url = `http://127.0.0.1:${port}/v1`;

@@ -64,6 +64,8 @@ describe('a model that repeats itself', () => {
   for (const [what, unit] of [
     ['a phrase', 'heat pumps are efficient, '],
     ['whitespace', ' \n'],
+    // What Gemma 3 270M under llama-cpp-python's JSON grammar streamed, at 5 tokens a second.
+    ['empty strings', '"", '],
   ] as const) {
     it(`looping on ${what} is stopped in seconds, repaired once, and fails saying it repeated itself`, async () => {
       const server = await loopingServer('{"title": "Heat pumps", "points": ["', unit);
@@ -77,7 +79,7 @@ describe('a model that repeats itself', () => {
       expect(Date.now() - started).toBeLessThan(10_000);
       // The first answer and the one repair: each stopped after a few thousand characters, not at the cap.
       expect(server.bodies).toHaveLength(2);
-      for (const chars of server.streamed) expect(chars).toBeLessThan(8_000);
+      for (const chars of server.streamed) expect(chars).toBeLessThan(unit.length < 10 ? 600 : 8_000);
       expect(server.bodies[0].max_tokens).toBe(OUTPUT_CAPS.planner);
     });
   }

@@ -31,6 +31,9 @@ interface ProviderError {
   detail: string;
 }
 
+/** What a timed-out call's message says to do about it. */
+const timeoutHint = 'no full answer within models.timeout_seconds; a slow local model needs longer: models.timeout_seconds or models.role_timeout_seconds.<role>';
+
 export function toFailure(err: unknown, what: string, credentialHint?: string): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
   if (err instanceof ConfigError) return ApplicationFailure.nonRetryable(`${err.message} ${TO_FIX} change the worker's configuration as it says, then retry`, 'ConfigurationError');
@@ -40,7 +43,7 @@ export function toFailure(err: unknown, what: string, credentialHint?: string): 
   if (err instanceof ContentPolicyError) return contentPolicy(what, err.message);
   if (err instanceof StructuredOutputRefused) return ApplicationFailure.nonRetryable(`${what}: ${err.message} ${TO_FIX} ${err.fix}`, 'StructuredOutputRefused');
   if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
-    return ApplicationFailure.retryable(`${what}: timed out`, 'Timeout');
+    return ApplicationFailure.retryable(`${what}: timed out (${timeoutHint})`, 'Timeout');
   }
   const message = `${what}: ${inOurWords(err instanceof Error ? err.message : String(err))}`;
   const { status, retryAfterMs, detail } = describe(err);

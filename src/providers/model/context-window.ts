@@ -142,7 +142,7 @@ function fromOllamaShow(show: Json): ServerWindow | undefined {
 /** llama-cpp-python: a prompt past any window it could hold, one token of answer; its refusal names the window. */
 async function askPastWindow(connection: ModelConnection, base: string, timeoutMs: number): Promise<ServerWindow | undefined> {
   const body = JSON.stringify({ model: connection.model, max_tokens: 1, messages: [{ role: 'user', content: 'a '.repeat(OVERFLOW_PROBE_TOKENS) }] });
-  const res = await fetch(`${base}/chat/completions`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...authOf(connection) }, signal: AbortSignal.timeout(timeoutMs * 4) });
+  const res = await fetch(`${base}/chat/completions`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...authOf(connection) }, signal: AbortSignal.timeout(Math.max(timeoutMs * 4, 8_000)) });
   const tokens = windowFromError(await res.text());
   return tokens ? { tokens, from: 'llama-cpp-python (its answer to a prompt past its window)' } : undefined;
 }
