@@ -209,7 +209,9 @@ describe('supervisor: reflectOnPhase', () => {
   });
 
   it('keeps the reflection within 600 characters', async () => {
-    const long = `${'The sources lean on one host and need more breadth. '.repeat(20)}`;
+    // Long, each sentence its own (a model saying one sentence twenty times is stopped as a loop: bounded-answers).
+    const hosts = ['one host', 'a single blog', 'two wire services', 'a trade body', 'press releases', 'a city paper', 'one ministry', 'a lobby group', 'old filings', 'a forum'];
+    const long = hosts.map((h, i) => `Finding ${i + 1} rests on ${h}, so the next round should look for ${i + 2} independent reports that confirm or contradict it. `).join('');
     const { mind } = await setup({ answers: [{ object: { reflection: long, retry: false, guidance_for_next_phase: 'Search wider.' } }] });
     const out = await asActivity(() => mind.reflectOnPhase(reflectInput(false)));
     expect(long.length).toBeGreaterThan(MAX_REFLECTION_CHARS);

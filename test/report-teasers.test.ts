@@ -51,8 +51,8 @@ describe('a paywalled teaser, from the page to the report', () => {
         { id: 'S2', title: 'Council minutes', url: 'https://city.example/minutes', text: 'Minutes of the meeting.' },
       ],
     });
-    expect(prompt).toContain('<source id="S1" url="https://news.example/harbour" title="Harbour plans" only-opening="true">');
-    expect(prompt).toContain('<source id="S2" url="https://city.example/minutes" title="Council minutes">');
+    expect(prompt).toContain('<source id="S1" url="https://news.example/harbour" title="Harbour plans" published="unknown" only-opening="true">');
+    expect(prompt).toContain('<source id="S2" url="https://city.example/minutes" title="Council minutes" published="unknown">');
     expect(prompt).toContain('S1: only the opening of the article was readable (paywall)');
   });
 

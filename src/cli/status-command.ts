@@ -45,10 +45,15 @@ const modelOf = (config: AppConfig, s: ResearchSnapshot) => (role: string) => s.
 /** The windows the session's model servers say they run its models with (asked once each, briefly; a server that says nothing or is away is left out). */
 async function servedWindows(config: AppConfig, s: ResearchSnapshot): Promise<Record<string, ServerWindow>> {
   const models = [...new Set(Object.values(PHASE_ROLES).flat().map(modelOf(config, s)))];
-  const { modelConnection } = require('../providers/registry') as typeof import('../providers/registry');
+  const { modelEndpoint } = require('../config/model-catalog') as typeof import('../config/model-catalog');
   const { serverWindowKept, SERVER_WINDOWS_FILE } = require('../providers/model/context-window') as typeof import('../providers/model/context-window');
   const file = path.join(config.data_dir, SERVER_WINDOWS_FILE);
-  const said = await Promise.all(models.map((ref) => Promise.resolve().then(() => serverWindowKept(modelConnection(config, ref), file, STATUS_PROBE_MS)).catch(() => undefined)));
+  const said = await Promise.all(
+    models.map((ref) => {
+      const endpoint = modelEndpoint(config, ref);
+      return endpoint ? serverWindowKept(endpoint, file, STATUS_PROBE_MS).catch(() => undefined) : undefined;
+    }),
+  );
   return Object.fromEntries(models.flatMap((ref, i) => (said[i] ? [[ref, said[i]]] : [])));
 }
 

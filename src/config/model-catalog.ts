@@ -27,6 +27,22 @@ export const MODEL_PROVIDER_DEFAULTS: Record<string, ModelProviderDefaults> = {
 
 export { MODEL_ROLES, type ModelRole } from '../domain/names';
 
+/**
+ * Where "provider:model" is served, with its key: what `status` needs to ask a server its window,
+ * without the provider registry (a finished session's status loads no more than it must).
+ */
+export function modelEndpoint(
+  config: { models: { providers: Record<string, Partial<ModelProviderDefaults>> }; environment: { keys: Record<string, string | undefined> } },
+  ref: string,
+): { kind: ModelProviderKind; provider: string; model: string; baseURL?: string; apiKey?: string } | undefined {
+  const i = ref.indexOf(':');
+  if (i <= 0) return undefined;
+  const name = ref.slice(0, i);
+  const provider = { ...MODEL_PROVIDER_DEFAULTS[name], ...config.models.providers[name] } as Partial<ModelProviderDefaults>;
+  if (!provider.kind) return undefined;
+  return { kind: provider.kind, provider: name, model: ref.slice(i + 1), baseURL: provider.base_url, apiKey: provider.api_key_env ? config.environment.keys[provider.api_key_env] : undefined };
+}
+
 /** Reasoning models think before answering: they get the longer timeout. */
 export function isReasoningModel(model: string): boolean {
   return /(^|[/:-])(o1|o3|o4)(-|$)|gpt-5|reason|thinking|deepseek-r1|(^|[/:])r1\b|qwq/i.test(model);

@@ -10,6 +10,9 @@ import path from 'node:path';
 import type { ModelConnection } from './types';
 import { SERVER_KNOWLEDGE_TTL_MS, rememberWindow, rememberedWindow, serverKey } from './server-knowledge';
 
+/** What asking a server its window needs of a connection. */
+export type Endpoint = Pick<ModelConnection, 'kind' | 'baseURL' | 'model' | 'apiKey'>;
+
 export interface ServerWindow {
   tokens: number;
   /** Where it was read, e.g. "llama-server /props". */
@@ -27,7 +30,7 @@ const PROBE_TIMEOUT_MS = 2_500;
 const SILENT_APIS = /(^|\.)(api\.openai\.com|api\.anthropic\.com|generativelanguage\.googleapis\.com|api\.deepseek\.com|api\.perplexity\.ai|api\.z\.ai)$/i;
 
 /** The window this server runs the model with: remembered, else read from it (undefined when it says nothing). */
-export async function serverWindow(connection: ModelConnection, timeoutMs = PROBE_TIMEOUT_MS): Promise<ServerWindow | undefined> {
+export async function serverWindow(connection: Endpoint, timeoutMs = PROBE_TIMEOUT_MS): Promise<ServerWindow | undefined> {
   const key = serverKey(connection.baseURL, connection.model);
   const known = rememberedWindow(key);
   if (known) return known.window;
@@ -40,7 +43,7 @@ export async function serverWindow(connection: ModelConnection, timeoutMs = PROB
  * serverWindow for a process that lives a moment (the CLI's `status`, `doctor`): what the last one
  * learnt is kept in `file` (the data directory's server-windows.json) for the same while.
  */
-export async function serverWindowKept(connection: ModelConnection, file: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<ServerWindow | undefined> {
+export async function serverWindowKept(connection: Endpoint, file: string, timeoutMs = PROBE_TIMEOUT_MS): Promise<ServerWindow | undefined> {
   const key = serverKey(connection.baseURL, connection.model);
   let kept: Record<string, { tokens?: number; from?: string; at: number }> = {};
   try {
@@ -63,7 +66,7 @@ export async function serverWindowKept(connection: ModelConnection, file: string
 }
 
 /** Asks the server, every way servers say it, at once; the first that answers wins in this order. */
-export async function readServerWindow(connection: ModelConnection, timeoutMs = PROBE_TIMEOUT_MS): Promise<ServerWindow | undefined> {
+export async function readServerWindow(connection: Endpoint, timeoutMs = PROBE_TIMEOUT_MS): Promise<ServerWindow | undefined> {
   const base = connection.baseURL?.replace(/\/+$/, '');
   if (!base || connection.kind === 'anthropic' || connection.kind === 'google') return undefined;
   let origin: string;
@@ -110,7 +113,7 @@ async function askJson(url: string, init: RequestInit, timeoutMs: number): Promi
   }
 }
 
-function authOf(connection: ModelConnection): Record<string, string> {
+function authOf(connection: Endpoint): Record<string, string> {
   return connection.apiKey ? { authorization: `Bearer ${connection.apiKey}` } : {};
 }
 
@@ -140,7 +143,7 @@ function fromOllamaShow(show: Json): ServerWindow | undefined {
 }
 
 /** llama-cpp-python: a prompt past any window it could hold, one token of answer; its refusal names the window. */
-async function askPastWindow(connection: ModelConnection, base: string, timeoutMs: number): Promise<ServerWindow | undefined> {
+async function askPastWindow(connection: Endpoint, base: string, timeoutMs: number): Promise<ServerWindow | undefined> {
   const body = JSON.stringify({ model: connection.model, max_tokens: 1, messages: [{ role: 'user', content: 'a '.repeat(OVERFLOW_PROBE_TOKENS) }] });
   const res = await fetch(`${base}/chat/completions`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...authOf(connection) }, signal: AbortSignal.timeout(Math.max(timeoutMs * 4, 8_000)) });
   const tokens = windowFromError(await res.text());
