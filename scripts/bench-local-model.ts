@@ -79,15 +79,16 @@ async function main(): Promise<void> {
     const { events } = await env.temporal.workflow.getHandle(workflowIdFor('local-model-bench')).fetchHistory();
     const results = (events ?? []).flatMap((e) => e.activityTaskCompletedEventAttributes?.result?.payloads ?? []).map((p) => Buffer.from(p.data ?? []).toString('utf8'));
     const rungs = [...new Set(results.flatMap((r) => [...r.matchAll(/"structured_output":"([a-z-]+)"/g)].map((m) => m[1])))];
-    const byModel = status.usage?.tokens_by_model ?? {};
-    const calls = Object.values(byModel as Record<string, { calls: number; output_tokens: number }>).reduce((n, t) => n + t.calls, 0);
+    const state = await env.client.state('local-model-bench');
+    const calls = state.usage.model_calls;
+    const output = Object.values(state.usage.tokens_by_role).reduce((n, t) => n + t.output_tokens, 0);
     const analysis = (status.token_budgets?.phases ?? []).find((p: { phase: string }) => p.phase === 'analysis');
     console.log(`status: ${status.status ?? '?'}${status.reason ? ` (${status.reason})` : ''}`);
     console.log(`wall: ${(run.ms / 1000).toFixed(1)} s (exit ${run.code})`);
     console.log(`structured output: ${rungs.length ? rungs.join(', ') : 'json-schema (never refused)'}`);
     console.log(`context window: ${analysis ? `${analysis.context_tokens} tokens${analysis.window_from ? ` (${analysis.window_from})` : ''}, analysis budget ${analysis.tokens}` : '?'}`);
-    console.log(`model calls: ${calls}; output tokens: ${Object.values(byModel as Record<string, { output_tokens: number }>).reduce((n, t) => n + t.output_tokens, 0)}`);
-    console.log(`sources read: ${(status.sources ?? []).filter((s: { status: string; skipped_off_topic?: boolean }) => s.status === 'fetched' && !s.skipped_off_topic).length}; report ${status.report_chars ?? 0} chars`);
+    console.log(`model calls: ${calls}; output tokens: ${output}; failed attempts: ${state.errors.length} (${[...new Set(state.errors.map((e) => e.message.slice(0, 120)))].slice(0, 3).join(' | ')})`);
+    console.log(`sources: ${state.sources.filter((x) => x.status === 'fetched').length} fetched, ${state.sources.filter((x) => x.status === 'fetched' && !x.skipped_off_topic && x.analyzed).length} read, ${state.findings.length} findings; report ${state.report_markdown.length} chars`);
     if (run.code !== 0) console.log(`the command said: ${run.stderr.trim().split('\n').slice(-3).join(' | ')}`);
   } finally {
     await env.close();
