@@ -33,8 +33,10 @@ describe('a burst of new sessions beside a running one', () => {
     for (const { researchId } of flood) await waitFor(`${researchId} planned`, async () => ((await env.client.state(researchId)).status === 'awaiting_approval' ? true : undefined), 120_000, 250);
     const plans = harness.recorder.of('model').filter((r, i) => JSON.stringify(harness.model.requests[i]?.body ?? {}).includes('Flood question') && r.end);
     expect(plans.length).toBeGreaterThanOrEqual(FLOOD);
-    // The most plans of the burst in flight at any moment.
-    const most = Math.max(...plans.map((p) => plans.filter((q) => q.start < (p.end as number) && (q.end as number) > p.start).length));
+    // The most plans of the burst in flight at any moment (a plan's end is stamped when its response
+    // is flushed, a few ms after the worker has it and its slot has taken the next: not an overlap).
+    const FLUSH_MS = 100;
+    const most = Math.max(...plans.map((p) => plans.filter((q) => q.start < (p.end as number) - FLUSH_MS && (q.end as number) - FLUSH_MS > p.start).length));
     expect(most).toBeLessThanOrEqual(SLOTS);
     // The burst took FLOOD / SLOTS plan times to draft; the running session did not wait for it.
     expect(plans.filter((p) => (p.end as number) > finishedAt).length).toBeGreaterThan(0);

@@ -15,7 +15,7 @@ import { noting } from './environment';
 import type { AppConfig, FileConfig } from './schema';
 
 /** The project modules whose code decides what a config file validates to (test/config-cache.test.ts keeps the list whole). */
-export const SCHEMA_MODULES = ['config/schema', 'domain/settings', 'domain/names', 'domain/text-rules'];
+export const SCHEMA_MODULES = ['config/schema', 'domain/settings', 'domain/names', 'domain/text-rules', 'domain/report-length'];
 
 /** Validated configs kept per data directory (older ones are removed). */
 const KEPT = 4;
