@@ -135,14 +135,15 @@ export function gatheringGate(
 
 /**
  * Analysis needs 2 findings, one of high or confirmed confidence, drawn from 30% of the sources
- * read. A page skipped unread as off topic is not counted against it: the share is of what was read.
+ * read. A page skipped unread as off topic is not counted against it, nor one the triage judged off
+ * the question while it was read beside it: the share is of what was read on the question.
  */
 export function analysisGate(findings: readonly Finding[], sources: readonly Source[]): GateResult {
   const failures: string[] = [];
   const strong = findings.filter((f) => STRONG_CONFIDENCE.has(f.confidence));
   const citedIds = new Set(findings.flatMap((f) => f.source_ids));
   const fetched = sources.filter((s) => s.status === 'fetched');
-  const read = fetched.filter((s) => !s.skipped_off_topic);
+  const read = fetched.filter((s) => !s.skipped_off_topic && s.judged?.verdict !== 'no');
   const cited = read.filter((s) => citedIds.has(s.id));
   const citedShare = read.length ? cited.length / read.length : 0;
   if (findings.length < GATE_THRESHOLDS.minFindings) {

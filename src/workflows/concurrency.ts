@@ -17,11 +17,12 @@ export class Pool {
     this.backgroundShare = Math.max(1, Math.floor(limit / 2));
   }
 
-  async run<T>(fn: () => Promise<T>, opts: { background?: boolean } = {}): Promise<T> {
+  /** `first`: a call others wait on (a round's triage) is handed the next free slot. */
+  async run<T>(fn: () => Promise<T>, opts: { background?: boolean; first?: boolean } = {}): Promise<T> {
     const background = opts.background === true;
     // A caller that waits is handed its slot by wake(), so none can take it in between.
     if (this.free(background)) this.take(background);
-    else await new Promise<void>((resume) => this.waiting.push({ resume, background }));
+    else await new Promise<void>((resume) => (opts.first && !background ? this.waiting.unshift({ resume, background }) : this.waiting.push({ resume, background })));
     try {
       return await fn();
     } finally {

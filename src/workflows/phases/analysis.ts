@@ -4,18 +4,20 @@ import type { Finding, ResearchPlan, Source, SourceFidelity } from '../../domain
 import { model } from '../activities';
 import type { ResearchSession } from '../session';
 import { callModel } from './providers';
-import { dropOffQuestion, sortForReading, triage } from './judging';
+import { dropOffQuestion, type RoundTriage, sortForReading, triage } from './judging';
 
 /**
  * Extracts a batch's findings. `knownFindings` is what the analyzer is told is already known (a
  * branch passes what existed before its fan-out plus its own earlier batches, so its input does not
- * depend on which other branch finished first); otherwise the latest 30 findings.
+ * depend on which other branch finished first); otherwise the latest 30 findings. `beside`: the
+ * round's triage that judges these pages while they are read (a branch's batches).
  */
-export async function analyzeBatch(s: ResearchSession, batch: Source[], knownFindings?: string[], feedback?: string[]): Promise<Finding[]> {
+export async function analyzeBatch(s: ResearchSession, batch: Source[], knownFindings?: string[], feedback?: string[], beside?: RoundTriage): Promise<Finding[]> {
   const st = s.state;
   const { read: readable, judge } = await sortForReading(s, batch.filter((src) => src.status === 'fetched' && src.text_file_id && !src.skipped_off_topic && !src.analyzed));
+  if (beside) readable.push(...judge);
   // Outside a round (a stopped run's leftovers, a filling pass), pages the words do not let in are triaged here.
-  if (judge.length) {
+  else if (judge.length) {
     await triage(s, judge);
     readable.push(...judge.filter((src) => !src.skipped_off_topic));
   }
@@ -62,7 +64,9 @@ export async function analyzeBatch(s: ResearchSession, batch: Source[], knownFin
   // A page the triage set aside while it was being read: nothing is kept from it.
   dropOffQuestion(s);
   const kept = new Set(st.findings);
-  for (const gap of out.gaps) st.gaps.push({ ...gap, addressed: false, iteration: st.iteration });
+  const gaps = out.gaps.map((gap) => ({ ...gap, addressed: false, iteration: st.iteration }));
+  st.gaps.push(...gaps);
+  beside?.gapsFrom(gaps, readable);
   s.emit('AgentOutput', { role: 'analyzer', findings: findings.length, gaps: out.gaps.length });
   return findings.filter((f) => kept.has(f));
 }

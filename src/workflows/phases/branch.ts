@@ -1,14 +1,28 @@
 // A research branch: one query of a round. It owns its batches: its sources (known once its search
 // is registered) are fetched, parsed and analysed batch by batch, the next batch's fetches
 // overlapping this batch's analysis, and each batch's findings are promised from the moment the
-// batches are known, so the report can write them as soon as they are analysed. The pages its
-// words could not let in wait for the round's triage (judging.ts); those it lets in are one last batch.
+// batches are known, so the report can write them as soon as they are analysed. Of the pages its
+// words could not let in, the first batch's worth is read at once, beside the round's triage
+// (judging.ts), which sets aside what it rejects: the triage is off the critical path, at the cost of
+// at most one wasted analysis a branch a round. The rest wait for the triage; those it lets in are
+// one last batch.
 import type { BranchStage, Finding, Source } from '../../domain/types';
 import { awaitedLater, Deferred, type Pool } from '../concurrency';
 import type { ResearchSession } from '../session';
 import { analyzeBatch } from './analysis';
 import { sortForReading, type RoundTriage } from './judging';
 import { fetchAndParse } from './sources';
+
+/** Both settled; the first failure (in order) is passed on. */
+function alongside(earlier: Promise<void>, next: Promise<void>): Promise<void> {
+  return awaitedLater(
+    Promise.allSettled([earlier, next]).then((settled) => {
+      for (const x of settled) if (x.status === 'rejected') throw x.reason;
+    }),
+  );
+}
+
+type Sorted = Awaited<ReturnType<typeof sortForReading>>;
 
 interface Batch {
   sources: Source[];
@@ -40,13 +54,12 @@ export class Branch {
 
   /**
    * Fetches, parses and analyses the branch's batches (at most one fetched ahead of its analysis);
-   * `known` is what the analyzer is told is known besides the branch's own earlier findings, and
+   * `known` is what the analyzer is told is known (the findings from before the round: each batch is read as soon as it is fetched, beside the others), and
    * `analysing` the round's pool of analyses. The round's triage judges what the branch reads on
    * its words and the pages they do not let in; those it lets in are the branch's last batch.
    * Returns once every batch is analysed.
    */
   async run(s: ResearchSession, known: string[], analysing: Pool, triage: RoundTriage): Promise<void> {
-    const own: string[] = [];
     let analysis: Promise<void> = Promise.resolve();
     let handedOver = false;
     const handOver = () => {
@@ -55,10 +68,10 @@ export class Branch {
     };
     const analyse = async (batch: Batch, sources: Source[]) => {
       this.stage(s, 'analyzing');
-      const findings: Finding[] = [];
       const size = Math.max(1, s.settings.batch_size);
-      for (let i = 0; i < sources.length; i += size) findings.push(...(await analysing.run(() => analyzeBatch(s, sources.slice(i, i + size), [...known, ...own].slice(-30)))));
-      own.push(...findings.map((f) => f.content));
+      const parts = Array.from({ length: Math.ceil(sources.length / size) }, (_, i) => sources.slice(i * size, (i + 1) * size));
+      // A batch with pages read beside the triage may be two calls: they go out at once (the pool bounds them).
+      const findings = (await Promise.all(parts.map((part) => analysing.run(() => analyzeBatch(s, part, known, undefined, triage))))).flat();
       batch.found = findings;
       batch.findings.resolve(findings);
       // A build that dies mid-round is adopted from the store's snapshot: what this batch paid for is in it.
@@ -67,39 +80,35 @@ export class Branch {
     try {
       const sources = await this.sources;
       const size = Math.max(1, s.settings.batch_size);
+      let besideTriage = size;
+      const readSomeBeside = (sorted: Sorted): Sorted => {
+        const now = sorted.judge.slice(0, besideTriage);
+        besideTriage -= now.length;
+        return { read: [...sorted.read, ...now], confirm: [...sorted.confirm, ...now], judge: sorted.judge.slice(now.length) };
+      };
       const regular: Batch[] = Array.from({ length: Math.ceil(sources.length / size) }, (_, i) => ({ sources: sources.slice(i * size, (i + 1) * size), findings: new Deferred<Finding[]>() }));
       // The last batch: the pages the round's triage lets in (none, most rounds).
       const late: Batch = { sources: [], findings: new Deferred<Finding[]>() };
       this.batches.resolve((this.list = [...regular, late]));
-      const sorting: Promise<{ confirm: Source[]; judge: Source[] }>[] = [];
+      const sorting: Promise<Sorted>[] = [];
       for (const [index, batch] of regular.entries()) {
         this.stage(s, 'fetching');
         await fetchAndParse(s, batch.sources);
         // Sorting calls no model: it runs now, outside the model slots, beside the previous analysis.
-        const sorted = awaitedLater(sortForReading(s, batch.sources.filter((src) => src.status === 'fetched' && src.text_file_id && !src.skipped_off_topic)));
+        const sorted = awaitedLater(sortForReading(s, batch.sources.filter((src) => src.status === 'fetched' && src.text_file_id && !src.skipped_off_topic)).then(readSomeBeside));
         sorting.push(sorted);
         const previous = analysis;
-        analysis = awaitedLater(
-          (async () => {
-            await previous;
-            await analyse(batch, (await sorted).read);
-          })(),
-        );
+        // A batch is read as soon as it is sorted, beside the branch's earlier batches (the pool bounds them).
+        analysis = alongside(previous, sorted.then((x) => analyse(batch, x.read)));
         // Keep at most one batch fetched ahead of its analysis.
         if (index + 1 < regular.length) await previous;
       }
       const sorted = await Promise.all(sorting);
       const doubtful = sorted.flatMap((x) => x.judge);
-      triage.add([...sorted.flatMap((x) => x.confirm), ...doubtful]);
+      triage.add(sorted.flatMap((x) => x.confirm), doubtful);
       handOver();
       late.sources = await triage.verdictsFor(doubtful);
-      const previous = analysis;
-      analysis = awaitedLater(
-        (async () => {
-          await previous;
-          await analyse(late, late.sources);
-        })(),
-      );
+      analysis = alongside(analysis, analyse(late, late.sources));
     } finally {
       // The round's triage waits for every branch: one that stopped early no longer holds it up.
       handOver();

@@ -2,13 +2,14 @@
 // A page the embedding model settles (clearly about the question, or clearly not) is read or
 // skipped at once. Every other page is judged by the model's triage: one call per research round
 // for all of the round's pages, made once the round has fetched what it will. A page whose word
-// score reaches min_relevance is read meanwhile (the words order it first), and if the triage finds
-// it does not address the question it is set aside as the analyst's own verdict would be: never
-// cited, its findings not written; a page below it waits for the triage. Only a page that shares
+// score reaches min_relevance is read meanwhile (the words order it first), and so is a first batch's
+// worth of those below it in each branch (branch.ts); if the triage finds such a page does not address
+// the question it is set aside as the analyst's own verdict would be: never cited, its findings not
+// written. The other pages below it wait for the triage. Only a page that shares
 // no word with the question in any language it is asked in is skipped on words alone. The analyst's
 // "does not address the question" stays the last word. min_relevance 0 reads every page unjudged.
 import type { PageQuestions } from '../../activities/contracts';
-import type { Finding, ResearchPlan, Source } from '../../domain/types';
+import type { Finding, Gap, ResearchPlan, Source } from '../../domain/types';
 import { foundUpTo, type FoundTerms } from '../../report/words';
 import { model, store } from '../activities';
 import { Deferred } from '../concurrency';
@@ -102,7 +103,7 @@ function skipReason(src: Source, threshold: number): string {
  * A page the model leaves out, or all of them when the call fails after its retries, is read for
  * the analyst to judge: no page is skipped for want of a verdict.
  */
-export async function triage(s: ResearchSession, sources: Source[]): Promise<void> {
+export async function triage(s: ResearchSession, sources: Source[], beingRead: ReadonlySet<Source> = new Set()): Promise<void> {
   const pending = sources.filter((src) => !src.judged);
   if (!pending.length) return;
   const { translations, focus } = pageQuestions(s);
@@ -122,6 +123,8 @@ export async function triage(s: ResearchSession, sources: Source[]): Promise<voi
           }),
         (r) => ({ verdicts: r.verdicts, usage: r.usage }),
       ),
+      // The round's report patches and its end wait for the verdicts: the next free slot is the triage's.
+      { first: true },
     );
     verdicts = out.verdicts;
   } catch (err) {
@@ -132,7 +135,7 @@ export async function triage(s: ResearchSession, sources: Source[]): Promise<voi
     const v = verdicts[src.id];
     src.judged = v ? { by: 'model', verdict: v.verdict, why: v.why } : { by: 'model', verdict: 'partly', why: 'no verdict from the triage: read for the analyst to judge' };
     if (v?.verdict !== 'no') continue;
-    if (src.analyzed || src.relevance === undefined || src.relevance >= s.settings.min_relevance) setAside(s, src, v.why);
+    if (src.analyzed || beingRead.has(src) || src.relevance === undefined || src.relevance >= s.settings.min_relevance) setAside(s, src, v.why);
     else markSkipped(s, src);
   }
   dropOffQuestion(s);
@@ -176,6 +179,8 @@ export function withoutOffQuestion(s: ResearchSession, findings: Finding[]): Fin
  */
 export class RoundTriage {
   private readonly waiting: Source[] = [];
+  private readonly reading = new Set<Source>();
+  private readonly gapsRead: { gaps: Gap[]; from: Source[] }[] = [];
   private readonly done = new Deferred<void>();
   private fetching: number;
   private failure: { err: unknown } | undefined;
@@ -188,22 +193,43 @@ export class RoundTriage {
     if (branches === 0) this.done.resolve();
   }
 
-  /** Pages to be judged with the round's. */
-  add(sources: Source[]): void {
-    this.waiting.push(...sources);
+  /** Pages to be judged with the round's: `read` are being read meanwhile, `waiting` wait for their verdicts. */
+  add(read: Source[], waiting: Source[]): void {
+    this.waiting.push(...read, ...waiting);
+    for (const src of read) this.reading.add(src);
   }
 
   /** A branch has fetched all it will (or stopped): once every one has, the round's pages are judged. Call once per branch. */
   fetched(): void {
     this.fetching -= 1;
     if (this.fetching !== 0) return;
-    triage(this.s, this.waiting).then(
-      () => this.done.resolve(),
+    triage(this.s, this.waiting, this.reading).then(
+      () => {
+        this.dropGapsOffQuestion();
+        this.done.resolve();
+      },
       (err: unknown) => {
         this.failure = { err };
         this.done.resolve();
       },
     );
+  }
+
+  /**
+   * Gaps an analysis of pages read beside the triage named: once the triage has set aside every one
+   * of those pages, the gaps go too (they are what pages off the question lacked, not the question).
+   */
+  gapsFrom(gaps: Gap[], from: Source[]): void {
+    this.gapsRead.push({ gaps, from });
+    if (this.fetching === 0 && !this.failure) this.dropGapsOffQuestion();
+  }
+
+  private dropGapsOffQuestion(): void {
+    const off = this.gapsRead.filter((x) => x.from.every((src) => src.judged?.verdict === 'no'));
+    if (!off.length) return;
+    const dropped = new Set(off.flatMap((x) => x.gaps));
+    this.s.state.gaps = this.s.state.gaps.filter((g) => !dropped.has(g));
+    this.gapsRead.splice(0, this.gapsRead.length, ...this.gapsRead.filter((x) => !off.includes(x)));
   }
 
   /** Once the round's pages are judged (its failure is the branches' to pass on). */

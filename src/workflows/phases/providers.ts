@@ -29,7 +29,7 @@ export class NoLongerWanted extends Error {}
  * waits for a model slot (a `background` call, off the critical path, never takes the last one)
  * and is counted against the budget.
  */
-export function callModel<T extends { usage?: ModelUsage }>(s: ResearchSession, role: string, call: (model?: string) => Promise<T>, opts: { background?: boolean; wanted?: () => boolean } = {}): Promise<T> {
+export function callModel<T extends { usage?: ModelUsage }>(s: ResearchSession, role: string, call: (model?: string) => Promise<T>, opts: { background?: boolean; first?: boolean; wanted?: () => boolean } = {}): Promise<T> {
   return s.modelCalls.run(async () => {
     // Work that waited for its slot past the moment it was for is not done.
     if (opts.wanted && !opts.wanted()) throw new NoLongerWanted();
