@@ -266,7 +266,8 @@ describe('citation verification', () => {
       ['supported', 'model'],
     ]);
     expect(prompts).toHaveLength(2);
-    const [aboutS1, aboutS2] = prompts;
+    // One call per source, side by side: in whichever order they reached the model.
+    const [aboutS1, aboutS2] = [...prompts].sort();
     expect(aboutS1).toMatch(/^Source S1\./);
     expect([...aboutS1.matchAll(/<statement>(.*)<\/statement>/g)].map((m) => m[1])).toEqual([
       'Heat pump installations expanded 13 percent during the latest year.',
@@ -282,6 +283,32 @@ describe('citation verification', () => {
     expect(result.usage).toMatchObject({ role: 'critic', model: 'openai:scripted-model' });
     expect(result.usage?.input_tokens).toBeGreaterThan(0);
     expect(result.claims.find((c) => c.method === 'model')?.rationale).toBe('A passage states 13.');
+  });
+
+  it('judges ahead on an earlier version, and the final check asks the model only about sentences written since', async () => {
+    const earlier = report(
+      'Heat pump installations expanded 13 percent during the latest year [S1].',
+      'Heat pumps capacity grew by 31 percent in the last measured year [S1].',
+      'Hydrogen became cheaper by 8 percent every year, researchers found [S2].',
+    );
+    const activities = createVerifyActivities(deps);
+    const stored = await deps.artifacts.put(earlier, { name: 'report.md', kind: 'text' });
+    const ahead = await modelPromptsOf(() => activityContext().run(() => activities.judgeClaimsAhead({ report_file_id: stored.file_id, sources: [sources.S1, sources.S2] })));
+    expect(ahead.prompts).toHaveLength(2);
+    expect(ahead.result.judged).toBe(3);
+    expect(ahead.result.usage?.input_tokens).toBeGreaterThan(0);
+    // The final version: one sentence more about S2, the rest as they were.
+    const final = earlier.replace('researchers found [S2].', 'researchers found [S2].\n\nHeat pump installations expanded 17 percent during the latest year [S1].');
+    const checked = await modelPromptsOf(() => verify({ ...input(final, ['S1', 'S2']), known_verdicts_file_id: ahead.result.verdicts_file_id } as ClaimsRequest));
+    expect(checked.prompts).toHaveLength(1);
+    expect([...checked.prompts[0].matchAll(/<statement>(.*)<\/statement>/g)].map((m) => m[1])).toEqual(['Heat pump installations expanded 17 percent during the latest year.']);
+    // The verdicts given ahead stand in the final check, as if it had asked.
+    const fresh = await verify(input(final, ['S1', 'S2']));
+    expect(checked.result.claims).toEqual(fresh.claims);
+    expect(checked.result.claims.filter((c) => c.method === 'model').map((c) => c.verdict)).toEqual(['supported', 'unsupported', 'supported', fresh.claims[3].verdict]);
+    // A verdicts file that is gone only means the model is asked again.
+    const lost = await modelPromptsOf(() => verify({ ...input(final, ['S1', 'S2']), known_verdicts_file_id: 'sha256:0000' } as ClaimsRequest));
+    expect(lost.prompts).toHaveLength(2);
   });
 
   it('calls a claim unverifiable when its source has no stored text, and does not mark it', async () => {

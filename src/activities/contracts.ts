@@ -183,6 +183,16 @@ export interface PersistSessionInput {
 /** The claim and link checks, with the citation check first in the same step when asked (one hop less at the end). */
 export interface VerifyReportInput extends VerifyClaimsInput {
   citations?: Omit<VerifyCitationsInput, 'report_file_id'>;
+  /** Verdicts a claim check ahead stored (judgeClaimsAhead): pairs unchanged since are not asked again. */
+  known_verdicts_file_id?: string;
+}
+
+export type JudgeClaimsAheadInput = Omit<VerifyClaimsInput, 'check_links'>;
+export interface JudgeClaimsAheadOutput {
+  verdicts_file_id: string;
+  /** Pairs (sentence, cited source) the model judged. */
+  judged: number;
+  usage?: ModelUsage;
 }
 export interface VerifyReportOutput extends VerifyClaimsOutput {
   /** The citation check's result (its version is the one the claims were checked on). */
@@ -205,6 +215,7 @@ export interface ResearchActivities {
   researchSettingsSchema(): Promise<Record<string, unknown>>;
   resolveProviders(input: ResolveProvidersInput): Promise<ProviderPlan>;
   verifyClaims(input: VerifyReportInput): Promise<VerifyReportOutput>;
+  judgeClaimsAhead(input: JudgeClaimsAheadInput): Promise<JudgeClaimsAheadOutput>;
   scoreRelevance(input: ScoreRelevanceInput): Promise<ScoreRelevanceOutput>;
   deliverEmail(input: DeliverEmailInput): Promise<DeliveryOutcome>;
   deliverWebhook(input: DeliverWebhookInput): Promise<DeliveryOutcome>;

@@ -8,10 +8,10 @@ import { citedSentences } from '../report/sentences';
 import { checkDois, citedDois, DEFAULT_DOI_RESOLVER } from '../verify/dois';
 import { checkLinks } from '../verify/links';
 import { splitPassages, type Passage } from '../report/passages';
-import { checkClaims, verdictsByIndex, type Judge } from '../verify/support';
+import { checkClaims, verdictsByIndex, type Judge, type JudgeVerdict } from '../verify/support';
 import { claimJudge, judgePrompt } from '../roles/claim-judge';
 import type { VerifyClaimsInput } from '../verify/types';
-import type { ModelUsage, VerifyCitationsInput, VerifyCitationsOutput, VerifyReportInput, VerifyReportOutput } from './contracts';
+import type { JudgeClaimsAheadInput, JudgeClaimsAheadOutput, ModelUsage, VerifyCitationsInput, VerifyCitationsOutput, VerifyReportInput, VerifyReportOutput } from './contracts';
 import { toFailure } from './errors';
 import { withHeartbeat } from './heartbeat';
 import { createModelCall, type ModelDeps } from './model-call';
@@ -36,9 +36,46 @@ export interface VerifyDeps extends Pick<ModelDeps, 'model' | 'defaultModel' | '
 
 export function createVerifyActivities(deps: VerifyDeps) {
   const callModel = createModelCall(deps);
+  const judgeName = (model: string | undefined) => model ?? deps.defaultModel(CRITIC);
+  /** The judge's verdicts in a file: what a check ahead found, read back by the final check. */
+  const storeVerdicts = async (verdicts: Map<string, JudgeVerdict>) =>
+    (await deps.artifacts.put(JSON.stringify([...verdicts]), { name: 'claim verdicts', kind: 'text', content_type: 'application/json' })).file_id;
+  const loadVerdicts = async (fileId: string | undefined) => {
+    if (!fileId) return new Map<string, JudgeVerdict>();
+    // A file gone (a store swept) only means the claims are asked again.
+    const text = await deps.artifacts.getText(fileId).catch(() => '[]');
+    return new Map<string, JudgeVerdict>(JSON.parse(text) as [string, JudgeVerdict][]);
+  };
   return {
+    /**
+     * The claim judge run ahead on the report as it stands (while the last critique and readings run):
+     * its verdicts are stored, and the final check asks again only about sentences changed since.
+     */
+    async judgeClaimsAhead(input: JudgeClaimsAheadInput): Promise<JudgeClaimsAheadOutput> {
+      const report = await deps.artifacts.getText(input.report_file_id);
+      const checked = citedSentences(report).slice(0, MAX_CLAIMS);
+      const verdicts = new Map<string, JudgeVerdict>();
+      let usage: ModelUsage | undefined;
+      try {
+        await withHeartbeat(async (signal) => {
+          const judge: Judge = async (batch) => {
+            const res = await callModel(claimJudge, { requested: input.model, prompt: judgePrompt(batch), signal });
+            usage = addUsage(usage, res.usage);
+            Context.current().heartbeat();
+            return verdictsByIndex(res.object, batch.claims.length);
+          };
+          await checkClaims(checked, { passagesOf: passageLoader(deps.artifacts, input.sources), judge, signal, verdicts, judgeName: judgeName(input.model) });
+        });
+      } catch (err) {
+        if (Context.current().cancellationSignal.aborted) throw err;
+        throw toFailure(err, `claim check ahead (${judgeName(input.model)})`);
+      }
+      return { verdicts_file_id: await storeVerdicts(verdicts), judged: verdicts.size, ...(usage ? { usage } : {}) };
+    },
+
     async verifyClaims(input: VerifyReportInput): Promise<VerifyReportOutput> {
       const citations = input.citations && deps.verifyCitations ? await deps.verifyCitations({ ...input.citations, report_file_id: input.report_file_id }) : undefined;
+      const verdicts = await loadVerdicts(input.known_verdicts_file_id);
       const report = await deps.artifacts.getText(citations?.report_file_id ?? input.report_file_id);
       const sentences = citedSentences(report);
       const checked = sentences.slice(0, MAX_CLAIMS);
@@ -65,7 +102,7 @@ export function createVerifyActivities(deps: VerifyDeps) {
               ? checkLinks(deps.fetcher, cited.map((s) => s.url).filter((url) => /^https?:/i.test(url)), { signal, concurrency: deps.linkConcurrency, onProgress: heartbeat })
               : Promise.resolve([]),
             checkDois(deps.fetcher, dois, { resolver: deps.doiResolver ?? DEFAULT_DOI_RESOLVER, signal, concurrency: deps.linkConcurrency, onProgress: heartbeat }),
-            checkClaims(checked, { passagesOf: passageLoader(deps.artifacts, input.sources), judge, signal }),
+            checkClaims(checked, { passagesOf: passageLoader(deps.artifacts, input.sources), judge, signal, verdicts, judgeName: judgeName(input.model) }),
           ]).catch((err: unknown) => {
             stop.abort(err);
             throw err;

@@ -11,6 +11,8 @@ export const SUPPORTED_COVERAGE = 0.75;
 export const RELEVANT_COVERAGE = 0.3;
 const CLAIMS_PER_JUDGE_CALL = 10;
 const PASSAGES_PER_CLAIM = 3;
+/** Judge calls in flight at once (one per cited source that needs one, up to this). */
+const JUDGE_CALLS_AT_ONCE = 4;
 
 export type LexicalOutcome = 'supported' | 'unsupported' | 'ambiguous';
 
@@ -57,6 +59,18 @@ export interface ClaimCheckOptions {
   passagesOf: (sourceId: string) => Promise<Passage[] | undefined>;
   judge: Judge;
   signal?: AbortSignal;
+  /**
+   * Verdicts the judge gave before (on an earlier version of the same report), by claimKey: a pair
+   * whose sentence and passages are unchanged is not asked again. The judge's new verdicts are added.
+   */
+  verdicts?: Map<string, JudgeVerdict>;
+  /** Part of every key: the judge's model (another model's verdicts are not reused). */
+  judgeName?: string;
+}
+
+/** What a judge's verdict on one pair depends on: the source, the sentence, the passages shown. */
+export function claimKey(judgeName: string, sourceId: string, sentence: string, passages: string[]): string {
+  return JSON.stringify([judgeName, sourceId, sentence, passages]);
 }
 
 /** One check per cited sentence: every (sentence, cited source) pair is checked, then combined. */
@@ -79,28 +93,45 @@ export async function checkClaims(sentences: CitedSentence[], opts: ClaimCheckOp
         pairs[claim][source] = { verdict: outcome, method: 'lexical', coverage, excerpt };
         continue;
       }
-      pairs[claim][source] = { verdict: 'unverifiable', method: 'model', coverage, excerpt };
+      const pair: PairCheck = (pairs[claim][source] = { verdict: 'unverifiable', method: 'model', coverage, excerpt });
+      const shown = ranked.filter((r, i) => i === 0 || r.coverage > 0);
+      const known = opts.verdicts?.get(keyOf(opts, id, sentence.text, shown));
+      if (known) {
+        judged(pair, known);
+        continue;
+      }
       const pending = pendingBySource.get(id) ?? [];
-      pending.push({ claim, source, sentence: sentence.text, passages: ranked.filter((r, i) => i === 0 || r.coverage > 0) });
+      pending.push({ claim, source, sentence: sentence.text, passages: shown });
       pendingBySource.set(id, pending);
     }
   }
-  for (const [sourceId, pending] of pendingBySource) {
-    for (let i = 0; i < pending.length; i += CLAIMS_PER_JUDGE_CALL) {
+  const batches = [...pendingBySource].flatMap(([sourceId, pending]) => Array.from({ length: Math.ceil(pending.length / CLAIMS_PER_JUDGE_CALL) }, (_, i) => ({ sourceId, batch: pending.slice(i * CLAIMS_PER_JUDGE_CALL, (i + 1) * CLAIMS_PER_JUDGE_CALL) })));
+  // Each cited source's claims are one call: they go out side by side, not one after another.
+  let next = 0;
+  const lane = async () => {
+    while (next < batches.length) {
+      const { sourceId, batch } = batches[next++];
       opts.signal?.throwIfAborted();
-      const batch = pending.slice(i, i + CLAIMS_PER_JUDGE_CALL);
       const verdicts = await opts.judge({ source_id: sourceId, claims: batch.map((p) => ({ sentence: p.sentence, passages: p.passages.map((r) => r.passage.text) })) });
       batch.forEach((p, j) => {
         const verdict = verdicts[j];
         if (!verdict) return;
-        const pair = pairs[p.claim][p.source];
-        pair.verdict = verdict.supported ? 'supported' : 'unsupported';
-        pair.rationale = verdict.rationale;
+        judged(pairs[p.claim][p.source], verdict);
+        opts.verdicts?.set(keyOf(opts, sourceId, p.sentence, p.passages), verdict);
       });
     }
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(JUDGE_CALLS_AT_ONCE, batches.length) }, lane));
   return sentences.map((sentence, claim) => combine(sentence, pairs[claim]));
 }
+
+function judged(pair: PairCheck, verdict: JudgeVerdict): void {
+  pair.verdict = verdict.supported ? 'supported' : 'unsupported';
+  pair.rationale = verdict.rationale;
+}
+
+const keyOf = (opts: ClaimCheckOptions, sourceId: string, sentence: string, passages: RankedPassage[]) =>
+  claimKey(opts.judgeName ?? '', sourceId, sentence, passages.map((r) => r.passage.text));
 
 /**
  * Supported when any cited source supports the sentence; unverifiable when a source that might

@@ -28,7 +28,7 @@ export const knowledge = proxyActivities<Pick<ResearchActivities, 'lookupLocalKn
 export const model = proxyActivities<Omit<RoleActivities, 'decomposeQuery' | 'writePanelAnswer' | 'validateInput' | 'improveInput'>>(MODEL_OPTIONS);
 
 /** Citation checks: links re-checked through the fetch guard, claims against stored source text. */
-export const verifier = proxyActivities<Pick<ResearchActivities, 'verifyClaims'>>({
+export const verifier = proxyActivities<Pick<ResearchActivities, 'verifyClaims' | 'judgeClaimsAhead'>>({
   startToCloseTimeout: '20 minutes',
   heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3, nonRetryableErrorTypes: NON_RETRYABLE },

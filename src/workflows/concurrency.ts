@@ -127,6 +127,11 @@ export class ReportQueue {
   }
 
   /** Every write queued so far applied; the first failure since the last flush is thrown here. */
+  /** Once every write queued so far is done; a failure is left for flush() to pass on. */
+  async settled(): Promise<void> {
+    await this.tail;
+  }
+
   async flush(): Promise<void> {
     await this.tail;
     const failure = this.failure;

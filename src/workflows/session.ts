@@ -29,6 +29,8 @@ export class ResearchSession {
   readonly report = new ReportQueue();
   /** The reading for the outline's empty sections, while it runs (see phases/fill.ts). */
   emptySectionReading: Promise<void> | undefined;
+  /** The claim judge run ahead on the report as the last round left it: the file of its verdicts (see phases/verify.ts). */
+  claimsAhead: Promise<string | undefined> | undefined;
   private toolCallCounter = 0;
   /** Work nothing downstream waits for (the last reflection), joined before the run ends. */
   private beside: Promise<void>[] = [];

@@ -16,6 +16,7 @@ import { exhaustedBudget, spentMessage, stopsResearch } from './budget';
 import { enhancementRound, plannedFor } from './enhance';
 import { finishReadingForEmptySections, startReadingForEmptySections } from './fill';
 import { afterPhase } from './oversight';
+import { judgeClaimsAhead } from './verify';
 import { callModel } from './providers';
 
 interface Revision {
@@ -71,7 +72,10 @@ export async function refine(s: ResearchSession): Promise<LoopPhase | Next> {
   // Guidance no round can act on any more is declined here, not left to a reflection that changes nothing.
   if (plan.declineGuidance) guidanceAfterFinish(s);
   // No further iteration: the outline's empty sections are read for now, beside the critic.
-  if (!refiner) startReadingForEmptySections(s, { early: true });
+  if (!refiner) {
+    startReadingForEmptySections(s, { early: true });
+    judgeClaimsAhead(s);
+  }
   // The refinement gate and the iteration's reflection, beside the critic and the refiner; when
   // neither follows, the reflection has the last word on the user's guidance.
   endOfIteration(s, open.length, plan.searchSpent, { lastWord: !criticAsked && !refiner, noPhaseAfter: !refiner });

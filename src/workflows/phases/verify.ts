@@ -157,12 +157,42 @@ async function checkedClaims<T extends { usage?: ModelUsage }>(s: ResearchSessio
   }
 }
 
+const sourcesToVerify = (s: ResearchSession) =>
+  s.state.sources.filter((x) => x.status === 'fetched').map((x) => ({ id: x.id, url: x.url, text_file_id: x.text_file_id, ...(x.paper?.doi ? { doi: x.paper.doi } : {}) }));
+
+/**
+ * Once no further iteration follows, the claim judge runs ahead on the report as the last round's
+ * patches leave it, beside the last critique and readings: the final check then asks only about
+ * sentences written or changed since (none, most sessions), so it adds no model round at the end.
+ * Once per run; if it fails, the final check asks about every sentence.
+ */
+export function judgeClaimsAhead(s: ResearchSession): void {
+  if (!s.settings.check_claims || s.state.panel || s.claimsAhead) return;
+  const work = (async () => {
+    await s.report.settled();
+    const reportId = s.state.report_file_id;
+    if (!reportId) return undefined;
+    const sources = sourcesToVerify(s);
+    const out = await callModel(
+      s,
+      'critic',
+      (choice) => s.tool('judge_claims_ahead', { sources: sources.length, model: choice }, () => verifier.judgeClaimsAhead({ report_file_id: reportId, sources, model: choice }), (r) => ({ judged: r.judged, usage: r.usage })),
+      { background: true },
+    );
+    return out.verdicts_file_id;
+  })().catch((err: unknown) => {
+    s.info(`claim check ahead failed (${errorMessage(err)}): the final check asks about every sentence`);
+    return undefined;
+  });
+  s.claimsAhead = work;
+  s.runBeside(work.then(() => undefined));
+}
+
 /** Every cited URL re-checked, every cited sentence checked against its source; problems flagged in the report. */
 async function checkClaimsAndLinks(s: ResearchSession, citations: VerifyCitationsInput): Promise<void> {
   const st = s.state;
-  const sources = st.sources
-    .filter((x) => x.status === 'fetched')
-    .map((x) => ({ id: x.id, url: x.url, text_file_id: x.text_file_id, ...(x.paper?.doi ? { doi: x.paper.doi } : {}) }));
+  const sources = sourcesToVerify(s);
+  const known = s.settings.check_claims ? await s.claimsAhead : undefined;
   const { report_file_id: reportId, ...checks } = citations;
   const citationCall = s.nextCallId('verify_citations');
   s.emit('ToolCall', { tool: 'verify_citations', call_id: citationCall, args: { fetched: checks.fetched.length } });
@@ -170,7 +200,7 @@ async function checkClaimsAndLinks(s: ResearchSession, citations: VerifyCitation
     s.tool(
       'verify_claims',
       { sources: sources.length, check_links: s.settings.check_links, model: choice },
-      () => verifier.verifyClaims({ report_file_id: reportId, sources, check_links: s.settings.check_links, model: choice, citations: checks }),
+      () => verifier.verifyClaims({ report_file_id: reportId, sources, check_links: s.settings.check_links, model: choice, citations: checks, ...(known ? { known_verdicts_file_id: known } : {}) }),
       (r) => ({
         links: r.links.length,
         dead_links: r.links.filter((l) => !l.ok).length,
