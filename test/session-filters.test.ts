@@ -1,6 +1,6 @@
 // Time and domain filters a person sets on a session (since / until, include_domains /
 // exclude_domains): resolved against the session's start, sent to each search provider's own
-// filter on its wire format (Tavily, Exa, Brave, SearXNG), enforced after search for every provider,
+// filter on its wire format (Tavily, Exa, Brave, SearXNG, Google, arXiv, Semantic Scholar), enforced after search for every provider,
 // and on the page's own date once read; a research with a date filter over pages that state no date
 // reads them and says they are undated.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -11,6 +11,7 @@ import { createSearchProvider, type SearchProviderName } from '../src/providers/
 import { timeRangeFor } from '../src/providers/search/searxng';
 import { startEnvironment, startHarness, type Harness, type TestEnvironment } from './harness';
 import { Recorder } from './harness/recorder';
+import { GOOGLE_FAKE_CX, GOOGLE_FAKE_KEY, startFakeGoogle } from './harness/google-search';
 import { FAKE_KEYS, startSearchServices, type FakeSearchServices, type FakeService } from './harness/search-fakes';
 
 const started = Date.parse('2026-12-03T12:00:00Z');
@@ -84,6 +85,38 @@ describe("each search provider's own filter, on its wire", () => {
   it('Brave: freshness as a date range', async () => {
     await search('brave');
     expect(last('brave')?.url.searchParams.get('freshness')).toBe('2024-12-03to2026-12-03');
+  });
+
+  it('arXiv: a submittedDate range beside the terms', async () => {
+    await search('arxiv');
+    expect(last('arxiv')?.url.searchParams.get('search_query')).toMatch(/^\(all:quantum OR all:error OR all:correction\) AND submittedDate:\[202412030000 TO 202612032359\]$/);
+  });
+
+  it('Semantic Scholar: publicationDateOrYear, either end open', async () => {
+    await search('semantic-scholar');
+    expect(last('semantic-scholar')?.url.searchParams.get('publicationDateOrYear')).toBe('2024-12-03:2026-12-03');
+    await createSearchProvider('semantic-scholar', { baseUrl: fakes.baseUrl('semantic-scholar'), timeoutMs: 5_000, userAgent: 'deep-research-tests/1.0' }).search({ query: 'quantum error correction', maxResults: 3, filters: { since: '2025-01-01' } });
+    expect(last('semantic-scholar')?.url.searchParams.get('publicationDateOrYear')).toBe('2025-01-01:');
+  });
+
+  it('Google: dateRestrict in days back, one domain as siteSearch, several as site: terms', async () => {
+    const google = await startFakeGoogle(() => []);
+    try {
+      const provider = createSearchProvider('google', { baseUrl: google.url, apiKey: GOOGLE_FAKE_KEY, engineId: GOOGLE_FAKE_CX, timeoutMs: 5_000, userAgent: 'deep-research-tests/1.0' });
+      await provider.search({ query: 'quantum error correction', maxResults: 3, filters });
+      const [first] = google.requests.slice(-1);
+      const days = Number(first.searchParams.get('dateRestrict')?.slice(1));
+      expect(days).toBe(Math.ceil((Date.now() - Date.parse('2024-12-03T00:00:00Z')) / 86_400_000));
+      expect(first.searchParams.get('q')).toBe('quantum error correction (site:nature.com) -site:pinterest.com');
+      await provider.search({ query: 'quantum error correction', maxResults: 3, filters: { include_domains: ['nature.com'] } });
+      const [second] = google.requests.slice(-1);
+      expect([second.searchParams.get('siteSearch'), second.searchParams.get('siteSearchFilter'), second.searchParams.get('q')]).toEqual(['nature.com', 'i', 'quantum error correction']);
+      await provider.search({ query: 'quantum error correction', maxResults: 3, filters: { exclude_domains: ['pinterest.com'] } });
+      const [third] = google.requests.slice(-1);
+      expect([third.searchParams.get('siteSearch'), third.searchParams.get('siteSearchFilter'), third.searchParams.get('dateRestrict')]).toEqual(['pinterest.com', 'e', null]);
+    } finally {
+      await google.close();
+    }
   });
 
   it('SearXNG: the narrowest time_range that reaches back to since', () => {

@@ -184,7 +184,7 @@ const ROUTES: Record<FakeService, Route> = {
     const maxResults = Number(req.url.searchParams.get('max_results') ?? '10');
     if (!Number.isInteger(maxResults) || maxResults < 0) return atom(400, bodies.arxivErrorFeed('max_results_must_be_an_integer', 'max_results must be an integer'));
     if (req.url.searchParams.get('start') !== '0') return atom(400, bodies.arxivErrorFeed('start_must_be_an_integer', 'start must be an integer'));
-    if (searchQuery && !/^(all|ti|au|abs|co|jr|cat|rn|id):/.test(searchQuery)) return atom(400, bodies.arxivErrorFeed('malformed_query', `malformed query: ${searchQuery}`));
+    if (searchQuery && !/^\(?(all|ti|au|abs|co|jr|cat|rn|id|submittedDate):/.test(searchQuery)) return atom(400, bodies.arxivErrorFeed('malformed_query', `malformed query: ${searchQuery}`));
     if (scripted?.kind === 'rate-limited') return { status: 503, body: 'Rate exceeded.', headers: retryAfter(scripted) };
     if (scripted?.kind === 'server-error') return html(500, '<html><body><h1>Internal Server Error</h1></body></html>');
     if (scripted?.kind === 'malformed') return html(200, '<!DOCTYPE html><html><body><h1>arXiv is undergoing maintenance</h1></body></html>');

@@ -6,6 +6,7 @@
 import type { DOMParser as LinkedomDOMParser } from 'linkedom' with { 'resolution-mode': 'import' };
 import { HttpError } from '../http-error';
 import { collapseWhitespace, describeErrorBody, endpoint, finishResults, send, type ProviderIdentity } from './http';
+import type { SearchFilters } from '../../domain/filters';
 import type { SearchProvider, SearchProviderOptions, SearchRequest, SearchResult } from './types';
 
 // linkedom ships CommonJS for require() but declares only ESM types. Loaded on first parse, so
@@ -22,12 +23,12 @@ export class ArxivSearch implements SearchProvider {
 
   constructor(private readonly options: SearchProviderOptions) {}
 
-  async search({ query, maxResults, signal }: SearchRequest): Promise<SearchResult[]> {
+  async search({ query, maxResults, signal, filters }: SearchRequest): Promise<SearchResult[]> {
     if (maxResults < 1) return [];
     const searchQuery = arxivSearchQuery(query);
     if (!searchQuery) return [];
     const url = endpoint(this.options.baseUrl, 'api/query');
-    url.searchParams.set('search_query', searchQuery);
+    url.searchParams.set('search_query', withSubmittedDate(searchQuery, filters));
     url.searchParams.set('start', '0');
     url.searchParams.set('max_results', String(Math.floor(maxResults)));
     url.searchParams.set('sortBy', 'relevance');
@@ -46,6 +47,15 @@ export class ArxivSearch implements SearchProvider {
  * arXiv's query language wants field-prefixed terms: free text becomes `all:` terms joined by OR,
  * which arXiv ranks by how many match. Quoted phrases stay phrases; filler words are dropped.
  */
+/** since / until as arXiv's own range on the submission date (YYYYMMDDHHMM, inclusive), with the terms. */
+export function withSubmittedDate(searchQuery: string, filters: SearchFilters | undefined, now = Date.now()): string {
+  if (!filters?.since && !filters?.until) return searchQuery;
+  const day = (d: string) => d.replace(/-/g, '');
+  const from = `${day(filters.since ?? '1991-01-01')}0000`;
+  const to = `${day(filters.until ?? new Date(now).toISOString().slice(0, 10))}2359`;
+  return `(${searchQuery}) AND submittedDate:[${from} TO ${to}]`;
+}
+
 export function arxivSearchQuery(query: string): string {
   const terms: string[] = [];
   const phrasePattern = /"([^"]+)"/g;

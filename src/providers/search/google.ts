@@ -7,6 +7,7 @@ import { ConfigError } from '../../config/load';
 import { SEARCH_KEY_VARIABLES } from '../../config/environment';
 import { HttpError } from '../http-error';
 import { arrayField, endpoint, finishResults, readJsonObject, refusalMessage, requestedCount, requireApiKey, withTimeout, type ProviderIdentity } from './http';
+import type { SearchFilters } from '../../domain/filters';
 import type { SearchProvider, SearchProviderOptions, SearchRequest, SearchResult } from './types';
 
 const GOOGLE: ProviderIdentity = { label: 'Google Programmable Search', keyEnv: 'GOOGLE_SEARCH_API_KEY' };
@@ -23,6 +24,33 @@ interface GoogleErrorBody {
   error?: { code?: number; message?: string; status?: string; details?: { reason?: string }[]; errors?: { reason?: string }[] };
 }
 
+/**
+ * The session's filters as Google takes them: `dateRestrict` counts days back from today (there is
+ * no end date: `until` is held after search); one domain is `siteSearch` with `siteSearchFilter`
+ * i(nclude) or e(xclude), several are `site:` terms in the query.
+ */
+function applyFilters(url: URL, query: string, filters: SearchFilters | undefined, now = Date.now()): void {
+  if (!filters) return;
+  if (filters.since) {
+    const days = Math.ceil((now - Date.parse(`${filters.since}T00:00:00Z`)) / 86_400_000);
+    if (days > 0) url.searchParams.set('dateRestrict', `d${days}`);
+  }
+  const include = filters.include_domains ?? [];
+  const exclude = filters.exclude_domains ?? [];
+  const terms: string[] = [];
+  if (include.length === 1 && !exclude.length) {
+    url.searchParams.set('siteSearch', include[0]);
+    url.searchParams.set('siteSearchFilter', 'i');
+  } else if (!include.length && exclude.length === 1) {
+    url.searchParams.set('siteSearch', exclude[0]);
+    url.searchParams.set('siteSearchFilter', 'e');
+  } else {
+    if (include.length) terms.push(`(${include.map((d) => `site:${d}`).join(' OR ')})`);
+    terms.push(...exclude.map((d) => `-site:${d}`));
+  }
+  if (terms.length) url.searchParams.set('q', `${query} ${terms.join(' ')}`);
+}
+
 const PUBLISHED_TAGS = ['article:published_time', 'og:published_time', 'datepublished', 'date', 'dc.date'];
 
 export class GoogleSearch implements SearchProvider {
@@ -37,12 +65,13 @@ export class GoogleSearch implements SearchProvider {
     this.engineId = engineId;
   }
 
-  async search({ query, maxResults, signal }: SearchRequest): Promise<SearchResult[]> {
+  async search({ query, maxResults, signal, filters }: SearchRequest): Promise<SearchResult[]> {
     if (maxResults < 1) return [];
     const url = endpoint(this.options.baseUrl, 'customsearch/v1');
     url.searchParams.set('key', this.apiKey);
     url.searchParams.set('cx', this.engineId);
     url.searchParams.set('q', query);
+    applyFilters(url, query, filters);
     url.searchParams.set('num', String(requestedCount(maxResults, MAX_RESULTS_PER_REQUEST)));
     const res = await fetch(url, {
       headers: { accept: 'application/json', 'user-agent': this.options.userAgent },

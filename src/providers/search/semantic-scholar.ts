@@ -26,13 +26,15 @@ export class SemanticScholarSearch implements SearchProvider {
 
   constructor(private readonly options: SearchProviderOptions) {}
 
-  async search({ query, maxResults, signal }: SearchRequest): Promise<SearchResult[]> {
+  async search({ query, maxResults, signal, filters }: SearchRequest): Promise<SearchResult[]> {
     if (maxResults < 1) return [];
     const url = endpoint(this.options.baseUrl, 'graph/v1/paper/search');
     // The search takes plain text only, and a hyphenated term matches nothing.
     url.searchParams.set('query', query.replace(/-/g, ' '));
     url.searchParams.set('limit', String(requestedCount(maxResults, MAX_RESULTS_PER_REQUEST)));
     url.searchParams.set('fields', SEMANTIC_SCHOLAR_FIELDS);
+    // Its own date filter: <start>:<end>, either end open.
+    if (filters?.since || filters?.until) url.searchParams.set('publicationDateOrYear', `${filters.since ?? ''}:${filters.until ?? ''}`);
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': this.options.userAgent };
     const apiKey = this.options.apiKey?.trim();
     if (apiKey) headers['x-api-key'] = apiKey;
