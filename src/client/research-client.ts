@@ -12,7 +12,7 @@ import { artifactIdsIn, type SessionPage, type SessionStore } from '../stores/se
 import { withReportText } from './report-events';
 import { PayloadKeyError, payloadKeyProblem } from './payload-keys';
 import { isStoreUnavailable } from '../stores/unavailable';
-import { INPUT_CHECK_WORKFLOW_TYPE, METADATA_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, WORKFLOW_TYPE, workflowIdFor } from '../contract/names';
+import { fairnessKeyFor, INPUT_CHECK_WORKFLOW_TYPE, METADATA_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, WORKFLOW_TYPE, workflowIdFor } from '../contract/names';
 import { eventsQuery, stateQuery, type Accepted } from '../contract/queries';
 import type { InputCheckArgs, InputCheckResult, ResearchMetadata } from '../contract/workflows';
 import type { MessageArgsOf, MessageName, ReviewArgs, TopUpArgs } from '../domain/messages';
@@ -39,6 +39,8 @@ export interface StartOptions {
   contexts?: InputContext[];
   /** Without a question, the session asks for one (seed 003's ask_topic) instead of failing. */
   askTopic?: boolean;
+  /** Whose session it is (a server user): its fairness key, so no other account's flood starves it. */
+  account?: string;
 }
 
 /**
@@ -102,6 +104,7 @@ export class ResearchClient {
         workflowId,
         args: [input],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        ...(opts.account ? { priority: { fairnessKey: fairnessKeyFor(opts.account) } } : {}),
         ...(this.searchAttributes
           ? { searchAttributes: { [SEARCH_ATTRIBUTES.status]: ['planning'], [SEARCH_ATTRIBUTES.createdAt]: [new Date()] } }
           : {}),

@@ -40,6 +40,23 @@ export const searchTaskQueue = (taskQueue: string, provider: string): string => 
  */
 export const planningTaskQueue = (taskQueue: string): string => `${taskQueue}.planning`;
 
+/**
+ * Whose work a session is, for Temporal's task-queue fairness: each account (a server user, a
+ * schedule) gets its share of a worker's dispatch, so one account's flood of sessions cannot starve
+ * another's. A session's activities inherit it. At most 64 bytes, as the server takes it.
+ */
+export function fairnessKeyFor(account: string): string {
+  let key = '';
+  let bytes = 0;
+  for (const ch of account) {
+    const code = ch.codePointAt(0) ?? 0;
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
+    if (bytes > 64) break;
+    key += ch;
+  }
+  return key;
+}
+
 /** Custom search attributes registered on the server so sessions can be listed by Temporal too. */
 export const SEARCH_ATTRIBUTES = {
   status: 'ResearchStatus',

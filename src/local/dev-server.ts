@@ -51,6 +51,10 @@ export function devServerArgs(opts: DevServerOptions): string[] {
     '--log-level',
     'warn',
     ...SEARCH_ATTRIBUTE_FLAGS,
+    // Task-queue fairness (off by default in the server): each account's sessions get their share
+    // of a worker, whatever another account has queued (see contract/names fairnessKeyFor).
+    '--dynamic-config-value',
+    'matching.enableFairness=true',
   ];
   if (opts.headless || !opts.uiPort) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort));

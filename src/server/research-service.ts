@@ -103,7 +103,7 @@ export class ResearchService {
     // Owned before the workflow exists, so no event or state is ever visible to anybody else.
     await this.store.insert({ research_id: researchId, owner, query, status: asksTopic ? 'awaiting_topic' : 'planning', settings: {}, parent_id: null });
     try {
-      await this.client.startCommand({ query, settings: this.sessionSettings(start.settings), researchId, autoApprove: req.auto_approve, askTopic: asksTopic, contexts: req.input_contexts });
+      await this.client.startCommand({ query, settings: this.sessionSettings(start.settings), researchId, autoApprove: req.auto_approve, askTopic: asksTopic, contexts: req.input_contexts, account: owner });
     } catch (err) {
       await this.store.remove(researchId);
       if (err instanceof ResearchError) throw invalid(/input context/.test(err.message) ? 'body.input_contexts' : 'body.query', err.message);
@@ -182,7 +182,7 @@ export class ResearchService {
     const edited = plan ? { ...(s.plan ?? {}), ...plan } : (s.plan ?? undefined);
     const start = startSettings(this.policy, draftSettings(s), true);
     // A draft's question and settings were checked when it was saved or edited.
-    await this.client.startCommand({ query: s.query as Question, settings: this.sessionSettings(start.settings), researchId: id, autoApprove: true, plan: edited as Partial<ResearchPlan> | undefined, contexts: s.contexts });
+    await this.client.startCommand({ query: s.query as Question, settings: this.sessionSettings(start.settings), researchId: id, autoApprove: true, plan: edited as Partial<ResearchPlan> | undefined, contexts: s.contexts, account: s.owner });
     this.liveStates.changed(id);
     await this.store.update(id, { status: 'planning', contexts: [] });
     this.watchForWorker(id);

@@ -2,7 +2,7 @@
 // its own (`<schedule id>-<UTC time of the firing>`), run as a child that outlives this workflow.
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { ApplicationFailure, ParentClosePolicy, startChild, workflowInfo } from '@temporalio/workflow';
-import { SEARCH_ATTRIBUTES, scheduledResearchId, WORKFLOW_TYPE, workflowIdFor } from '../contract/names';
+import { fairnessKeyFor, SEARCH_ATTRIBUTES, scheduledResearchId, WORKFLOW_TYPE, workflowIdFor } from '../contract/names';
 import type { ScheduledRunInput, ScheduledRunResult } from '../contract/workflows';
 import type { ResearchInput, ResearchResult } from '../domain/types';
 
@@ -18,6 +18,8 @@ export async function scheduledResearch(input: ScheduledRunInput): Promise<Sched
     taskQueue: info.taskQueue,
     args: [args],
     parentClosePolicy: ParentClosePolicy.ABANDON,
+    // A schedule's runs are one account for fairness: a schedule that fans out shares the workers with everyone else.
+    priority: { fairnessKey: fairnessKeyFor(`schedule:${input.scheduleId}`) },
     ...(input.searchAttributes ? { searchAttributes: { [SEARCH_ATTRIBUTES.status]: ['planning'], [SEARCH_ATTRIBUTES.createdAt]: [new Date()] } } : {}),
   }).catch((err: unknown) => {
     if (err instanceof WorkflowExecutionAlreadyStartedError) throw ApplicationFailure.nonRetryable(`scheduled research ${researchId} already ran: a firing in the same second as another`, 'ScheduledRunDuplicate');
