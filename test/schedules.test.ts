@@ -116,7 +116,7 @@ describe('research on a schedule', () => {
     expect(readsDisk.body.field).toBe('body.settings.search_providers.0');
     expect(readsDisk.body.message).toMatch(/"local" search provider reads files on the server/);
 
-    const created = await api.call('POST', '/api/schedules', { body: { query: 'How fast is solar power growing?', every: '1d', schedule_id: id, settings: SMALL } });
+    const created = await api.call('POST', '/api/schedules', { body: { query: 'How fast is solar power growing?', every: '1d', schedule_id: id, settings: SMALL, since_last_run: true } });
     expect(created.status).toBe(201);
     expect((created.body as ScheduleView).runs).toEqual([]);
     expect((await api.call('POST', '/api/schedules', { body: { query: 'again', every: '1d', schedule_id: id } })).status).toBe(409);
@@ -132,6 +132,9 @@ describe('research on a schedule', () => {
     expect(session.status).toBe(200);
     expect(session.body.state.report_markdown).toContain('## What changed');
     expect(session.body.research.query).toBe('How fast is solar power growing?');
+    // Since the last run: the run reads only what was published since the firing before it, a day back.
+    const firedAt = Date.parse(session.body.state.created_at as string);
+    expect([new Date(firedAt - 86_400_000).toISOString().slice(0, 10), new Date(firedAt - 86_400_000 - 60_000).toISOString().slice(0, 10)]).toContain(session.body.state.settings.since);
 
     expect((await api.call('DELETE', `/api/schedules/${id}`)).status).toBe(204);
     expect((await api.call('GET', `/api/schedules/${id}`)).status).toBe(404);

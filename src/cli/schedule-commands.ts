@@ -11,6 +11,7 @@ interface ScheduleFlags {
   every?: string;
   id?: string;
   now?: boolean;
+  sinceLastRun?: boolean;
   email?: string[];
   webhook?: string[];
   json?: boolean;
@@ -40,6 +41,7 @@ export function registerScheduleCommands(program: Command, withClient: WithClien
     .option('--every <interval>', 'how often: 7d, 12h, 30m, 2w')
     .option('--id <scheduleId>', 'choose the schedule id')
     .option('--now', 'start the first run now, not one interval from now')
+    .option('--since-last-run', 'each run reads only pages published since the run before it')
     .option('--email <address...>', 'mail every report to these addresses (SMTP_* variables)')
     .option('--webhook <url...>', 'POST every report, signed with WEBHOOK_SECRET, to these URLs')
     .option('--settings <json>', 'per-session settings for every run, as JSON or @file.json')
@@ -57,7 +59,7 @@ export function registerScheduleCommands(program: Command, withClient: WithClien
           };
         }
         await withClient({ startRuntime: true }, async (c) => {
-          const view = await c.schedules().create({ query: first, every: o.every as string, settings: await c.parseSettings(settings), scheduleId: o.id, runNow: o.now });
+          const view = await c.schedules().create({ query: first, every: o.every as string, settings: await c.parseSettings(settings), scheduleId: o.id, runNow: o.now, sinceLastRun: o.sinceLastRun });
           out(o.json, view, `${formatSchedule(view)}\nrunning unattended: the plan is approved automatically and clarifying questions are skipped (the plan's assumptions say so)`);
         });
         return;

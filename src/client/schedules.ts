@@ -25,6 +25,8 @@ export interface CreateScheduleOptions {
   owner?: string;
   /** Start the first run now instead of one interval from now. */
   runNow?: boolean;
+  /** Each run reads only pages published since the firing before it (one interval back). */
+  sinceLastRun?: boolean;
 }
 
 export interface ScheduleView {
@@ -73,7 +75,7 @@ export class ResearchSchedules {
     if (!/^[A-Za-z0-9_-]{1,40}$/.test(scheduleId)) throw new ResearchError('a schedule id may use letters, digits, "-" and "_" (at most 40)');
     // Unattended: nobody is there to approve or answer, and the settings say so in every run.
     const settings = withOverrides(this.config.research.settings, { ...(opts.settings ?? {}), auto_approve: true, ask_clarifications: false, schedule_id: scheduleId });
-    const input: ScheduledRunInput = { scheduleId, query, settings, searchAttributes: this.searchAttributes };
+    const input: ScheduledRunInput = { scheduleId, query, settings, searchAttributes: this.searchAttributes, ...(opts.sinceLastRun ? { since_last_run: { every_ms: everyMs } } : {}) };
     try {
       await this.client.schedule.create({
         scheduleId: `${PREFIX}${scheduleId}`,

@@ -11,6 +11,8 @@ export interface ScheduledRunInput {
   settings: ResearchSettings;
   /** The server has the research search attributes registered. */
   searchAttributes?: boolean;
+  /** Each run's `since` is the day of the firing before it: the schedule's interval back from this firing. */
+  since_last_run?: { every_ms: number };
 }
 
 export interface ScheduledRunResult {

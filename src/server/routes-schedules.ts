@@ -21,6 +21,7 @@ const createBody = (settings: ReturnType<typeof sessionSettings>) => z
     settings: settings.optional().describe('per-session settings for every run, e.g. delivery'),
     schedule_id: z.string().regex(/^[A-Za-z0-9_-]{1,40}$/).optional(),
     run_now: z.boolean().optional().describe('start the first run now, not one interval from now'),
+    since_last_run: z.boolean().optional().describe('each run reads only pages published since the run before it (its settings\' since, set to the day of the previous firing; the first run: one interval back)'),
   })
   .strict();
 
@@ -67,7 +68,7 @@ export function registerScheduleRoutes(root: FastifyInstance, service: ResearchS
     // The same rules as a session started over HTTP: no operator files unless the operator allows them.
     if (b.settings) checkServiceSettings(service.client.config, service.policy, b.settings);
     const settings = service.policy.allowLocalDocuments ? b.settings : { ...(b.settings ?? {}), local_documents: false };
-    const view = await explain('body.every', () => schedules().create({ query: b.query, every: b.every, settings, scheduleId: b.schedule_id, runNow: b.run_now, owner: req.user }));
+    const view = await explain('body.every', () => schedules().create({ query: b.query, every: b.every, settings, scheduleId: b.schedule_id, runNow: b.run_now, sinceLastRun: b.since_last_run, owner: req.user }));
     return reply.code(201).send(await adopt(req.user, view));
   });
 

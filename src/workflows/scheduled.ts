@@ -9,7 +9,9 @@ import type { ResearchInput, ResearchResult } from '../domain/types';
 export async function scheduledResearch(input: ScheduledRunInput): Promise<ScheduledRunResult> {
   const info = workflowInfo();
   const researchId = scheduledResearchId(input.scheduleId, info.workflowId, info.runId);
-  const args: ResearchInput = { researchId, query: input.query, settings: { ...input.settings, schedule_id: input.scheduleId } };
+  // "Since the last run": the day of the firing before this one (an interval back), as the session's since.
+  const since = input.since_last_run ? { since: new Date(info.startTime.getTime() - input.since_last_run.every_ms).toISOString().slice(0, 10) } : {};
+  const args: ResearchInput = { researchId, query: input.query, settings: { ...input.settings, ...since, schedule_id: input.scheduleId } };
   // An id is used once: two firings in one second (a trigger) never run a session again under
   // the id of one that ran, or was deleted, before.
   const child = await startChild(WORKFLOW_TYPE, {
