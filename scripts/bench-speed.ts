@@ -11,7 +11,8 @@
 // loopback (test/harness/embeddings.ts) as the embedding model.
 //   npm run bench:speed [-- --profile easy|hard|real|other-words|other-words-embeddings] [-- --runs 3] [-- --peer <dir> [--peer-concurrency n]]
 //   (--peer: a checkout of github.com/dzhng/deep-research with its npm install done; the peer then
-//   runs on the real world right after each of our runs there, see scripts/bench-peer.ts)
+//   runs on the real world right after each of our runs of its first real profile, on the same
+//   question: real, or other-words with --profile other-words; see scripts/bench-peer.ts)
 //   (BENCH_MODEL_MS, BENCH_SEARCH_MS, BENCH_FETCH_MS change the latencies; BENCH_TIMELINE=1 prints
 //   every call, BENCH_ACTIVITIES=1 every activity and workflow task from the history,
 //   BENCH_DECISIONS=1 the decision log)
@@ -85,8 +86,9 @@ interface Profile {
 interface WorldCalls {
   recorder: Recorder;
   model: FakeModel;
-  /** The peer, on this world, run right after each of our runs. */
+  /** The peer, on this world, run right after each of our runs of the profile asking `peerQuestion`. */
   peer?: Peer;
+  peerQuestion?: string;
   world?: RealWorld;
 }
 
@@ -256,7 +258,7 @@ const peerLine = (f: PeerFigures) =>
 
 /** Our user wall beside the peer's, run after run, on the real world. */
 function peerSummary(ours: Figures[]): void {
-  console.log(`\npeer (dzhng/deep-research, breadth 4, depth 2, ${arg('peer-concurrency') ?? 2} searches at a time, on the real world): ${peerResults.length} run(s)`);
+  console.log(`\npeer (dzhng/deep-research, breadth 4, depth 2, ${arg('peer-concurrency') ?? 2} searches at a time, on the real world, "${real[0]?.name}"): ${peerResults.length} run(s)`);
   console.log(`  user wall ${range(peerResults.map((f) => f.userWall), seconds)} (ours ${range(ours.map((f) => f.userWall), seconds)}); in the run ${range(peerResults.map((f) => f.wall), seconds)} (ours ${range(ours.map((f) => f.wall), seconds)})`);
   console.log(`  to the first call ${range(peerResults.map((f) => f.beforeFirstCall), seconds)} (ours ${range(ours.map((f) => f.beforeFirstCall), seconds)}); after the last call ${range(peerResults.map((f) => f.afterLastCall), seconds)} (ours ${range(ours.map((f) => f.afterLastCall), seconds)})`);
   console.log(`  serial model rounds ${range(peerResults.map((f) => f.serial), String)} (ours ${range(ours.map((f) => f.serial), String)}), idle ${range(peerResults.map((f) => f.idleShare * 100), (n) => `${Math.round(n)} %`)}`);
@@ -285,7 +287,7 @@ async function runProfiles(env: TestEnvironment, calls: WorldCalls, profiles: Pr
   for (let run = 1; run <= runs; run++) {
     for (const profile of profiles) {
       results.set(profile, [...(results.get(profile) ?? []), await runOnce(env, calls, profile, run)]);
-      if (!calls.peer || profile.name !== 'real') continue;
+      if (!calls.peer || profile.question !== calls.peerQuestion) continue;
       const peer = await calls.peer.run();
       peerResults.push(peer);
       console.log(`\n[peer ${run}] ${peerLine(peer)}`);
@@ -322,10 +324,12 @@ async function main(): Promise<void> {
       const env = await startRealEnvironment(world, server.address, { configure: freshFetches });
       const missing = peerMissing(peerDir);
       if (missing) console.log(`peer: not run (${missing})`);
-      const peerWorld = { recorder: world.recorder, searchUrl: world.search.url, originalUrl: (url: string) => world.pageAt(url)?.url.toString() ?? url, question: REAL_QUESTION, planQueries: REAL_PLANS.get(REAL_QUESTION)!.queries, modelMs: latencies.modelMs, concurrency: Number(arg('peer-concurrency') ?? 0) || undefined };
+      // The peer asks the first real profile's question (--profile other-words: the hard case's).
+      const peerQuestion = real[0].question;
+      const peerWorld = { recorder: world.recorder, searchUrl: world.search.url, originalUrl: (url: string) => world.pageAt(url)?.url.toString() ?? url, question: peerQuestion, planQueries: REAL_PLANS.get(peerQuestion)!.queries, modelMs: latencies.modelMs, concurrency: Number(arg('peer-concurrency') ?? 0) || undefined };
       const peer = peerDir && !missing ? await startPeer(peerDir, peerWorld) : undefined;
       try {
-        await runProfiles(env, { ...world, world, peer }, real, results);
+        await runProfiles(env, { ...world, world, peer, peerQuestion }, real, results);
       } finally {
         await peer?.close();
         await env.close();
@@ -350,7 +354,7 @@ async function main(): Promise<void> {
       }
     }
     for (const [profile, all] of results) summary(profile, all);
-    const realRuns = [...results].find(([profile]) => profile.name === 'real')?.[1];
+    const realRuns = [...results].find(([profile]) => profile.name === real[0]?.name)?.[1];
     if (peerResults.length && realRuns) peerSummary(realRuns);
     console.log(`\nload average at the end: ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   } finally {
