@@ -50,3 +50,14 @@ describe('source dates for the analyst', () => {
     expect(analyzer.system).toMatch(/as of/);
   });
 });
+
+describe('source dates in the web app’s source list', () => {
+  it('shows when a page says it was written, flags one older than the period asked, and calls a dateless page undated', async () => {
+    const { dated } = await import('../src/web/panels');
+    const scope = { text: 'since 2021', start: '2021-01-01' };
+    expect(dated({ status: 'fetched', published: '2019-11-19T08:00:00Z', updated: '2020-02-01T00:00:00Z' }, scope)).toBe('published 2019-11-19, updated 2020-02-01 — older than the period asked (since 2021)');
+    expect(dated({ status: 'fetched', published: '2023-05-02T00:00:00Z' }, scope)).toBe('published 2023-05-02');
+    expect(dated({ status: 'fetched', retrieved_at: '2026-12-03T10:00:00Z' }, scope)).toBe('undated');
+    expect(dated({ status: 'failed' }, undefined)).toBe('');
+  });
+});

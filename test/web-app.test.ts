@@ -194,6 +194,8 @@ describe.skipIf(!CHROMIUM)(CHROMIUM ? 'the web app in Chromium' : `the web app (
     await page.waitForFunction((sid: string) => (document.querySelector(`#preview-${sid} pre`)?.textContent?.length ?? 0) > 50, {}, fetched.id);
     expect(await page.$eval(`#preview-${fetched.id} pre`, (p) => p.textContent)).toMatch(/percent/);
     expect(await page.$eval(`#source-${fetched.id} .meta`, (m) => m.textContent)).toMatch(/credibility \d.*relevance/);
+    // The harness's pages state no date: said so, never the time they were fetched.
+    expect(await page.$eval(`#source-${fetched.id} .meta`, (m) => m.textContent)).toMatch(/credibility [\d.]+undated/);
     await page.$eval(`#source-${fetched.id}`, (el) => el.scrollIntoView());
     await shot('05-source-preview');
 

@@ -4,6 +4,7 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { api, type StreamEvent } from './api';
+import { scopeStart } from '../domain/filters';
 import { Alert, num, usd, when } from './ui';
 
 export type Snapshot = Record<string, any>;
@@ -60,14 +61,27 @@ function SourcePreview({ id, sourceId }: { id: string; sourceId: string }) {
   </div>`;
 }
 
+/** When a source says it was written (never the fetch time), and whether it is older than the period the question asks about. */
+export function dated(s: Snapshot, scope: { text: string; start: string } | undefined): string {
+  const published = typeof s.published === 'string' ? s.published.slice(0, 10) : undefined;
+  const updated = typeof s.updated === 'string' ? s.updated.slice(0, 10) : undefined;
+  if (!published && !updated) return s.status === 'fetched' ? 'undated' : '';
+  const stale = scope && published && published < scope.start ? ` — older than the period asked (${scope.text})` : '';
+  return [published && `published ${published}`, updated && `updated ${updated}`].filter(Boolean).join(', ') + stale;
+}
+
 export function Sources({ id, state }: { id: string; state: Snapshot }) {
   const sources = (state.sources ?? []) as Snapshot[];
+  const asked = ((state.plan as Snapshot | undefined)?.context as Snapshot | undefined)?.time_scope;
+  const start = typeof asked === 'string' ? scopeStart(asked, Date.parse(String(state.created_at ?? ''))) : undefined;
+  const scope = start && typeof asked === 'string' ? { text: asked, start } : undefined;
   return html`<ul class="sources">
     ${sources.map((s) => html`<li key=${s.id} class="source" id=${`source-${s.id}`}>
       <div><strong>[${s.id}]</strong> ${safeHref(s.url) ? html`<a href=${safeHref(s.url)} rel="noopener noreferrer nofollow" target="_blank">${s.title || s.url}</a>` : html`<span>${s.title || s.url}</span>`}</div>
       <div class="meta">
         <span class=${`badge tier-${s.tier ?? 'unknown'}`}>${s.tier ?? 'unrated'}</span>
         <span>credibility ${s.credibility === undefined ? '—' : num(s.credibility, 2)}</span>
+        ${dated(s, scope) && html`<span class="dated">${dated(s, scope)}</span>`}
         <span>relevance ${s.relevance === undefined ? '—' : num(s.relevance, 2)}${s.skipped_off_topic ? ' (skipped: off topic)' : ''}${s.off_question ? ' (read: does not address the question, not cited)' : ''}</span>
         <span>${s.status}${s.retrieved_at ? ` ${when(s.retrieved_at)}` : ''}</span>
       </div>
