@@ -288,6 +288,10 @@ describe('analysis gate', () => {
     const none = analysisGate([], tenSources.map((x) => ({ ...x, skipped_off_topic: true })));
     expect(none.failures).toContain('none of the 10 fetched sources was read: each was off topic for the question');
     expect(none.fixable).toEqual(['only 0 findings (need at least 2)']);
+    // Read beside the triage and all set aside by it: they were read, and gave nothing.
+    const setAside = analysisGate([], tenSources.map((x, i) => (i < 6 ? { ...x, skipped_off_topic: true } : { ...x, judged: { by: 'model' as const, verdict: 'no' as const }, off_question: 'the triage found it does not address the question' })));
+    expect(setAside.failures).toContain('only 0 of the 4 sources read gave a finding (0%, need at least 30%)');
+    expect(setAside.failures.join(' ')).not.toMatch(/was read/);
   });
 
   it('fails when no source was fetched', () => {

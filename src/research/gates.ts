@@ -156,7 +156,13 @@ export function analysisGate(findings: readonly Finding[], sources: readonly Sou
   if (fetched.length === 0) {
     failures.push('no fetched sources to cite');
   } else if (read.length === 0) {
-    unfixable.push(`none of the ${plural(fetched.length, 'fetched source')} was read: each was off topic for the question`);
+    // Pages read beside the triage and set aside by it were read: saying none was would be untrue.
+    const readAtAll = fetched.filter((s) => !s.skipped_off_topic).length;
+    unfixable.push(
+      readAtAll
+        ? `only 0 of the ${plural(readAtAll, 'source')} read gave a finding (0%, need at least ${percent(GATE_THRESHOLDS.minCitedSourceShare)})`
+        : `none of the ${plural(fetched.length, 'fetched source')} was read: each was off topic for the question`,
+    );
     failures.push(unfixable[unfixable.length - 1]);
   } else if (citedShare < GATE_THRESHOLDS.minCitedSourceShare - RATIO_TOLERANCE) {
     unfixable.push(
