@@ -9,6 +9,11 @@ const SLOTS = 2;
 const FLOOD = 8;
 const PLAN_MS = 4_000;
 
+const planOf = (harness: Harness, i: number, words: string) => {
+  const body = JSON.stringify(harness.model.requests[i]?.body ?? {});
+  return body.includes('research_plan') && body.includes(words);
+};
+
 describe('a burst of new sessions beside a running one', () => {
   let harness: Harness;
   let env: TestEnvironment;
@@ -31,15 +36,16 @@ describe('a burst of new sessions beside a running one', () => {
     expect((await env.client.state(running.researchId)).status).toBe('completed');
 
     for (const { researchId } of flood) await waitFor(`${researchId} planned`, async () => ((await env.client.state(researchId)).status === 'awaiting_approval' ? true : undefined), 120_000, 250);
-    const plans = harness.recorder.of('model').filter((r, i) => JSON.stringify(harness.model.requests[i]?.body ?? {}).includes('Flood question') && r.end);
+    const plans = harness.recorder.of('model').filter((r, i) => planOf(harness, i, 'Flood question') && r.answered);
     expect(plans.length).toBeGreaterThanOrEqual(FLOOD);
-    // The most plans of the burst in flight at any moment (a plan's end is stamped when its response
-    // is flushed, a few ms after the worker has it and its slot has taken the next: not an overlap).
-    const FLUSH_MS = 100;
-    const most = Math.max(...plans.map((p) => plans.filter((q) => q.start < (p.end as number) - FLUSH_MS && (q.end as number) - FLUSH_MS > p.start).length));
+    // The most plans of the burst in flight at once: a call is in flight from its request to the
+    // moment the model began its answer's last part (its slot cannot take the next before).
+    const edges = plans.flatMap((p) => [{ at: p.start, step: 1 }, { at: p.answered as number, step: -1 }]).sort((a, b) => a.at - b.at || a.step - b.step);
+    let inFlight = 0;
+    const most = Math.max(...edges.map((e) => (inFlight += e.step)));
     expect(most).toBeLessThanOrEqual(SLOTS);
     // The burst took FLOOD / SLOTS plan times to draft; the running session did not wait for it.
-    expect(plans.filter((p) => (p.end as number) > finishedAt).length).toBeGreaterThan(0);
+    expect(plans.filter((p) => (p.answered as number) > finishedAt).length).toBeGreaterThan(0);
     for (const { researchId } of flood) await env.client.cancel(researchId).catch(() => undefined);
   }, 180_000);
 });

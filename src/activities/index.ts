@@ -101,8 +101,9 @@ export function createActivities(deps: ActivityDeps): CreatedActivities {
   const modelDeps = { model, defaultModel, pricing: config.models.pricing, artifacts: store, budget, streams, window };
   const embeddings = createEmbeddingChooser(config);
   const relevance = createRelevanceActivities(store, (models) => embeddings.choose(models), { waitMs: config.search.embedding_wait_seconds * 1000 });
-  // The parser and the relevance score are compiled on first use: done now, not in a user's first round.
-  setTimeout(() => void warmUpParsing().then(() => relevanceScore('Battery storage on the grid grew again.', ['grid storage costs'])), 0).unref();
+  // The parser and the relevance score are compiled on first use: done now, not in a user's first
+  // round. A worker parses HTML on parser threads of its own (parsing/html-threads.ts).
+  setTimeout(() => void warmUpParsing({ threads: true }).then(() => relevanceScore('Battery storage on the grid grew again.', ['grid storage costs'])), 0).unref();
   // The model roles that are activities of their own (src/roles/index.ts), each handed the same tools.
   const roles = roleActivities(createRoleTools(modelDeps));
   const activities: ResearchActivities & RoleActivities = {

@@ -108,7 +108,7 @@ export const researchSettingsSchema = z
     check_claims: z.boolean().default(true).describe("Check each cited sentence against the cited source's text"),
     max_phase_visits: z.number().int().min(1).max(1_000).default(40).describe('Backstop: no phase runs more often than this'),
     max_concurrency: z.number().int().min(1).max(32).default(4).describe('Research branches (one per query) analysing at once'),
-    max_model_calls_in_flight: z.number().int().min(1).max(64).default(4).describe('Model calls in flight at once across one session'),
+    max_model_calls_in_flight: z.number().int().min(1).max(64).default(6).describe('Model calls in flight at once across one session'),
     panel: z.array(z.string().max(200).trim().regex(TWO_NON_BLANK, 'at least two characters besides spaces')).min(1).max(10).optional().describe('Panel research: "provider:model" items or plain words ("claude", "gemini"); one model per vendor (its maker, also through a gateway), first match wins, models without a key dropped'),
     synthesis_model: modelRef.optional().describe('The model that merges the panel answers (its key is required); default: the writer\'s model'),
     skip_synthesis: z.boolean().optional().describe('Panel research: return the answers side by side, without a synthesis'),

@@ -55,6 +55,12 @@ export function devServerArgs(opts: DevServerOptions): string[] {
     // of a worker, whatever another account has queued (see contract/names fairnessKeyFor).
     '--dynamic-config-value',
     'matching.enableFairness=true',
+    // One partition per task queue: fairness is kept per partition, and a single machine gains
+    // nothing from spreading one queue over several (the order of a backlog would be a dice roll).
+    '--dynamic-config-value',
+    'matching.numTaskqueueReadPartitions=1',
+    '--dynamic-config-value',
+    'matching.numTaskqueueWritePartitions=1',
   ];
   if (opts.headless || !opts.uiPort) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort));

@@ -4,7 +4,9 @@ import { parseDocx } from './docx';
 import { normalizeDate } from './date-text';
 import { decode } from './encoding';
 import { parsePdf } from './pdf';
+import { parseHtmlInThreads, startParserThreads, threadsOn } from './html-threads';
 import { UnsupportedContentError, type ParsedDocument } from './types';
+import { WARM_UP_PAGE } from './warm-up';
 
 export type { ParsedDocument } from './types';
 
@@ -56,7 +58,7 @@ async function parseByKind(bytes: Buffer, contentType: string, url: string): Pro
   if (kind === undefined) throw new UnsupportedContentError(`unsupported content type "${contentType}"`);
   const text = decode(bytes, contentType, url);
   if (looksBinary(text)) throw new UnsupportedContentError(`binary data served as ${contentType}`);
-  if (kind === 'html') return parseHtml(text, url);
+  if (kind === 'html') return threadsOn() ? parseHtmlInThreads(text, url) : parseHtml(text, url);
   const firstHeading = /^#\s+(.+)$/m.exec(text);
   return { title: firstHeading?.[1]?.trim() ?? '', text: normalizeText(text), sections: (text.match(/^#{1,6}\s/gm) ?? []).length };
 }
@@ -68,17 +70,12 @@ function looksBinary(text: string): boolean {
   return control / sample.length > 0.1;
 }
 
-const WARM_UP_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Warm-up: grid storage</title></head>
-<body><nav><a href="/">Home</a></nav><main><article><h1>Grid storage</h1>
-<p>Battery storage on the grid grew again last year, as prices for cells fell and more wind and solar power needed balancing.</p>
-<h2>Costs</h2><p>Installed costs fell by a fifth, while the largest projects doubled in size and operators added longer durations.</p>
-<ul><li>Lithium iron phosphate cells dominate new projects.</li><li>Sodium-ion cells appear in pilots.</li></ul>
-</article></main><footer>Cookie notice</footer></body></html>`;
-
 /**
- * Runs the HTML parser once on a page of its own, so the first pages a worker parses for a user do
- * not also pay for compiling the parser (it is compiled on first use, about ten times a warm parse).
+ * Runs the HTML parser once on a page of its own, so the first pages a process parses for a user
+ * do not also pay for compiling the parser. A worker (`threads`) parses HTML on parser threads
+ * instead, off the thread its activities and workflows are driven from: those warm up themselves.
  */
-export async function warmUpParsing(): Promise<void> {
+export async function warmUpParsing(opts: { threads?: boolean } = {}): Promise<void> {
+  if (opts.threads && startParserThreads()) return;
   await parseDocument(Buffer.from(WARM_UP_PAGE), 'text/html; charset=utf-8', 'http://warm-up.invalid/').catch(() => undefined);
 }

@@ -103,6 +103,7 @@ export async function startFakeServer(recorder: Recorder, handle: (exchange: Exc
     requests.push({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body });
     const sendJson = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
       entry.status = status;
+      entry.answered ??= Date.now();
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(JSON.stringify(payload), () => (entry.end = Date.now()));
     };

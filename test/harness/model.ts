@@ -72,6 +72,8 @@ export interface ModelScript extends ProviderScript {
   repeatFindings?: boolean;
   /** Extra latency per call, by schema name and prompt (e.g. to make some branches finish last). */
   delayFor?: (name: string | undefined, prompt: string) => number;
+  /** Holds a call's answer until the promise settles (e.g. until a test has queued everything it means to). */
+  holdFor?: (name: string | undefined, prompt: string) => Promise<unknown> | undefined;
   /** Summarization requests (content_summary) fail with a 500. */
   failSummaries?: boolean;
   /** The local server it stands for: its refusals (test/harness/local-servers.ts). */
@@ -307,6 +309,7 @@ export async function startModel(recorder: Recorder, script: ModelScript = {}): 
     if (script.delayMs) await sleep(script.delayMs);
     const extraDelay = script.delayFor?.(name, prompt) ?? 0;
     if (extraDelay > 0) await sleep(extraDelay);
+    await script.holdFor?.(name, prompt);
     if (body.stream) return streamAnswer(exchange, body, answer, toolName, script);
     const content = answer.blocked ? '' : toolName ? payloadOf(answer) : renderAnswer(answer);
     const usage = usageFor(script, raw, content);
@@ -351,7 +354,10 @@ async function streamAnswer(exchange: Exchange, body: ChatRequest, answer: Scrip
 
   await stream.send(delta({ role: 'assistant', content: '' }));
   let written = '';
+  // Stamped before the last chunk: the client cannot have the whole answer before this moment.
+  const answered = () => (exchange.entry.answered ??= Date.now());
   if (answer.blocked) {
+    answered();
     await stream.send(delta({}, 'content_filter'));
   } else if (toolName) {
     if (answer.think) await stream.send(delta({ content: `<think>${answer.think}</think>` }));
@@ -359,10 +365,12 @@ async function streamAnswer(exchange: Exchange, body: ChatRequest, answer: Scrip
     await stream.send(delta({ tool_calls: [{ index: 0, id: callId, type: 'function', function: { name: toolName, arguments: '' } }] }));
     written = payloadOf(answer);
     for (const part of pieces(written)) await stream.send(delta({ tool_calls: [{ index: 0, function: { arguments: part } }] }));
+    answered();
     await stream.send(delta({}, 'tool_calls'));
   } else {
     written = renderAnswer(answer);
     for (const part of pieces(written)) await stream.send(delta({ content: part }));
+    answered();
     await stream.send(delta({}, 'stop'));
   }
   if (body.stream_options?.include_usage) {

@@ -9,6 +9,8 @@ export interface RecordedRequest {
   key: string;
   status?: number;
   start: number;
+  /** When the fake server began the answer's last part: a client holds the whole answer only after it. */
+  answered?: number;
   end?: number;
 }
 
