@@ -152,7 +152,10 @@ describe('retry, resume and enhance through the API', () => {
     expect(((await env.client.waitForResult(`${id}-v3`)) as { status: string }).status).toBe('completed');
     const v3 = await env.client.state(`${id}-v3`);
     const ownQueries = (v2.state.gaps as { addressed: boolean; suggested_queries: string[] }[]).filter((g) => !g.addressed).map((g) => g.suggested_queries[0]);
-    expect(v3.searched_queries.slice(v2.state.searched_queries.length, v2.state.searched_queries.length + ownQueries.length)).toEqual(ownQueries.slice(0, 3));
+    // As many as a round of the plan searches (at least 2); the open questions past them stay open.
+    const perRound = Math.max(2, (v2.state.plan as { expanded_queries: unknown[] }).expanded_queries.length);
+    const searchedAsGiven = Math.min(ownQueries.length, perRound);
+    expect(v3.searched_queries.slice(v2.state.searched_queries.length, v2.state.searched_queries.length + searchedAsGiven)).toEqual(ownQueries.slice(0, searchedAsGiven));
     const v3report = v3.report_markdown;
     expect(v3report).toContain('## What changed since v2');
     // Closed by what their queries found, they are no longer listed as open.

@@ -2,6 +2,7 @@
 import { sweepArchive } from '../context-fit/archive';
 import { fitSettingsOf } from '../context-fit/settings';
 import { warmUpParsing } from '../parsing';
+import { stopParserThreads } from '../parsing/html-threads';
 import { preparePdfWorkers } from '../parsing/pdf-worker';
 import { relevanceScore } from '../report/relevance';
 import type { AppConfig } from '../config/schema';
@@ -157,6 +158,7 @@ export function createActivities(deps: ActivityDeps): CreatedActivities {
       await ownCache.close();
       await ownArtifacts?.close?.();
       await fetcher.close();
+      await stopParserThreads();
     },
   };
 }
