@@ -48,8 +48,16 @@ describe('the filters', () => {
     expect(scopeStart('the last two years', started)).toBe('2024-12-03');
     expect(scopeStart('seit 2021', started)).toBe('2021-01-01');
     expect(scopeStart('worldwide', started)).toBeUndefined();
-    const { markdown } = verifyReportCitations('# Q\n\n## A\n\nPrices fell [S1].\n', [{ id: 'S1', title: 'Prices', url: 'https://example.org/p' }], 0, { before_scope: { scope: 'since 2022', sources: ['S1 (2015-03-02)'] } });
+    const sources = [
+      { id: 'S1', title: 'Prices', url: 'https://example.org/p', tier: 'established', published: '2015-03-02' },
+      { id: 'S2', title: 'Prices now', url: 'https://example.org/q', tier: 'established', published: '2025-06-01' },
+    ];
+    const { markdown } = verifyReportCitations('# Q\n\n## A\n\nPrices fell [S1]. They rose again [S2].\n', sources, 0, { before_scope: { scope: 'since 2022', sources: ['S1 (2015-03-02)'] } });
     expect(markdown).toContain('Older than the period asked about (since 2022): S1 (2015-03-02); what they say may no longer hold.');
+    // The credibility beside the source says so too, in the Sources list.
+    const entry = (id: string) => markdown.split('\n').find((line) => line.startsWith(`- [${id}]`)) ?? '';
+    expect(entry('S1')).toContain('(established, stale: older than the period asked, published 2015-03-02');
+    expect(entry('S2')).not.toContain('stale');
   });
 
   it('the settings schema takes them and refuses what is neither a date nor a span', () => {

@@ -214,9 +214,10 @@ function wordCount(markdown: string): number {
 
 function sourcesList(sources: CitableSource[], extra: ReportNotes, labels: ReportLabels): string {
   if (!sources.length) return labels.noSourceCited;
+  const stale = new Set(extra.before_scope?.sources.map((entry) => entry.split(' ')[0]));
   return sources
     .map((s) => {
-      const details = [s.tier, ...dateDetails(s, labels), s.retrieved_at && labels.fetched(s.retrieved_at), s.file_id && labels.snapshot(s.file_id)].filter(Boolean);
+      const details = [s.tier, stale.has(s.id) && labels.stale, ...dateDetails(s, labels), s.retrieved_at && labels.fetched(s.retrieved_at), s.file_id && labels.snapshot(s.file_id)].filter(Boolean);
       const relevance = extra.relevance?.[s.id];
       if (relevance !== undefined) details.push(labels.relevance(relevance.toFixed(2)));
       if (s.teaser) details.push(labels.onlyOpening);

@@ -59,6 +59,8 @@ export interface ReportLabels {
   relevance: (score: string) => string;
   /** A cited source whose page showed only its opening (paywall), in its Sources entry. */
   onlyOpening: string;
+  /** Beside the tier of a source published before the period the question asks about. */
+  stale: string;
   /** The Notes' line on such sources (their ids). */
   teasers: (ids: string) => string;
   gap: (title: string) => string;

@@ -21,6 +21,7 @@ const EN: ReportLabels = {
   snapshot: (id) => `snapshot ${id}`,
   relevance: (x) => `relevance ${x}`,
   onlyOpening: 'only the opening was readable: paywall',
+  stale: 'stale: older than the period asked',
   teasers: (ids) => `${ids}: only the opening of the article was readable (the rest is behind a paywall or a login); what is cited from it rests on that opening, not on the whole article.`,
   gap: (t) => `**Gap:** the research looked for material on “${t}” and found nothing it could cite.`,
   queriesTried: (q) => `Queries tried: ${q}.`,
