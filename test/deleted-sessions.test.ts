@@ -125,4 +125,23 @@ describe('deleted sessions and the artifacts they named', () => {
     expect([404, 410]).toContain(artifact.status);
     expect(artifact.body.message).toContain(read?.text_file_id as string);
   });
+
+  it('a session deleted while no worker runs is deleted at once: the delete never waits for a worker to answer a query', async () => {
+    // A closed workflow's query is answered by a worker replaying it: with none (or one busy with a
+    // flood) the delete hung until the caller gave up (the contract fuzzer's 30 s read timeout).
+    const id = (await api.call('POST', '/api/research', { body: { query: 'Why are offshore wind farms built so far out?', settings: SMALL, auto_approve: true } })).body.research_id as string;
+    await completed(id);
+    await env.stopWorker();
+    try {
+      const deleted = await Promise.race([
+        api.call('DELETE', `/api/research/${id}`),
+        new Promise<'no answer'>((resolve) => setTimeout(() => resolve('no answer'), 25_000).unref()),
+      ]);
+      expect(deleted === 'no answer' ? deleted : deleted.status).toBe(200);
+      if (deleted !== 'no answer') expect(deleted.body.artifacts_removed).toBeGreaterThan(0);
+      expect((await api.call('GET', `/api/research/${id}`)).status).toBe(404);
+    } finally {
+      await env.startWorker();
+    }
+  }, 180_000);
 });

@@ -30,6 +30,20 @@ export async function releaseArtifacts(deps: ReleaseDeps, researchId: string, ca
   return orphans.length;
 }
 
+/** How long a delete waits for a worker to answer the final live state. */
+const LIVE_STATE_MS = 5_000;
+
+/**
+ * The artifacts the final live state names (pages fetched since the last snapshot). A closed
+ * workflow's query is answered by a worker replaying it: with none running, or one busy with a
+ * flood, the delete must not wait, and the late sweep asks again.
+ */
+async function liveArtifactIds(handle: WorkflowHandle): Promise<string[]> {
+  const connection = handle.client.connection;
+  const live = await connection.withDeadline(Date.now() + LIVE_STATE_MS, () => handle.query(stateQuery)).catch(() => undefined);
+  return live ? artifactIdsIn(JSON.stringify(live)) : [];
+}
+
 /** How long after a delete writes of activities that were in flight are swept up. */
 const LATE_WRITES_MS = 120_000;
 
@@ -51,9 +65,7 @@ export async function removeSession(deps: RemovalDeps, researchId: string): Prom
   if (handle) {
     const described = await handle.describe().catch(() => undefined);
     if (described?.status.name === 'RUNNING') await handle.terminate('deleted by its owner').catch(() => undefined);
-    // The final live state (a query answers on a closed workflow too) names pages fetched since the last snapshot.
-    const live = await handle.query(stateQuery).catch(() => undefined);
-    if (live) for (const fileId of artifactIdsIn(JSON.stringify(live))) mine.add(fileId);
+    for (const fileId of await liveArtifactIds(handle)) mine.add(fileId);
   }
   const stored = await deps.sessions.get(researchId);
   if (stored) for (const fileId of artifactIdsIn(JSON.stringify(stored))) mine.add(fileId);
@@ -70,7 +82,7 @@ export async function removeSession(deps: RemovalDeps, researchId: string): Prom
         .then(async (owned) => {
           if (owned) return;
           await deps.sessions.delete(researchId);
-          await releaseArtifacts(deps, researchId, []);
+          await releaseArtifacts(deps, researchId, await liveArtifactIds(handle));
         })
         .catch(() => undefined);
     });
