@@ -21,6 +21,22 @@ import { streamFrameSchema } from './state-schemas';
 /** Waits `ms`, or less when `signal` aborts first. */
 const pause = (ms: number, signal: AbortSignal) => wait(ms, undefined, { signal }).catch(() => undefined);
 
+/**
+ * Runs one call on a signal of its own that follows `signal`: the engine's client adds an abort
+ * listener to a call's signal and never removes it, so a watch that long-polled on one signal
+ * gathered one listener per poll for as long as it lived.
+ */
+async function withSignalOfItsOwn<T>(signal: AbortSignal, run: (own: AbortSignal) => Promise<T>): Promise<T> {
+  const own = new AbortController();
+  const follow = () => own.abort(signal.reason);
+  signal.addEventListener('abort', follow, { once: true });
+  try {
+    return await run(own.signal);
+  } finally {
+    signal.removeEventListener('abort', follow);
+  }
+}
+
 /** The event streams' limits the environment sets (EVENT_STREAMS_*, EVENT_WATCHERS_PER_SECOND); unset: the defaults. */
 type StreamSettings = AppConfig['environment']['service']['event_streams'];
 
@@ -128,14 +144,16 @@ export function serviceHubSource(service: ResearchService): HubSource {
       while (!signal.aborted) {
         try {
           // Waits on the server until the history has new events (or its long-poll time is up).
-          const res = await temporal.withAbortSignal(signal, () =>
-            temporal.workflowService.getWorkflowExecutionHistory({
-              namespace: temporal.options.namespace,
-              execution: { workflowId: workflowIdFor(id) },
-              waitNewEvent: true,
-              skipArchival: true,
-              ...(nextPageToken ? { nextPageToken } : {}),
-            }),
+          const res = await withSignalOfItsOwn(signal, (poll) =>
+            temporal.withAbortSignal(poll, () =>
+              temporal.workflowService.getWorkflowExecutionHistory({
+                namespace: temporal.options.namespace,
+                execution: { workflowId: workflowIdFor(id) },
+                waitNewEvent: true,
+                skipArchival: true,
+                ...(nextPageToken ? { nextPageToken } : {}),
+              }),
+            ),
           );
           if (res.history?.events?.length || first) report();
           nextPageToken = res.nextPageToken?.length ? res.nextPageToken : undefined;
