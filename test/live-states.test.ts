@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { startEnvironment, startHarness, waitFor, type Harness, type TestEnvironment } from './harness';
 import { startService, type TestService } from './harness/service';
+import { RUN_KIND_MEMO } from '../src/contract/names';
 
 describe('the engine state kept while a stream watches the session', () => {
   let harness: Harness;
@@ -28,6 +29,9 @@ describe('the engine state kept while a stream watches the session', () => {
     expect(created.status, created.text).toBe(201);
     const id = created.body.research_id as string;
     await waitFor('the plan', async () => (await api.call('GET', `/api/research/${id}`, { token })).body.research?.status === 'awaiting_approval', 90_000, 250);
+    // The status says awaiting_approval while the working run still saves the session and continues
+    // as new into its waiting run; the watch has a gap as the run changes, so the count starts in the waiting run.
+    await waitFor('the waiting run', async () => (await env.client.handle(id).describe()).memo?.[RUN_KIND_MEMO] === 'waiting', 30_000, 100);
     return id;
   };
   const status = async (id: string) => (await api.call('GET', `/api/research/${id}`, { token })).body.state.status as string;
