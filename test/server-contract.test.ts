@@ -156,5 +156,18 @@ describe('the API as its document states it', () => {
     const after = await api.call('GET', '/api/research?cursor=2099-01-01T00:00:00.000Z~zzz', { token });
     expect(after.body.sessions.map((s: { research_id: string }) => s.research_id)).toContain(created);
     expect((await api.call('GET', '/api/research?cursor=bm9wZQ', { token })).status).toBe(400);
+    // An integer in the query is one, as sent: blank, spaced, hex or repeated are refused, not read as a number.
+    for (const [query, ok] of [['limit=5', true], ['limit=', false], ['limit=%205', false], ['limit=0x5', false], ['limit=5&limit=6', false]] as const) {
+      const res = await api.call('GET', `/api/research?${query}`, { token });
+      expect({ query, status: res.status }).toEqual({ query, status: ok ? 200 : 400 });
+    }
+    const events = async (query: string) => {
+      const stream = new AbortController();
+      const res = await fetch(`${api.url}/api/research/${created}/events?${query}`, { headers: { authorization: `Bearer ${token}` }, signal: stream.signal });
+      stream.abort();
+      return res.status;
+    };
+    // A draft's stream ends at once; the refusal comes before it starts.
+    for (const [query, ok] of [['after=0', true], ['after=', false], ['after=+', false], ['after=1e1', false]] as const) expect({ query, status: await events(query) }).toEqual({ query, status: ok ? 200 : 400 });
   });
 });

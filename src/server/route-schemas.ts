@@ -7,6 +7,19 @@ import { ALL_SEARCH_PROVIDERS, expandSearchPresets, readsServerFiles } from '../
 import type { SessionPolicy } from './session-policy';
 import { NON_BLANK, trimmedText } from '../domain/text-rules';
 import { MAX_QUERY_CHARS } from '../domain/messages';
+import { invalid } from './errors';
+
+/**
+ * Query parameters the document states as integers, checked as sent: the schemas coerce, and
+ * coercion reads '' and ' ' as 0 (a contract fuzzer's `?after=` was answered as `after=0`).
+ */
+export function checkWholeNumbers(url: string, names: readonly string[]): void {
+  const query = new URLSearchParams(url.split('?')[1] ?? '');
+  for (const name of names) {
+    const sent = query.getAll(name);
+    if (sent.length > 1 || (sent.length === 1 && !/^\d{1,15}$/.test(sent[0]))) throw invalid(`querystring.${name}`, `${name} must be a whole number, sent once`);
+  }
+}
 
 export const idParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'not a research id') });
 

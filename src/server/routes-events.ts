@@ -15,7 +15,7 @@ import { ResearchError } from '../client/errors';
 import type { ResearchEvent } from '../domain/types';
 import { isTerminal } from '../domain/names';
 import type { ResearchService } from './research-service';
-import { idParams } from './route-schemas';
+import { checkWholeNumbers, idParams } from './route-schemas';
 import { streamFrameSchema } from './state-schemas';
 
 /** Waits `ms`, or less when `signal` aborts first. */
@@ -198,6 +198,7 @@ export function registerEventRoutes(root: FastifyInstance, service: ResearchServ
       querystring: z.object({ after: z.coerce.number().int().min(0).optional(), model_output: z.enum(['true', 'false']).optional() }),
     },
   }, async (req, reply) => {
+    checkWholeNumbers(req.url, ['after']);
     await service.owned(req.user, req.params.id);
     const header = req.headers['last-event-id'];
     let after = req.query.after ?? 0;

@@ -5,7 +5,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ApiError, invalid } from './errors';
 import type { ResearchService } from './research-service';
-import { idParams, panelFields, planEdit, questionText, sessionSettings, text } from './route-schemas';
+import { checkWholeNumbers, idParams, panelFields, planEdit, questionText, sessionSettings, text } from './route-schemas';
 import { apiError, metadata, deleted, inputCheck, sessionPage, sessionState, sessionView, sharedSession } from './api-schemas';
 import { CURSOR, InvalidCursorError } from '../stores/service';
 import { LISTED_STATUSES } from '../domain/names';
@@ -87,6 +87,7 @@ export function registerSessionRoutes(root: FastifyInstance, service: ResearchSe
       }),
     },
   }, async (req) => {
+    checkWholeNumbers(req.url, ['limit']);
     const { favourite, ...rest } = req.query;
     try {
       return await service.list({ owner: req.user, ...rest, favourite: favourite === undefined ? undefined : favourite === 'true' });
