@@ -17,7 +17,7 @@ export function checkWholeNumbers(url: string, names: readonly string[]): void {
   const query = new URLSearchParams(url.split('?')[1] ?? '');
   for (const name of names) {
     const sent = query.getAll(name);
-    if (sent.length > 1 || (sent.length === 1 && !/^\d{1,15}$/.test(sent[0]))) throw invalid(`querystring.${name}`, `${name} must be a whole number, sent once`);
+    if (sent.length > 1 || (sent.length === 1 && !/^\d+$/.test(sent[0]))) throw invalid(`querystring.${name}`, `${name} must be a whole number, sent once`);
   }
 }
 
